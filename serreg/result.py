@@ -64,7 +64,7 @@ class SerializationResult:
             view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
             if not view.c_contiguous:
                 raise DeserializationError(f"out-of-band buffer {i} is not contiguous; serializers must return contiguous buffers")
-            if view.ndim != 1 or view.itemsize != 1:
+            if view.ndim != 1 or view.format != "B":
                 view = view.cast("B")
             views.append(view)
         return views
