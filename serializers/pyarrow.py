@@ -34,6 +34,31 @@ def _is_standard_type(arrow_type: pa.DataType) -> bool:
     )
 
 
+def _check_field(field: pa.Field, where: str) -> None:
+    """Refuse a schema field the standard does not allow, before any array is built.
+
+    Building arrays of other types (unions, dictionaries, views) from untrusted
+    nodes can fail a check inside Arrow C++, which ends the process; a name
+    that is not UTF-8 would make the value unusable later.
+    """
+    try:
+        name = field.name
+    except UnicodeDecodeError as error:
+        raise DeserializationError(f"Arrow schema: the name of {where} is not UTF-8 ({error.reason})") from error
+    arrow_type = field.type
+    where = f"{where} ({name!r})"
+    if arrow_type.num_fields and (pa.types.is_struct(arrow_type) or pa.types.is_list(arrow_type)
+                                  or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type)
+                                  or pa.types.is_map(arrow_type)):
+        for i in range(arrow_type.num_fields):
+            _check_field(arrow_type.field(i), f"child {i} of {where}")
+    elif not _is_standard_type(arrow_type):
+        raise DeserializationError(
+            f"Arrow schema: {where} has type {arrow_type}, which is not a standard serreg Arrow type "
+            "(docs/FORMAT.md, section 6.4)"
+        )
+
+
 def _children(array: pa.Array) -> list:
     arrow_type = array.type
     if pa.types.is_struct(arrow_type):
@@ -77,7 +102,7 @@ class _NodeReader:
         self._next = 0
         self._oob = oob
 
-    def read(self, arrow_type: pa.DataType) -> pa.Array:
+    def read(self, arrow_type: pa.DataType, column: bool = True) -> pa.Array:
         if self._next >= len(self._nodes):
             raise DeserializationError("Arrow batch has fewer field nodes than its schema needs")
         node = self._nodes[self._next]
@@ -100,9 +125,15 @@ class _NodeReader:
                 buffers.append(None)  # absent validity bitmap
             else:
                 buffers.append(pa.py_buffer(view))
-        children = [self.read(arrow_type.field(i).type) for i in range(arrow_type.num_fields)]
+        children = [self.read(arrow_type.field(i).type, False) for i in range(arrow_type.num_fields)]
         array = pa.Array.from_buffers(arrow_type, length, buffers, null_count, 0, children or None)
-        array.validate()
+        # A column gets the full validation (offsets inside their data, child lengths, null
+        # counts; it covers the children too): the cheap one trusts offsets, and reading past
+        # a buffer would crash the process. Children get the cheap one before their parent is built.
+        try:
+            array.validate(full=column)
+        except pa.ArrowInvalid as error:
+            raise DeserializationError(f"invalid Arrow {arrow_type} column: {error}") from error
         return array
 
     def finish(self) -> None:
@@ -127,6 +158,8 @@ class _ArrowSerializer:
             schema = pa.ipc.read_schema(pa.py_buffer(meta[0]))
         except (pa.ArrowInvalid, OSError) as error:
             raise DeserializationError(f"invalid Arrow schema message: {error}") from error
+        for i in range(len(schema)):
+            _check_field(schema.field(i), f"column {i}")
         batches = []
         for batch_meta in meta[1]:
             if type(batch_meta) is not list or len(batch_meta) != 2 or type(batch_meta[1]) is not list:

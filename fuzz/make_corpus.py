@@ -1,0 +1,54 @@
+"""Write the fuzzer's seed corpus: real frames of every standard, numpy and Arrow type.
+
+Usage: python fuzz/make_corpus.py DIR
+
+Each value gives two seeds, one per input mode of fuzz_deserialize.py: the
+whole frame (first byte 0) and the in-band section plus buffers (first byte 1).
+Values whose frame is larger than 16 KiB are left out (the fuzzer's -max_len).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+import serreg  # noqa: E402
+from samples import all_values  # noqa: E402
+
+MAX_SEED = 16384
+
+
+def seeds(values) -> list:
+    out = []
+    for value in values:
+        result = serreg.serialize(value)
+        frame = result.to_bytes()
+        if len(frame) + 1 > MAX_SEED:
+            continue
+        out.append(b"\x00" + frame)
+        buffers = [memoryview(b).cast("B").tobytes() for b in result.out_of_band_buffers][:3]
+        if len(buffers) == len(result.out_of_band_buffers):
+            parts = [bytes([1, len(buffers)])]
+            parts += [len(b).to_bytes(2, "little") for b in buffers]
+            parts += buffers
+            parts.append(bytes(result.in_band_buffer))
+            out.append(b"".join(parts))
+    return out
+
+
+def main(directory: str) -> None:
+    os.makedirs(directory, exist_ok=True)
+    written = seeds(all_values())
+    for seed in written:
+        with open(os.path.join(directory, hashlib.sha1(seed).hexdigest()), "wb") as f:
+            f.write(seed)
+    print(f"wrote {len(written)} seeds to {directory}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
