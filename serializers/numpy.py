@@ -7,16 +7,25 @@ never copied, in one process or from a frame. Data keep their byte order.
 
 from __future__ import annotations
 
+import re
 import struct
 
 import numpy as np
-from msgpack import packb, unpackb
+from msgpack import packb
+
+from serreg.codec import unpack_plain
 
 from serreg.errors import DeserializationError
 from serreg.result import SerializationResult
 
 # Kinds of the standard dtypes: bool, signed and unsigned ints, floats, complex.
 STANDARD_KINDS = frozenset("biufc")
+
+# The array-interface strings of section 6.2, checked before numpy parses them.
+STANDARD_DTYPE = re.compile(r"[<>|][biufc][0-9]{1,2}\Z")
+
+# numpy's limit on dimensions; a longer shape is refused before its size is computed.
+MAX_DIMENSIONS = 64
 
 
 class NDArraySerializer:
@@ -47,14 +56,18 @@ class NDArraySerializer:
         return SerializationResult(meta, [memoryview(data)])
 
     def deserialize(self, in_band, oob) -> np.ndarray:
-        meta = unpackb(in_band)
+        meta = unpack_plain(in_band)
         if type(meta) is not list or len(meta) != 3:
             raise DeserializationError("ndarray in-band must be [dtype, shape, order]")
         dtype_str, shape, order = meta
         if type(dtype_str) is not str or type(shape) is not list or order not in ("C", "F"):
             raise DeserializationError(f"invalid ndarray header {meta!r}")
+        if len(shape) > MAX_DIMENSIONS:
+            raise DeserializationError(f"ndarray shape has {len(shape)} dimensions; numpy allows at most {MAX_DIMENSIONS}")
         if any(type(n) is not int or n < 0 for n in shape):
             raise DeserializationError(f"invalid ndarray shape {shape!r}")
+        if not STANDARD_DTYPE.match(dtype_str):
+            raise DeserializationError(f"ndarray dtype {dtype_str[:40]!r} is not a standard dtype string")
         try:
             dtype = np.dtype(dtype_str)
         except TypeError as error:
@@ -117,7 +130,7 @@ class NumpyScalarSerializer:
             real = np.frombuffer(raw, dtype=">f4", count=1, offset=2)[0]
             imag = np.frombuffer(raw, dtype=">f4", count=1, offset=7)[0]
             return _complex64(real, imag)
-        value = unpackb(raw)
+        value = unpack_plain(raw)
         if kind is np.bool_:
             if type(value) is not bool:
                 _bad(kind, value)

@@ -12,7 +12,9 @@ the wire has no array offsets.
 from __future__ import annotations
 
 import pyarrow as pa
-from msgpack import packb, unpackb
+from msgpack import packb
+
+from serreg.codec import unpack_plain
 
 from serreg.errors import DeserializationError
 from serreg.result import SerializationResult
@@ -151,7 +153,7 @@ class _ArrowSerializer:
         return SerializationResult(packb([schema.serialize().to_pybytes(), written]), buffers)
 
     def _deserialize_batches(self, in_band, oob):
-        meta = unpackb(in_band)
+        meta = unpack_plain(in_band)
         if type(meta) is not list or len(meta) != 2 or type(meta[0]) is not bytes or type(meta[1]) is not list:
             raise DeserializationError("Arrow in-band must be [schema, batches]")
         try:

@@ -10,15 +10,21 @@ is buffer order (docs/FORMAT.md, section 3).
 
 from __future__ import annotations
 
-from msgpack import ExtType, packb, unpackb
+from msgpack import ExtType, Unpacker, packb, unpackb
+from msgpack.exceptions import StackError
 
-from .errors import DeserializationError, SerializationError, SerregError
+from .errors import DeserializationError, LimitExceededError, SerializationError, SerregError
+from .limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from .paths import locate
 
 NESTED_EXT_TYPE = 0
 
 # msgpack's own nesting limit; deeper values raise a clear SerializationError.
 MAX_NESTING = 511
+
+# Untrusted in-bands longer than this have their structure checked before any object
+# is built (see MsgpackCodec.unpack); below it the worst case is a few MiB.
+STRUCTURE_CHECK_THRESHOLD = 1024
 
 
 class MsgpackCodec:
@@ -27,8 +33,14 @@ class MsgpackCodec:
     def __init__(self, registry) -> None:
         self._registry = registry
 
-    def pack(self, obj, oob: list) -> bytes:
-        """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``."""
+    def pack(self, obj, oob: list, *, value: bool = False) -> bytes:
+        """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``.
+
+        ``obj`` is the in-band structure of a serializer (a list's own items, a
+        tuple's items as a list): it is packed as it is even if its type has a
+        user serializer. With ``value=True`` it is a value in its own right (a
+        set member) and goes to its type's serializer like the values inside it.
+        """
         registry = self._registry
 
         def nested(value):
@@ -37,8 +49,9 @@ class MsgpackCodec:
             in_band = result.in_band_buffer
             return ExtType(NESTED_EXT_TYPE, registration.class_hash + in_band if in_band else registration.class_hash)
 
-        if registry._native_overrides:
-            obj = _substitute(obj, registry._native_overrides, nested)
+        overrides = registry._native_overrides
+        if overrides:
+            obj = _substitute(obj, overrides, nested) if value else _substitute_items(obj, overrides, nested)
         try:
             return packb(obj, default=nested, strict_types=True, use_bin_type=True)
         except SerregError:
@@ -47,8 +60,18 @@ class MsgpackCodec:
             raise _explain_pack_error(obj, error) from error
 
     def unpack(self, data, oob):
-        """Unpack one msgpack value; nested values are decoded by their serializers."""
+        """Unpack one msgpack value; nested values are decoded by their serializers.
+
+        msgpack never accepts a declared length larger than the bytes it reads
+        from. In untrusted mode a longer document is first walked without
+        building anything, so containers that declare more items than follow
+        are rejected before any list is allocated for them.
+        """
         registry = self._registry
+        if len(data) > STRUCTURE_CHECK_THRESHOLD:
+            state = DECODE_STATE.get()
+            if state is not None and state.allowed is not None:
+                _check_structure(data)
 
         def ext_hook(code, payload):
             if code != NESTED_EXT_TYPE:
@@ -61,10 +84,57 @@ class MsgpackCodec:
             raise
         except RecursionError as error:
             raise DeserializationError("nested values are too deep to decode") from error
+        except StackError as error:
+            raise LimitExceededError(
+                f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
+            ) from error
         except StopIteration as error:
             raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
         except (ValueError, TypeError, UnicodeDecodeError) as error:
             raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+
+
+def unpack_plain(data):
+    """``msgpack.unpackb`` for a serializer's own header (no nested values), with the
+    structure check of untrusted mode: use it instead of unpackb in serializers."""
+    if len(data) > STRUCTURE_CHECK_THRESHOLD:
+        state = DECODE_STATE.get()
+        if state is not None and state.allowed is not None:
+            _check_structure(data)
+    try:
+        return unpackb(data)
+    except StackError as error:
+        raise LimitExceededError(
+            f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
+        ) from error
+    except (ValueError, TypeError, UnicodeDecodeError) as error:
+        raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+
+
+def _check_structure(data) -> None:
+    unpacker = Unpacker(max_buffer_size=len(data))
+    unpacker.feed(data)
+    try:
+        unpacker.skip()
+    except StackError as error:
+        raise LimitExceededError(
+            f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
+        ) from error
+    except Exception as error:
+        raise DeserializationError(
+            f"invalid msgpack in-band data: {type(error).__name__}: the document is truncated or declares "
+            "more items than it holds"
+        ) from error
+
+
+def _substitute_items(obj, overridden: frozenset, nested):
+    """Like _substitute, but ``obj`` itself is kept: only the values inside it are replaced."""
+    kind = type(obj)
+    if kind is list:
+        return [_substitute(item, overridden, nested) for item in obj]
+    if kind is dict:
+        return {_substitute(k, overridden, nested): _substitute(v, overridden, nested) for k, v in obj.items()}
+    return obj
 
 
 def _substitute(obj, overridden: frozenset, nested):

@@ -49,21 +49,48 @@ class DeserializationError(SerregError):
     """Bytes could not be turned back into a value.
 
     ``offset`` is the byte offset in the frame where the problem was found and
-    ``class_id`` the class ID being decoded, when known.
+    ``class_id`` the class ID being decoded, when known. ``nesting`` lists the
+    class IDs of the values that enclose the failing one, outermost first
+    (``["dict", "tuple", "numpy.ndarray"]``), when it failed inside a nested value.
     """
 
     def __init__(self, message: str, *, offset: int | None = None, class_id: str | None = None):
-        details = []
-        if class_id is not None:
-            details.append(f"class ID {class_id!r}")
-        if offset is not None:
-            details.append(f"byte offset {offset}")
-        super().__init__(f"{message} ({', '.join(details)})" if details else message)
+        super().__init__(message)
+        self.message = message
         self.offset = offset
         self.class_id = class_id
+        self.nesting: list[str] = []
+
+    def __str__(self) -> str:
+        details = []
+        if self.class_id is not None:
+            details.append(f"class ID {self.class_id!r}")
+        if self.offset is not None:
+            details.append(f"byte offset {self.offset}")
+        if self.nesting:
+            details.append("inside " + " > ".join(self.nesting))
+        return f"{self.message} ({', '.join(details)})" if details else self.message
 
     def __reduce__(self):
-        return (type(self), (self.args[0],))
+        return (_rebuild_deserialization_error, (type(self), str(self)))
+
+
+def _rebuild_deserialization_error(cls, text):
+    error = DeserializationError.__new__(cls)
+    DeserializationError.__init__(error, text)
+    return error
+
+
+class LimitExceededError(DeserializationError):
+    """The frame goes beyond one of the configured :class:`serreg.Limits`."""
+
+
+class UntrustedClassIDError(DeserializationError):
+    """Untrusted mode met the pickle fallback or a class ID outside the allow-list; nothing was unpickled."""
+
+
+class SignatureError(DeserializationError):
+    """A key was given and the frame is unsigned, signed with another key, or altered; nothing was decoded."""
 
 
 class UnknownClassIDError(DeserializationError, LookupError):

@@ -15,12 +15,20 @@ value to step 3.
 
 Thread safety: lookups read immutable snapshots and take no lock; registration
 changes are serialized by a lock and publish new snapshots atomically, so a
-reader never sees a half-made change.
+reader never sees a half-made change. A plug-in whose ``register`` function
+fails leaves nothing of itself registered.
+
+Hostile input: ``deserialize`` checks a frame's layout against the registry's
+:class:`Limits` before decoding it, counts nested values against
+``max_depth``, and in untrusted mode (``trusted=False``) refuses the pickle
+fallback and every class ID outside the allow-list before their serializer
+runs. With ``key=...`` it checks the frame's HMAC-SHA256 signature first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import threading
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -36,9 +44,13 @@ from .errors import (
     UnknownClassIDError,
 )
 from .frame import FrameView
+from .limits import DECODE_STATE, DEFAULT_LIMITS, DecodeState, Limits
+from .errors import LimitExceededError, SignatureError
 from .paths import locate_identity
 from .plugins import PluginLoader
 from .result import OutOfBandBuffers, SerializationResult
+from .signing import check_key
+from .trust import STANDARD_DATA_CLASS_IDS, allowed_hashes, check_allowable, refusal
 
 # True while a serialize(..., cross_language=True) call is running in this context,
 # so serializers that call serreg.serialize for nested values inherit it.
@@ -87,7 +99,29 @@ class Registry:
     create your own Registry when you need a separate set (tests, libraries).
     """
 
-    def __init__(self, *, standard: bool = True, fallback: bool = True, plugins: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        standard: bool = True,
+        fallback: bool = True,
+        plugins: bool = True,
+        trusted: bool = True,
+        limits: Limits = DEFAULT_LIMITS,
+        allowed_class_ids=STANDARD_DATA_CLASS_IDS,
+    ) -> None:
+        """``trusted``: the default of ``deserialize(..., trusted=)``; False makes every
+        call untrusted unless it passes ``trusted=True``. ``limits``: the default
+        :class:`Limits` of ``deserialize``. ``allowed_class_ids``: the class IDs
+        untrusted mode decodes (the standard ones by default; add with
+        :meth:`allow_class_ids`)."""
+        if type(trusted) is not bool:
+            raise TypeError(f"trusted must be True or False, not {trusted!r}")
+        if not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a serreg.Limits, not {limits!r}")
+        self.trusted = trusted
+        self.limits = limits
+        self._allowed_ids = frozenset()
+        self._allowed_hashes = frozenset()
         self._lock = threading.RLock()
         self._local = threading.local()
         self._by_id: dict[str, Registration] = {}
@@ -100,6 +134,7 @@ class Registry:
         self._fallback_callback: Optional[RegisterCallback] = None
         self._plugins = PluginLoader() if plugins else None
         self.codec = MsgpackCodec(self)
+        self.allow_class_ids(*allowed_class_ids)
         if standard:
             from . import standard as standard_module
 
@@ -163,7 +198,7 @@ class Registry:
             stack = tuple(r for r in stacks.get(cls, ()) if r.class_id != class_id)
             stacks[cls] = stack + (registration,)
             self._publish(by_id, by_hash, stacks)
-        self._notify(cls)
+            self._notify(cls)
 
     def unregister_serializer(self, class_id: str) -> None:
         """Remove ``class_id``; the previous class ID registered for its type, if any, is used again."""
@@ -182,12 +217,15 @@ class Registry:
             else:
                 del stacks[registration.cls]
             self._publish(by_id, by_hash, stacks)
-        self._notify(registration.cls)
+            self._notify(registration.cls)
 
     def _publish(self, by_id, by_hash, stacks) -> None:
         # Readers take no lock: each dict is replaced whole, never changed in place.
+        # New serializers become findable by ID before they are used for a type,
+        # and the lookup tables go before the type table, so a frame written
+        # with a newly published serializer can always be read back.
         current = {cls: stack[-1] for cls, stack in stacks.items()}
-        self._native_overrides = frozenset(
+        native_overrides = frozenset(
             t for t in NATIVE_TYPES
             if t in current and self._standard_natives and current[t].serializer is not self._standard_natives.get(t)
         )
@@ -195,6 +233,45 @@ class Registry:
         self._by_hash = by_hash
         self._stacks = stacks
         self._current = current
+        self._native_overrides = native_overrides
+
+    @contextlib.contextmanager
+    def _all_or_nothing(self):
+        """Registrations made inside stay only if the block completes; otherwise all are undone."""
+        with self._lock:
+            saved = (self._by_id, self._by_hash, self._stacks, self._fallback, self._fallback_callback)
+            try:
+                yield
+            except BaseException:
+                changed = set(self._stacks) | set(saved[2])
+                self._fallback, self._fallback_callback = saved[3], saved[4]
+                self._publish(saved[0], saved[1], saved[2])
+                for cls in changed:
+                    self._notify(cls)
+                raise
+
+    # ----------------------------------------------------------------- untrusted mode
+
+    def allow_class_ids(self, *class_ids: str) -> None:
+        """Let untrusted deserialize calls decode these class IDs.
+
+        Allow a class ID only if its serializer is safe on hostile bytes: it
+        builds plain data, checks every length and count it reads, and never
+        unpickles. The pickle fallback cannot be allowed (ValueError).
+        """
+        fallback_id = self._fallback.class_id if self._fallback is not None else "serreg.pickle5"
+        for class_id in class_ids:
+            if not isinstance(class_id, str) or not class_id:
+                raise TypeError(f"class_id must be a non-empty str, not {class_id!r}")
+            check_allowable(class_id, fallback_id)
+        with self._lock:
+            self._allowed_ids = self._allowed_ids | frozenset(class_ids)
+            self._allowed_hashes = allowed_hashes(self._allowed_ids)
+
+    @property
+    def allowed_class_ids(self) -> frozenset:
+        """The class IDs untrusted mode decodes."""
+        return self._allowed_ids
 
     def _notify(self, cls: type) -> None:
         callback = self._fallback_callback
@@ -228,6 +305,11 @@ class Registry:
             if self._fallback is not None:
                 by_id.pop(self._fallback.class_id, None)
                 by_hash.pop(self._fallback.class_hash, None)
+            if class_id in self._allowed_ids:
+                raise SerregError(
+                    f"fallback class ID {class_id!r} is on the allow-list for untrusted data; "
+                    "a fallback must never be decoded from untrusted bytes"
+                )
             by_id[class_id] = registration
             by_hash[class_hash] = registration
             self._fallback = registration
@@ -319,13 +401,18 @@ class Registry:
             )
         return registration, result
 
-    def serialize(self, obj, *, cross_language: bool = False) -> SerializationResult:
+    def serialize(self, obj, *, cross_language: bool = False, key: Optional[bytes] = None) -> SerializationResult:
         """Serialize ``obj``; the result's in-band starts with its ClassIDHash.
 
         In one process nothing is copied into out-of-band buffers: they are
         memoryviews of ``obj``'s own memory. With ``cross_language=True`` a value
         that would need the Python-only fallback raises CrossLanguageError.
+        With ``key`` (at least 16 bytes shared with the reader) the result is
+        signed: its frame ends with an HMAC-SHA256 of everything before it.
+        On failure nothing is returned and nothing registered is changed.
         """
+        if key is not None:
+            key = check_key(key)
         token = _CROSS_LANGUAGE.set(True) if cross_language and not _CROSS_LANGUAGE.get() else None
         try:
             registration, result = self._serialize_nested(obj)
@@ -335,23 +422,55 @@ class Registry:
         finally:
             if token is not None:
                 _CROSS_LANGUAGE.reset(token)
-        return SerializationResult._with_class_hash(
+        signed = SerializationResult._with_class_hash(
             registration.class_hash, result.in_band_buffer, result.out_of_band_buffers
         )
+        signed._key = key
+        return signed
 
     # ----------------------------------------------------------------- deserialize
 
-    def deserialize(self, data, oob_iterator=None):
+    def deserialize(
+        self,
+        data,
+        oob_iterator=None,
+        *,
+        trusted: Optional[bool] = None,
+        key: Optional[bytes] = None,
+        limits: Optional[Limits] = None,
+    ):
         """Turn a SerializationResult, a contiguous frame, or (inside a serializer)
         a nested in-band section plus the shared ``oob_iterator`` back into a value.
 
         From a frame in writable memory (bytearray, writable mmap) arrays come
         back as writable views of the frame; from read-only memory (bytes), as
         read-only views.
+
+        Whatever the bytes, the result is a value or a DeserializationError.
+        ``trusted=False`` (default: the registry's ``trusted``) refuses the
+        pickle fallback and class IDs outside the allow-list before anything
+        is unpickled (UntrustedClassIDError). ``key`` requires a frame signed
+        with that key and checks it before decoding anything (SignatureError);
+        for a SerializationResult, one signed with that key. ``limits``
+        (default: the registry's) bounds size, buffers and depth
+        (LimitExceededError). A serializer that decodes nested values by
+        calling deserialize again inherits the rules of the outer call.
         """
+        outer = DECODE_STATE.get()
+        if trusted is None:
+            trusted = self.trusted if outer is None else outer.allowed is None
+        limits = self.limits if limits is None else limits
+        state_token = None
+        if outer is None or (not trusted and outer.allowed is None):
+            state = DecodeState(None if trusted else self._allowed_hashes, limits.max_depth)
+            if outer is not None:
+                state.depth = outer.depth
+            state_token = DECODE_STATE.set(state)
         token = ACTIVE_REGISTRY.set(self)
         try:
             if isinstance(data, SerializationResult):
+                if key is not None:
+                    _check_result_key(data, check_key(key))
                 oob = OutOfBandBuffers(data.out_of_band_buffers)
                 if data._class_hash is not None:
                     value = self._deserialize_parts(data._class_hash, data._in_band, oob)
@@ -359,15 +478,17 @@ class Registry:
                     value = self._deserialize_section(memoryview(data.in_band_buffer or b""), oob, 0)
                 _check_all_used(oob, "serialization result")
                 return value
-            if oob_iterator is not None:
+            if oob_iterator is not None and key is None:
                 return self._deserialize_section(memoryview(data), oob_iterator)
-            frame = FrameView(data)
+            frame = FrameView(data, limits, None if key is None else check_key(key))
             oob = OutOfBandBuffers(frame.buffers)
             value = self._deserialize_section(frame.in_band, oob, frame.in_band_offset)
             _check_all_used(oob, "frame")
             return value
         finally:
             ACTIVE_REGISTRY.reset(token)
+            if state_token is not None:
+                DECODE_STATE.reset(state_token)
 
     def _registration_by_hash(self, class_hash: bytes, offset) -> Registration:
         registration = self._by_hash.get(class_hash)
@@ -382,16 +503,42 @@ class Registry:
         return registration
 
     def _deserialize_parts(self, class_hash: bytes, in_band, oob):
-        registration = self._registration_by_hash(class_hash, None)
-        return self._run_deserializer(registration, memoryview(in_band if in_band is not None else b""), oob, None)
+        return self._decode_value(class_hash, memoryview(in_band if in_band is not None else b""), oob, None)
 
     def _deserialize_section(self, section: memoryview, oob, offset: Optional[int] = None):
         if section.nbytes < CLASS_ID_HASH_SIZE:
             raise DeserializationError(
                 f"in-band section of {section.nbytes} bytes is too short to hold a ClassIDHash", offset=offset
             )
-        registration = self._registration_by_hash(bytes(section[:CLASS_ID_HASH_SIZE]), offset)
-        return self._run_deserializer(registration, section[CLASS_ID_HASH_SIZE:], oob, offset)
+        return self._decode_value(bytes(section[:CLASS_ID_HASH_SIZE]), section[CLASS_ID_HASH_SIZE:], oob, offset)
+
+    def _decode_value(self, class_hash: bytes, in_band: memoryview, oob, offset):
+        state = DECODE_STATE.get()
+        if state is None:  # a serializer called directly, outside deserialize
+            return self._run_deserializer(self._registration_by_hash(class_hash, offset), in_band, oob, offset)
+        if state.allowed is not None and class_hash not in state.allowed:
+            raise self._refusal(class_hash, offset)
+        depth = state.depth + 1
+        if depth > state.max_depth:
+            raise LimitExceededError(
+                f"values are nested more than max_depth={state.max_depth} deep; raise it with "
+                "serreg.Limits(max_depth=...) if such values are expected",
+                offset=offset,
+            )
+        registration = self._registration_by_hash(class_hash, offset)
+        state.depth = depth
+        try:
+            return self._run_deserializer(registration, in_band, oob, offset)
+        except DeserializationError as error:
+            error.nesting.insert(0, registration.class_id)
+            raise
+        finally:
+            state.depth = depth - 1
+
+    def _refusal(self, class_hash: bytes, offset) -> DeserializationError:
+        registration = self._by_hash.get(class_hash)
+        class_id = registration.class_id if registration is not None else None
+        return refusal(class_hash, class_id, registration is not None and registration is self._fallback, offset)
 
     def _run_deserializer(self, registration: Registration, in_band: memoryview, oob, offset):
         try:
@@ -404,12 +551,27 @@ class Registry:
                 class_id=registration.class_id, offset=offset,
             ) from error
         except RecursionError as error:
-            raise DeserializationError("nested values are too deep to decode", class_id=registration.class_id) from error
+            raise DeserializationError(
+                "nested values are too deep to decode (Python's recursion limit was reached first); "
+                "lower serreg.Limits(max_depth=...)",
+                class_id=registration.class_id, offset=offset,
+            ) from error
         except Exception as error:
             raise DeserializationError(
                 f"could not decode the value: {type(error).__name__}: {error}",
                 class_id=registration.class_id, offset=offset,
             ) from error
+
+
+def _check_result_key(result: SerializationResult, key: bytes) -> None:
+    """In one process a result has no bytes to check: it must have been signed with this very key."""
+    if result._key is None:
+        raise SignatureError(
+            "the serialization result is not signed, but a key was given; serialize it with key=... "
+            "or deserialize without key="
+        )
+    if not hmac.compare_digest(result._key, key):
+        raise SignatureError("the serialization result was signed with another key")
 
 
 def _check_all_used(oob: OutOfBandBuffers, what: str) -> None:

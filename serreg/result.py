@@ -23,14 +23,18 @@ class SerializationResult:
     in-band exactly like the proposal's ``ListSerializer`` does. Internally the
     hash and the serializer's own in-band are kept apart until someone reads
     ``in_band_buffer``, so an in-process round trip never joins them.
+
+    A result returned by ``serialize(..., key=...)`` is *signed*: its frame
+    (``to_bytes``, ``write_to``) carries an HMAC-SHA256 trailer under that key.
     """
 
-    __slots__ = ("_in_band", "_class_hash", "out_of_band_buffers")
+    __slots__ = ("_in_band", "_class_hash", "out_of_band_buffers", "_key")
 
     def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None):
         self._in_band = in_band_buffer
         self._class_hash = None
         self.out_of_band_buffers = [] if out_of_band_buffers is None else out_of_band_buffers
+        self._key = None
 
     @classmethod
     def _with_class_hash(cls, class_hash: bytes, in_band, buffers) -> "SerializationResult":
@@ -38,7 +42,13 @@ class SerializationResult:
         result._in_band = in_band
         result._class_hash = class_hash
         result.out_of_band_buffers = buffers
+        result._key = None
         return result
+
+    @property
+    def signed(self) -> bool:
+        """True if this result's frame is signed (it came from ``serialize(..., key=...)``)."""
+        return self._key is not None
 
     @property
     def in_band_buffer(self):
@@ -73,14 +83,14 @@ class SerializationResult:
     def nbytes(self) -> int:
         """The size in bytes of the contiguous frame (what ``to_bytes`` returns)."""
         in_band_len = sum(len(p) for p in self._in_band_parts())
-        return frame_length(in_band_len, [memoryview(b).nbytes for b in self.out_of_band_buffers])
+        return frame_length(in_band_len, [memoryview(b).nbytes for b in self.out_of_band_buffers], self._key is not None)
 
     def to_bytes(self) -> bytes:
         """Return the contiguous frame (docs/FORMAT.md, section 4) as one bytes object.
 
         Each buffer is copied exactly once, into the result.
         """
-        pieces, _ = frame_pieces(self._in_band_parts(), self._buffer_views())
+        pieces, _ = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
         return b"".join(pieces)
 
     def write_to(self, file) -> int:
@@ -88,7 +98,7 @@ class SerializationResult:
 
         The buffers are written one by one, never joined into one object first.
         """
-        pieces, total = frame_pieces(self._in_band_parts(), self._buffer_views())
+        pieces, total = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
         for piece in pieces:
             file.write(piece)
         return total

@@ -13,8 +13,9 @@ import struct
 import uuid
 import zoneinfo
 
-from msgpack import packb, unpackb
+from msgpack import packb
 
+from .codec import unpack_plain
 from .errors import DeserializationError, RemoteError
 from .result import SerializationResult
 
@@ -93,7 +94,7 @@ class IntSerializer(StandardSerializer):
         return SerializationResult(packb(obj.to_bytes(size, "little", signed=True)))
 
     def deserialize(self, in_band, oob) -> int:
-        value = unpackb(in_band)
+        value = unpack_plain(in_band)
         if type(value) is int:
             return value
         if type(value) is bytes and value:
@@ -117,7 +118,7 @@ class BytesSerializer(StandardSerializer):
             if type(owner) is bytes and len(owner) == view.nbytes:
                 return owner
             return view.tobytes()
-        value = unpackb(in_band)
+        value = unpack_plain(in_band)
         if type(value) is not bytes:
             raise DeserializationError(f"bytes must be a msgpack bin, got {_describe_value(value)}")
         return value
@@ -154,7 +155,7 @@ class MemoryViewSerializer(StandardSerializer):
         return SerializationResult(packb(meta), [flat])
 
     def deserialize(self, in_band, oob) -> memoryview:
-        meta = unpackb(in_band)
+        meta = unpack_plain(in_band)
         if type(meta) is not list or len(meta) != 2 or type(meta[0]) is not str or type(meta[1]) is not list:
             raise DeserializationError("memoryview in-band must be [format, shape]")
         view = next(oob)
@@ -192,7 +193,7 @@ class SetSerializer(StandardSerializer):
         encoded = []
         for member in obj:
             member_oob = []
-            encoded.append((self.codec.pack(member, member_oob), member_oob))
+            encoded.append((self.codec.pack(member, member_oob, value=True), member_oob))
         encoded.sort(key=lambda pair: pair[0])
         oob = []
         parts = [_array_header(len(encoded))]
@@ -218,7 +219,7 @@ class ComplexSerializer(StandardSerializer):
         return SerializationResult(packb([obj.real, obj.imag]))
 
     def deserialize(self, in_band, oob) -> complex:
-        real, imag = _floats(unpackb(in_band), 2, "complex")
+        real, imag = _floats(unpack_plain(in_band), 2, "complex")
         return complex(real, imag)
 
 
@@ -329,7 +330,7 @@ class DecimalSerializer(StandardSerializer):
         return SerializationResult(packb(str(obj)))
 
     def deserialize(self, in_band, oob) -> decimal.Decimal:
-        text = unpackb(in_band)
+        text = unpack_plain(in_band)
         if type(text) is not str:
             raise DeserializationError("a decimal must be a msgpack str")
         try:
@@ -343,7 +344,7 @@ class UUIDSerializer(StandardSerializer):
         return SerializationResult(packb(obj.bytes))
 
     def deserialize(self, in_band, oob) -> uuid.UUID:
-        raw = unpackb(in_band)
+        raw = unpack_plain(in_band)
         if type(raw) is not bytes or len(raw) != 16:
             raise DeserializationError("a uuid must be a 16-byte msgpack bin")
         return uuid.UUID(bytes=raw)
@@ -356,7 +357,7 @@ class RemoteErrorSerializer(StandardSerializer):
         return SerializationResult(packb({"message": obj.message}))
 
     def deserialize(self, in_band, oob):
-        value = unpackb(in_band)
+        value = unpack_plain(in_band)
         message = value.get("message") if type(value) is dict else None
         if type(message) is not str:
             raise DeserializationError("an error frame must hold a map with a str 'message'")

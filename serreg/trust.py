@@ -1,0 +1,66 @@
+"""Untrusted mode: which class IDs may be decoded from bytes of unknown origin.
+
+Unpickling runs code chosen by whoever wrote the bytes, so in untrusted mode
+the pickle fallback is always refused, and so is every class ID outside the
+allow-list, before its serializer sees a byte. The default allow-list holds
+the standard class IDs of docs/FORMAT.md section 6, whose serializers build
+plain data and check what they read; a user's class ID is added once its
+serializer is known to be safe on hostile bytes.
+"""
+
+from __future__ import annotations
+
+from .class_id import class_id_hash
+from .errors import UntrustedClassIDError
+
+FALLBACK_CLASS_ID = "serreg.pickle5"
+
+STANDARD_DATA_CLASS_IDS = frozenset({
+    "None", "bool", "int", "float", "str", "bytes", "list", "dict", "tuple", "set", "frozenset",
+    "bytearray", "memoryview", "complex", "datetime", "date", "time", "timedelta", "decimal", "uuid",
+    "serreg.error",
+    "numpy.ndarray", "numpy.bool", "numpy.int8", "numpy.int16", "numpy.int32", "numpy.int64",
+    "numpy.uint8", "numpy.uint16", "numpy.uint32", "numpy.uint64", "numpy.float16", "numpy.float32",
+    "numpy.float64", "numpy.complex64", "numpy.complex128",
+    "ArrowTable", "ArrowRecordBatch",
+})
+
+
+def allowed_hashes(class_ids) -> frozenset:
+    """The ClassIDHashes of ``class_ids``: what the decoder compares, 8 bytes at a time."""
+    return frozenset(class_id_hash(class_id) for class_id in class_ids)
+
+
+def check_allowable(class_id: str, fallback_class_id: str) -> None:
+    """Refuse to put the pickle fallback on an allow-list: untrusted mode exists to keep it out."""
+    if class_id in (FALLBACK_CLASS_ID, fallback_class_id):
+        raise ValueError(
+            f"class ID {class_id!r} is the pickle fallback, which runs code while decoding; it cannot be "
+            "allowed in untrusted mode. Deserialize with trusted=True instead, and only frames from a "
+            "sender you trust (check their signature with key=...)"
+        )
+
+
+def refusal(class_hash: bytes, class_id: str | None, is_fallback: bool, offset) -> UntrustedClassIDError:
+    """The error for a class ID that untrusted mode does not decode: why, and how to allow it."""
+    if is_fallback:
+        return UntrustedClassIDError(
+            f"the frame holds a pickled value (class ID {class_id!r}), and this is an untrusted deserialize: "
+            "unpickling runs code chosen by whoever wrote the frame, so nothing was unpickled. Pass "
+            "trusted=True only for frames from a sender you trust (for example after checking their signature "
+            "with key=...), or register a serializer for the value's type on both sides so it needs no pickle",
+            class_id=class_id, offset=offset,
+        )
+    if class_id is None:
+        return UntrustedClassIDError(
+            f"ClassIDHash {class_hash.hex()} is not on the allow-list for untrusted data (and no serializer "
+            "is registered for it); register the writer's class ID and allow it with "
+            "registry.allow_class_ids(class_id) if its serializer is safe on hostile bytes",
+            offset=offset,
+        )
+    return UntrustedClassIDError(
+        f"class ID {class_id!r} is not on the allow-list for untrusted data; if its serializer is safe on "
+        f"hostile bytes (builds plain data, checks every length it reads, never unpickles), allow it with "
+        f"registry.allow_class_ids({class_id!r}), or deserialize with trusted=True for a sender you trust",
+        class_id=class_id, offset=offset,
+    )
