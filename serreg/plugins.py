@@ -26,6 +26,10 @@ class PluginLoader:
         self.failed: dict[str, str] = {}  # name -> import error
 
     def _pending_entry_points(self) -> dict:
+        with self._lock:
+            return self._read_entry_points()
+
+    def _read_entry_points(self) -> dict:
         if self._pending is None:
             found = {}
             for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -72,6 +76,16 @@ class PluginLoader:
             warnings.warn(f"serreg plug-in {ep.name!r} ({ep.value}) could not be imported: {error}", stacklevel=3)
             self.failed[ep.name] = str(error)
             return
-        with registry._origin(f"plug-in {ep.name} ({ep.value})"):
-            register(registry)
+        try:
+            # All or nothing: a plug-in that fails half-way leaves none of its registrations behind.
+            with registry._all_or_nothing(), registry._origin(f"plug-in {ep.name} ({ep.value})"):
+                register(registry)
+        except Exception as error:
+            warnings.warn(
+                f"serreg plug-in {ep.name!r} ({ep.value}) failed while registering and was rolled back: "
+                f"{type(error).__name__}: {error}",
+                stacklevel=3,
+            )
+            self.failed[ep.name] = f"{type(error).__name__}: {error}"
+            return
         self.loaded[ep.name] = ep.value
