@@ -50,6 +50,8 @@ ACTIVE_REGISTRY: ContextVar[Optional["Registry"]] = ContextVar("serreg_active_re
 
 # Types msgpack packs without asking; overriding one of them needs a tree rewrite.
 NATIVE_TYPES = (type(None), bool, int, float, str, bytes, list, dict)
+# Types msgpack would pack as bin although they are not bytes: always rewritten.
+BIN_LOOKALIKES = (bytearray, memoryview)
 
 RegisterCallback = Callable[[Optional[str], type, object], None]
 
@@ -95,6 +97,7 @@ class Registry:
         self._stacks: dict[type, tuple[Registration, ...]] = {}  # newest last
         self._current: dict[type, Registration] = {}
         self._native_overrides: frozenset = frozenset()
+        self._rewritten_types: tuple = BIN_LOOKALIKES
         self._standard_natives: dict[type, object] = {}
         self._fallback: Optional[Registration] = None
         self._fallback_callback: Optional[RegisterCallback] = None
@@ -191,6 +194,7 @@ class Registry:
             t for t in NATIVE_TYPES
             if t in current and self._standard_natives and current[t].serializer is not self._standard_natives.get(t)
         )
+        self._rewritten_types = BIN_LOOKALIKES + tuple(self._native_overrides)
         self._by_id = by_id
         self._by_hash = by_hash
         self._stacks = stacks
