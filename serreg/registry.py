@@ -298,6 +298,12 @@ class Registry:
         registration = self._registration_for(value)
         try:
             result = registration.serializer.serialize(value)
+        except SerializationError as error:
+            # Raised by a serreg.serialize() call made inside this serializer: remember
+            # the value whose serializer made it, to complete the path later.
+            if getattr(error, "_root", None) is not None and getattr(error, "_via", None) is None:
+                error._via = value
+            raise
         except SerregError:
             raise
         except RecursionError as error:
@@ -434,8 +440,16 @@ def _attach_path(error: SerializationError, root) -> None:
         error.path = found if found is not None else "obj"
     elif inner_root is not None:
         # The error was located inside a value that a serializer serialized with a
-        # nested serialize() call; prefix the path of that value.
+        # nested serialize() call; prefix the path of that value, or of the value
+        # whose serializer made the call, marked <TypeName>.
+        inner = error.path[len("obj"):]
         prefix = locate_identity(root, inner_root)
+        via = getattr(error, "_via", None)
+        if prefix is None and via is not None:
+            via_path = locate_identity(root, via)
+            if via_path is not None:
+                prefix = f"{via_path}<{type(via).__name__}>"
         if prefix is not None:
-            error.path = prefix + error.path[len("obj"):]
+            error.path = prefix + inner
+        error._via = None
     error._root = root
