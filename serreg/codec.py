@@ -18,6 +18,9 @@ from .scan import holds_any
 
 NESTED_EXT_TYPE = 0
 
+# What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
+_PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, dict))
+
 # msgpack's own nesting limit; deeper values raise a clear SerializationError.
 MAX_NESTING = 511
 
@@ -79,7 +82,9 @@ def _substitute(obj, rewritten: frozenset, nested, root: bool = False):
     serializer, so it is never replaced.
     """
     kind = type(obj)
-    if kind in rewritten and not root:
+    if not root and (kind in rewritten or kind not in _PACKED_BY_MSGPACK):
+        # Every value with a serializer is turned into ext here, in document order,
+        # so out-of-band buffers keep the order a reader consumes them in.
         return nested(obj)
     if kind is list:
         return [_substitute(item, rewritten, nested) for item in obj]
