@@ -16,8 +16,12 @@ from msgpack.exceptions import StackError
 from .errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from .limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from .paths import locate
+from .scan import holds_any
 
 NESTED_EXT_TYPE = 0
+
+# What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
+_PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, dict))
 
 # msgpack's own nesting limit; deeper values raise a clear SerializationError.
 MAX_NESTING = 511
@@ -33,14 +37,8 @@ class MsgpackCodec:
     def __init__(self, registry) -> None:
         self._registry = registry
 
-    def pack(self, obj, oob: list, *, value: bool = False) -> bytes:
-        """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``.
-
-        ``obj`` is the in-band structure of a serializer (a list's own items, a
-        tuple's items as a list): it is packed as it is even if its type has a
-        user serializer. With ``value=True`` it is a value in its own right (a
-        set member) and goes to its type's serializer like the values inside it.
-        """
+    def pack(self, obj, oob: list) -> bytes:
+        """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``."""
         registry = self._registry
 
         def nested(value):
@@ -49,9 +47,9 @@ class MsgpackCodec:
             in_band = result.in_band_buffer
             return ExtType(NESTED_EXT_TYPE, registration.class_hash + in_band if in_band else registration.class_hash)
 
-        overrides = registry._native_overrides
-        if overrides:
-            obj = _substitute(obj, overrides, nested) if value else _substitute_items(obj, overrides, nested)
+        rewrite = registry._rewritten_types
+        if holds_any(obj, rewrite):
+            obj = _substitute(obj, frozenset(rewrite), nested, root=True)
         try:
             return packb(obj, default=nested, strict_types=True, use_bin_type=True)
         except SerregError:
@@ -127,30 +125,24 @@ def _check_structure(data) -> None:
         ) from error
 
 
-def _substitute_items(obj, overridden: frozenset, nested):
-    """Like _substitute, but ``obj`` itself is kept: only the values inside it are replaced."""
-    kind = type(obj)
-    if kind is list:
-        return [_substitute(item, overridden, nested) for item in obj]
-    if kind is dict:
-        return {_substitute(k, overridden, nested): _substitute(v, overridden, nested) for k, v in obj.items()}
-    return obj
+def _substitute(obj, rewritten: frozenset, nested, root: bool = False):
+    """Replace the values msgpack would pack by itself, but must not, by ext values.
 
-
-def _substitute(obj, overridden: frozenset, nested):
-    """Replace values of natively packed types that the user re-registered with ext values.
-
-    msgpack packs list, dict, str ... itself and never asks us about them, so
-    an override of one of those types is applied by rewriting the tree first.
-    This walk only runs while such an override exists.
+    msgpack packs bytearray and memoryview as bin (they would come back as
+    bytes), and list, dict, str ... without asking, so a user override of one
+    of those is invisible to it. The codec rewrites a tree only when the scan
+    found such a value in it. The root is the value being packed by its own
+    serializer, so it is never replaced.
     """
     kind = type(obj)
-    if kind in overridden:
+    if not root and (kind in rewritten or kind not in _PACKED_BY_MSGPACK):
+        # Every value with a serializer is turned into ext here, in document order,
+        # so out-of-band buffers keep the order a reader consumes them in.
         return nested(obj)
     if kind is list:
-        return [_substitute(item, overridden, nested) for item in obj]
+        return [_substitute(item, rewritten, nested) for item in obj]
     if kind is dict:
-        return {_substitute(k, overridden, nested): _substitute(v, overridden, nested) for k, v in obj.items()}
+        return {_substitute(k, rewritten, nested): _substitute(v, rewritten, nested) for k, v in obj.items()}
     return obj
 
 

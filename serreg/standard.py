@@ -193,7 +193,7 @@ class SetSerializer(StandardSerializer):
         encoded = []
         for member in obj:
             member_oob = []
-            encoded.append((self.codec.pack(member, member_oob, value=True), member_oob))
+            encoded.append((self.codec.pack(member, member_oob), member_oob))
         encoded.sort(key=lambda pair: pair[0])
         oob = []
         parts = [_array_header(len(encoded))]
