@@ -13,11 +13,15 @@ from __future__ import annotations
 from .errors import (
     CrossLanguageError,
     DeserializationError,
+    LimitExceededError,
     RemoteError,
     SerializationError,
     SerregError,
+    SignatureError,
     UnknownClassIDError,
+    UntrustedClassIDError,
 )
+from .limits import Limits
 from .frame import FORMAT_VERSION, FrameView
 from .registry import Registration, Registry
 from .result import OutOfBandBuffers, SerializationResult
@@ -43,12 +47,15 @@ get_serializer = _DEFAULT.get_serializer
 register_fallback_serializer = _DEFAULT.register_fallback_serializer
 serialize = _DEFAULT.serialize
 deserialize = _DEFAULT.deserialize
+allow_class_ids = _DEFAULT.allow_class_ids
 
 __all__ = [
     "CrossLanguageError",
     "DeserializationError",
     "FORMAT_VERSION",
     "FrameView",
+    "LimitExceededError",
+    "Limits",
     "OutOfBandBuffers",
     "Registration",
     "Registry",
@@ -57,7 +64,10 @@ __all__ = [
     "SerializationResult",
     "Serializer",
     "SerregError",
+    "SignatureError",
     "UnknownClassIDError",
+    "UntrustedClassIDError",
+    "allow_class_ids",
     "default_registry",
     "deserialize",
     "get_serializer",

@@ -54,6 +54,10 @@ class DeserializationError(SerregError):
     (``["dict", "tuple", "numpy.ndarray"]``), when it failed inside a nested value.
     """
 
+    # Set once the registry has given the error the class ID of the value that failed;
+    # the values around it then only add themselves to ``nesting``.
+    _located = False
+
     def __init__(self, message: str, *, offset: int | None = None, class_id: str | None = None):
         super().__init__(message)
         self.message = message

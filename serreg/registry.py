@@ -527,20 +527,30 @@ class Registry:
         if state is None:  # a serializer called directly, outside deserialize
             return self._run_deserializer(self._registration_by_hash(class_hash, offset), in_band, oob, offset)
         if state.allowed is not None and class_hash not in state.allowed:
-            raise self._refusal(class_hash, offset)
+            raise _located(self._refusal(class_hash, offset))
         depth = state.depth + 1
         if depth > state.max_depth:
-            raise LimitExceededError(
+            raise _located(LimitExceededError(
                 f"values are nested more than max_depth={state.max_depth} deep; raise it with "
                 "serreg.Limits(max_depth=...) if such values are expected",
                 offset=offset,
-            )
-        registration = self._registration_by_hash(class_hash, offset)
+            ))
+        try:
+            registration = self._registration_by_hash(class_hash, offset)
+        except DeserializationError as error:
+            raise _located(error)
         state.depth = depth
         try:
             return self._run_deserializer(registration, in_band, oob, offset)
         except DeserializationError as error:
-            error.nesting.insert(0, registration.class_id)
+            if error._located:
+                error.nesting.insert(0, registration.class_id)
+            else:
+                error._located = True
+                if error.class_id is None:
+                    error.class_id = registration.class_id
+                if error.offset is None:
+                    error.offset = offset
             raise
         finally:
             state.depth = depth - 1
@@ -571,6 +581,11 @@ class Registry:
                 f"could not decode the value: {type(error).__name__}: {error}",
                 class_id=registration.class_id, offset=offset,
             ) from error
+
+
+def _located(error: DeserializationError) -> DeserializationError:
+    error._located = True
+    return error
 
 
 def _check_result_key(result: SerializationResult, key: bytes) -> None:
