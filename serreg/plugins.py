@@ -45,15 +45,16 @@ class PluginLoader:
             return names
 
     def load_for_module(self, registry, module_name: str) -> bool:
-        """Load the plug-in serving ``module_name``'s top-level package; True if one was loaded."""
+        """Load the plug-in serving ``module_name``'s top-level package; True if one was loaded.
+
+        If another thread is loading it right now, this waits until it is done,
+        so the caller never sees a plug-in half-way through registering.
+        """
         root = module_name.partition(".")[0]
-        pending = self._pending_entry_points()
-        if root not in pending:
-            return False
         with self._lock:
-            ep = pending.pop(root, None)
+            ep = self._read_entry_points().pop(root, None)
             if ep is None:
-                return True  # another thread loaded it meanwhile
+                return root in self.loaded  # loaded before (perhaps just now, by another thread)
             self._load(registry, ep)
             return True
 

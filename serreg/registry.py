@@ -342,7 +342,9 @@ class Registry:
 
     def _registration_by_id(self, class_id: str) -> Registration:
         registration = self._by_id.get(class_id)
-        if registration is None and self._plugins is not None and self._plugins.load_all(self):
+        if registration is None and self._plugins is not None:
+            # Looked up again even if this call loaded nothing: another thread may just have.
+            self._plugins.load_all(self)
             registration = self._by_id.get(class_id)
         if registration is None:
             raise UnknownClassIDError(f"no serializer is registered under class ID {class_id!r}")
@@ -502,7 +504,9 @@ class Registry:
 
     def _registration_by_hash(self, class_hash: bytes, offset) -> Registration:
         registration = self._by_hash.get(class_hash)
-        if registration is None and self._plugins is not None and self._plugins.load_all(self):
+        if registration is None and self._plugins is not None:
+            # Looked up again even if this call loaded nothing: another thread may just have.
+            self._plugins.load_all(self)
             registration = self._by_hash.get(class_hash)
         if registration is None:
             raise UnknownClassIDError(
