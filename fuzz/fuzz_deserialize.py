@@ -6,13 +6,8 @@ The registry runs in untrusted mode (no pickle: unpickling hostile bytes runs
 code by design, so it is not the decoder's bug) with the numpy and Arrow
 plug-ins loaded.
 
-The first input byte picks how the rest is read:
-
-* even: the rest is a whole frame, handed over as it is;
-* odd: the rest is an in-band section and up to 3 buffers
-  (byte 1 = buffer count, then a 2-byte little-endian length per buffer, the
-  buffers, then the in-band section), framed correctly before decoding, so
-  mutations reach the serializers instead of stopping at the frame checks.
+The first input byte picks whether the rest is a whole frame or an in-band
+section plus buffers that are framed correctly first (fuzz/inputs.py).
 
 Run (from the repository root)::
 
@@ -45,9 +40,9 @@ import cloudpickle  # noqa: E402,F401
 with atheris.instrument_imports():
     import serreg
     from serreg.errors import DeserializationError
-    from serreg.result import SerializationResult
     import serializers.numpy
     import serializers.pyarrow
+    from inputs import frame_from_input
 
 REGISTRY = serreg.Registry(plugins=False, trusted=False)
 serializers.numpy.register(REGISTRY)
@@ -56,25 +51,8 @@ FINDINGS = os.environ.get("SERREG_FUZZ_FINDINGS")
 _seen: set = set()
 
 
-def structured_frame(data: bytes) -> bytes:
-    """Read byte 1.. as (buffer count, lengths, buffers, in-band) and frame it properly."""
-    count = data[0] % 4 if data else 0
-    position = 1
-    lengths = []
-    for _ in range(count):
-        lengths.append(int.from_bytes(data[position:position + 2], "little"))
-        position += 2
-    buffers = []
-    for length in lengths:
-        buffers.append(memoryview(data[position:position + length]))
-        position += length
-    return SerializationResult(data[position:], buffers).to_bytes()
-
-
 def decode(data: bytes) -> None:
-    if not data:
-        return
-    frame = data[1:] if data[0] % 2 == 0 else structured_frame(data[1:])
+    frame = frame_from_input(data)
     try:
         value = REGISTRY.deserialize(frame)
     except DeserializationError:

@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 import serreg  # noqa: E402
 from samples import all_values  # noqa: E402
+from inputs import input_from_result  # noqa: E402
 
 MAX_SEED = 16384
 
@@ -31,13 +32,9 @@ def seeds(values) -> list:
         if len(frame) + 1 > MAX_SEED:
             continue
         out.append(b"\x00" + frame)
-        buffers = [memoryview(b).cast("B").tobytes() for b in result.out_of_band_buffers][:3]
-        if len(buffers) == len(result.out_of_band_buffers):
-            parts = [bytes([1, len(buffers)])]
-            parts += [len(b).to_bytes(2, "little") for b in buffers]
-            parts += buffers
-            parts.append(bytes(result.in_band_buffer))
-            out.append(b"".join(parts))
+        structured = input_from_result(result)
+        if structured:
+            out.append(structured)
     return out
 
 

@@ -1,0 +1,34 @@
+"""Every input the fuzzer found a bug with (tests/fuzz_regressions/) now gives a value or a DeserializationError.
+
+The inputs are read as fuzz/fuzz_deserialize.py reads them (fuzz/inputs.py);
+tests/fuzz_regressions/README.md says what each one broke.
+"""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import serreg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
+
+from inputs import frame_from_input  # noqa: E402
+
+INPUTS = sorted((Path(__file__).parent / "fuzz_regressions").glob("*.bin"))
+
+
+def test_the_regression_inputs_are_there():
+    assert len(INPUTS) >= 2
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=[p.stem for p in INPUTS])
+@pytest.mark.parametrize("trusted", [False, True])
+def test_fuzz_finding_is_rejected_cleanly(path, trusted):
+    frame = frame_from_input(path.read_bytes())
+    try:
+        value = serreg.deserialize(frame, trusted=trusted)
+    except serreg.DeserializationError as error:
+        assert str(error)
+        return
+    serreg.serialize(value)  # whatever decodes must be usable
