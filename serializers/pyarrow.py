@@ -115,7 +115,8 @@ class _NodeReader:
         if pa.types.is_null(arrow_type):
             if buffer_count != 0:
                 raise DeserializationError("an Arrow null column has no buffers")
-            return pa.nulls(length)
+            # pa.nulls() fills memory in proportion to the length; a null array needs none.
+            return pa.Array.from_buffers(pa.null(), length, [None], null_count=length)
         if buffer_count != arrow_type.num_buffers:
             raise DeserializationError(
                 f"Arrow {arrow_type} column needs {arrow_type.num_buffers} buffers, its node says {buffer_count}"

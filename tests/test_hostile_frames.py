@@ -272,3 +272,23 @@ def test_every_sample_decodes_in_untrusted_mode():
         frame = frame_of(value)
         back = serreg.deserialize(frame, trusted=False)
         assert type(back) is type(value)
+
+
+def test_arrow_columns_with_no_per_row_bytes_and_huge_lengths_cost_nothing():
+    # A null column (or a struct of nulls, or zero-width binary) has no buffers to check a
+    # length against; building it must not take time or memory in proportion to that length.
+    rows = 2**40
+    for column in (pa.nulls(2), pa.array([{"a": None}] * 2, pa.struct([("a", pa.null())])),
+                   pa.array([b"", b""], pa.binary(0))):
+        head, schema, batches, buffers = arrow_frame_parts(pa.table({"c": column}))
+        (_, nodes), = batches
+        nodes = [[rows, rows if null_count else 0, count] for _, null_count, count in nodes]
+        frame = serreg.SerializationResult(head + msgpack.packb([schema, [[rows, nodes]]]),
+                                           [memoryview(b) for b in buffers]).to_bytes()
+        tracemalloc.start()
+        try:
+            table = serreg.deserialize(frame, trusted=False)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert table.num_rows == rows and peak < 1_000_000, column.type
