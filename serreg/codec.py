@@ -13,6 +13,7 @@ from __future__ import annotations
 from msgpack import ExtType, Unpacker, packb, unpackb
 from msgpack.exceptions import StackError
 
+from .class_id import CLASS_ID_HASH_SIZE
 from .errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from .limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from .paths import locate
@@ -74,7 +75,11 @@ class MsgpackCodec:
         def ext_hook(code, payload):
             if code != NESTED_EXT_TYPE:
                 raise DeserializationError(f"msgpack ext type {code} is not used by serreg (only ext type 0, nested value)")
-            return registry._deserialize_section(memoryview(payload), oob)
+            if len(payload) < CLASS_ID_HASH_SIZE:
+                raise DeserializationError(
+                    f"nested value of {len(payload)} bytes is too short to hold a ClassIDHash"
+                )
+            return registry._decode(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], oob, None)
 
         try:
             return unpackb(data, ext_hook=ext_hook, raw=False, strict_map_key=False, use_list=True)

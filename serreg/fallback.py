@@ -40,10 +40,11 @@ class _RegistryAwarePickler(cloudpickle.Pickler):
 
 def _restore_registered(class_id: str, in_band: bytes, *buffers):
     """Rebuild a registered value found inside a pickle, with the registry doing the unpickling."""
-    from .registry import ACTIVE_REGISTRY
+    from .limits import DECODE_STATE
     from . import _default_registry
 
-    registry = ACTIVE_REGISTRY.get() or _default_registry()
+    state = DECODE_STATE.get()
+    registry = state.registry if state is not None else _default_registry()
     serializer = registry.get_serializer(class_id)
     views = [b if isinstance(b, memoryview) else memoryview(b) for b in buffers]
     return serializer.deserialize(memoryview(in_band), OutOfBandBuffers(views))

@@ -113,33 +113,39 @@ class FrameView:
             raise DeserializationError(
                 f"unsupported frame format version {version}; this serreg reads version {FORMAT_VERSION}", offset=4
             )
-        if flags & ~FLAG_SIGNED:
-            raise DeserializationError(
-                f"unknown frame flags 0x{flags & ~FLAG_SIGNED:02x}; this serreg knows only 0x01 (signed)", offset=5
-            )
         if reserved1 or reserved2:
             raise DeserializationError("reserved header fields are not zero", offset=6 if reserved1 else 12)
-        check_frame_size(max(total, size), limits)
+        max_size = limits.max_frame_size
+        if max_size is not None and (total > max_size or size > max_size):
+            check_frame_size(max(total, size), limits)
         if total != size:
             raise DeserializationError(
                 f"frame header says the frame is {total} bytes, but {size} bytes were given", offset=24
             )
-        signed = bool(flags & FLAG_SIGNED)
         end = size
-        if key is not None:
-            require_signed(signed)
-        if signed:
-            end = size - SIGNATURE_SIZE
-            if end < HEADER_SIZE:
+        signed = False
+        if flags or key is not None:
+            if flags & ~FLAG_SIGNED:
                 raise DeserializationError(
-                    f"a signed frame needs a {SIGNATURE_SIZE}-byte signature after its header; {size} bytes is too short",
-                    offset=size,
+                    f"unknown frame flags 0x{flags & ~FLAG_SIGNED:02x}; this serreg knows only 0x01 (signed)", offset=5
                 )
+            signed = bool(flags & FLAG_SIGNED)
             if key is not None:
-                verify(key, view, end)
-        if limits.max_buffers is not None and count > limits.max_buffers:
+                require_signed(signed)
+            if signed:
+                end = size - SIGNATURE_SIZE
+                if end < HEADER_SIZE:
+                    raise DeserializationError(
+                        f"a signed frame needs a {SIGNATURE_SIZE}-byte signature after its header; "
+                        f"{size} bytes is too short",
+                        offset=size,
+                    )
+                if key is not None:
+                    verify(key, view, end)
+        max_buffers = limits.max_buffers
+        if max_buffers is not None and count > max_buffers:
             raise LimitExceededError(
-                f"frame declares {count} out-of-band buffers, more than max_buffers={limits.max_buffers}; "
+                f"frame declares {count} out-of-band buffers, more than max_buffers={max_buffers}; "
                 "raise it with serreg.Limits(max_buffers=...) if such frames are expected",
                 offset=8,
             )

@@ -50,13 +50,15 @@ DEFAULT_LIMITS = Limits()
 class DecodeState:
     """What one deserialize call enforces while it decodes nested values.
 
-    ``allowed`` is the set of ClassIDHashes untrusted mode decodes, or None
+    ``registry`` is the registry running the call (pickled values that hold
+    registered ones find their serializers there); ``allowed`` is the set of ClassIDHashes untrusted mode decodes, or None
     when the call is trusted; ``depth`` counts the nested values being decoded.
     """
 
-    __slots__ = ("allowed", "max_depth", "depth")
+    __slots__ = ("registry", "allowed", "max_depth", "depth")
 
-    def __init__(self, allowed: Optional[frozenset], max_depth: Optional[int]) -> None:
+    def __init__(self, registry, allowed: Optional[frozenset], max_depth: Optional[int]) -> None:
+        self.registry = registry
         self.allowed = allowed
         self.max_depth = max_depth if max_depth is not None else 1 << 62
         self.depth = 0

@@ -56,10 +56,6 @@ from .trust import STANDARD_DATA_CLASS_IDS, allowed_hashes, check_allowable, ref
 # so serializers that call serreg.serialize for nested values inherit it.
 _CROSS_LANGUAGE: ContextVar[bool] = ContextVar("serreg_cross_language", default=False)
 
-# The registry running the current deserialize call, for pickled values that hold
-# registered ones (their reducer must find the same registry on the way back).
-ACTIVE_REGISTRY: ContextVar[Optional["Registry"]] = ContextVar("serreg_active_registry", default=None)
-
 # Types msgpack packs without asking; overriding one of them needs a tree rewrite.
 NATIVE_TYPES = (type(None), bool, int, float, str, bytes, list, dict)
 # Types msgpack would pack as bin although they are not bytes: always rewritten.
@@ -469,38 +465,41 @@ class Registry:
         calling deserialize again inherits the rules of the outer call.
         """
         outer = DECODE_STATE.get()
-        if trusted is None:
-            trusted = self.trusted if outer is None else outer.allowed is None
-        limits = self.limits if limits is None else limits
-        state_token = None
-        if outer is None or (not trusted and outer.allowed is None):
-            state = DecodeState(None if trusted else self._allowed_hashes, limits.max_depth)
+        if outer is None or outer.registry is not self or (trusted is False and outer.allowed is None):
+            # A new call (or a nested one on another registry, or one that narrows trust).
+            if trusted is None:
+                trusted = self.trusted if outer is None else outer.allowed is None
+            elif outer is not None and outer.allowed is not None:
+                trusted = False  # a nested call never widens the outer call's trust
+            state = DecodeState(self, None if trusted else self._allowed_hashes,
+                                (self.limits if limits is None else limits).max_depth)
             if outer is not None:
                 state.depth = outer.depth
-            state_token = DECODE_STATE.set(state)
-        token = ACTIVE_REGISTRY.set(self)
+            token = DECODE_STATE.set(state)
+        else:
+            token = None
         try:
             if isinstance(data, SerializationResult):
                 if key is not None:
                     _check_result_key(data, check_key(key))
                 oob = OutOfBandBuffers(data.out_of_band_buffers)
                 if data._class_hash is not None:
-                    value = self._deserialize_parts(data._class_hash, data._in_band, oob)
+                    in_band = data._in_band
+                    value = self._decode(data._class_hash, memoryview(in_band if in_band is not None else b""), oob, None)
                 else:
                     value = self._deserialize_section(memoryview(data.in_band_buffer or b""), oob, 0)
                 _check_all_used(oob, "serialization result")
                 return value
             if oob_iterator is not None and key is None:
                 return self._deserialize_section(memoryview(data), oob_iterator)
-            frame = FrameView(data, limits, None if key is None else check_key(key))
+            frame = FrameView(data, self.limits if limits is None else limits, None if key is None else check_key(key))
             oob = OutOfBandBuffers(frame.buffers)
             value = self._deserialize_section(frame.in_band, oob, frame.in_band_offset)
             _check_all_used(oob, "frame")
             return value
         finally:
-            ACTIVE_REGISTRY.reset(token)
-            if state_token is not None:
-                DECODE_STATE.reset(state_token)
+            if token is not None:
+                DECODE_STATE.reset(token)
 
     def _registration_by_hash(self, class_hash: bytes, offset) -> Registration:
         registration = self._by_hash.get(class_hash)
@@ -509,27 +508,28 @@ class Registry:
             self._plugins.load_all(self)
             registration = self._by_hash.get(class_hash)
         if registration is None:
-            raise UnknownClassIDError(
+            raise _located(UnknownClassIDError(
                 f"no serializer is registered for ClassIDHash {class_hash.hex()}; register the class ID the "
                 "writer used (or install the plug-in that provides it)",
                 offset=offset,
-            )
+            ))
         return registration
-
-    def _deserialize_parts(self, class_hash: bytes, in_band, oob):
-        return self._decode_value(class_hash, memoryview(in_band if in_band is not None else b""), oob, None)
 
     def _deserialize_section(self, section: memoryview, oob, offset: Optional[int] = None):
         if section.nbytes < CLASS_ID_HASH_SIZE:
             raise DeserializationError(
                 f"in-band section of {section.nbytes} bytes is too short to hold a ClassIDHash", offset=offset
             )
-        return self._decode_value(bytes(section[:CLASS_ID_HASH_SIZE]), section[CLASS_ID_HASH_SIZE:], oob, offset)
+        return self._decode(bytes(section[:CLASS_ID_HASH_SIZE]), section[CLASS_ID_HASH_SIZE:], oob, offset)
 
-    def _decode_value(self, class_hash: bytes, in_band: memoryview, oob, offset):
+    def _decode(self, class_hash: bytes, in_band: memoryview, oob, offset):
+        """Decode one value: trust and depth checks, then its serializer (every nested value comes here)."""
         state = DECODE_STATE.get()
+        registration = self._by_hash.get(class_hash)
         if state is None:  # a serializer called directly, outside deserialize
-            return self._run_deserializer(self._registration_by_hash(class_hash, offset), in_band, oob, offset)
+            return self._run_deserializer(
+                registration or self._registration_by_hash(class_hash, offset), in_band, oob, offset
+            )
         if state.allowed is not None and class_hash not in state.allowed:
             raise _located(self._refusal(class_hash, offset))
         depth = state.depth + 1
@@ -539,10 +539,8 @@ class Registry:
                 "serreg.Limits(max_depth=...) if such values are expected",
                 offset=offset,
             ))
-        try:
+        if registration is None:
             registration = self._registration_by_hash(class_hash, offset)
-        except DeserializationError as error:
-            raise _located(error)
         state.depth = depth
         try:
             return self._run_deserializer(registration, in_band, oob, offset)
