@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from .commands import demo
+from .commands import demo, inspect, registry
 
 # Each module adds its own sub-parser; add a command by adding its module here.
-COMMANDS = [demo]
+COMMANDS = [demo, inspect, registry]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +22,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except BrokenPipeError:
+        # The reader of our output went away (``serreg inspect FILE | head``): not an error worth a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
