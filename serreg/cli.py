@@ -13,7 +13,11 @@ COMMANDS = [demo, inspect, registry]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="serreg", description="serreg: a pluggable, cross-language serializer registry.")
+    parser = argparse.ArgumentParser(
+        prog="serreg",
+        description="serreg: a pluggable, cross-language serializer registry.",
+        epilog="Run 'serreg COMMAND --help' for the options of a command.",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(commands)

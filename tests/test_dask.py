@@ -104,7 +104,7 @@ def test_plugin_takes_module_names_only():
 @pytest.fixture(scope="module")
 def cluster():
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, worker_dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", worker_dashboard_address=":0"
     ) as cluster:
         with Client(cluster, timeout=TIMEOUT) as setup:
             setup.register_plugin(SerregPlugin("cluster_types"))
@@ -165,3 +165,14 @@ def test_worker_to_worker_transfer_uses_serreg(client):
     # Pixels cannot be pickled: the second worker gets it only if serreg carries the transfer.
     received = client.submit(describe, future, workers=[second], allow_other_workers=False).result(timeout=TIMEOUT)
     assert received == ("moved", (100, 100), 10_000, True)
+
+
+def test_preloading_the_module_enables_the_family_without_the_plugin():
+    # As `dask worker --preload serreg.integrations.dask --preload cluster_types` would.
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0", worker_dashboard_address=":0",
+        preload=["serreg.integrations.dask", "cluster_types"],
+    ) as cluster, Client(cluster, serializers=[FAMILY], deserializers=[FAMILY], timeout=TIMEOUT) as client:
+        [future] = client.scatter([Pixels("preloaded", np.arange(3))], hash=False, timeout=TIMEOUT)
+        result = client.submit(brighten, future).result(timeout=TIMEOUT)
+        assert (result.name, result.data.tolist()) == ("preloaded+", [1, 2, 3])
