@@ -33,7 +33,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.protocol.serialize import register_serialization_family
 
 import serreg
-from serreg.errors import UnknownClassIDError
+from serreg.integrations import has_own_serializer
 from serreg.result import SerializationResult
 
 FAMILY = "serreg"
@@ -41,16 +41,6 @@ FAMILY = "serreg"
 # What to pass as Client(serializers=..., deserializers=...): serreg first, then
 # distributed's own families for the values serreg has no serializer for.
 SERIALIZERS = (FAMILY, "dask", "pickle")
-
-
-def _has_serializer(registry, value) -> bool:
-    """True when ``registry`` has a serializer of its own (not the fallback) that takes ``value``."""
-    try:
-        serializer = registry.get_serializer(type(value))
-    except UnknownClassIDError:
-        return False
-    accepts = getattr(serializer, "accepts", None)
-    return accepts is None or bool(accepts(value))
 
 
 def _flat(buffer) -> memoryview:
@@ -71,7 +61,7 @@ def serreg_dumps(value, context=None) -> tuple[dict, list]:
     next family).
     """
     registry = serreg.default_registry()
-    if not _has_serializer(registry, value):
+    if not has_own_serializer(registry, value):
         raise NotImplementedError(f"serreg has no serializer for {type(value).__module__}.{type(value).__qualname__}")
     result = registry.serialize(value)
     buffers = [_flat(b) for b in result.out_of_band_buffers]

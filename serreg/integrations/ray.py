@@ -20,8 +20,8 @@ the hook a function of yours that imports that module and then calls
 by calling it again.
 
 A value that serreg's serializer declines (``accepts`` returns False, for
-example an object-dtype ndarray) goes through serreg's pickle fallback, which
-does not know Ray's ObjectRefs: do not put ObjectRefs inside such values.
+example an object-dtype ndarray) is pickled by Ray exactly as it would be
+without serreg, so ObjectRefs inside it keep working.
 """
 
 from __future__ import annotations
@@ -32,21 +32,44 @@ import threading
 import ray.util
 
 import serreg
+from serreg.integrations import has_own_serializer
 from serreg.result import SerializationResult
 
 _lock = threading.Lock()
 _installed: set = set()
 
 
-def _to_ray(value) -> tuple:
-    """What Ray pickles in place of ``value``: the in-band section, then the buffers, out-of-band."""
-    result = serreg.default_registry().serialize(value)
+class _PickledAsUsual:
+    """Pickles as the reduction it holds: Ray then writes the value as it would without serreg."""
+
+    __slots__ = ("reduction",)
+
+    def __init__(self, reduction) -> None:
+        self.reduction = reduction
+
+    def __reduce__(self):
+        return self.reduction
+
+
+def _to_ray(value):
+    """What Ray pickles in place of ``value``: a tuple of the in-band section and the buffers, out-of-band.
+
+    A value serreg would send through its own pickle fallback is instead left
+    to Ray's pickler (which tracks the ObjectRefs inside it), by handing Ray
+    the value's ordinary reduction.
+    """
+    registry = serreg.default_registry()
+    if not has_own_serializer(registry, value):
+        return _PickledAsUsual(value.__reduce_ex__(5))  # the protocol Ray pickles with
+    result = registry.serialize(value)
     in_band = bytes(result.in_band_buffer)
     return (in_band, *(pickle.PickleBuffer(buffer) for buffer in result.out_of_band_buffers))
 
 
-def _from_ray(carried: tuple):
+def _from_ray(carried):
     """Rebuild a value from what :func:`_to_ray` returned; buffers stay views of Ray's memory."""
+    if type(carried) is not tuple:
+        return carried  # a value Ray unpickled as usual (registered classes are never plain tuples)
     in_band, *buffers = carried
     views = [memoryview(buffer) for buffer in buffers]
     return serreg.default_registry().deserialize(SerializationResult(in_band, views))
