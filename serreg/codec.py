@@ -1,0 +1,106 @@
+"""The msgpack in-band codec shared by the standard serializers.
+
+Values msgpack has a type for (None, bool, int, float, str, bytes, list,
+dict) are written as plain msgpack, with no per-element header. Every other
+value is handed to its registered serializer and written as msgpack ext type 0
+whose payload is the ClassIDHash followed by that serializer's in-band bytes;
+its out-of-band buffers join the shared list at that moment, so document order
+is buffer order (docs/FORMAT.md, section 3).
+"""
+
+from __future__ import annotations
+
+from msgpack import ExtType, packb, unpackb
+
+from .errors import DeserializationError, SerializationError, SerregError
+from .paths import locate
+
+NESTED_EXT_TYPE = 0
+
+# msgpack's own nesting limit; deeper values raise a clear SerializationError.
+MAX_NESTING = 511
+
+
+class MsgpackCodec:
+    """Packs and unpacks value trees for one registry."""
+
+    def __init__(self, registry) -> None:
+        self._registry = registry
+
+    def pack(self, obj, oob: list) -> bytes:
+        """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``."""
+        registry = self._registry
+
+        def nested(value):
+            registration, result = registry._serialize_nested(value)
+            oob.extend(result.out_of_band_buffers)
+            in_band = result.in_band_buffer
+            return ExtType(NESTED_EXT_TYPE, registration.class_hash + in_band if in_band else registration.class_hash)
+
+        if registry._native_overrides:
+            obj = _substitute(obj, registry._native_overrides, nested)
+        try:
+            return packb(obj, default=nested, strict_types=True, use_bin_type=True)
+        except SerregError:
+            raise
+        except (ValueError, TypeError, OverflowError, UnicodeEncodeError) as error:
+            raise _explain_pack_error(obj, error) from error
+
+    def unpack(self, data, oob):
+        """Unpack one msgpack value; nested values are decoded by their serializers."""
+        registry = self._registry
+
+        def ext_hook(code, payload):
+            if code != NESTED_EXT_TYPE:
+                raise DeserializationError(f"msgpack ext type {code} is not used by serreg (only ext type 0, nested value)")
+            return registry._deserialize_section(memoryview(payload), oob)
+
+        try:
+            return unpackb(data, ext_hook=ext_hook, raw=False, strict_map_key=False, use_list=True)
+        except SerregError:
+            raise
+        except RecursionError as error:
+            raise DeserializationError("nested values are too deep to decode") from error
+        except StopIteration as error:
+            raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
+        except (ValueError, TypeError, UnicodeDecodeError) as error:
+            raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+
+
+def _substitute(obj, overridden: frozenset, nested):
+    """Replace values of natively packed types that the user re-registered with ext values.
+
+    msgpack packs list, dict, str ... itself and never asks us about them, so
+    an override of one of those types is applied by rewriting the tree first.
+    This walk only runs while such an override exists.
+    """
+    kind = type(obj)
+    if kind in overridden:
+        return nested(obj)
+    if kind is list:
+        return [_substitute(item, overridden, nested) for item in obj]
+    if kind is dict:
+        return {_substitute(k, overridden, nested): _substitute(v, overridden, nested) for k, v in obj.items()}
+    return obj
+
+
+def _explain_pack_error(obj, error: Exception) -> SerializationError:
+    message = str(error)
+    if "recursion limit" in message or isinstance(error, RecursionError):
+        return SerializationError(
+            f"value is nested more than {MAX_NESTING} levels deep or contains itself", path="obj"
+        )
+    if isinstance(error, UnicodeEncodeError):
+        path = locate(obj, _is_unencodable_str)
+        return SerializationError(f"str is not valid UTF-8 text ({error.reason}); encode it or pass bytes", path=path)
+    return SerializationError(f"msgpack could not pack the value: {type(error).__name__}: {message}", path="obj")
+
+
+def _is_unencodable_str(value) -> bool:
+    if type(value) is not str:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

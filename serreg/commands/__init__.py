@@ -1,0 +1,1 @@
+"""One module per ``serreg`` sub-command, each with ``add_parser(commands)`` and ``run(args)``."""

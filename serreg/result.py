@@ -1,0 +1,130 @@
+"""SerializationResult: in-band bytes plus out-of-band buffers, as in the proposal."""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Optional
+
+from .frame import frame_length, frame_pieces
+from .errors import DeserializationError
+
+BytesLike = "bytes | bytearray | memoryview"
+
+
+class SerializationResult:
+    """What a serializer returns: an in-band byte string and out-of-band buffers.
+
+    ``in_band_buffer`` may be bytes, bytearray, memoryview or ``None`` (empty);
+    ``out_of_band_buffers`` is a list of memoryviews that are handed to the
+    deserializer as they are, never copied, when the result stays in-process.
+
+    The result returned by :func:`serreg.serialize` has the ClassIDHash of its
+    serializer as the first 8 bytes of ``in_band_buffer`` (the "in-band
+    section" of docs/FORMAT.md), so it can be nested in another serializer's
+    in-band exactly like the proposal's ``ListSerializer`` does. Internally the
+    hash and the serializer's own in-band are kept apart until someone reads
+    ``in_band_buffer``, so an in-process round trip never joins them.
+    """
+
+    __slots__ = ("_in_band", "_class_hash", "out_of_band_buffers")
+
+    def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None):
+        self._in_band = in_band_buffer
+        self._class_hash = None
+        self.out_of_band_buffers = [] if out_of_band_buffers is None else out_of_band_buffers
+
+    @classmethod
+    def _with_class_hash(cls, class_hash: bytes, in_band, buffers) -> "SerializationResult":
+        result = cls.__new__(cls)
+        result._in_band = in_band
+        result._class_hash = class_hash
+        result.out_of_band_buffers = buffers
+        return result
+
+    @property
+    def in_band_buffer(self):
+        if self._class_hash is not None:
+            self._in_band = self._class_hash + (self._in_band if self._in_band is not None else b"")
+            self._class_hash = None
+        return self._in_band
+
+    @in_band_buffer.setter
+    def in_band_buffer(self, value) -> None:
+        self._in_band = value
+        self._class_hash = None
+
+    def _in_band_parts(self) -> list:
+        parts = [] if self._class_hash is None else [self._class_hash]
+        if self._in_band is not None:
+            parts.append(self._in_band)
+        return parts
+
+    def _buffer_views(self) -> list:
+        views = []
+        for i, buffer in enumerate(self.out_of_band_buffers):
+            view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
+            if not view.c_contiguous:
+                raise DeserializationError(f"out-of-band buffer {i} is not contiguous; serializers must return contiguous buffers")
+            if view.ndim != 1 or view.format != "B":
+                view = view.cast("B")
+            views.append(view)
+        return views
+
+    @property
+    def nbytes(self) -> int:
+        """The size in bytes of the contiguous frame (what ``to_bytes`` returns)."""
+        in_band_len = sum(len(p) for p in self._in_band_parts())
+        return frame_length(in_band_len, [memoryview(b).nbytes for b in self.out_of_band_buffers])
+
+    def to_bytes(self) -> bytes:
+        """Return the contiguous frame (docs/FORMAT.md, section 4) as one bytes object.
+
+        Each buffer is copied exactly once, into the result.
+        """
+        pieces, _ = frame_pieces(self._in_band_parts(), self._buffer_views())
+        return b"".join(pieces)
+
+    def write_to(self, file) -> int:
+        """Write the contiguous frame to a binary file object; return the bytes written.
+
+        The buffers are written one by one, never joined into one object first.
+        """
+        pieces, total = frame_pieces(self._in_band_parts(), self._buffer_views())
+        for piece in pieces:
+            file.write(piece)
+        return total
+
+    def __repr__(self) -> str:
+        in_band_len = sum(len(p) for p in self._in_band_parts())
+        sizes = [memoryview(b).nbytes for b in self.out_of_band_buffers]
+        return f"SerializationResult(in_band={in_band_len} bytes, out_of_band={sizes})"
+
+
+class OutOfBandBuffers:
+    """The iterator over out-of-band buffers handed to ``Serializer.deserialize``.
+
+    All serializers of one frame share it and take buffers strictly in order.
+    It is a plain iterator (``list(oob_iterator)`` works); a serializer that
+    asks for a buffer past the end gets StopIteration, which the registry turns
+    into a DeserializationError naming the class ID.
+    """
+
+    __slots__ = ("_buffers", "_next")
+
+    def __init__(self, buffers: Iterable) -> None:
+        self._buffers = buffers if isinstance(buffers, (list, tuple)) else list(buffers)
+        self._next = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> memoryview:
+        i = self._next
+        if i >= len(self._buffers):
+            raise StopIteration
+        self._next = i + 1
+        buffer = self._buffers[i]
+        return buffer if isinstance(buffer, memoryview) else memoryview(buffer)
+
+    @property
+    def remaining(self) -> int:
+        return len(self._buffers) - self._next
