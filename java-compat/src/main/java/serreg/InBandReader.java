@@ -35,9 +35,23 @@ public final class InBandReader {
 
     public InBandReader(SerializerRegistry registry, ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
         this.registry = registry;
-        this.inBand = inBand.slice();
+        this.inBand = onHeap(inBand);
         this.outOfBand = outOfBand;
         this.unpacker = MessagePack.newDefaultUnpacker(this.inBand.duplicate());
+    }
+
+    /**
+     * msgpack-core reads direct memory through JDK internals that Java 17 does not export, so a
+     * direct in-band is copied to the heap once (nested readers then slice that copy). In-band
+     * bytes are small by design: the large data travels in the OOB buffers, which stay views.
+     */
+    private static ByteBuffer onHeap(ByteBuffer inBand) {
+        if (!inBand.isDirect()) {
+            return inBand.slice();
+        }
+        ByteBuffer copy = ByteBuffer.allocate(inBand.remaining());
+        copy.put(inBand.duplicate()).flip();
+        return copy;
     }
 
     /** Offset of the next unread byte, from the start of this reader's in-band bytes. */
