@@ -118,7 +118,7 @@ def vectors() -> list:
         v.append((name, a, ndarray_describe(a), True))
     table = pa.table({"a": pa.array([1, None, 3], pa.int64()), "s": pa.array(["x", "yy", None], pa.string())})
     v.append(("arrow_table", table,
-              'VectorSchemaRoot(Schema<a: Int(64, true), s: Utf8>, rows=3, "a\\ts\\n1\\t\\"x\\"\\nnull\\t\\"yy\\"\\n3\\tnull\\n")', False))
+              'VectorSchemaRoot(Schema<a: Int(64, true), s: Utf8>, rows=3, "a\\ts\\n1\\tx\\nnull\\tyy\\n3\\tnull\\n")', False))
     batch = pa.record_batch({"f": pa.array([0.5, 1.5], pa.float64())})
     v.append(("arrow_record_batch", batch, 'ArrowRecordBatch(Schema<f: FloatingPoint(DOUBLE)>, rows=2, "f\\n0.5\\n1.5\\n")', False))
     v.append(("example_point", Point(1.5, -2.0, "p"), "Point[x=1.5, y=-2.0, label=p]", True))
