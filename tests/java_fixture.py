@@ -70,6 +70,8 @@ class JavaProcess:
         )
         for pipe in (self.proc.stdin, self.proc.stdout):
             _widen_pipe(pipe)
+        # Replies are read straight into their final buffer, past Python's read buffer.
+        self._raw_out = self.proc.stdout.raw
 
     def send(self, write_body, length: int) -> None:
         """Write one message: the 8-byte length, then ``write_body(stdin)`` writes ``length`` bytes."""
@@ -94,7 +96,7 @@ class JavaProcess:
         view = memoryview(out)
         got = 0
         while got < n:
-            k = self.proc.stdout.readinto(view[got:])
+            k = self._raw_out.readinto(view[got:])
             if not k:
                 raise EOFError(f"the Java fixture closed its output after {got} of {n} bytes; stderr:\n"
                                + self.proc.stderr.read().decode(errors="replace"))
