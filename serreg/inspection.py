@@ -9,7 +9,9 @@ the values that own them in document order, as a reader would consume them.
 Nothing is deserialized: no serializer runs and pickled values are scanned
 with :mod:`pickletools`, never unpickled, so inspecting an untrusted file is
 safe. The in-band of a class ID that is not standard is not walked (only its
-serializer knows its layout), and buffers after it cannot be attributed.
+serializer knows its layout); how many buffers such a value owns is known only
+where docs/FORMAT.md, section 3, makes it certain (at the top level, or when no
+buffer is left), and otherwise the buffers from it on are not attributed.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ class BufferInfo:
     offset: int
     length: int
     alignment: int
-    owner: Optional[str] = None  # class ID of the value that takes it, when known
+    owner: Optional[str] = None  # class ID (ClassIDHash hex if unknown) of the value that takes it, when known
 
 
 @dataclass
@@ -149,7 +151,7 @@ def _inspect_frame(frame: FrameView, start: int, names: dict[bytes, str]) -> Fra
         for i, (offset, view) in enumerate(zip(frame.buffer_offsets, frame.buffers))
     ]
     walker = _Walker(names, buffers)
-    root = walker.section(frame.in_band)
+    root = walker.section(frame.in_band, top=True)
     report = FrameReport(
         start=start,
         length=frame.total_length,
@@ -177,7 +179,7 @@ class _Walker:
         self.next_buffer = 0
         self.lost = False  # True after a value whose buffer count is unknown
 
-    def section(self, section: memoryview) -> ValueNode:
+    def section(self, section: memoryview, top: bool = False) -> ValueNode:
         if section.nbytes < CLASS_ID_HASH_SIZE:
             raise DeserializationError(f"a nested in-band section of {section.nbytes} bytes cannot hold a ClassIDHash")
         class_hash = bytes(section[:CLASS_ID_HASH_SIZE])
@@ -193,7 +195,14 @@ class _Walker:
             self._take(node, _pickle_buffer_count(body))
         else:
             node.note = "not a standard class ID: its in-band is not walked" if class_id else "unknown class ID"
-            self.lost = True
+            # Whose buffers are whose is certain only where docs/FORMAT.md, section 3, says so:
+            # the top-level value owns every buffer, and none are left to own after the last one.
+            if top:
+                self._take(node, len(self.buffers) - self.next_buffer)
+            elif self.next_buffer == len(self.buffers):
+                self._take(node, 0)
+            else:
+                self.lost = True
         return node
 
     def _take(self, node: ValueNode, count: int) -> None:
@@ -206,7 +215,7 @@ class _Walker:
             )
         node.buffers = list(range(self.next_buffer, end))
         for index in node.buffers:
-            self.buffers[index].owner = node.class_id
+            self.buffers[index].owner = node.class_id or node.class_hash.hex()
         self.next_buffer = end
 
     def _unpack(self, body: memoryview, class_id: str):

@@ -161,6 +161,63 @@ def test_inspect_names_user_class_ids_only_when_known(tmp_path, capsys):
     assert point["note"] == "not a standard class ID: its in-band is not walked"
 
 
+def test_inspect_attributes_buffers_around_unknown_values_where_the_format_makes_it_certain(tmp_path, capsys):
+    class Opaque:
+        pass
+
+    class OpaqueSerializer(serreg.Serializer):
+        def serialize(self, obj):
+            return serreg.SerializationResult(b"", [memoryview(b"first"), memoryview(b"second")])
+
+        def deserialize(self, in_band, oob):
+            return Opaque()
+
+    private = serreg.Registry()
+    private.register_serializer("tests.cli.Opaque", Opaque, OpaqueSerializer())
+    top = tmp_path / "top.srg"
+    top.write_bytes(private.serialize(Opaque()).to_bytes())
+    [frame] = _inspect_json(capsys, top)["frames"]
+    assert frame["value"]["buffers"] == [0, 1] and frame["unattributed_from"] is None
+    assert [b["owner"] for b in frame["buffers"]] == [class_id_hash("tests.cli.Opaque").hex()] * 2
+
+    class Marker:
+        pass
+
+    class MarkerSerializer(serreg.Serializer):
+        def serialize(self, obj):
+            return serreg.SerializationResult(b"m")
+
+        def deserialize(self, in_band, oob):
+            return Marker()
+
+    private.register_serializer("tests.cli.Marker", Marker, MarkerSerializer())
+    path = tmp_path / "nested.srg"
+    # Nothing is left for a nested unknown value to own after the last buffer: still attributed.
+    path.write_bytes(private.serialize([bytearray(b"ab"), Marker()]).to_bytes())
+    [frame] = _inspect_json(capsys, path)["frames"]
+    assert frame["unattributed_from"] is None
+    assert [item["buffers"] for item in frame["value"]["value"]] == [[0], []]
+    # Before a buffer, a nested unknown value might own it: attribution stops there.
+    path.write_bytes(private.serialize([Marker(), bytearray(b"ab")]).to_bytes())
+    [frame] = _inspect_json(capsys, path)["frames"]
+    assert frame["unattributed_from"] == 0
+    assert [item["buffers"] for item in frame["value"]["value"]] == [None, None]
+    assert frame["buffers"][0]["owner"] is None
+
+
+def test_inspect_reads_every_golden_vector(capsys):
+    from pathlib import Path
+
+    names = inspection.class_names(serreg.default_registry())
+    frames = sorted((Path(__file__).parent / "vectors").glob("*/*.frame"))
+    assert len(frames) > 50
+    for path in frames:
+        [report] = inspection.inspect_frames(path.read_bytes(), names)
+        assert report.length == path.stat().st_size
+        if report.unattributed_from is None:
+            assert all(buffer.owner for buffer in report.buffers), path.name
+
+
 def test_inspect_imports_modules_that_register_serializers(tmp_path, capsys):
     from cluster_types import CLASS_ID, Pixels
 
