@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import pickletools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator, Optional
 
 import msgpack
@@ -109,7 +109,6 @@ class FrameReport:
     buffers: list[BufferInfo]
     root: ValueNode
     unattributed_from: Optional[int] = None  # first buffer that could not be attributed
-    notes: list[str] = field(default_factory=list)
 
 
 def alignment(offset: int, cap: int = 4096) -> int:
