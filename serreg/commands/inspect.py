@@ -36,7 +36,7 @@ def run(args) -> int:
     try:
         import_modules(args.imports)
         names = inspection.class_names(serreg.default_registry())
-        with _open_input(args.file) as data:
+        with _Input(args.file) as data:
             reports = list(inspection.inspect_frames(data, names))
     except (CommandError, serreg.SerregError, OSError) as error:
         return report_failure("inspect", error)
@@ -48,7 +48,7 @@ def run(args) -> int:
     return 0
 
 
-class _open_input:
+class _Input:
     """The bytes of FILE (memory-mapped, so large frames are not read into memory) or of standard input."""
 
     def __init__(self, name: str) -> None:
