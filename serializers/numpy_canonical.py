@@ -1,4 +1,4 @@
-"""Canonical form of numpy arrays and scalars (docs/FORMAT.md, section 8.4).
+"""Canonical form of numpy arrays and scalars (docs/FORMAT.md, section 9.4).
 
 An array is written as its little-endian dtype, its shape and order "C", with
 one buffer of packed C-order elements: the layout (F order, strides, a

@@ -124,7 +124,7 @@ class _ArrowSerializer:
         if type(meta) is not list or len(meta) != 2 or type(meta[0]) not in (bytes, list) or type(meta[1]) is not list:
             raise DeserializationError("Arrow in-band must be [schema, batches]")
         if type(meta[0]) is list:
-            # The canonical form describes the schema in msgpack (docs/FORMAT.md, section 8.5).
+            # The canonical form describes the schema in msgpack (docs/FORMAT.md, section 9.5).
             from .pyarrow_canonical import schema_from_description
 
             schema = schema_from_description(meta[0])

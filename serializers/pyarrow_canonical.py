@@ -1,4 +1,4 @@
-"""Canonical form of Arrow tables and record batches (docs/FORMAT.md, section 8.5).
+"""Canonical form of Arrow tables and record batches (docs/FORMAT.md, section 9.5).
 
 The IPC Schema message is a flatbuffer whose bytes depend on the writer (field
 order inside tables, padding, vtable sharing), so the canonical form describes

@@ -3,7 +3,7 @@
 ``serialize(obj, canonical=True)`` writes values so that equal values give
 identical frames whatever their history: dict insertion order, set iteration
 order, array memory layout and byte order, Arrow slicing and chunking, -0.0
-and NaN payloads (docs/FORMAT.md, section 8, lists every rule). Canonical
+and NaN payloads (docs/FORMAT.md, section 9, lists every rule). Canonical
 frames are ordinary frames: ``serreg.deserialize`` reads them.
 
 How a value finds its canonical writer (in this order):
@@ -156,7 +156,7 @@ class CanonicalForm:
             raise CanonicalFormError(
                 f"the serializer for class ID {registration.class_id!r} ({_describe(cls)}) does not define a "
                 "canonical form; give it a serialize_canonical(obj) method that writes equal values as "
-                "identical bytes (docs/FORMAT.md, section 8)"
+                "identical bytes (docs/FORMAT.md, section 9)"
             )
         return writer
 
@@ -356,7 +356,7 @@ def _describe(cls: type) -> str:
     standard.TimeDeltaSerializer, standard.UUIDSerializer, standard.RemoteErrorSerializer,
 )
 def _write_as_normal(form, serializer, value) -> SerializationResult:
-    # These in-bands are already unique per value (section 8 says why).
+    # These in-bands are already unique per value (docs/FORMAT.md, section 9.3 says why).
     return serializer.serialize(value)
 
 

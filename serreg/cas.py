@@ -5,7 +5,7 @@ and ``get(digest)`` gives the value back. Equal values have one digest, so
 they are stored once. Out-of-band buffers of at least ``blob_threshold`` bytes
 are stored as their own blobs, named by the SHA-256 of their bytes: two
 values sharing an array (or an Arrow column) share its blob, which is the
-Merkle link of docs/FORMAT.md, section 8.7.
+Merkle link of docs/FORMAT.md, section 9.7.
 
 Layout under ``directory``::
 

@@ -50,7 +50,7 @@ class CanonicalFormError(SerializationError):
 
     Raised for values that would need the pickle fallback (pickle bytes are
     not unique per value) and for values whose serializer does not define a
-    canonical form (docs/FORMAT.md, section 8).
+    canonical form (docs/FORMAT.md, section 9).
     """
 
 

@@ -338,7 +338,7 @@ class Registry:
         that would need the Python-only fallback raises CrossLanguageError.
 
         With ``canonical=True`` equal values give identical frames whatever
-        their history (docs/FORMAT.md, section 8); a value without a canonical
+        their history (docs/FORMAT.md, section 9); a value without a canonical
         form (one that would need the fallback) raises CanonicalFormError.
         """
         if canonical:
