@@ -209,7 +209,8 @@ def test_inspect_reads_every_golden_vector(capsys):
     from pathlib import Path
 
     names = inspection.class_names(serreg.default_registry())
-    frames = sorted((Path(__file__).parent / "vectors").glob("*/*.frame"))
+    vectors = Path(__file__).parent / "vectors"
+    frames = sorted([*vectors.glob("*/*.frame"), *vectors.glob("*/*.srg")])
     assert len(frames) > 50
     for path in frames:
         [report] = inspection.inspect_frames(path.read_bytes(), names)
