@@ -11,6 +11,7 @@ The module-level functions act on a default :class:`Registry`.
 from __future__ import annotations
 
 from .errors import (
+    CanonicalFormError,
     CrossLanguageError,
     DeserializationError,
     LimitExceededError,
@@ -48,8 +49,12 @@ register_fallback_serializer = _DEFAULT.register_fallback_serializer
 serialize = _DEFAULT.serialize
 deserialize = _DEFAULT.deserialize
 allow_class_ids = _DEFAULT.allow_class_ids
+digest = _DEFAULT.digest
+
+from . import cas  # noqa: E402  (serreg.cas.Store uses the default registry)
 
 __all__ = [
+    "CanonicalFormError",
     "CrossLanguageError",
     "DeserializationError",
     "FORMAT_VERSION",
@@ -70,6 +75,7 @@ __all__ = [
     "allow_class_ids",
     "default_registry",
     "deserialize",
+    "digest",
     "get_serializer",
     "register_fallback_serializer",
     "register_serializer",

@@ -133,6 +133,7 @@ class Registry:
         self._fallback_callback: Optional[RegisterCallback] = None
         self._plugins = PluginLoader() if plugins else None
         self.codec = MsgpackCodec(self)
+        self._canonical = None  # the CanonicalForm, made on first use of canonical=True or digest()
         self.allow_class_ids(*allowed_class_ids)
         if standard:
             from . import standard as standard_module
@@ -409,18 +410,30 @@ class Registry:
             )
         return registration, result
 
-    def serialize(self, obj, *, cross_language: bool = False, key: Optional[bytes] = None) -> SerializationResult:
+    def serialize(
+        self, obj, *, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
+    ) -> SerializationResult:
         """Serialize ``obj``; the result's in-band starts with its ClassIDHash.
 
         In one process nothing is copied into out-of-band buffers: they are
         memoryviews of ``obj``'s own memory. With ``cross_language=True`` a value
         that would need the Python-only fallback raises CrossLanguageError.
+
+        With ``canonical=True`` equal values give identical frames whatever
+        their history (docs/FORMAT.md, section 9); a value without a canonical
+        form (one that would need the fallback) raises CanonicalFormError.
+
         With ``key`` (at least 16 bytes shared with the reader) the result is
-        signed: its frame ends with an HMAC-SHA256 of everything before it.
-        On failure nothing is returned and nothing registered is changed.
+        signed: its frame ends with an HMAC-SHA256 of everything before it
+        (docs/FORMAT.md, section 4.2). On failure nothing is returned and
+        nothing registered is changed.
         """
         if key is not None:
             key = check_key(key)
+        if canonical:
+            result = self.canonical_form().serialize(obj)
+            result._key = key
+            return result
         token = _CROSS_LANGUAGE.set(True) if cross_language and not _CROSS_LANGUAGE.get() else None
         try:
             registration, result = self._serialize_nested(obj)
@@ -435,6 +448,22 @@ class Registry:
         )
         signed._key = key
         return signed
+
+    def digest(self, obj) -> bytes:
+        """The 32-byte SHA-256 content address of ``obj``: the hash of its canonical frame.
+
+        Out-of-band buffers are hashed where they lie, never joined into one copy.
+        """
+        return self.canonical_form().digest(obj)
+
+    def canonical_form(self):
+        """The :class:`serreg.canonical.CanonicalForm` of this registry."""
+        form = self._canonical
+        if form is None:
+            from .canonical import CanonicalForm
+
+            form = self._canonical = CanonicalForm(self)
+        return form
 
     # ----------------------------------------------------------------- deserialize
 
