@@ -2,8 +2,9 @@
 
 Usage: python fuzz/make_corpus.py DIR
 
-Each value gives two seeds, one per input mode of fuzz_deserialize.py: the
-whole frame (first byte 0) and the in-band section plus buffers (first byte 1).
+Each value gives two seeds per form (normal, and canonical where it has one),
+one per input mode of fuzz_deserialize.py: the whole frame (first byte 0) and
+the in-band section plus buffers (first byte 1).
 Values whose frame is larger than 16 KiB are left out (the fuzzer's -max_len).
 """
 
@@ -24,10 +25,19 @@ from inputs import input_from_result  # noqa: E402
 MAX_SEED = 16384
 
 
+def results(values):
+    """Each value's serialization result, and its canonical one where it has one (docs/FORMAT.md 9)."""
+    for value in values:
+        yield serreg.serialize(value)
+        try:
+            yield serreg.serialize(value, canonical=True)
+        except serreg.SerregError:
+            pass
+
+
 def seeds(values) -> list:
     out = []
-    for value in values:
-        result = serreg.serialize(value)
+    for result in results(values):
         frame = result.to_bytes()
         if len(frame) + 1 > MAX_SEED:
             continue

@@ -14,8 +14,18 @@ import serreg
 from samples import all_values
 
 KEY = b"m" * 32
-FRAMES = [serreg.serialize(v).to_bytes() for v in all_values()]
-FRAMES = [f for f in FRAMES if len(f) < 20_000]
+
+
+def _frames():
+    for value in all_values():
+        yield serreg.serialize(value).to_bytes()
+        try:
+            yield serreg.serialize(value, canonical=True).to_bytes()
+        except serreg.SerregError:  # no canonical form (docs/FORMAT.md 9)
+            pass
+
+
+FRAMES = [f for f in _frames() if len(f) < 20_000]
 SIGNED = [serreg.serialize(v, key=KEY).to_bytes() for v in all_values()[:12]]
 
 
