@@ -1,6 +1,7 @@
 """Hypothesis strategies for serreg's built-in types, kept in one place."""
 
 import datetime
+import struct
 import decimal
 import uuid
 
@@ -100,3 +101,35 @@ plain_values = st.recursive(
     ),
     max_leaves=12,
 )
+
+
+@st.composite
+def mutations(draw, frames):
+    """One of ``frames`` with 1 to 4 mutations: flipped or set bytes, truncation, insertions,
+    deletions, header and table fields overwritten with edge values, bytes spliced from another frame."""
+    frame = bytearray(draw(st.sampled_from(frames)))
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["flip", "set", "truncate", "insert", "delete", "u64", "u32", "splice"]))
+        position = draw(st.integers(0, max(len(frame) - 1, 0)))
+        if kind == "flip" and frame:
+            frame[position] ^= 1 << draw(st.integers(0, 7))
+        elif kind == "set" and frame:
+            frame[position] = draw(st.integers(0, 255))
+        elif kind == "truncate":
+            del frame[position:]
+        elif kind == "insert":
+            frame[position:position] = draw(st.binary(min_size=1, max_size=16))
+        elif kind == "delete":
+            del frame[position:position + draw(st.integers(1, 16))]
+        elif kind in ("u64", "u32") and len(frame) >= 32:
+            # Header and table fields: counts, lengths and offsets.
+            size = 8 if kind == "u64" else 4
+            field = draw(st.sampled_from([8, 16, 24, 32, 40, 48, 56]))
+            if field + size <= len(frame):
+                value = draw(st.sampled_from([0, 1, 7, 63, 64, 2**31, 2**32 - 1, len(frame), len(frame) + 1]))
+                struct.pack_into("<Q" if size == 8 else "<I", frame, field, value % (1 << (8 * size)))
+        elif kind == "splice":
+            other = draw(st.sampled_from(frames))
+            start = draw(st.integers(0, len(other)))
+            frame[position:position + 8] = other[start:start + 8]
+    return bytes(frame)
