@@ -10,6 +10,8 @@ is buffer order (docs/FORMAT.md, section 3).
 
 from __future__ import annotations
 
+from collections import Counter
+
 from msgpack import ExtType, Unpacker, packb, unpackb
 from msgpack.exceptions import StackError
 
@@ -30,6 +32,11 @@ MAX_NESTING = 511
 # Untrusted in-bands longer than this have their structure checked before any object
 # is built (see MsgpackCodec.unpack); below it the worst case is a few MiB.
 STRUCTURE_CHECK_THRESHOLD = 1024
+
+# In untrusted mode a map or set in which more keys than this repeat a hash value is
+# refused: Python builds such a dict in quadratic time (hash flooding), and big ints and
+# decimals make any number of keys with equal hashes cheap to write.
+MAX_KEYS_PER_HASH = 64
 
 
 class MsgpackCodec:
@@ -67,10 +74,10 @@ class MsgpackCodec:
         are rejected before any list is allocated for them.
         """
         registry = self._registry
-        if len(data) > STRUCTURE_CHECK_THRESHOLD:
-            state = DECODE_STATE.get()
-            if state is not None and state.allowed is not None:
-                _check_structure(data)
+        state = DECODE_STATE.get()
+        untrusted = state is not None and state.allowed is not None
+        if untrusted and len(data) > STRUCTURE_CHECK_THRESHOLD:
+            _check_structure(data)
 
         def ext_hook(code, payload):
             if code != NESTED_EXT_TYPE:
@@ -82,6 +89,9 @@ class MsgpackCodec:
             return registry._decode(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], oob, None)
 
         try:
+            if untrusted:
+                return unpackb(data, ext_hook=ext_hook, raw=False, strict_map_key=False, use_list=True,
+                               object_pairs_hook=dict_from_pairs)
             return unpackb(data, ext_hook=ext_hook, raw=False, strict_map_key=False, use_list=True)
         except SerregError:
             raise
@@ -95,6 +105,38 @@ class MsgpackCodec:
             raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
         except (ValueError, TypeError, UnicodeDecodeError) as error:
             raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+
+
+def is_untrusted() -> bool:
+    """True inside an untrusted deserialize call."""
+    state = DECODE_STATE.get()
+    return state is not None and state.allowed is not None
+
+
+def check_hash_spread(keys: list, what: str) -> None:
+    """Refuse ``keys`` if more than MAX_KEYS_PER_HASH of them repeat a hash another key has.
+
+    The work of building a dict grows with the square of its keys' repeated
+    hashes, so bounding the repeats bounds the work; ordinary keys repeat none.
+    """
+    try:
+        repeats = len(keys) - len(set(map(hash, keys)))
+    except TypeError as error:
+        raise DeserializationError(f"a {what} key or member is not hashable: {error}") from error
+    if repeats > MAX_KEYS_PER_HASH:
+        value, count = Counter(map(hash, keys)).most_common(1)[0]
+        raise LimitExceededError(
+            f"{count} keys of a {what} of {len(keys)} have the same hash ({value}); building it would take "
+            f"quadratic time (hash flooding), so in untrusted data at most {MAX_KEYS_PER_HASH} keys may "
+            "repeat another's hash"
+        )
+
+
+def dict_from_pairs(pairs: list) -> dict:
+    """msgpack's object_pairs_hook in untrusted mode: a dict, once its keys are known not to flood."""
+    if len(pairs) > MAX_KEYS_PER_HASH:
+        check_hash_spread([key for key, _ in pairs], "map")
+    return dict(pairs)
 
 
 def unpack_plain(data):

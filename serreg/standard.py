@@ -15,7 +15,7 @@ import zoneinfo
 
 from msgpack import packb
 
-from .codec import unpack_plain
+from .codec import MAX_KEYS_PER_HASH, check_hash_spread, is_untrusted, unpack_plain
 from .errors import DeserializationError, RemoteError
 from .result import SerializationResult
 
@@ -203,7 +203,10 @@ class SetSerializer(StandardSerializer):
         return SerializationResult(b"".join(parts), oob)
 
     def deserialize(self, in_band, oob):
-        return self.kind(self._unpack_array(in_band, oob, self.kind.__name__))
+        members = self._unpack_array(in_band, oob, self.kind.__name__)
+        if len(members) > MAX_KEYS_PER_HASH and is_untrusted():
+            check_hash_spread(members, self.kind.__name__)
+        return self.kind(members)
 
 
 def _array_header(count: int) -> bytes:

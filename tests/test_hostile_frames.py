@@ -1,7 +1,9 @@
 """Bad input: whatever bytes reach deserialize give a value or a DeserializationError that says where."""
 
+import decimal
 import io
 import struct
+import time
 import tracemalloc
 
 import msgpack
@@ -292,3 +294,24 @@ def test_arrow_columns_with_no_per_row_bytes_and_huge_lengths_cost_nothing():
         finally:
             tracemalloc.stop()
         assert table.num_rows == rows and peak < 1_000_000, column.type
+
+
+def test_untrusted_maps_and_sets_with_flooded_hashes_are_refused_fast():
+    # Every multiple of 2**61 - 1 hashes to 0: a dict of such keys is built in quadratic time.
+    mersenne = 2**61 - 1
+    keys = [mersenne * (2**64 + i) for i in range(4000)]
+    frames = {
+        "map": frame_of(dict.fromkeys(keys, 0)),
+        "set": frame_of(set(keys)),
+        "decimal keys": frame_of({decimal.Decimal(mersenne) * 10**i: 1 for i in range(2000)}),
+        "nested": frame_of([{"ok": 1}, (frozenset(keys),)]),
+    }
+    for name, frame in frames.items():
+        started = time.perf_counter()
+        with pytest.raises(LimitExceededError, match="same hash"):
+            serreg.deserialize(frame, trusted=False)
+        assert time.perf_counter() - started < 1.0, name
+    # Ordinary keys, many of them, are fine; and trusted mode does not look.
+    ordinary = {i: str(i) for i in range(20_000)}
+    assert serreg.deserialize(frame_of(ordinary), trusted=False) == ordinary
+    assert len(serreg.deserialize(frame_of({k: 0 for k in keys[:100]}))) == 100
