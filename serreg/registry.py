@@ -493,6 +493,8 @@ class Registry:
         (LimitExceededError). A serializer that decodes nested values by
         calling deserialize again inherits the rules of the outer call.
         """
+        if trusted is not None and type(trusted) is not bool:
+            raise TypeError(f"trusted must be True, False or None (the registry's setting), not {trusted!r}")
         outer = DECODE_STATE.get()
         if outer is None or outer.registry is not self or (trusted is False and outer.allowed is None):
             # A new call (or a nested one on another registry, or one that narrows trust).
