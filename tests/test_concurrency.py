@@ -31,13 +31,16 @@ class PointSerializer(serreg.Serializer):
         return Point(*msgpack.unpackb(in_band))
 
 
+KEY = b"concurrency-test-key-32-bytes..."
+
+
 def stable_samples(registry):
-    """Sample values with their frames, keeping those whose decoded value re-serializes to the same frame."""
+    """(value, frame, signed frame) for the samples whose decoded value re-serializes to the same frame."""
     samples = []
     for value in all_values() + [[Point(1, 2), (Point(3, 4),)], {"p": Point(5, 6), "a": np.arange(3)}]:
         frame = registry.serialize(value).to_bytes()
         if registry.serialize(registry.deserialize(frame)).to_bytes() == frame:
-            samples.append((value, frame))
+            samples.append((value, frame, registry.serialize(value, key=KEY).to_bytes()))
     return samples
 
 
@@ -49,6 +52,7 @@ def test_threads_serialize_and_deserialize_while_others_register_and_unregister(
 
     registry = serreg.Registry()  # fresh: its plug-ins load lazily, under contention
     registry.register_serializer("example.Point", Point, PointSerializer())
+    registry.allow_class_ids("example.Point")
     failures = []
     done = threading.Event()
     counts = [0] * WORKERS
@@ -57,8 +61,8 @@ def test_threads_serialize_and_deserialize_while_others_register_and_unregister(
     def worker(index):
         try:
             for i in range(OPERATIONS):
-                value, frame = samples[(i * 7 + index) % len(samples)]
-                kind = i % 3
+                value, frame, signed = samples[(i * 7 + index) % len(samples)]
+                kind = i % 5
                 if kind == 0:  # serialize: exactly the expected bytes
                     got = registry.serialize(value).to_bytes()
                     if got != frame:
@@ -67,6 +71,13 @@ def test_threads_serialize_and_deserialize_while_others_register_and_unregister(
                     back = registry.deserialize(frame)
                     if registry.serialize(back).to_bytes() != frame:
                         failures.append(f"worker {index}: deserialize({type(value).__name__}) gave another value")
+                elif kind == 2:  # untrusted deserialize of a signed frame, checked with the key
+                    back = registry.deserialize(signed, key=KEY, trusted=False)
+                    if registry.serialize(back, key=KEY).to_bytes() != signed:
+                        failures.append(f"worker {index}: signed untrusted round trip of {type(value).__name__} differs")
+                elif kind == 3:  # untrusted mode must not leak into the trusted calls around it
+                    if registry.deserialize(frame, trusted=False) is None and value is not None:
+                        failures.append(f"worker {index}: untrusted deserialize gave None")
                 else:  # in-process round trip
                     back = registry.deserialize(registry.serialize(value))
                     if type(back) is not type(value):
