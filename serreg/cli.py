@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .commands import demo
+from .commands import bench, demo
 
 # Each module adds its own sub-parser; add a command by adding its module here.
-COMMANDS = [demo]
+COMMANDS = [demo, bench]
 
 
 def build_parser() -> argparse.ArgumentParser:
