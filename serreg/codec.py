@@ -14,8 +14,12 @@ from msgpack import ExtType, packb, unpackb
 
 from .errors import DeserializationError, SerializationError, SerregError
 from .paths import locate
+from .scan import holds_any
 
 NESTED_EXT_TYPE = 0
+
+# What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
+_PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, dict))
 
 # msgpack's own nesting limit; deeper values raise a clear SerializationError.
 MAX_NESTING = 511
@@ -37,8 +41,9 @@ class MsgpackCodec:
             in_band = result.in_band_buffer
             return ExtType(NESTED_EXT_TYPE, registration.class_hash + in_band if in_band else registration.class_hash)
 
-        if registry._native_overrides:
-            obj = _substitute(obj, registry._native_overrides, nested)
+        rewrite = registry._rewritten_types
+        if holds_any(obj, rewrite):
+            obj = _substitute(obj, frozenset(rewrite), nested, root=True)
         try:
             return packb(obj, default=nested, strict_types=True, use_bin_type=True)
         except SerregError:
@@ -67,20 +72,24 @@ class MsgpackCodec:
             raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
 
 
-def _substitute(obj, overridden: frozenset, nested):
-    """Replace values of natively packed types that the user re-registered with ext values.
+def _substitute(obj, rewritten: frozenset, nested, root: bool = False):
+    """Replace the values msgpack would pack by itself, but must not, by ext values.
 
-    msgpack packs list, dict, str ... itself and never asks us about them, so
-    an override of one of those types is applied by rewriting the tree first.
-    This walk only runs while such an override exists.
+    msgpack packs bytearray and memoryview as bin (they would come back as
+    bytes), and list, dict, str ... without asking, so a user override of one
+    of those is invisible to it. The codec rewrites a tree only when the scan
+    found such a value in it. The root is the value being packed by its own
+    serializer, so it is never replaced.
     """
     kind = type(obj)
-    if kind in overridden:
+    if not root and (kind in rewritten or kind not in _PACKED_BY_MSGPACK):
+        # Every value with a serializer is turned into ext here, in document order,
+        # so out-of-band buffers keep the order a reader consumes them in.
         return nested(obj)
     if kind is list:
-        return [_substitute(item, overridden, nested) for item in obj]
+        return [_substitute(item, rewritten, nested) for item in obj]
     if kind is dict:
-        return {_substitute(k, overridden, nested): _substitute(v, overridden, nested) for k, v in obj.items()}
+        return {_substitute(k, rewritten, nested): _substitute(v, rewritten, nested) for k, v in obj.items()}
     return obj
 
 

@@ -6,16 +6,22 @@ on the success path.
 
 from __future__ import annotations
 
+import json
 from typing import Callable, Optional
 
 _MAX_VISITS = 1_000_000
 
 
+def _key_text(key) -> str:
+    # Double quotes for str keys, as a user writes them: obj["rows"][3].
+    return json.dumps(key, ensure_ascii=False) if type(key) is str else repr(key)
+
+
 def _children(node):
     if isinstance(node, dict):
         for i, (key, value) in enumerate(node.items()):
-            yield f"<key {i}: {key!r}>", key
-            yield f"[{key!r}]", value
+            yield f"<key {i}: {_key_text(key)}>", key
+            yield f"[{_key_text(key)}]", value
     elif isinstance(node, (list, tuple)):
         for i, item in enumerate(node):
             yield f"[{i}]", item

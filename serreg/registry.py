@@ -50,6 +50,8 @@ ACTIVE_REGISTRY: ContextVar[Optional["Registry"]] = ContextVar("serreg_active_re
 
 # Types msgpack packs without asking; overriding one of them needs a tree rewrite.
 NATIVE_TYPES = (type(None), bool, int, float, str, bytes, list, dict)
+# Types msgpack would pack as bin although they are not bytes: always rewritten.
+BIN_LOOKALIKES = (bytearray, memoryview)
 
 RegisterCallback = Callable[[Optional[str], type, object], None]
 
@@ -95,6 +97,7 @@ class Registry:
         self._stacks: dict[type, tuple[Registration, ...]] = {}  # newest last
         self._current: dict[type, Registration] = {}
         self._native_overrides: frozenset = frozenset()
+        self._rewritten_types: tuple = BIN_LOOKALIKES
         self._standard_natives: dict[type, object] = {}
         self._fallback: Optional[Registration] = None
         self._fallback_callback: Optional[RegisterCallback] = None
@@ -191,6 +194,7 @@ class Registry:
             t for t in NATIVE_TYPES
             if t in current and self._standard_natives and current[t].serializer is not self._standard_natives.get(t)
         )
+        self._rewritten_types = BIN_LOOKALIKES + tuple(self._native_overrides)
         self._by_id = by_id
         self._by_hash = by_hash
         self._stacks = stacks
@@ -294,6 +298,12 @@ class Registry:
         registration = self._registration_for(value)
         try:
             result = registration.serializer.serialize(value)
+        except SerializationError as error:
+            # Raised by a serreg.serialize() call made inside this serializer: remember
+            # the value whose serializer made it, to complete the path later.
+            if getattr(error, "_root", None) is not None and getattr(error, "_via", None) is None:
+                error._via = value
+            raise
         except SerregError:
             raise
         except RecursionError as error:
@@ -430,8 +440,16 @@ def _attach_path(error: SerializationError, root) -> None:
         error.path = found if found is not None else "obj"
     elif inner_root is not None:
         # The error was located inside a value that a serializer serialized with a
-        # nested serialize() call; prefix the path of that value.
+        # nested serialize() call; prefix the path of that value, or of the value
+        # whose serializer made the call, marked <TypeName>.
+        inner = error.path[len("obj"):]
         prefix = locate_identity(root, inner_root)
+        via = getattr(error, "_via", None)
+        if prefix is None and via is not None:
+            via_path = locate_identity(root, via)
+            if via_path is not None:
+                prefix = f"{via_path}<{type(via).__name__}>"
         if prefix is not None:
-            error.path = prefix + error.path[len("obj"):]
+            error.path = prefix + inner
+        error._via = None
     error._root = root
