@@ -41,7 +41,10 @@ def frame_pieces(in_band_parts: Sequence, buffers: Sequence[memoryview]) -> tupl
     can write the pieces one by one (``write_to``) or join them once
     (``to_bytes``).
     """
-    in_band_len = sum(len(p) for p in in_band_parts)
+    in_band_len = sum(map(len, in_band_parts))
+    if not buffers:
+        end = HEADER_SIZE + in_band_len
+        return [HEADER.pack(MAGIC, FORMAT_VERSION, 0, 0, 0, 0, in_band_len, end), *in_band_parts], end
     lengths = [b.nbytes for b in buffers]
     end = HEADER_SIZE + TABLE_ENTRY.size * len(lengths) + in_band_len
     table = bytearray()

@@ -7,11 +7,15 @@ Lookup precedence for a value (written down because users override built-ins):
    a ``dict`` here, so no type is silently lost);
 2. a plug-in from the ``serreg.serializers`` entry-point group serving the
    type's top-level module, loaded on first use, then step 1 again;
-3. the fallback serializer (pickle protocol 5 through cloudpickle), unless
+3. unless ``cross_language=True``: for a dataclass instance that pickle would
+   write as class reference plus ``__dict__``, the standard ``serreg.dataclass``
+   serializer (Python only; ``unregister_serializer("serreg.dataclass")`` turns
+   it off);
+4. the fallback serializer (pickle protocol 5 through cloudpickle), unless
    ``cross_language=True``.
 
 A serializer with an ``accepts(value)`` method that returns False passes that
-value to step 3.
+value on to steps 3 and 4.
 
 Thread safety: lookups read immutable snapshots and take no lock; registration
 changes are serialized by a lock and publish new snapshots atomically, so a
@@ -100,6 +104,7 @@ class Registry:
         self._rewritten_types: tuple = BIN_LOOKALIKES
         self._standard_natives: dict[type, object] = {}
         self._fallback: Optional[Registration] = None
+        self._dataclass: Optional[Registration] = None
         self._fallback_callback: Optional[RegisterCallback] = None
         self._plugins = PluginLoader() if plugins else None
         self.codec = MsgpackCodec(self)
@@ -178,6 +183,11 @@ class Registry:
             by_hash = dict(self._by_hash)
             del by_id[class_id]
             del by_hash[registration.class_hash]
+            if registration is self._dataclass:
+                # Dataclasses go to the fallback again, as pickle writes them.
+                self._dataclass = None
+                self._publish(by_id, by_hash, self._stacks)
+                return
             stacks = dict(self._stacks)
             stack = tuple(r for r in stacks[registration.cls] if r.class_id != class_id)
             if stack:
@@ -241,6 +251,24 @@ class Registry:
                 for cls, current in self._current.items():
                     register_callback(current.class_id, cls, current.serializer)
 
+    def _install_dataclass_serializer(self, class_id: str, serializer) -> None:
+        """Serve dataclass instances that have no serializer of their own (after plug-ins, before the fallback).
+
+        Python only, like the fallback: ``cross_language=True`` refuses them.
+        """
+        class_hash = class_id_hash(class_id)
+        with self._lock:
+            if class_hash in self._by_hash:
+                raise SerregError(f"class ID {class_id!r} (or its ClassIDHash) is already registered")
+            origin = getattr(self._local, "origin", None) or "user"
+            registration = Registration(class_id, object, serializer, class_hash, origin, python_only=True)
+            by_id = dict(self._by_id)
+            by_hash = dict(self._by_hash)
+            by_id[class_id] = registration
+            by_hash[class_hash] = registration
+            self._dataclass = registration
+            self._publish(by_id, by_hash, self._stacks)
+
     def get_serializer(self, class_id_or_type):
         """The serializer for a class ID (any registered one) or a type (the one in use)."""
         if isinstance(class_id_or_type, str):
@@ -287,6 +315,9 @@ class Registry:
                 f"{cls.__qualname__}, serializer)",
                 value=value,
             )
+        dataclass = self._dataclass
+        if dataclass is not None and hasattr(cls, "__dataclass_fields__") and dataclass.serializer.accepts(value):
+            return dataclass
         if self._fallback is None:
             raise SerializationError(f"no serializer is registered for {_describe(cls)} and there is no fallback", value=value)
         return self._fallback
@@ -362,19 +393,28 @@ class Registry:
         token = ACTIVE_REGISTRY.set(self)
         try:
             if isinstance(data, SerializationResult):
-                oob = OutOfBandBuffers(data.out_of_band_buffers)
-                if data._class_hash is not None:
-                    value = self._deserialize_parts(data._class_hash, data._in_band, oob)
+                buffers = data.out_of_band_buffers
+                oob = OutOfBandBuffers(buffers) if buffers else _NO_BUFFERS
+                class_hash = data._class_hash
+                if class_hash is not None:
+                    registration = self._by_hash.get(class_hash) or self._registration_by_hash(class_hash, None)
+                    in_band = data._in_band
+                    value = self._run_deserializer(
+                        registration, memoryview(in_band if in_band is not None else b""), oob, None
+                    )
                 else:
                     value = self._deserialize_section(memoryview(data.in_band_buffer or b""), oob, 0)
-                _check_all_used(oob, "serialization result")
+                if buffers:
+                    _check_all_used(oob, "serialization result")
                 return value
             if oob_iterator is not None:
                 return self._deserialize_section(memoryview(data), oob_iterator)
             frame = FrameView(data)
-            oob = OutOfBandBuffers(frame.buffers)
+            buffers = frame.buffers
+            oob = OutOfBandBuffers(buffers) if buffers else _NO_BUFFERS
             value = self._deserialize_section(frame.in_band, oob, frame.in_band_offset)
-            _check_all_used(oob, "frame")
+            if buffers:
+                _check_all_used(oob, "frame")
             return value
         finally:
             ACTIVE_REGISTRY.reset(token)
@@ -390,10 +430,6 @@ class Registry:
                 offset=offset,
             )
         return registration
-
-    def _deserialize_parts(self, class_hash: bytes, in_band, oob):
-        registration = self._registration_by_hash(class_hash, None)
-        return self._run_deserializer(registration, memoryview(in_band if in_band is not None else b""), oob, None)
 
     def _deserialize_section(self, section: memoryview, oob, offset: Optional[int] = None):
         if section.nbytes < CLASS_ID_HASH_SIZE:
@@ -420,6 +456,11 @@ class Registry:
                 f"could not decode the value: {type(error).__name__}: {error}",
                 class_id=registration.class_id, offset=offset,
             ) from error
+
+
+# The iterator handed to serializers of a result without out-of-band buffers. It is
+# never advanced (next() raises StopIteration at once), so one instance serves all.
+_NO_BUFFERS = OutOfBandBuffers(())
 
 
 def _check_all_used(oob: OutOfBandBuffers, what: str) -> None:
