@@ -40,8 +40,12 @@ class _PackState:
         registration, result = self.registry._serialize_nested(value)
         self.oob.extend(result.out_of_band_buffers)
         in_band = result.in_band_buffer
-        return ExtType(NESTED_EXT_TYPE, registration.class_hash + in_band if in_band else registration.class_hash)
+        # bytes + any in-band gives bytes, so ExtType's own argument checks (run in
+        # Python, once per nested value) are skipped through the namedtuple's _make.
+        return _make_ext((NESTED_EXT_TYPE, registration.class_hash + in_band if in_band else registration.class_hash))
 
+
+_make_ext = ExtType._make
 
 # A Packer whose output grew past this is dropped after use instead of kept for the
 # next call, so a thread does not hold on to the buffer of one large value.

@@ -446,8 +446,8 @@ class DataclassSerializer(StandardSerializer):
         reference, state = fields
         if type(reference) is not str or ":" not in reference:
             raise DeserializationError(f"a dataclass reference must be a str 'module:qualname', got {reference!r}")
-        if type(state) is not dict or any(type(key) is not str for key in state):
-            raise DeserializationError(f"the state of {reference} must be a map with str keys")
+        if type(state) is not dict:
+            raise DeserializationError(f"the state of {reference} must be a map")
         found = self._classes.get(reference)
         if found is not None and sys.modules.get(found[0].__name__) is found[0]:
             cls = found[1]

@@ -172,7 +172,7 @@ def test_a_frame_naming_something_else_is_refused():
         (f"{__name__}:CustomReduce", {"a": 1}),  # a dataclass that pickles differently
         ("no_such_module_for_serreg:Point", {}),
         ("no colon", {}),
-        (f"{__name__}:Point", {1: 2}),
+        (f"{__name__}:Point", [1, 2]),
     ]:
         frame = serreg.SerializationResult._with_class_hash(DATACLASS, codec.pack([reference, state], []), []).to_bytes()
         with pytest.raises(serreg.DeserializationError):
