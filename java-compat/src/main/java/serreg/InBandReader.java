@@ -1,0 +1,335 @@
+package serreg;
+
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.msgpack.core.MessageFormat;
+import org.msgpack.core.MessagePack;
+import org.msgpack.core.MessagePackException;
+import org.msgpack.core.MessageUnpacker;
+import org.msgpack.value.ValueType;
+
+/**
+ * Reads one serializer's in-band msgpack document, resolving ext 0 nested values through the
+ * registry in document order with the one OOB iterator shared by the whole frame.
+ *
+ * <p>Natively decoded types: nil to {@code null}, bool to {@code Boolean}, int to {@code Long}
+ * ({@code BigInteger} above 2^63-1), float 64 to {@code Double}, str to {@code String}, bin to a
+ * fresh {@code byte[]}, array to {@code ArrayList}, map to {@code LinkedHashMap}. Float 32 and
+ * ext types other than 0 are rejected (section 3). Errors carry the byte offset inside the
+ * in-band bytes this reader was given. Not thread-safe.
+ */
+public final class InBandReader {
+    private final SerializerRegistry registry;
+    private final ByteBuffer inBand;
+    private final Iterator<ByteBuffer> outOfBand;
+    private final MessageUnpacker unpacker;
+
+    public InBandReader(SerializerRegistry registry, ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
+        this.registry = registry;
+        this.inBand = onHeap(inBand);
+        this.outOfBand = outOfBand;
+        this.unpacker = MessagePack.newDefaultUnpacker(this.inBand.duplicate());
+    }
+
+    /**
+     * msgpack-core reads direct memory through JDK internals that Java 17 does not export, so a
+     * direct in-band is copied to the heap once (nested readers then slice that copy). In-band
+     * bytes are small by design: the large data travels in the OOB buffers, which stay views.
+     */
+    private static ByteBuffer onHeap(ByteBuffer inBand) {
+        if (!inBand.isDirect()) {
+            return inBand.slice();
+        }
+        ByteBuffer copy = ByteBuffer.allocate(inBand.remaining());
+        copy.put(inBand.duplicate()).flip();
+        return copy;
+    }
+
+    /** Offset of the next unread byte, from the start of this reader's in-band bytes. */
+    public long offset() {
+        return unpacker.getTotalReadBytes();
+    }
+
+    /** Reads any value. */
+    public Object readValue() {
+        long at = offset();
+        MessageFormat format = nextFormat();
+        try {
+            switch (format.getValueType()) {
+                case NIL:
+                    unpacker.unpackNil();
+                    return null;
+                case BOOLEAN:
+                    return unpacker.unpackBoolean();
+                case INTEGER:
+                    return readInteger();
+                case FLOAT:
+                    return readDouble();
+                case STRING:
+                    return readString();
+                case BINARY:
+                    return readBinary();
+                case ARRAY: {
+                    int n = unpacker.unpackArrayHeader();
+                    List<Object> list = new ArrayList<>(Math.min(n, 1 << 16));
+                    for (int i = 0; i < n; i++) {
+                        list.add(readValue());
+                    }
+                    return list;
+                }
+                case MAP: {
+                    int n = unpacker.unpackMapHeader();
+                    Map<Object, Object> map = new LinkedHashMap<>();
+                    for (int i = 0; i < n; i++) {
+                        Object key = readValue();
+                        map.put(key, readValue());
+                    }
+                    return map;
+                }
+                case EXTENSION:
+                    return readNested();
+                default:
+                    throw error("unexpected msgpack format " + format, at);
+            }
+        } catch (IOException | MessagePackException e) {
+            throw new DeserializationException("malformed msgpack: " + e.getMessage(), at, e);
+        }
+    }
+
+    /** Reads an ext 0 nested value (section 3). */
+    private Object readNested() throws IOException {
+        long at = offset();
+        var header = unpacker.unpackExtensionTypeHeader();
+        if (header.getType() != 0) {
+            throw error("msgpack ext type " + header.getType() + " is reserved; serreg uses only ext 0", at);
+        }
+        int start = (int) offset();
+        int length = header.getLength();
+        if (start + (long) length > inBand.limit()) {
+            throw error("ext 0 payload of " + length + " bytes runs past the end of the in-band", at);
+        }
+        unpacker.readPayloadAsReference(length);
+        ByteBuffer section = inBand.slice(start, length);
+        try {
+            return registry.deserializeSection(section, outOfBand, false);
+        } catch (DeserializationException e) {
+            throw e.shiftOffset(start);
+        }
+    }
+
+    public Object readInteger() {
+        long at = offset();
+        MessageFormat format = nextFormat();
+        try {
+            if (format == MessageFormat.UINT64) {
+                BigInteger v = unpacker.unpackBigInteger();
+                return v.bitLength() < 64 ? (Object) v.longValue() : v;
+            }
+            if (format.getValueType() != ValueType.INTEGER) {
+                throw error("expected an int, found " + format, at);
+            }
+            return unpacker.unpackLong();
+        } catch (IOException | MessagePackException e) {
+            throw new DeserializationException("malformed msgpack int: " + e.getMessage(), at, e);
+        }
+    }
+
+    /** Reads an int that must fit in a long. */
+    public long readLong() {
+        long at = offset();
+        Object v = readInteger();
+        if (v instanceof Long l) {
+            return l;
+        }
+        throw error("integer " + v + " does not fit in 64 signed bits", at);
+    }
+
+    /** Reads an int in [lo, hi]. */
+    public long readLong(long lo, long hi, String what) {
+        long at = offset();
+        long v = readLong();
+        if (v < lo || v > hi) {
+            throw error(what + " " + v + " is outside [" + lo + ", " + hi + "]", at);
+        }
+        return v;
+    }
+
+    public boolean readBoolean() {
+        long at = offset();
+        expect(ValueType.BOOLEAN, "a bool");
+        try {
+            return unpacker.unpackBoolean();
+        } catch (IOException | MessagePackException e) {
+            throw new DeserializationException("malformed msgpack bool", at, e);
+        }
+    }
+
+    /** Reads a float 64; a float 32 is an error here (section 3). */
+    public double readDouble() {
+        long at = offset();
+        MessageFormat format = nextFormat();
+        if (format != MessageFormat.FLOAT64) {
+            throw error("expected a float 64, found " + format
+                    + (format == MessageFormat.FLOAT32 ? " (float 32 is only valid inside numpy.float32/complex64)" : ""), at);
+        }
+        try {
+            return unpacker.unpackDouble();
+        } catch (IOException | MessagePackException e) {
+            throw new DeserializationException("malformed msgpack float", at, e);
+        }
+    }
+
+    /** Reads a float 32 (numpy.float32 and numpy.complex64 only). */
+    public float readFloat() {
+        long at = offset();
+        if (nextFormat() != MessageFormat.FLOAT32) {
+            throw error("expected a float 32, found " + nextFormat(), at);
+        }
+        try {
+            return unpacker.unpackFloat();
+        } catch (IOException | MessagePackException e) {
+            throw new DeserializationException("malformed msgpack float", at, e);
+        }
+    }
+
+    /** Reads a msgpack str as strict UTF-8. */
+    public String readString() {
+        long at = offset();
+        expect(ValueType.STRING, "a str");
+        ByteBuffer bytes = readPayload(() -> unpacker.unpackRawStringHeader(), at);
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(bytes).toString();
+        } catch (CharacterCodingException e) {
+            throw new DeserializationException("str is not valid UTF-8", at, e);
+        }
+    }
+
+    /** Reads a msgpack bin as a view of the in-band bytes (no copy). */
+    public ByteBuffer readBinaryView() {
+        long at = offset();
+        expect(ValueType.BINARY, "a bin");
+        return readPayload(() -> unpacker.unpackBinaryHeader(), at);
+    }
+
+    /** Reads a msgpack bin into a fresh array. */
+    public byte[] readBinary() {
+        ByteBuffer view = readBinaryView();
+        byte[] out = new byte[view.remaining()];
+        view.get(out);
+        return out;
+    }
+
+    public int readArrayHeader() {
+        long at = offset();
+        expect(ValueType.ARRAY, "an array");
+        try {
+            return unpacker.unpackArrayHeader();
+        } catch (IOException | MessagePackException e) {
+            throw new DeserializationException("malformed msgpack array", at, e);
+        }
+    }
+
+    /** Reads an array header that must announce exactly {@code size} elements. */
+    public void readArrayHeader(int size, String what) {
+        long at = offset();
+        int n = readArrayHeader();
+        if (n != size) {
+            throw error(what + " must be an array of " + size + " elements, found " + n, at);
+        }
+    }
+
+    public int readMapHeader() {
+        long at = offset();
+        expect(ValueType.MAP, "a map");
+        try {
+            return unpacker.unpackMapHeader();
+        } catch (IOException | MessagePackException e) {
+            throw new DeserializationException("malformed msgpack map", at, e);
+        }
+    }
+
+    /** True and consumes it when the next value is nil. */
+    public boolean tryReadNil() {
+        if (nextFormat() != MessageFormat.NIL) {
+            return false;
+        }
+        try {
+            unpacker.unpackNil();
+        } catch (IOException e) {
+            throw new DeserializationException("malformed msgpack nil", offset(), e);
+        }
+        return true;
+    }
+
+    /** Format of the next value, without consuming it. */
+    public MessageFormat nextFormat() {
+        try {
+            if (!unpacker.hasNext()) {
+                throw error("the in-band ends before the value is complete", offset());
+            }
+            return unpacker.getNextFormat();
+        } catch (IOException e) {
+            throw new DeserializationException("malformed msgpack", offset(), e);
+        }
+    }
+
+    /** The next OOB buffer of the frame; {@code what} names it in the error if there is none. */
+    public ByteBuffer nextOutOfBand(String what) {
+        if (!outOfBand.hasNext()) {
+            throw error("the frame has no OOB buffer left for " + what, offset());
+        }
+        return outOfBand.next();
+    }
+
+    /** Checks that the whole in-band was read: a serializer's in-band is exactly one msgpack value. */
+    public void expectEnd() {
+        try {
+            if (unpacker.hasNext()) {
+                throw error((inBand.limit() - offset()) + " unexpected bytes after the msgpack value", offset());
+            }
+        } catch (IOException e) {
+            throw new DeserializationException("malformed msgpack", offset(), e);
+        }
+    }
+
+    public DeserializationException error(String what, long offset) {
+        return new DeserializationException(what, offset);
+    }
+
+    private void expect(ValueType type, String what) {
+        MessageFormat format = nextFormat();
+        if (format.getValueType() != type) {
+            throw error("expected " + what + ", found msgpack " + format, offset());
+        }
+    }
+
+    private interface HeaderRead {
+        int read() throws IOException;
+    }
+
+    private ByteBuffer readPayload(HeaderRead header, long at) {
+        try {
+            int length = header.read();
+            int start = (int) offset();
+            if (start + (long) length > inBand.limit()) {
+                throw error("payload of " + length + " bytes runs past the end of the in-band", at);
+            }
+            unpacker.readPayloadAsReference(length);
+            return inBand.slice(start, length);
+        } catch (IOException | MessagePackException e) {
+            throw new DeserializationException("malformed msgpack: " + e.getMessage(), at, e);
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package serreg.arrow;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.TypeLayout;
+import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ReadChannel;
+import org.apache.arrow.vector.ipc.WriteChannel;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel;
+import serreg.DeserializationException;
+import serreg.InBandReader;
+import serreg.InBandWriter;
+import serreg.SerializationException;
+
+/**
+ * The Arrow in-band of docs/FORMAT.md section 6.4: the schema as an IPC Schema message, and per
+ * batch [row count, nodes [length, null count, buffer count]] with the node buffers as OOB
+ * buffers in IPC body order. Buffers move by reference both ways: writing hands out views of the
+ * vectors' memory, reading wraps the frame's memory as ArrowBufs (see {@link FrameMemory}).
+ */
+final class ArrowBatchCodec {
+    private ArrowBatchCodec() {
+    }
+
+    static byte[] schemaBytes(Schema schema) {
+        for (Field field : schema.getFields()) {
+            checkSupported(field);
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try {
+            MessageSerializer.serialize(new WriteChannel(Channels.newChannel(bytes)), schema);
+        } catch (IOException e) {
+            throw new SerializationException("could not write the Arrow schema", e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static Schema readSchema(InBandReader in) {
+        long at = in.offset();
+        byte[] bytes = in.readBinary();
+        try {
+            Schema schema = MessageSerializer.deserializeSchema(new ReadChannel(new ByteArrayReadableSeekableByteChannel(bytes)));
+            if (schema == null) {
+                throw new DeserializationException("the Arrow schema bin holds no IPC message", at);
+            }
+            for (Field field : schema.getFields()) {
+                checkSupported(field);
+            }
+            return schema;
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof DeserializationException d) {
+                throw d;
+            }
+            throw new DeserializationException("the Arrow schema bin is not an IPC Schema message: " + e.getMessage(), at, e);
+        }
+    }
+
+    /** Writes one batch holding all of {@code root}'s rows. Validity of a node without nulls is sent as a zero-length buffer. */
+    static void writeBatch(VectorSchemaRoot root, InBandWriter out) {
+        List<FieldVector> vectors = new ArrayList<>();
+        for (FieldVector v : root.getFieldVectors()) {
+            flatten(v, vectors);
+        }
+        out.writeArrayHeader(2).writeLong(root.getRowCount()).writeArrayHeader(vectors.size());
+        List<ByteBuffer> buffers = new ArrayList<>();
+        for (FieldVector v : vectors) {
+            int nullCount = v.getNullCount();
+            List<ArrowBuf> fieldBuffers = v.getFieldBuffers();
+            int expected = TypeLayout.getTypeBufferCount(v.getField().getType());
+            if (fieldBuffers.size() != expected) {
+                throw new SerializationException("Arrow vector '" + v.getName() + "' has " + fieldBuffers.size()
+                        + " buffers where its type " + v.getField().getType() + " has " + expected);
+            }
+            out.writeArrayHeader(3).writeLong(v.getValueCount()).writeLong(nullCount).writeLong(expected);
+            for (int i = 0; i < fieldBuffers.size(); i++) {
+                ArrowBuf buf = fieldBuffers.get(i);
+                boolean absentValidity = i == 0 && nullCount == 0 && hasValidity(v);
+                buffers.add(absentValidity ? ByteBuffer.allocate(0) : FrameMemory.view(buf, buf.writerIndex()));
+            }
+        }
+        buffers.forEach(out::addOutOfBand);
+    }
+
+    /**
+     * Reads one batch's [row count, nodes] and its OOB buffers into a new root of {@code schema}.
+     * Zero-copy when the buffers are direct: the vectors are views of the frame.
+     */
+    static VectorSchemaRoot readBatch(Schema schema, InBandReader in, BufferAllocator allocator) {
+        long at = in.offset();
+        in.readArrayHeader(2, "an Arrow batch");
+        long rows = in.readLong(0, Integer.MAX_VALUE, "Arrow row count");
+        int nodeCount = in.readArrayHeader();
+        List<Field> fields = new ArrayList<>();
+        for (Field f : schema.getFields()) {
+            flatten(f, fields);
+        }
+        if (nodeCount != fields.size()) {
+            throw in.error("the batch has " + nodeCount + " nodes but the schema has " + fields.size() + " fields", at);
+        }
+        List<ArrowFieldNode> nodes = new ArrayList<>(nodeCount);
+        List<ArrowBuf> buffers = new ArrayList<>();
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+        try {
+            for (int i = 0; i < nodeCount; i++) {
+                long nodeAt = in.offset();
+                in.readArrayHeader(3, "an Arrow node");
+                long length = in.readLong(0, Integer.MAX_VALUE, "node length");
+                long nulls = in.readLong(0, length, "node null count");
+                long bufferCount = in.readLong(0, 16, "node buffer count");
+                int expected = TypeLayout.getTypeBufferCount(fields.get(i).getType());
+                if (bufferCount != expected) {
+                    throw in.error("field '" + fields.get(i).getName() + "' of type " + fields.get(i).getType()
+                            + " has " + expected + " buffers, but its node says " + bufferCount, nodeAt);
+                }
+                nodes.add(new ArrowFieldNode(length, nulls));
+                for (int b = 0; b < bufferCount; b++) {
+                    buffers.add(FrameMemory.wrap(allocator, in.nextOutOfBand("Arrow field '" + fields.get(i).getName() + "'")));
+                }
+            }
+            try (org.apache.arrow.vector.ipc.message.ArrowRecordBatch batch =
+                         new org.apache.arrow.vector.ipc.message.ArrowRecordBatch((int) rows, nodes, buffers)) {
+                new VectorLoader(root).load(batch);
+            } catch (RuntimeException e) {
+                throw new DeserializationException("Arrow could not load the batch: " + e.getMessage(), at, e);
+            }
+            return root;
+        } catch (RuntimeException e) {
+            root.close();
+            throw e;
+        } finally {
+            buffers.forEach(ArrowBuf::close);
+        }
+    }
+
+    private static boolean hasValidity(FieldVector v) {
+        return !TypeLayout.getTypeLayout(v.getField().getType()).getBufferTypes().isEmpty()
+                && TypeLayout.getTypeLayout(v.getField().getType()).getBufferTypes().get(0)
+                        .equals(org.apache.arrow.vector.BufferLayout.BufferType.VALIDITY);
+    }
+
+    /** Depth-first pre-order, as the field nodes of an IPC RecordBatch. */
+    private static void flatten(FieldVector v, List<FieldVector> out) {
+        out.add(v);
+        for (FieldVector child : v.getChildrenFromFields()) {
+            flatten(child, out);
+        }
+    }
+
+    private static void flatten(Field f, List<Field> out) {
+        out.add(f);
+        for (Field child : f.getChildren()) {
+            flatten(child, out);
+        }
+    }
+
+    private static void checkSupported(Field field) {
+        if (field.getDictionary() != null) {
+            throw new SerializationException("Arrow field '" + field.getName()
+                    + "' is dictionary-encoded, which the standard Arrow serializers do not carry");
+        }
+        switch (field.getType().getTypeID()) {
+            case Union, ListView, LargeListView, Utf8View, BinaryView, RunEndEncoded ->
+                    throw new SerializationException("Arrow field '" + field.getName() + "' has type "
+                            + field.getType() + ", which the standard Arrow serializers do not carry");
+            default -> {
+            }
+        }
+        for (Field child : field.getChildren()) {
+            checkSupported(child);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package serreg.standard;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import serreg.InBandReader;
+import serreg.InBandWriter;
+import serreg.InlineSerializer;
+import serreg.MsgpackSerializer;
+import serreg.SerializerRegistry;
+
+/**
+ * Class ID {@code dict}: any {@code java.util.Map}, msgpack map in iteration order, keys of any
+ * type; decodes to {@code LinkedHashMap} (so Python's insertion order is kept).
+ */
+public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implements InlineSerializer<Map<?, ?>> {
+    public DictSerializer(SerializerRegistry registry) {
+        super(registry);
+    }
+
+    @Override
+    public void writeInline(Map<?, ?> value, InBandWriter out) {
+        write(value, out);
+    }
+
+    @Override
+    protected void write(Map<?, ?> value, InBandWriter out) {
+        out.writeMapHeader(value.size());
+        for (Map.Entry<?, ?> entry : value.entrySet()) {
+            out.writeValue(entry.getKey());
+            out.writeValue(entry.getValue());
+        }
+    }
+
+    @Override
+    protected Map<?, ?> read(InBandReader in) {
+        int n = in.readMapHeader();
+        Map<Object, Object> map = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            Object key = in.readValue();
+            map.put(key, in.readValue());
+        }
+        return map;
+    }
+}

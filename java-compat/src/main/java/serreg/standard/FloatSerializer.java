@@ -1,0 +1,29 @@
+package serreg.standard;
+
+import serreg.InBandReader;
+import serreg.InBandWriter;
+import serreg.InlineSerializer;
+import serreg.MsgpackSerializer;
+import serreg.SerializerRegistry;
+
+/** Class ID {@code float}: {@code Double}, msgpack float 64 with its bit pattern kept. */
+public final class FloatSerializer extends MsgpackSerializer<Double> implements InlineSerializer<Double> {
+    public FloatSerializer(SerializerRegistry registry) {
+        super(registry);
+    }
+
+    @Override
+    public void writeInline(Double value, InBandWriter out) {
+        out.writeDouble(value);
+    }
+
+    @Override
+    protected void write(Double value, InBandWriter out) {
+        out.writeDouble(value);
+    }
+
+    @Override
+    protected Double read(InBandReader in) {
+        return in.readDouble();
+    }
+}

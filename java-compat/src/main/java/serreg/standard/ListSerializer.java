@@ -1,0 +1,39 @@
+package serreg.standard;
+
+import java.util.ArrayList;
+import java.util.List;
+import serreg.InBandReader;
+import serreg.InBandWriter;
+import serreg.InlineSerializer;
+import serreg.MsgpackSerializer;
+import serreg.SerializerRegistry;
+
+/** Class ID {@code list}: any {@code java.util.List}, msgpack array; decodes to {@code ArrayList}. */
+public final class ListSerializer extends MsgpackSerializer<List<?>> implements InlineSerializer<List<?>> {
+    public ListSerializer(SerializerRegistry registry) {
+        super(registry);
+    }
+
+    @Override
+    public void writeInline(List<?> value, InBandWriter out) {
+        write(value, out);
+    }
+
+    @Override
+    protected void write(List<?> value, InBandWriter out) {
+        out.writeArrayHeader(value.size());
+        for (Object item : value) {
+            out.writeValue(item);
+        }
+    }
+
+    @Override
+    protected List<?> read(InBandReader in) {
+        int n = in.readArrayHeader();
+        List<Object> list = new ArrayList<>(Math.min(n, 1 << 16));
+        for (int i = 0; i < n; i++) {
+            list.add(in.readValue());
+        }
+        return list;
+    }
+}

@@ -1,0 +1,111 @@
+"""Builds the Java fixture jar when needed and talks to it over pipes.
+
+The jar is java-compat/target/serreg-java-compat.jar. It is rebuilt with
+``mvn -B -q package`` (which also runs the JUnit suite) when it is missing or
+older than any file under java-compat/src or java-compat/pom.xml.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+JAVA_DIR = ROOT / "java-compat"
+JAR = JAVA_DIR / "target" / "serreg-java-compat.jar"
+SUREFIRE_REPORTS = JAVA_DIR / "target" / "surefire-reports"
+JVM_ARGS = ["--add-opens=java.base/java.nio=ALL-UNNAMED"]
+
+
+class JavaBuildError(RuntimeError):
+    pass
+
+
+def _newest_source_mtime() -> float:
+    files = [JAVA_DIR / "pom.xml", *[p for p in (JAVA_DIR / "src").rglob("*") if p.is_file()]]
+    return max(p.stat().st_mtime for p in files)
+
+
+def jar_is_stale() -> bool:
+    """Missing, older than a source file, or built without running the JUnit suite."""
+    if not JAR.exists() or not list(SUREFIRE_REPORTS.glob("TEST-*.xml")):
+        return True
+    return JAR.stat().st_mtime < _newest_source_mtime()
+
+
+def build_jar() -> bool:
+    """Build the jar if stale; return whether a build ran. Raises JavaBuildError with Maven's output."""
+    if not jar_is_stale():
+        return False
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise JavaBuildError("Maven (mvn) is not on PATH; it is needed to build java-compat/")
+    proc = subprocess.run([mvn, "-B", "-q", "package"], cwd=JAVA_DIR, capture_output=True, text=True)
+    if proc.returncode != 0 or not JAR.exists():
+        raise JavaBuildError(
+            f"'mvn -B -q package' failed in java-compat/ (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+        )
+    return True
+
+
+def _widen_pipe(pipe) -> None:
+    """Ask Linux for a 1 MiB pipe buffer (the default is 64 KiB): fewer switches between the processes."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (ImportError, OSError):
+        pass  # not Linux, or not allowed: the default size still works
+
+
+class JavaProcess:
+    """One running fixture (``echo`` or ``arrow-ipc-echo``): send a message, get the reply."""
+
+    def __init__(self, mode: str = "echo") -> None:
+        self.proc = subprocess.Popen(
+            ["java", *JVM_ARGS, "-jar", str(JAR), mode],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 20,
+        )
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            _widen_pipe(pipe)
+        # Replies are read straight into their final buffer, past Python's read buffer.
+        self._raw_out = self.proc.stdout.raw
+
+    def send(self, write_body, length: int) -> None:
+        """Write one message: the 8-byte length, then ``write_body(stdin)`` writes ``length`` bytes."""
+        stdin = self.proc.stdin
+        stdin.write(struct.pack("<Q", length))
+        write_body(stdin)
+        stdin.flush()
+
+    def receive(self) -> bytearray:
+        """Read one reply into a fresh writable buffer (decoded arrays are views of it)."""
+        header = self._read_exactly(8)
+        (length,) = struct.unpack("<Q", header)
+        return self._read_exactly(length)
+
+    def round_trip(self, frame) -> bytearray:
+        view = memoryview(frame)
+        self.send(lambda f: f.write(view), view.nbytes)
+        return self.receive()
+
+    def _read_exactly(self, n: int) -> bytearray:
+        out = bytearray(n)
+        view = memoryview(out)
+        got = 0
+        while got < n:
+            k = self._raw_out.readinto(view[got:])
+            if not k:
+                raise EOFError(f"the Java fixture closed its output after {got} of {n} bytes; stderr:\n"
+                               + self.proc.stderr.read().decode(errors="replace"))
+            got += k
+        return out
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout=60)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return code
