@@ -117,27 +117,31 @@ def goals(report: dict) -> list[dict]:
                 "measured": seconds, "met": seconds is not None and seconds < ISSUE2_NDARRAY_LIMIT_S,
             })
     for payload, entry in payloads.items():
-        for mode in MODES:
-            best = fastest_peer(entry["results"], mode)
-            mine = serreg_facts(payload, mode).get("round_trip_s")
-            if best is None or mine is None:
+        # serreg as installed, and serreg with an opt-in setting where the suite measured one.
+        setups = [name for name in entry["results"] if name.startswith(REFERENCE) and entry["results"][name].get("supported")]
+        for setup in setups:
+            label = "" if setup == REFERENCE else f"{setup}: "
+            for mode in MODES:
+                best = fastest_peer(entry["results"], mode)
+                mine = entry["results"][setup][mode].get("round_trip_s")
+                if best is None or mine is None:
+                    continue
+                checks.append({
+                    "issue": 4, "payload": payload, "goal": f"{label}{mode} round trip <= fastest peer ({best[0]})",
+                    "measured": round(mine / best[1], 3), "met": mine <= best[1],
+                })
+            if payload in ZERO_COPY:
                 continue
-            checks.append({
-                "issue": 4, "payload": payload, "goal": f"{mode} round trip <= fastest peer ({best[0]})",
-                "measured": round(mine / best[1], 3), "met": mine <= best[1],
-            })
-        if payload in ZERO_COPY:
-            continue
-        pickle5 = entry["results"].get("pickle5", {})
-        for mode in MODES:
-            mine = serreg_facts(payload, mode).get("wire_bytes")
-            theirs = pickle5.get(mode, {}).get("wire_bytes") if pickle5.get("supported") else None
-            if mine is None or not theirs:
-                continue
-            checks.append({
-                "issue": 4, "payload": payload, "goal": f"{mode} bytes <= pickle5's",
-                "measured": f"{mine} vs {theirs}", "met": mine <= theirs,
-            })
+            pickle5 = entry["results"].get("pickle5", {})
+            for mode in MODES:
+                mine = entry["results"][setup][mode].get("wire_bytes")
+                theirs = pickle5.get(mode, {}).get("wire_bytes") if pickle5.get("supported") else None
+                if mine is None or not theirs:
+                    continue
+                checks.append({
+                    "issue": 4, "payload": payload, "goal": f"{label}{mode} bytes <= pickle5's",
+                    "measured": f"{mine} vs {theirs}", "met": mine <= theirs,
+                })
     return checks
 
 
@@ -151,7 +155,7 @@ def format_goals(report: dict) -> list[str]:
             measured = _time(measured)
         lines.append(
             f"  {'met ' if check['met'] else 'MISS'} issue {check['issue']} {check['payload']:<15} "
-            f"{check['goal']:<48} {measured}"
+            f"{check['goal']:<58} {measured}"
         )
     return lines
 

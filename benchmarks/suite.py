@@ -274,10 +274,10 @@ def _ratios(results: dict) -> dict:
 
 
 def fastest_peer(results: dict, mode: str) -> Optional[tuple]:
-    """(name, seconds) of the fastest correct peer's round trip in ``mode``, serreg excluded."""
+    """(name, seconds) of the fastest correct peer's round trip in ``mode``, serreg (in any setup) excluded."""
     best = None
     for name, result in results.items():
-        if name == REFERENCE or not result.get("supported"):
+        if name.startswith(REFERENCE) or not result.get("supported"):
             continue
         facts = result[mode]
         seconds = facts.get("round_trip_s")

@@ -22,6 +22,7 @@ from .frame import FORMAT_VERSION, FrameView
 from .registry import Registration, Registry
 from .result import OutOfBandBuffers, SerializationResult
 from .serializer import Serializer
+from .standard import configure_dataclasses
 
 __version__ = "0.1.0"
 
@@ -58,6 +59,7 @@ __all__ = [
     "Serializer",
     "SerregError",
     "UnknownClassIDError",
+    "configure_dataclasses",
     "default_registry",
     "deserialize",
     "get_serializer",

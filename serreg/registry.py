@@ -7,10 +7,10 @@ Lookup precedence for a value (written down because users override built-ins):
    a ``dict`` here, so no type is silently lost);
 2. a plug-in from the ``serreg.serializers`` entry-point group serving the
    type's top-level module, loaded on first use, then step 1 again;
-3. unless ``cross_language=True``: for a dataclass instance that pickle would
-   write as class reference plus ``__dict__``, the standard ``serreg.dataclass``
-   serializer (Python only; ``unregister_serializer("serreg.dataclass")`` turns
-   it off);
+3. only after ``serreg.configure_dataclasses(registry)`` and unless
+   ``cross_language=True``: for a dataclass instance that pickle would write as
+   class reference plus ``__dict__``, the standard ``serreg.dataclass``
+   serializer (Python only);
 4. the fallback serializer (pickle protocol 5 through cloudpickle), unless
    ``cross_language=True``.
 
@@ -104,7 +104,8 @@ class Registry:
         self._rewritten_types: tuple = BIN_LOOKALIKES
         self._standard_natives: dict[type, object] = {}
         self._fallback: Optional[Registration] = None
-        self._dataclass: Optional[Registration] = None
+        self._dataclass: Optional[Registration] = None  # step 3 of the lookup, when switched on
+        self._dataclass_registration: Optional[Registration] = None
         self._fallback_callback: Optional[RegisterCallback] = None
         self._plugins = PluginLoader() if plugins else None
         self.codec = MsgpackCodec(self)
@@ -183,9 +184,9 @@ class Registry:
             by_hash = dict(self._by_hash)
             del by_id[class_id]
             del by_hash[registration.class_hash]
-            if registration is self._dataclass:
+            if registration is self._dataclass_registration:
                 # Dataclasses go to the fallback again, as pickle writes them.
-                self._dataclass = None
+                self._dataclass = self._dataclass_registration = None
                 self._publish(by_id, by_hash, self._stacks)
                 return
             stacks = dict(self._stacks)
@@ -252,7 +253,8 @@ class Registry:
                     register_callback(current.class_id, cls, current.serializer)
 
     def _install_dataclass_serializer(self, class_id: str, serializer) -> None:
-        """Serve dataclass instances that have no serializer of their own (after plug-ins, before the fallback).
+        """Register the reader of dataclass instances; writing them is switched on by
+        ``_use_dataclass_serializer`` (lookup step 3, after plug-ins, before the fallback).
 
         Python only, like the fallback: ``cross_language=True`` refuses them.
         """
@@ -266,8 +268,14 @@ class Registry:
             by_hash = dict(self._by_hash)
             by_id[class_id] = registration
             by_hash[class_hash] = registration
-            self._dataclass = registration
+            self._dataclass_registration = registration
             self._publish(by_id, by_hash, self._stacks)
+
+    def _use_dataclass_serializer(self, enabled: bool) -> None:
+        if enabled and self._dataclass_registration is None:
+            raise SerregError("this registry has no serreg.dataclass serializer (it was made with standard=False "
+                              "or the serializer was unregistered)")
+        self._dataclass = self._dataclass_registration if enabled else None
 
     def get_serializer(self, class_id_or_type):
         """The serializer for a class ID (any registered one) or a type (the one in use)."""

@@ -475,6 +475,22 @@ class DataclassSerializer(StandardSerializer):
         return found
 
 
+def configure_dataclasses(registry=None, enabled: bool = True) -> None:
+    """Write dataclass instances with ``serreg.dataclass`` instead of the pickle fallback.
+
+    Opt-in: other languages keep such values opaque, and the Java reader cannot
+    yet tell which out-of-band buffers a nested ``serreg.dataclass`` value owns
+    (docs/FORMAT.md, section 3), so frames for Java should keep the default.
+    Every registry can *read* ``serreg.dataclass`` either way. Applies to
+    ``registry`` (default: the one behind ``serreg.serialize``).
+    """
+    if registry is None:
+        from . import default_registry
+
+        registry = default_registry()
+    registry._use_dataclass_serializer(enabled)
+
+
 def install(registry) -> None:
     """Register every standard serializer in ``registry``."""
     codec = registry.codec

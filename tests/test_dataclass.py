@@ -1,4 +1,4 @@
-"""The standard serreg.dataclass serializer: what pickle keeps, without pickle."""
+"""The standard serreg.dataclass serializer (opt-in): what pickle keeps, without pickle."""
 
 import dataclasses
 import pickle
@@ -71,8 +71,26 @@ class Namespace:
         a: int
 
 
+@pytest.fixture(autouse=True)
+def dataclasses_on():
+    serreg.configure_dataclasses()
+    yield
+    serreg.configure_dataclasses(enabled=False)
+
+
 def class_hash_of(value) -> bytes:
     return bytes(serreg.serialize(value).in_band_buffer)[:8]
+
+
+def test_off_by_default_but_always_readable():
+    registry = serreg.Registry()
+    assert bytes(registry.serialize(Point(1, 2.0)).in_band_buffer)[:8] == PICKLE5
+    frame = serreg.serialize([Point(1, 2.0)]).to_bytes()  # written by the default registry, switched on
+    assert registry.deserialize(frame) == [Point(1, 2.0)]
+    serreg.configure_dataclasses(registry)
+    assert bytes(registry.serialize(Point(1, 2.0)).in_band_buffer)[:8] == DATACLASS
+    serreg.configure_dataclasses(registry, enabled=False)
+    assert bytes(registry.serialize(Point(1, 2.0)).in_band_buffer)[:8] == PICKLE5
 
 
 @pytest.mark.parametrize("value", [
@@ -144,6 +162,7 @@ def test_cross_language_still_refuses_dataclasses():
 
 def test_a_registered_serializer_for_the_class_wins():
     registry = serreg.Registry()
+    serreg.configure_dataclasses(registry)
 
     class PointSerializer(serreg.Serializer):
         def serialize(self, point):
@@ -159,9 +178,12 @@ def test_a_registered_serializer_for_the_class_wins():
 
 def test_unregistering_it_sends_dataclasses_to_the_fallback():
     registry = serreg.Registry()
+    serreg.configure_dataclasses(registry)
     registry.unregister_serializer("serreg.dataclass")
     assert bytes(registry.serialize(Point(1, 2.0)).in_band_buffer)[:8] == PICKLE5
     assert registry.deserialize(registry.serialize(Point(1, 2.0)).to_bytes()) == Point(1, 2.0)
+    with pytest.raises(serreg.SerregError):
+        serreg.configure_dataclasses(registry)
 
 
 def test_a_frame_naming_something_else_is_refused():

@@ -1,5 +1,6 @@
 """The pickle5 fallback: out-of-band buffers, registered serializers inside pickles, clear errors."""
 
+import dataclasses
 import socket
 import threading
 
@@ -13,17 +14,14 @@ from serreg.class_id import class_id_hash
 from values import arrow_table
 
 
+@dataclasses.dataclass
 class Experiment:
-    """A plain class with no serializer of its own, so it goes to the pickle fallback.
-
-    (Dataclasses have the standard serreg.dataclass serializer; see test_dataclass.py.)
-    """
-
-    def __init__(self, name: str, table: pa.Table, weights: np.ndarray) -> None:
-        self.name, self.table, self.weights = name, table, weights
+    name: str
+    table: pa.Table
+    weights: np.ndarray
 
 
-def test_plain_object_holding_arrow_table_uses_the_arrow_serializer_inside_pickle():
+def test_dataclass_holding_arrow_table_uses_the_arrow_serializer_inside_pickle():
     table = arrow_table(10_000)
     value = Experiment("run", table, np.arange(50_000.0))
     result = serreg.serialize(value)
