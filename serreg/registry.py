@@ -102,6 +102,7 @@ class Registry:
         self._current: dict[type, Registration] = {}
         self._native_overrides: frozenset = frozenset()
         self._rewritten_types: tuple = BIN_LOOKALIKES
+        self._packed_as_is: dict[type, bytes] = {}  # type -> ClassIDHash, see serialize()
         self._standard_natives: dict[type, object] = {}
         self._fallback: Optional[Registration] = None
         self._dataclass: Optional[Registration] = None  # step 3 of the lookup, when switched on
@@ -206,6 +207,11 @@ class Registry:
             if t in current and self._standard_natives and current[t].serializer is not self._standard_natives.get(t)
         )
         self._rewritten_types = BIN_LOOKALIKES + tuple(self._native_overrides)
+        self._packed_as_is = {
+            cls: registration.class_hash for cls, registration in current.items()
+            if getattr(registration.serializer, "packs_value_as_is", False)
+            and getattr(registration.serializer, "codec", None) is self.codec
+        }
         self._by_id = by_id
         self._by_hash = by_hash
         self._stacks = stacks
@@ -375,6 +381,23 @@ class Registry:
         memoryviews of ``obj``'s own memory. With ``cross_language=True`` a value
         that would need the Python-only fallback raises CrossLanguageError.
         """
+        if not cross_language:
+            # A dict, list, str ... whose serializer is the standard one is the codec's
+            # output as it is: skip the generic dispatch (same bytes, same errors).
+            class_hash = self._packed_as_is.get(type(obj))
+            if class_hash is not None:
+                oob = []
+                try:
+                    in_band = self.codec.pack(obj, oob)
+                except SerializationError as error:
+                    _attach_path(error, obj)
+                    raise
+                except SerregError:
+                    raise
+                except Exception:
+                    pass  # the generic path below reports it the way it always does
+                else:
+                    return SerializationResult._with_class_hash(class_hash, in_band, oob)
         token = _CROSS_LANGUAGE.set(True) if cross_language and not _CROSS_LANGUAGE.get() else None
         try:
             registration, result = self._serialize_nested(obj)
@@ -403,13 +426,8 @@ class Registry:
             if isinstance(data, SerializationResult):
                 buffers = data.out_of_band_buffers
                 oob = OutOfBandBuffers(buffers) if buffers else _NO_BUFFERS
-                class_hash = data._class_hash
-                if class_hash is not None:
-                    registration = self._by_hash.get(class_hash) or self._registration_by_hash(class_hash, None)
-                    in_band = data._in_band
-                    value = self._run_deserializer(
-                        registration, memoryview(in_band if in_band is not None else b""), oob, None
-                    )
+                if data._class_hash is not None:
+                    value = self._deserialize_parts(data._class_hash, data._in_band, oob)
                 else:
                     value = self._deserialize_section(memoryview(data.in_band_buffer or b""), oob, 0)
                 if buffers:
@@ -438,6 +456,10 @@ class Registry:
                 offset=offset,
             )
         return registration
+
+    def _deserialize_parts(self, class_hash: bytes, in_band, oob):
+        registration = self._by_hash.get(class_hash) or self._registration_by_hash(class_hash, None)
+        return self._run_deserializer(registration, memoryview(in_band if in_band is not None else b""), oob, None)
 
     def _deserialize_section(self, section: memoryview, oob, offset: Optional[int] = None):
         if section.nbytes < CLASS_ID_HASH_SIZE:

@@ -60,6 +60,9 @@ def _describe_value(value) -> str:
 class MsgpackValueSerializer(StandardSerializer):
     """None, bool, str, list and dict: the in-band is the value as msgpack."""
 
+    # serialize(obj) is exactly codec.pack(obj): the registry may call the codec itself.
+    packs_value_as_is = True
+
     def __init__(self, codec, expected_type: type) -> None:
         super().__init__(codec)
         self.expected_type = expected_type
