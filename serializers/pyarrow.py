@@ -121,12 +121,18 @@ class _ArrowSerializer:
 
     def _deserialize_batches(self, in_band, oob):
         meta = unpackb(in_band)
-        if type(meta) is not list or len(meta) != 2 or type(meta[0]) is not bytes or type(meta[1]) is not list:
+        if type(meta) is not list or len(meta) != 2 or type(meta[0]) not in (bytes, list) or type(meta[1]) is not list:
             raise DeserializationError("Arrow in-band must be [schema, batches]")
-        try:
-            schema = pa.ipc.read_schema(pa.py_buffer(meta[0]))
-        except (pa.ArrowInvalid, OSError) as error:
-            raise DeserializationError(f"invalid Arrow schema message: {error}") from error
+        if type(meta[0]) is list:
+            # The canonical form describes the schema in msgpack (docs/FORMAT.md, section 9.5).
+            from .pyarrow_canonical import schema_from_description
+
+            schema = schema_from_description(meta[0])
+        else:
+            try:
+                schema = pa.ipc.read_schema(pa.py_buffer(meta[0]))
+            except (pa.ArrowInvalid, OSError) as error:
+                raise DeserializationError(f"invalid Arrow schema message: {error}") from error
         batches = []
         for batch_meta in meta[1]:
             if type(batch_meta) is not list or len(batch_meta) != 2 or type(batch_meta[1]) is not list:

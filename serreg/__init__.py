@@ -11,6 +11,7 @@ The module-level functions act on a default :class:`Registry`.
 from __future__ import annotations
 
 from .errors import (
+    CanonicalFormError,
     CrossLanguageError,
     DeserializationError,
     RemoteError,
@@ -44,8 +45,12 @@ get_serializer = _DEFAULT.get_serializer
 register_fallback_serializer = _DEFAULT.register_fallback_serializer
 serialize = _DEFAULT.serialize
 deserialize = _DEFAULT.deserialize
+digest = _DEFAULT.digest
+
+from . import cas  # noqa: E402  (serreg.cas.Store uses the default registry)
 
 __all__ = [
+    "CanonicalFormError",
     "CrossLanguageError",
     "DeserializationError",
     "FORMAT_VERSION",
@@ -62,6 +67,7 @@ __all__ = [
     "configure_dataclasses",
     "default_registry",
     "deserialize",
+    "digest",
     "get_serializer",
     "register_fallback_serializer",
     "register_serializer",

@@ -45,6 +45,15 @@ class CrossLanguageError(SerializationError):
     """``cross_language=True`` was asked for, but a value has no cross-language serializer."""
 
 
+class CanonicalFormError(SerializationError):
+    """``canonical=True`` or ``digest`` met a value that has no canonical form.
+
+    Raised for values that would need the pickle fallback (pickle bytes are
+    not unique per value) and for values whose serializer does not define a
+    canonical form (docs/FORMAT.md, section 9).
+    """
+
+
 class DeserializationError(SerregError):
     """Bytes could not be turned back into a value.
 

@@ -110,6 +110,7 @@ class Registry:
         self._fallback_callback: Optional[RegisterCallback] = None
         self._plugins = PluginLoader() if plugins else None
         self.codec = MsgpackCodec(self)
+        self._canonical = None  # the CanonicalForm, made on first use of canonical=True or digest()
         if standard:
             from . import standard as standard_module
 
@@ -374,13 +375,19 @@ class Registry:
             )
         return registration, result
 
-    def serialize(self, obj, *, cross_language: bool = False) -> SerializationResult:
+    def serialize(self, obj, *, cross_language: bool = False, canonical: bool = False) -> SerializationResult:
         """Serialize ``obj``; the result's in-band starts with its ClassIDHash.
 
         In one process nothing is copied into out-of-band buffers: they are
         memoryviews of ``obj``'s own memory. With ``cross_language=True`` a value
         that would need the Python-only fallback raises CrossLanguageError.
+
+        With ``canonical=True`` equal values give identical frames whatever
+        their history (docs/FORMAT.md, section 9); a value without a canonical
+        form (one that would need the fallback) raises CanonicalFormError.
         """
+        if canonical:
+            return self.canonical_form().serialize(obj)
         if not cross_language:
             # A dict, list, str ... whose serializer is the standard one is the codec's
             # output as it is: skip the generic dispatch (same bytes, same errors).
@@ -410,6 +417,22 @@ class Registry:
         return SerializationResult._with_class_hash(
             registration.class_hash, result.in_band_buffer, result.out_of_band_buffers
         )
+
+    def digest(self, obj) -> bytes:
+        """The 32-byte SHA-256 content address of ``obj``: the hash of its canonical frame.
+
+        Out-of-band buffers are hashed where they lie, never joined into one copy.
+        """
+        return self.canonical_form().digest(obj)
+
+    def canonical_form(self):
+        """The :class:`serreg.canonical.CanonicalForm` of this registry."""
+        form = self._canonical
+        if form is None:
+            from .canonical import CanonicalForm
+
+            form = self._canonical = CanonicalForm(self)
+        return form
 
     # ----------------------------------------------------------------- deserialize
 

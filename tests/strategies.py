@@ -54,3 +54,49 @@ values = st.recursive(
     ),
     max_leaves=25,
 )
+
+
+# --- canonical form -------------------------------------------------------------
+# Like `values`, but with the floats the canonical form has to unify (-0.0, NaN)
+# outside of dict keys and set members (two NaN keys cannot share one dict).
+
+canonical_leaves = st.one_of(
+    hashable_leaves,
+    st.floats(allow_nan=True),
+    st.complex_numbers(allow_nan=True),
+    st.decimals(allow_nan=True),
+    numpy_scalars,
+    st.binary(max_size=10).map(bytearray),
+    npst.arrays(
+        dtype=st.sampled_from(["?", "i1", "<i4", ">i8", "u2", "<f4", ">f8", "<c16", "f2", ">c8"]),
+        shape=npst.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4),
+    ),
+)
+
+canonical_values = st.recursive(
+    canonical_leaves,
+    lambda children: st.one_of(
+        st.lists(children, max_size=5),
+        st.lists(children, max_size=4).map(tuple),
+        st.dictionaries(hashables, children, max_size=5),
+        st.sets(hashables, max_size=5),
+        st.frozensets(hashables, max_size=4),
+    ),
+    max_leaves=25,
+)
+
+# Values whose equality is plain `==` with exact types: the model for "different
+# values have different digests".
+plain_leaves = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False), st.text(max_size=8), st.binary(max_size=8),
+)
+plain_values = st.recursive(
+    plain_leaves,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.lists(children, max_size=3).map(tuple),
+        st.dictionaries(st.text(max_size=4), children, max_size=4),
+    ),
+    max_leaves=12,
+)

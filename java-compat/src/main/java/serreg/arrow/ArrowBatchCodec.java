@@ -49,6 +49,14 @@ final class ArrowBatchCodec {
 
     static Schema readSchema(InBandReader in) {
         long at = in.offset();
+        if (in.nextFormat().getValueType() == org.msgpack.value.ValueType.ARRAY) {
+            // A canonical frame describes the schema in msgpack (docs/FORMAT.md, section 9.5).
+            Schema schema = SchemaDescription.read(in.readValue(), at);
+            for (Field field : schema.getFields()) {
+                checkSupported(field);
+            }
+            return schema;
+        }
         byte[] bytes = in.readBinary();
         try {
             Schema schema = MessageSerializer.deserializeSchema(new ReadChannel(new ByteArrayReadableSeekableByteChannel(bytes)));

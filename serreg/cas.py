@@ -1,0 +1,225 @@
+"""A small content-addressed store built on the canonical form.
+
+``Store(directory).put(value)`` returns the value's digest (``serreg.digest``)
+and ``get(digest)`` gives the value back. Equal values have one digest, so
+they are stored once. Out-of-band buffers of at least ``blob_threshold`` bytes
+are stored as their own blobs, named by the SHA-256 of their bytes: two
+values sharing an array (or an Arrow column) share its blob, which is the
+Merkle link of docs/FORMAT.md, section 9.7.
+
+Layout under ``directory``::
+
+    values/<2 hex>/<62 hex>   one record per value digest
+    blobs/<2 hex>/<62 hex>    one file per large buffer, named by SHA-256 of its bytes
+
+A record is one msgpack array ``[1, in_band_section: bin, buffers: array]``;
+each buffer is a bin holding the buffer itself or ``[length: int, sha256: bin]``
+naming a blob. ``get`` re-hashes the frame it rebuilds and refuses a value
+whose hash is not the digest asked for, naming the damaged file. Files are
+written to a temporary name and renamed, so a reader never sees half a file;
+several processes may share a store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import mmap
+import os
+import tempfile
+from typing import Union
+
+import msgpack
+
+from .canonical import pieces_digest
+from .class_id import CLASS_ID_HASH_SIZE
+from .errors import SerregError
+from .frame import frame_pieces
+from .result import SerializationResult
+
+RECORD_VERSION = 1
+DIGEST_SIZE = 32
+DEFAULT_BLOB_THRESHOLD = 65536
+
+Digest = Union[bytes, str]
+
+
+class StoreError(SerregError):
+    """A content-addressed store could not do what was asked."""
+
+
+class MissingValueError(StoreError, KeyError):
+    """No value with this digest is in the store."""
+
+    def __str__(self) -> str:  # KeyError would show the message quoted
+        return str(self.args[0])
+
+
+class IntegrityError(StoreError):
+    """A stored record or blob does not hash to its name: the file was changed or damaged."""
+
+
+class Store:
+    """A directory of canonical values addressed by their digest.
+
+    Thread- and process-safe for concurrent ``put`` and ``get``: every file is
+    complete once it has its final name. Values come back from ``get`` with
+    their large buffers as read-only views of memory-mapped blob files.
+    """
+
+    def __init__(self, directory: Union[str, os.PathLike], *, registry=None,
+                 blob_threshold: int = DEFAULT_BLOB_THRESHOLD) -> None:
+        if registry is None:
+            from . import default_registry
+
+            registry = default_registry()
+        if blob_threshold < 0:
+            raise ValueError(f"blob_threshold must be >= 0, not {blob_threshold}")
+        self.directory = os.fspath(directory)
+        self.registry = registry
+        self.blob_threshold = blob_threshold
+        self._values = os.path.join(self.directory, "values")
+        self._blobs = os.path.join(self.directory, "blobs")
+        os.makedirs(self._values, exist_ok=True)
+        os.makedirs(self._blobs, exist_ok=True)
+
+    # ------------------------------------------------------------------ writing
+
+    def put(self, value) -> bytes:
+        """Store ``value`` (once, however often it is put); return its 32-byte digest.
+
+        Raises CanonicalFormError for a value without a canonical form.
+        """
+        result = self.registry.serialize(value, canonical=True)
+        in_band = bytes(result.in_band_buffer)
+        buffers = result._buffer_views()
+        pieces, _ = frame_pieces([in_band], buffers)
+        digest = pieces_digest(pieces)
+        record_path = self._value_path(digest)
+        if os.path.exists(record_path):
+            return digest
+        entries = []
+        for buffer in buffers:
+            if buffer.nbytes >= self.blob_threshold:
+                blob = hashlib.sha256(buffer).digest()
+                blob_path = self._blob_path(blob)
+                if not os.path.exists(blob_path):
+                    _write_atomically(blob_path, [buffer])
+                entries.append([buffer.nbytes, blob])
+            else:
+                entries.append(buffer.tobytes())
+        record = msgpack.packb([RECORD_VERSION, in_band, entries], use_bin_type=True)
+        _write_atomically(record_path, [record])
+        return digest
+
+    # ------------------------------------------------------------------ reading
+
+    def __contains__(self, digest: Digest) -> bool:
+        return os.path.exists(self._value_path(_digest_bytes(digest)))
+
+    def get(self, digest: Digest):
+        """The value stored under ``digest``; IntegrityError if any of its files was damaged."""
+        digest = _digest_bytes(digest)
+        record_path = self._value_path(digest)
+        try:
+            with open(record_path, "rb") as f:
+                record = f.read()
+        except FileNotFoundError:
+            raise MissingValueError(f"no value with digest {digest.hex()} is in the store {self.directory}") from None
+        in_band, entries = self._parse_record(record, record_path)
+        buffers = [self._load_buffer(entry, i, record_path) for i, entry in enumerate(entries)]
+        pieces, _ = frame_pieces([in_band], buffers)
+        if pieces_digest(pieces) != digest:
+            self._blame(digest, entries, buffers, record_path)
+        result = SerializationResult._with_class_hash(
+            in_band[:CLASS_ID_HASH_SIZE], in_band[CLASS_ID_HASH_SIZE:], buffers
+        )
+        return self.registry.deserialize(result)
+
+    def _parse_record(self, record: bytes, path: str):
+        try:
+            parsed = msgpack.unpackb(record, raw=False)
+        except (ValueError, TypeError, msgpack.ExtraData) as error:
+            raise IntegrityError(f"the value record {path} is damaged: not a msgpack record ({error})") from error
+        if (type(parsed) is not list or len(parsed) != 3 or parsed[0] != RECORD_VERSION
+                or type(parsed[1]) is not bytes or len(parsed[1]) < CLASS_ID_HASH_SIZE or type(parsed[2]) is not list):
+            raise IntegrityError(
+                f"the value record {path} is damaged: expected [{RECORD_VERSION}, in-band, buffers]; "
+                "remove it and put the value again"
+            )
+        return parsed[1], parsed[2]
+
+    def _load_buffer(self, entry, index: int, record_path: str) -> memoryview:
+        if type(entry) is bytes:
+            return memoryview(entry)
+        if (type(entry) is not list or len(entry) != 2 or type(entry[0]) is not int
+                or type(entry[1]) is not bytes or len(entry[1]) != DIGEST_SIZE):
+            raise IntegrityError(f"the value record {record_path} is damaged: buffer {index} is {entry!r}")
+        length, blob = entry
+        path = self._blob_path(blob)
+        try:
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size != length:
+                    raise IntegrityError(
+                        f"blob {path} (buffer {index} of the value record {record_path}) holds {size} bytes, "
+                        f"not {length}: it was changed or truncated; put the value again to restore it"
+                    )
+                if length == 0:
+                    return memoryview(b"")
+                return memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
+        except FileNotFoundError:
+            raise IntegrityError(
+                f"blob {path} (buffer {index} of the value record {record_path}) is missing; put the value again"
+            ) from None
+
+    def _blame(self, digest: bytes, entries, buffers, record_path: str):
+        for index, (entry, buffer) in enumerate(zip(entries, buffers)):
+            if type(entry) is list and hashlib.sha256(buffer).digest() != entry[1]:
+                raise IntegrityError(
+                    f"blob {self._blob_path(entry[1])} (buffer {index} of the value record {record_path}) is "
+                    "damaged: its bytes no longer hash to its name; remove it and put the value again"
+                )
+        raise IntegrityError(
+            f"the value record {record_path} is damaged: its frame does not hash to {digest.hex()}; "
+            "remove it and put the value again"
+        )
+
+    # ------------------------------------------------------------------ paths
+
+    def _value_path(self, digest: bytes) -> str:
+        name = digest.hex()
+        return os.path.join(self._values, name[:2], name[2:])
+
+    def _blob_path(self, blob: bytes) -> str:
+        name = blob.hex()
+        return os.path.join(self._blobs, name[:2], name[2:])
+
+    def __repr__(self) -> str:
+        return f"Store({self.directory!r})"
+
+
+def _digest_bytes(digest: Digest) -> bytes:
+    if isinstance(digest, str):
+        try:
+            digest = bytes.fromhex(digest)
+        except ValueError:
+            raise ValueError(f"a digest is 32 bytes or 64 hex characters, not {digest!r}") from None
+    if not isinstance(digest, (bytes, bytearray)) or len(digest) != DIGEST_SIZE:
+        raise ValueError(f"a digest is 32 bytes or 64 hex characters, not {digest!r}")
+    return bytes(digest)
+
+
+def _write_atomically(path: str, pieces: list) -> None:
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    try:
+        with os.fdopen(handle, "wb") as f:
+            for piece in pieces:
+                f.write(piece)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
