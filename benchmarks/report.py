@@ -176,7 +176,14 @@ def draw_chart(report: dict, path) -> None:
     import matplotlib.pyplot as plt
 
     payload_names = list(report["payloads"])
-    peers = [name for name in report["peers"] if name != REFERENCE and report["peers"][name]["available"]]
+    # Peers with at least one round-trip ratio (Ray has none); serreg's own opt-in setups are not peers.
+    peers = [
+        name for name in report["peers"]
+        if not name.startswith(REFERENCE) and any(
+            key.endswith(".round_trip") for entry in report["payloads"].values() for key in entry["ratios"].get(name, {})
+        )
+    ]
+    colors = plt.get_cmap("tab10").colors
     figure, axes = plt.subplots(len(MODES), 1, figsize=(max(8, 1.3 * len(payload_names) + 2), 8), sharex=True)
     width = 0.8 / max(1, len(peers))
     for axis, mode in zip(axes, MODES):
@@ -187,7 +194,7 @@ def draw_chart(report: dict, path) -> None:
                 if ratio is not None:
                     xs.append(j - 0.4 + width * (i + 0.5))
                     ys.append(ratio)
-            axis.bar(xs, ys, width, label=peer)
+            axis.bar(xs, ys, width, label=peer, color=colors[i % len(colors)])
         axis.axhline(1.0, color="black", linewidth=0.8)
         axis.set_yscale("log")
         axis.set_ylabel("serreg time / peer time")
@@ -195,7 +202,7 @@ def draw_chart(report: dict, path) -> None:
         axis.grid(axis="y", which="both", alpha=0.3)
     axes[-1].set_xticks(range(len(payload_names)))
     axes[-1].set_xticklabels(payload_names, rotation=30, ha="right")
-    axes[0].legend(ncol=len(peers), fontsize="small")
+    axes[0].legend(ncol=max(1, len(peers)), fontsize="small")
     figure.suptitle(f"serreg vs peers (scale {report['scale']}, median of {report['repeats']})")
     figure.tight_layout()
     figure.savefig(path, dpi=100)

@@ -53,7 +53,7 @@ def run(args) -> int:
         report = benchmarks.run_suite(
             _names(args.payloads), _names(args.peers), scale=args.scale, repeats=args.repeats,
             min_time=args.min_time, memory=not args.no_memory, progress=not args.no_progress,
-            argv=["serreg", *sys.argv[1:]] if sys.argv and sys.argv[0].endswith("serreg") else sys.argv,
+            argv=["serreg", *sys.argv[1:]],  # the command as typed, without the interpreter's path
         )
     except ValueError as error:
         print(f"serreg bench: {error}", file=sys.stderr)
