@@ -103,6 +103,7 @@ class Registry:
         self._native_overrides: frozenset = frozenset()
         self._rewritten_types: tuple = BIN_LOOKALIKES
         self._packed_as_is: dict[type, bytes] = {}  # type -> ClassIDHash, see serialize()
+        self._unpacked_as_is: frozenset = frozenset()  # ClassIDHashes of the same serializers
         self._standard_natives: dict[type, object] = {}
         self._fallback: Optional[Registration] = None
         self._dataclass: Optional[Registration] = None  # step 3 of the lookup, when switched on
@@ -213,6 +214,11 @@ class Registry:
             if getattr(registration.serializer, "packs_value_as_is", False)
             and getattr(registration.serializer, "codec", None) is self.codec
         }
+        self._unpacked_as_is = frozenset(
+            class_hash for class_hash, registration in by_hash.items()
+            if getattr(registration.serializer, "packs_value_as_is", False)
+            and getattr(registration.serializer, "codec", None) is self.codec
+        )
         self._by_id = by_id
         self._by_hash = by_hash
         self._stacks = stacks
@@ -482,7 +488,11 @@ class Registry:
 
     def _deserialize_parts(self, class_hash: bytes, in_band, oob):
         registration = self._by_hash.get(class_hash) or self._registration_by_hash(class_hash, None)
-        return self._run_deserializer(registration, memoryview(in_band if in_band is not None else b""), oob, None)
+        if in_band is None:
+            in_band = b""
+        if class_hash not in self._unpacked_as_is:
+            in_band = memoryview(in_band)  # what serializers are promised; the codec takes any buffer
+        return self._run_deserializer(registration, in_band, oob, None)
 
     def _deserialize_section(self, section: memoryview, oob, offset: Optional[int] = None):
         if section.nbytes < CLASS_ID_HASH_SIZE:
