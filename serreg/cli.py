@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from .commands import bench, demo
+from .commands import bench, demo, inspect, registry
 
 # Each module adds its own sub-parser; add a command by adding its module here.
-COMMANDS = [demo, bench]
+COMMANDS = [demo, inspect, registry, bench]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="serreg", description="serreg: a pluggable, cross-language serializer registry.")
+    parser = argparse.ArgumentParser(
+        prog="serreg",
+        description="serreg: a pluggable, cross-language serializer registry.",
+        epilog="Run 'serreg COMMAND --help' for the options of a command.",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(commands)
@@ -21,7 +26,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except BrokenPipeError:
+        # The reader of our output went away (``serreg inspect FILE | head``): not an error worth a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,30 @@
+"""Options and error reporting shared by the sub-commands (not a command itself)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+
+class CommandError(Exception):
+    """A failure to report as one line on standard error, with exit status 1."""
+
+
+def add_import_option(parser) -> None:
+    parser.add_argument(
+        "-i", "--import", dest="imports", action="append", default=[], metavar="MODULE",
+        help="import MODULE first, so the serializers it registers are known (repeatable)",
+    )
+
+
+def import_modules(names) -> None:
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as error:  # the user's module may fail in any way; report it, no traceback
+            raise CommandError(f"could not import {name!r}: {type(error).__name__}: {error}") from None
+
+
+def report_failure(command: str, error: Exception) -> int:
+    print(f"serreg {command}: error: {error}", file=sys.stderr)
+    return 1

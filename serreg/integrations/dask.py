@@ -1,0 +1,133 @@
+"""Dask distributed: a "serreg" serialization family and a worker plug-in.
+
+Importing this module registers the family with distributed
+(``register_serialization_family``), so that::
+
+    from serreg.integrations.dask import SERIALIZERS, SerregPlugin
+
+    client = Client(cluster, serializers=SERIALIZERS, deserializers=SERIALIZERS)
+    client.register_plugin(SerregPlugin("myapp.serializers"))
+
+moves values between the client and the workers, and between workers, as
+serreg results. A value's Dask frames are its in-band section (ClassIDHash +
+serializer in-band) followed by its out-of-band buffers, which are handed to
+distributed as the very memoryviews the serializers returned: nothing is
+copied or joined on the way to the socket.
+
+The family takes only values that have a serreg serializer (registered, or
+from a plug-in); any other value is declined (``NotImplementedError``), so
+distributed passes it to the next family in the list, which is why
+``SERIALIZERS`` keeps ``"dask"`` and ``"pickle"`` after ``"serreg"``.
+
+Values use the default registry (``serreg.default_registry()``) of the
+process they are in: every worker needs the same serializers registered, which
+is what :class:`SerregPlugin` does.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+
+from distributed.diagnostics.plugin import WorkerPlugin
+from distributed.protocol.serialize import register_serialization_family
+
+import serreg
+from serreg.integrations import has_own_serializer
+from serreg.result import SerializationResult
+
+FAMILY = "serreg"
+
+# What to pass as Client(serializers=..., deserializers=...): serreg first, then
+# distributed's own families for the values serreg has no serializer for.
+SERIALIZERS = (FAMILY, "dask", "pickle")
+
+
+def _flat(buffer) -> memoryview:
+    # A zero-copy 1-D unsigned-byte view of any contiguous buffer (C or Fortran order),
+    # the shape distributed expects of a frame.
+    view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
+    if view.ndim == 1 and view.format == "B":
+        return view
+    return pickle.PickleBuffer(view).raw()
+
+
+def serreg_dumps(value, context=None) -> tuple[dict, list]:
+    """Serialize ``value`` into a distributed header and frames.
+
+    Frame 0 is the in-band section; frames 1.. are the out-of-band buffers as
+    zero-copy memoryviews of ``value``'s memory. Raises NotImplementedError
+    when serreg has no serializer for ``value`` (distributed then tries the
+    next family).
+    """
+    registry = serreg.default_registry()
+    if not has_own_serializer(registry, value):
+        raise NotImplementedError(f"serreg has no serializer for {type(value).__module__}.{type(value).__qualname__}")
+    result = registry.serialize(value)
+    buffers = [_flat(b) for b in result.out_of_band_buffers]
+    # As distributed's pickle family does: a buffer that was writable is writable
+    # again on the other side, a read-only one stays read-only.
+    header = {"writeable": [not b.readonly for b in buffers]}
+    return header, [result.in_band_buffer, *buffers]
+
+
+def _with_writeability(frame, writeable: bool) -> memoryview:
+    view = _flat(frame)
+    if writeable and view.readonly:
+        return memoryview(bytearray(view))  # the sender's value was writable; only a copy can be
+    if not writeable and not view.readonly:
+        return view.toreadonly()
+    return view
+
+
+def serreg_loads(header: dict, frames: list):
+    """Deserialize the frames written by :func:`serreg_dumps`.
+
+    Arrays and Arrow buffers in the result are views of the received frames.
+    """
+    if not frames:
+        raise serreg.DeserializationError("a serreg Dask message has no frames")
+    in_band, *buffers = frames
+    writeable = header.get("writeable")
+    if writeable is None or len(writeable) != len(buffers):
+        raise serreg.DeserializationError(
+            f"a serreg Dask message has {len(buffers)} buffer frames, but its header describes "
+            f"{'none' if writeable is None else len(writeable)}"
+        )
+    views = [_with_writeability(frame, w) for frame, w in zip(buffers, writeable)]
+    return serreg.default_registry().deserialize(SerializationResult(in_band, views))
+
+
+register_serialization_family(FAMILY, serreg_dumps, serreg_loads)
+
+
+class SerregPlugin(WorkerPlugin):
+    """Makes a worker speak serreg: one ``client.register_plugin(SerregPlugin(...))`` for all workers.
+
+    On every worker, present and future, it imports this module (registering
+    the family), then the given modules, which are expected to register the
+    user's serializers when imported (plug-ins from the ``serreg.serializers``
+    entry-point group need no module here: they load themselves). Unless
+    ``serializers`` is None, it also makes the worker use those families when
+    it fetches data from other workers, so serreg carries worker-to-worker
+    transfers too.
+    """
+
+    name = "serreg"
+    idempotent = False  # registering again replaces the plug-in (new modules are imported)
+
+    def __init__(self, *modules: str, serializers=SERIALIZERS) -> None:
+        for module in modules:
+            if not isinstance(module, str):
+                raise TypeError(f"SerregPlugin takes module names, not {module!r}")
+        self.modules = modules
+        self.serializers = None if serializers is None else list(serializers)
+
+    def setup(self, worker) -> None:
+        for module in self.modules:
+            importlib.import_module(module)
+        if self.serializers is not None:
+            # The worker's connection pool tells a peer which families to answer
+            # get_data with, and decodes the answer with the same list.
+            worker.rpc.serializers = list(self.serializers)
+            worker.rpc.deserializers = list(self.serializers)

@@ -1,0 +1,113 @@
+"""Ray: hand serreg's serializers to Ray, so registered classes travel through tasks and the object store.
+
+:func:`install` registers, with ``ray.util.register_serializer``, every class
+that has a serreg serializer of its own in the default registry (yours and
+the plug-ins', which it loads first), except the standard-library types,
+which Ray already handles. Ray then pickles such a value as serreg's in-band
+bytes plus its out-of-band buffers wrapped in ``pickle.PickleBuffer``, so Ray's
+protocol-5 pickling keeps them out-of-band: they are written to the object
+store as they are and read back as views of it, without copies.
+
+Ray keeps serializers per process, so every worker must run :func:`install`
+too; one line does it for all of them::
+
+    ray.init(runtime_env={"worker_process_setup_hook": "serreg.integrations.ray.install"})
+    serreg.integrations.ray.install()   # in the driver, after ray.init
+
+For serializers registered by your own module rather than by a plug-in, make
+the hook a function of yours that imports that module and then calls
+:func:`install`. Classes registered after :func:`install` are handed to Ray
+by calling it again.
+
+A value that serreg's serializer declines (``accepts`` returns False, for
+example an object-dtype ndarray) is pickled by Ray exactly as it would be
+without serreg, so ObjectRefs inside it keep working.
+"""
+
+from __future__ import annotations
+
+import pickle
+import threading
+
+import ray.util
+
+import serreg
+from serreg.integrations import has_own_serializer
+from serreg.result import SerializationResult
+
+_lock = threading.Lock()
+_installed: set = set()
+
+
+class _PickledAsUsual:
+    """Pickles as the reduction it holds: Ray then writes the value as it would without serreg."""
+
+    __slots__ = ("reduction",)
+
+    def __init__(self, reduction) -> None:
+        self.reduction = reduction
+
+    def __reduce__(self):
+        return self.reduction
+
+
+def _to_ray(value):
+    """What Ray pickles in place of ``value``: a tuple of the in-band section and the buffers, out-of-band.
+
+    A value serreg would send through its own pickle fallback is instead left
+    to Ray's pickler (which tracks the ObjectRefs inside it), by handing Ray
+    the value's ordinary reduction.
+    """
+    registry = serreg.default_registry()
+    if not has_own_serializer(registry, value):
+        return _PickledAsUsual(value.__reduce_ex__(5))  # the protocol Ray pickles with
+    result = registry.serialize(value)
+    in_band = bytes(result.in_band_buffer)
+    return (in_band, *(pickle.PickleBuffer(buffer) for buffer in result.out_of_band_buffers))
+
+
+def _from_ray(carried):
+    """Rebuild a value from what :func:`_to_ray` returned; buffers stay views of Ray's memory."""
+    if type(carried) is not tuple:
+        return carried  # a value Ray unpickled as usual (registered classes are never plain tuples)
+    in_band, *buffers = carried
+    views = [memoryview(buffer) for buffer in buffers]
+    return serreg.default_registry().deserialize(SerializationResult(in_band, views))
+
+
+def _standard_classes() -> set:
+    return {registration.cls for registration in serreg.Registry(plugins=False).registrations()}
+
+
+def install() -> list:
+    """Register serreg's serializers with Ray in this process; return the classes registered.
+
+    Needs a connected Ray (call it after ``ray.init``, or as the workers'
+    ``worker_process_setup_hook``). Calling it again registers classes added
+    since; it is safe to call any number of times.
+    """
+    registry = serreg.default_registry()
+    standard = _standard_classes()
+    classes = []
+    with _lock:
+        for registration in registry.registrations():  # loads every plug-in first
+            cls = registration.cls
+            if cls in standard or cls in classes:
+                continue
+            ray.util.register_serializer(cls, serializer=_to_ray, deserializer=_from_ray)
+            classes.append(cls)
+            _installed.add(cls)
+    return classes
+
+
+def uninstall() -> None:
+    """Remove every serializer :func:`install` gave Ray in this process."""
+    with _lock:
+        for cls in _installed:
+            ray.util.deregister_serializer(cls)
+        _installed.clear()
+
+
+def installed_classes() -> frozenset:
+    """The classes whose values Ray currently pickles through serreg in this process."""
+    return frozenset(_installed)
