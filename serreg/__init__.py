@@ -27,6 +27,7 @@ from .frame import FORMAT_VERSION, FrameView
 from .registry import Registration, Registry
 from .result import OutOfBandBuffers, SerializationResult
 from .serializer import Serializer
+from .standard import configure_dataclasses
 
 __version__ = "0.1.0"
 
@@ -73,6 +74,7 @@ __all__ = [
     "UnknownClassIDError",
     "UntrustedClassIDError",
     "allow_class_ids",
+    "configure_dataclasses",
     "default_registry",
     "deserialize",
     "digest",

@@ -6,10 +6,10 @@ import argparse
 import os
 import sys
 
-from .commands import demo, inspect, registry
+from .commands import bench, demo, inspect, registry
 
 # Each module adds its own sub-parser; add a command by adding its module here.
-COMMANDS = [demo, inspect, registry]
+COMMANDS = [demo, inspect, registry, bench]
 
 
 def build_parser() -> argparse.ArgumentParser:

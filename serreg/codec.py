@@ -10,9 +10,10 @@ is buffer order (docs/FORMAT.md, section 3).
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 
-from msgpack import ExtType, Unpacker, packb, unpackb
+from msgpack import ExtType, Packer, Unpacker, unpackb
 from msgpack.exceptions import StackError
 
 from .class_id import CLASS_ID_HASH_SIZE
@@ -39,31 +40,75 @@ STRUCTURE_CHECK_THRESHOLD = 1024
 MAX_KEYS_PER_HASH = 64
 
 
+class _PackState:
+    """What a Packer's ``default`` needs to know about the pack() call it serves."""
+
+    __slots__ = ("registry", "oob")
+
+    def __init__(self, registry) -> None:
+        self.registry = registry
+        self.oob = None
+
+    def nested(self, value) -> ExtType:
+        registration, result = self.registry._serialize_nested(value)
+        self.oob.extend(result.out_of_band_buffers)
+        in_band = result.in_band_buffer
+        # bytes + any in-band gives bytes, so ExtType's own argument checks (run in
+        # Python, once per nested value) are skipped through the namedtuple's _make.
+        return _make_ext((NESTED_EXT_TYPE, registration.class_hash + in_band if in_band else registration.class_hash))
+
+
+_make_ext = ExtType._make
+
+# A Packer whose output grew past this is dropped after use instead of kept for the
+# next call, so a thread does not hold on to the buffer of one large value.
+_KEEP_PACKER_MAX_OUTPUT = 1 << 20
+
+
 class MsgpackCodec:
-    """Packs and unpacks value trees for one registry."""
+    """Packs and unpacks value trees for one registry.
+
+    Thread safety: each thread reuses one idle msgpack Packer (creating a
+    Packer allocates a 256 KiB buffer, which cost more than packing a small
+    value); a pack() nested inside another on the same thread, as when a
+    serializer packs its own members, takes a fresh Packer.
+    """
 
     def __init__(self, registry) -> None:
         self._registry = registry
+        self._local = threading.local()
+
+    def _new_packer(self) -> tuple:
+        state = _PackState(self._registry)
+        return Packer(default=state.nested, strict_types=True, use_bin_type=True, autoreset=True), state
 
     def pack(self, obj, oob: list) -> bytes:
         """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``."""
-        registry = self._registry
-
-        def nested(value):
-            registration, result = registry._serialize_nested(value)
-            oob.extend(result.out_of_band_buffers)
-            in_band = result.in_band_buffer
-            return ExtType(NESTED_EXT_TYPE, registration.class_hash + in_band if in_band else registration.class_hash)
-
-        rewrite = registry._rewritten_types
-        if holds_any(obj, rewrite):
-            obj = _substitute(obj, frozenset(rewrite), nested, root=True)
+        local = self._local
+        idle = getattr(local, "idle", None)
+        if idle is None:
+            idle = self._new_packer()
+        else:
+            local.idle = None  # busy: a nested pack() on this thread makes its own
+        packer, state = idle
+        previous_oob = state.oob
+        state.oob = oob
+        keep = True
         try:
-            return packb(obj, default=nested, strict_types=True, use_bin_type=True)
+            rewrite = self._registry._rewritten_types
+            if holds_any(obj, rewrite):
+                obj = _substitute(obj, frozenset(rewrite), state.nested, root=True)
+            packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
+            keep = len(packed) <= _KEEP_PACKER_MAX_OUTPUT
+            return packed
         except SerregError:
             raise
         except (ValueError, TypeError, OverflowError, UnicodeEncodeError) as error:
             raise _explain_pack_error(obj, error) from error
+        finally:
+            state.oob = previous_oob
+            if keep:
+                local.idle = idle
 
     def unpack(self, data, oob):
         """Unpack one msgpack value; nested values are decoded by their serializers.
@@ -89,10 +134,10 @@ class MsgpackCodec:
             return registry._decode(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], oob, None)
 
         try:
+            # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
             if untrusted:
-                return unpackb(data, ext_hook=ext_hook, raw=False, strict_map_key=False, use_list=True,
-                               object_pairs_hook=dict_from_pairs)
-            return unpackb(data, ext_hook=ext_hook, raw=False, strict_map_key=False, use_list=True)
+                return unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
+            return unpackb(data, ext_hook=ext_hook, strict_map_key=False)
         except SerregError:
             raise
         except RecursionError as error:

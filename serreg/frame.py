@@ -48,7 +48,10 @@ def frame_pieces(in_band_parts: Sequence, buffers: Sequence[memoryview], key: Op
     (``to_bytes``). With a ``key`` the frame is signed: flag bit 0 is set and
     the last piece is the HMAC-SHA256 trailer over all the others.
     """
-    in_band_len = sum(len(p) for p in in_band_parts)
+    in_band_len = sum(map(len, in_band_parts))
+    if not buffers and key is None:
+        end = HEADER_SIZE + in_band_len
+        return [HEADER.pack(MAGIC, FORMAT_VERSION, 0, 0, 0, 0, in_band_len, end), *in_band_parts], end
     lengths = [b.nbytes for b in buffers]
     end = HEADER_SIZE + TABLE_ENTRY.size * len(lengths) + in_band_len
     table = bytearray()

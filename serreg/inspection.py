@@ -34,7 +34,7 @@ PICKLE5 = "serreg.pickle5"
 CORE_CLASS_IDS = (
     "None", "bool", "int", "float", "str", "bytes", "list", "dict", "tuple", "set", "frozenset",
     "bytearray", "memoryview", "complex", "datetime", "date", "time", "timedelta", "decimal", "uuid",
-    "serreg.error",
+    "serreg.error", "serreg.dataclass",
 )
 NUMPY_CLASS_IDS = ("numpy.ndarray",) + tuple(
     f"numpy.{name}"

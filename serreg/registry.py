@@ -7,11 +7,15 @@ Lookup precedence for a value (written down because users override built-ins):
    a ``dict`` here, so no type is silently lost);
 2. a plug-in from the ``serreg.serializers`` entry-point group serving the
    type's top-level module, loaded on first use, then step 1 again;
-3. the fallback serializer (pickle protocol 5 through cloudpickle), unless
+3. only after ``serreg.configure_dataclasses(registry)`` and unless
+   ``cross_language=True``: for a dataclass instance that pickle would write as
+   class reference plus ``__dict__``, the standard ``serreg.dataclass``
+   serializer (Python only);
+4. the fallback serializer (pickle protocol 5 through cloudpickle), unless
    ``cross_language=True``.
 
 A serializer with an ``accepts(value)`` method that returns False passes that
-value to step 3.
+value on to steps 3 and 4.
 
 Thread safety: lookups read immutable snapshots and take no lock; registration
 changes are serialized by a lock and publish new snapshots atomically, so a
@@ -128,8 +132,12 @@ class Registry:
         self._current: dict[type, Registration] = {}
         self._native_overrides: frozenset = frozenset()
         self._rewritten_types: tuple = BIN_LOOKALIKES
+        self._packed_as_is: dict[type, bytes] = {}  # type -> ClassIDHash, see serialize()
+        self._unpacked_as_is: frozenset = frozenset()  # ClassIDHashes of the same serializers
         self._standard_natives: dict[type, object] = {}
         self._fallback: Optional[Registration] = None
+        self._dataclass: Optional[Registration] = None  # step 3 of the lookup, when switched on
+        self._dataclass_registration: Optional[Registration] = None
         self._fallback_callback: Optional[RegisterCallback] = None
         self._plugins = PluginLoader() if plugins else None
         self.codec = MsgpackCodec(self)
@@ -210,6 +218,11 @@ class Registry:
             by_hash = dict(self._by_hash)
             del by_id[class_id]
             del by_hash[registration.class_hash]
+            if registration is self._dataclass_registration:
+                # Dataclasses go to the fallback again, as pickle writes them.
+                self._dataclass = self._dataclass_registration = None
+                self._publish(by_id, by_hash, self._stacks)
+                return
             stacks = dict(self._stacks)
             stack = tuple(r for r in stacks[registration.cls] if r.class_id != class_id)
             if stack:
@@ -235,6 +248,16 @@ class Registry:
         self._current = current
         self._native_overrides = native_overrides
         self._rewritten_types = BIN_LOOKALIKES + tuple(native_overrides)
+        self._packed_as_is = {
+            cls: registration.class_hash for cls, registration in current.items()
+            if getattr(registration.serializer, "packs_value_as_is", False)
+            and getattr(registration.serializer, "codec", None) is self.codec
+        }
+        self._unpacked_as_is = frozenset(
+            class_hash for class_hash, registration in by_hash.items()
+            if getattr(registration.serializer, "packs_value_as_is", False)
+            and getattr(registration.serializer, "codec", None) is self.codec
+        )
 
     @contextlib.contextmanager
     def _all_or_nothing(self):
@@ -320,6 +343,31 @@ class Registry:
                 for cls, current in self._current.items():
                     register_callback(current.class_id, cls, current.serializer)
 
+    def _install_dataclass_serializer(self, class_id: str, serializer) -> None:
+        """Register the reader of dataclass instances; writing them is switched on by
+        ``_use_dataclass_serializer`` (lookup step 3, after plug-ins, before the fallback).
+
+        Python only, like the fallback: ``cross_language=True`` refuses them.
+        """
+        class_hash = class_id_hash(class_id)
+        with self._lock:
+            if class_hash in self._by_hash:
+                raise SerregError(f"class ID {class_id!r} (or its ClassIDHash) is already registered")
+            origin = getattr(self._local, "origin", None) or "user"
+            registration = Registration(class_id, object, serializer, class_hash, origin, python_only=True)
+            by_id = dict(self._by_id)
+            by_hash = dict(self._by_hash)
+            by_id[class_id] = registration
+            by_hash[class_hash] = registration
+            self._dataclass_registration = registration
+            self._publish(by_id, by_hash, self._stacks)
+
+    def _use_dataclass_serializer(self, enabled: bool) -> None:
+        if enabled and self._dataclass_registration is None:
+            raise SerregError("this registry has no serreg.dataclass serializer (it was made with standard=False "
+                              "or the serializer was unregistered)")
+        self._dataclass = self._dataclass_registration if enabled else None
+
     def get_serializer(self, class_id_or_type):
         """The serializer for a class ID (any registered one) or a type (the one in use)."""
         if isinstance(class_id_or_type, str):
@@ -368,6 +416,9 @@ class Registry:
                 f"{cls.__qualname__}, serializer)",
                 value=value,
             )
+        dataclass = self._dataclass
+        if dataclass is not None and hasattr(cls, "__dataclass_fields__") and dataclass.serializer.accepts(value):
+            return dataclass
         if self._fallback is None:
             raise SerializationError(f"no serializer is registered for {_describe(cls)} and there is no fallback", value=value)
         return self._fallback
@@ -434,6 +485,25 @@ class Registry:
             result = self.canonical_form().serialize(obj)
             result._key = key
             return result
+        if not cross_language:
+            # A dict, list, str ... whose serializer is the standard one is the codec's
+            # output as it is: skip the generic dispatch (same bytes, same errors).
+            class_hash = self._packed_as_is.get(type(obj))
+            if class_hash is not None:
+                oob = []
+                try:
+                    in_band = self.codec.pack(obj, oob)
+                except SerializationError as error:
+                    _attach_path(error, obj)
+                    raise
+                except SerregError:
+                    raise
+                except Exception:
+                    pass  # the generic path below reports it the way it always does
+                else:
+                    result = SerializationResult._with_class_hash(class_hash, in_band, oob)
+                    result._key = key
+                    return result
         token = _CROSS_LANGUAGE.set(True) if cross_language and not _CROSS_LANGUAGE.get() else None
         try:
             registration, result = self._serialize_nested(obj)
@@ -513,20 +583,23 @@ class Registry:
             if isinstance(data, SerializationResult):
                 if key is not None:
                     _check_result_key(data, check_key(key))
-                oob = OutOfBandBuffers(data.out_of_band_buffers)
+                buffers = data.out_of_band_buffers
+                oob = OutOfBandBuffers(buffers) if buffers else _NO_BUFFERS
                 if data._class_hash is not None:
-                    in_band = data._in_band
-                    value = self._decode(data._class_hash, memoryview(in_band if in_band is not None else b""), oob, None)
+                    value = self._deserialize_parts(data._class_hash, data._in_band, oob)
                 else:
                     value = self._deserialize_section(memoryview(data.in_band_buffer or b""), oob, 0)
-                _check_all_used(oob, "serialization result")
+                if buffers:
+                    _check_all_used(oob, "serialization result")
                 return value
             if oob_iterator is not None and key is None:
                 return self._deserialize_section(memoryview(data), oob_iterator)
             frame = FrameView(data, self.limits if limits is None else limits, None if key is None else check_key(key))
-            oob = OutOfBandBuffers(frame.buffers)
+            buffers = frame.buffers
+            oob = OutOfBandBuffers(buffers) if buffers else _NO_BUFFERS
             value = self._deserialize_section(frame.in_band, oob, frame.in_band_offset)
-            _check_all_used(oob, "frame")
+            if buffers:
+                _check_all_used(oob, "frame")
             return value
         finally:
             if token is not None:
@@ -545,6 +618,14 @@ class Registry:
                 offset=offset,
             ))
         return registration
+
+    def _deserialize_parts(self, class_hash: bytes, in_band, oob):
+        """An in-process result: its hash and in-band were never joined."""
+        if in_band is None:
+            in_band = b""
+        if class_hash not in self._unpacked_as_is:
+            in_band = memoryview(in_band)  # what serializers are promised; the codec takes any buffer
+        return self._decode(class_hash, in_band, oob, None)
 
     def _deserialize_section(self, section: memoryview, oob, offset: Optional[int] = None):
         if section.nbytes < CLASS_ID_HASH_SIZE:
@@ -630,6 +711,11 @@ def _check_result_key(result: SerializationResult, key: bytes) -> None:
         )
     if not hmac.compare_digest(result._key, key):
         raise SignatureError("the serialization result was signed with another key")
+
+
+# The iterator handed to serializers of a result without out-of-band buffers. It is
+# never advanced (next() raises StopIteration at once), so one instance serves all.
+_NO_BUFFERS = OutOfBandBuffers(())
 
 
 def _check_all_used(oob: OutOfBandBuffers, what: str) -> None:

@@ -15,6 +15,10 @@ from .errors import UntrustedClassIDError
 
 FALLBACK_CLASS_ID = "serreg.pickle5"
 
+# Class IDs whose decoding runs code the writer chooses: unpickling, or importing a
+# module named in the frame (serreg.dataclass). They can never be allowed.
+CODE_LOADING_CLASS_IDS = frozenset({FALLBACK_CLASS_ID, "serreg.dataclass"})
+
 STANDARD_DATA_CLASS_IDS = frozenset({
     "None", "bool", "int", "float", "str", "bytes", "list", "dict", "tuple", "set", "frozenset",
     "bytearray", "memoryview", "complex", "datetime", "date", "time", "timedelta", "decimal", "uuid",
@@ -32,17 +36,25 @@ def allowed_hashes(class_ids) -> frozenset:
 
 
 def check_allowable(class_id: str, fallback_class_id: str) -> None:
-    """Refuse to put the pickle fallback on an allow-list: untrusted mode exists to keep it out."""
-    if class_id in (FALLBACK_CLASS_ID, fallback_class_id):
+    """Refuse to put a code-loading class ID on an allow-list: untrusted mode exists to keep them out."""
+    if class_id in CODE_LOADING_CLASS_IDS or class_id == fallback_class_id:
         raise ValueError(
-            f"class ID {class_id!r} is the pickle fallback, which runs code while decoding; it cannot be "
-            "allowed in untrusted mode. Deserialize with trusted=True instead, and only frames from a "
-            "sender you trust (check their signature with key=...)"
+            f"class ID {class_id!r} runs code while decoding (it unpickles, or imports a module the frame "
+            "names); it cannot be allowed in untrusted mode. Deserialize with trusted=True instead, and only "
+            "frames from a sender you trust (check their signature with key=...)"
         )
 
 
 def refusal(class_hash: bytes, class_id: str | None, is_fallback: bool, offset) -> UntrustedClassIDError:
     """The error for a class ID that untrusted mode does not decode: why, and how to allow it."""
+    if class_id in CODE_LOADING_CLASS_IDS and not is_fallback:
+        return UntrustedClassIDError(
+            f"the frame holds a {class_id!r} value, and this is an untrusted deserialize: decoding it imports "
+            "the module the frame names, which runs that module's code, so nothing was imported. Pass "
+            "trusted=True only for frames from a sender you trust, or register a serializer for the value's "
+            "type and allow it with registry.allow_class_ids(...)",
+            class_id=class_id, offset=offset,
+        )
     if is_fallback:
         return UntrustedClassIDError(
             f"the frame holds a pickled value (class ID {class_id!r}), and this is an untrusted deserialize: "

@@ -173,3 +173,16 @@ def test_a_serializer_that_deserializes_nested_values_itself_stays_untrusted():
 
 def test_refusal_is_a_deserialization_error():
     assert issubclass(UntrustedClassIDError, DeserializationError)
+
+
+def test_dataclass_frames_are_refused_before_any_module_is_imported():
+    registry = serreg.Registry()
+    frame = serreg.SerializationResult(
+        class_id_hash("serreg.dataclass") + msgpack.packb(["no_such_module_imported_here:Thing", {}])
+    ).to_bytes()
+    with pytest.raises(UntrustedClassIDError, match="imports"):
+        registry.deserialize(frame, trusted=False)
+    with pytest.raises(DeserializationError, match="cannot import"):
+        registry.deserialize(frame)  # trusted: it does try to import
+    with pytest.raises(ValueError, match="cannot be allowed"):
+        registry.allow_class_ids("serreg.dataclass")

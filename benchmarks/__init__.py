@@ -1,0 +1,12 @@
+"""serreg's benchmark suite: the payloads of issue 4 against pickle5, cloudpickle,
+msgpack, pyfory and Ray, in-process and through a contiguous frame.
+
+Run it with ``serreg bench`` (or ``python -m benchmarks``); see ``serreg bench --help``.
+"""
+
+from .payloads import PAYLOADS
+from .peers import PEERS
+from .report import draw_chart, format_table, goals, write_json
+from .suite import run_suite
+
+__all__ = ["PAYLOADS", "PEERS", "draw_chart", "format_table", "goals", "run_suite", "write_json"]

@@ -1,0 +1,158 @@
+"""The benchmark suite runs end to end on tiny payloads, and serreg's values in it are right.
+
+No timing is asserted here: the machine is shared. What must hold is that the
+suite still runs, that it checks every peer's values, and that serreg's are
+correct and type-exact.
+"""
+
+import json
+import pickle
+
+import pytest
+
+import benchmarks
+from benchmarks.payloads import PAYLOADS, Record, same_value
+from benchmarks.peers import PEERS, Peer
+from benchmarks.report import goals
+from serreg.cli import main
+
+TINY = 0.0005
+
+
+@pytest.fixture(scope="module")
+def tiny_report():
+    return benchmarks.run_suite(
+        peers=["serreg", "pickle5", "msgpack"], scale=TINY, repeats=2, min_time=0.0001, progress=False
+    )
+
+
+def test_every_payload_is_measured_for_serreg(tiny_report):
+    assert list(tiny_report["payloads"]) == list(PAYLOADS)
+    for payload, entry in tiny_report["payloads"].items():
+        serreg = entry["results"]["serreg"]
+        assert serreg["supported"], payload
+        for mode in ("in_process", "frame"):
+            facts = serreg[mode]
+            assert facts["correct"] is True, (payload, mode)
+            for step in ("serialize", "deserialize", "round_trip"):
+                assert facts[f"{step}_s"] > 0, (payload, mode, step)
+                assert len(facts["samples_s"][step]) == 2
+            assert facts["wire_bytes"] > 0
+            assert facts["peak_traced_bytes"] >= 0
+
+
+def test_serreg_frame_bytes_are_its_frame_length(tiny_report):
+    import serreg
+
+    for payload, entry in tiny_report["payloads"].items():
+        value = PAYLOADS[payload](TINY)
+        assert entry["results"]["serreg"]["frame"]["wire_bytes"] == len(serreg.serialize(value).to_bytes())
+
+
+def test_peers_are_compared_and_unsupported_ones_say_why(tiny_report):
+    small = tiny_report["payloads"]["small_dict"]
+    assert set(small["ratios"]) == {"pickle5", "msgpack"}
+    assert small["ratios"]["pickle5"]["in_process.round_trip"] > 0
+    ndarray = tiny_report["payloads"]["ndarray_100MB"]["results"]["msgpack"]
+    assert ndarray["supported"] is False and "msgpack" in ndarray["reason"]
+
+
+def test_table_and_goals_cover_every_payload(tiny_report):
+    table = benchmarks.format_table(tiny_report)
+    for payload in PAYLOADS:
+        assert payload in table
+    checked = {(check["issue"], check["payload"]) for check in goals(tiny_report)}
+    assert (2, "small_dict") in checked and (4, "dataclasses_1k") in checked
+
+
+def test_goal_check_reads_the_ratios():
+    def result(seconds, wire):
+        facts = {"round_trip_s": seconds, "correct": True, "wire_bytes": wire}
+        return {"supported": True, "in_process": dict(facts), "frame": dict(facts)}
+
+    report = {"scale": 1, "payloads": {"small_dict": {
+        "results": {"serreg": result(3.0, 50), "pickle5": result(2.0, 60), "msgpack": result(4.0, 40)},
+        "ratios": {"pickle5": {"in_process.round_trip": 1.5}},
+    }}}
+    checks = {(c["issue"], c["goal"]): c for c in goals(report)}
+    assert checks[2, "in-process round trip <= 1.5x pickle5"]["met"] is True
+    assert checks[4, "in_process round trip <= fastest peer (pickle5)"]["met"] is False
+    assert checks[4, "in_process bytes <= pickle5's"]["met"] is True
+
+
+def test_a_peer_that_returns_a_wrong_value_is_flagged(monkeypatch):
+    class TupleLosingPeer(Peer):
+        name = "lossy"
+
+        def serialize(self, value):
+            return value
+
+        def deserialize(self, result):
+            return list(result) if isinstance(result, (list, tuple)) else result
+
+        def wire_bytes(self, result):
+            return 1
+
+        def to_frame(self, value):
+            return pickle.dumps(value)
+
+        def from_frame(self, frame):
+            return self.deserialize(pickle.loads(frame))
+
+    monkeypatch.setitem(PEERS, "lossy", TupleLosingPeer)
+    monkeypatch.setitem(PAYLOADS, "tuple", lambda scale: (1, 2))
+    report = benchmarks.run_suite(["tuple"], ["lossy"], scale=1, repeats=1, min_time=0.0001, memory=False, progress=False)
+    results = report["payloads"]["tuple"]["results"]
+    assert results["lossy"]["in_process"]["correct"] is False
+    assert results["lossy"]["frame"]["correct"] is False
+    assert results["serreg"]["in_process"]["correct"] is True
+
+
+@pytest.mark.parametrize("expected, actual", [
+    ((1, 2), [1, 2]),
+    ({"a": 1}, {"a": 1.0}),
+    ([True], [1]),
+    (Record(1, "a", 0.5, True, ["x"]), Record(1, "a", 0.5, True, ("x",))),
+])
+def test_same_value_sees_type_changes(expected, actual):
+    assert not same_value(expected, actual)
+    assert same_value(expected, expected)
+
+
+def test_same_value_sees_array_dtype_and_arrow_changes():
+    np = pytest.importorskip("numpy")
+    pa = pytest.importorskip("pyarrow")
+    assert not same_value(np.arange(3, dtype=np.int64), np.arange(3, dtype=np.int32))
+    table = PAYLOADS["arrow_1M"](TINY)
+    assert same_value(table, table)
+    assert not same_value(table, table.slice(1))
+    assert not same_value(table, table.cast(pa.schema([(f.name, pa.large_string() if f.name == "name" else f.type)
+                                                        for f in table.schema])))
+
+
+def test_serreg_bench_command_writes_json_and_chart(tmp_path, capsys):
+    json_path = tmp_path / "bench.json"
+    chart_path = tmp_path / "bench.png"
+    args = ["bench", "--scale", str(TINY), "--repeats", "1", "--min-time", "0.0001", "--no-progress",
+            "--payloads", "small_dict,ndarray_100MB", "--peers", "pickle5", "--json", str(json_path)]
+    try:
+        import matplotlib  # noqa: F401
+        args += ["--chart", str(chart_path)]
+        expect_chart = True
+    except ImportError:
+        args += ["--no-chart"]
+        expect_chart = False
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "small_dict" in out and "ndarray_100MB" in out and "goals" in out
+    report = json.loads(json_path.read_text())
+    assert set(report["payloads"]) == {"small_dict", "ndarray_100MB"}
+    assert report["payloads"]["small_dict"]["results"]["serreg"]["in_process"]["correct"] is True
+    assert report["goals"]
+    if expect_chart:
+        assert chart_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_serreg_bench_refuses_an_unknown_payload(capsys):
+    assert main(["bench", "--payloads", "nope", "--no-progress", "--no-json", "--no-chart"]) == 2
+    assert "unknown payload" in capsys.readouterr().err
