@@ -103,6 +103,11 @@ class FrameView:
     def __init__(self, data, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None) -> None:
         view = memoryview(data)
         if view.ndim != 1 or view.itemsize != 1:
+            if not view.c_contiguous:
+                raise DeserializationError(
+                    "a frame must be one contiguous run of bytes (bytes, bytearray, mmap, a contiguous "
+                    "memoryview); copy a strided view first, e.g. with bytes(view)"
+                )
             view = view.cast("B")
         size = view.nbytes
         if size < HEADER_SIZE:

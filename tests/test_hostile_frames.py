@@ -315,3 +315,11 @@ def test_untrusted_maps_and_sets_with_flooded_hashes_are_refused_fast():
     ordinary = {i: str(i) for i in range(20_000)}
     assert serreg.deserialize(frame_of(ordinary), trusted=False) == ordinary
     assert len(serreg.deserialize(frame_of({k: 0 for k in keys[:100]}))) == 100
+
+
+def test_frames_given_as_other_buffers():
+    frame = frame_of([1, 2])
+    assert serreg.deserialize(np.frombuffer(frame, dtype=np.uint8)) == [1, 2]
+    assert serreg.deserialize(memoryview(bytearray(frame))) == [1, 2]
+    with pytest.raises(DeserializationError, match="contiguous"):
+        serreg.deserialize(np.zeros((64, 8), dtype=np.uint8)[:, ::2])
