@@ -281,7 +281,8 @@ class Registry:
 
         Allow a class ID only if its serializer is safe on hostile bytes: it
         builds plain data, checks every length and count it reads, and never
-        unpickles. The pickle fallback cannot be allowed (ValueError).
+        unpickles or imports. The pickle fallback and ``serreg.dataclass``
+        cannot be allowed (ValueError).
         """
         fallback_id = self._fallback.class_id if self._fallback is not None else "serreg.pickle5"
         for class_id in class_ids:
