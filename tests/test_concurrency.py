@@ -192,3 +192,50 @@ def test_a_plugin_that_fails_half_way_is_rolled_back():
     assert snapshot(registry) == before
     assert "halfplugin" in registry._plugins.failed
     assert type(registry.deserialize(frame)) is Local  # went through the fallback instead
+
+
+class SlowPlugin:
+    """An entry point whose register function takes a while, so another thread meets it half-loaded."""
+
+    name = "slowplugin"
+    value = "slowplugin:register"
+
+    def __init__(self, started: threading.Event) -> None:
+        self.started = started
+
+    def load(self):
+        def register(registry):
+            self.started.set()
+            time.sleep(0.3)
+            registry.register_serializer("slow.Local", SlowLocal, PointSerializer())
+
+        return register
+
+
+class SlowLocal:
+    __module__ = "slowplugin"
+
+    def __init__(self, x=1, y=2):
+        self.x, self.y = x, y
+
+
+def test_a_thread_meeting_a_plugin_being_loaded_waits_for_it():
+    # Regression: the second thread found the entry point already taken by the first and
+    # fell back to pickle (or, reading a frame, raised UnknownClassIDError).
+    registry = serreg.Registry()
+    snapshot(registry)  # the real plug-ins first
+    started = threading.Event()
+    registry._plugins._pending = {"slowplugin": SlowPlugin(started)}
+    results = {}
+
+    def first():
+        results["first"] = registry.serialize(SlowLocal()).to_bytes()
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert started.wait(5)
+    results["second"] = registry.serialize(SlowLocal()).to_bytes()  # while the plug-in is loading
+    thread.join(5)
+    expected = serreg.class_id.class_id_hash("slow.Local")
+    assert results["first"][32:40] == expected
+    assert results["second"][32:40] == expected
