@@ -4,7 +4,7 @@ Whatever bytes reach ``Registry.deserialize`` must give a value or a
 DeserializationError; any other exception, a hang or runaway memory is a bug.
 The registry runs in untrusted mode (no pickle: unpickling hostile bytes runs
 code by design, so it is not the decoder's bug) with the numpy and Arrow
-plug-ins loaded.
+plug-ins loaded; ``SERREG_FUZZ_TRUSTED=1`` fuzzes the trusted path instead.
 
 The first input byte picks whether the rest is a whole frame or an in-band
 section plus buffers that are framed correctly first (fuzz/inputs.py).
@@ -44,9 +44,22 @@ with atheris.instrument_imports():
     import serializers.pyarrow
     from inputs import frame_from_input
 
-REGISTRY = serreg.Registry(plugins=False, trusted=False)
+# SERREG_FUZZ_TRUSTED=1 fuzzes the trusted path instead (no structure walk, no hash
+# check), still without the pickle fallback, and with imports of modules a frame names
+# (serreg.dataclass) turned into ImportError, so the fuzzer cannot run code by design.
+TRUSTED = os.environ.get("SERREG_FUZZ_TRUSTED") == "1"
+REGISTRY = serreg.Registry(plugins=False, fallback=False, trusted=TRUSTED)
 serializers.numpy.register(REGISTRY)
 serializers.pyarrow.register(REGISTRY)
+if TRUSTED:
+    import types
+
+    import serreg.standard
+
+    def _no_import(name, package=None):
+        raise ImportError(f"the fuzz harness imports nothing ({name})")
+
+    serreg.standard.importlib = types.SimpleNamespace(import_module=_no_import)
 FINDINGS = os.environ.get("SERREG_FUZZ_FINDINGS")
 _seen: set = set()
 
