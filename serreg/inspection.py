@@ -109,6 +109,7 @@ class FrameReport:
     buffers: list[BufferInfo]
     root: ValueNode
     unattributed_from: Optional[int] = None  # first buffer that could not be attributed
+    signed: bool = False  # flag 0x01: ends with a 32-byte HMAC-SHA256 trailer (not checked here)
 
 
 def alignment(offset: int, cap: int = 4096) -> int:
@@ -159,6 +160,7 @@ def _inspect_frame(frame: FrameView, start: int, names: dict[bytes, str]) -> Fra
         in_band_length=frame.in_band.nbytes,
         buffers=buffers,
         root=root,
+        signed=frame.signed,
     )
     if walker.lost:
         report.unattributed_from = walker.next_buffer
@@ -292,6 +294,7 @@ def to_json(reports: list[FrameReport]) -> list[dict]:
                 for b in report.buffers
             ],
             "unattributed_from": report.unattributed_from,
+            "signed": report.signed,
             "value": _node_json(report.root),
         }
         for report in reports

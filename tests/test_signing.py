@@ -143,3 +143,11 @@ def test_golden_signed_vectors():
             with pytest.raises(SignatureError):
                 serreg.deserialize(frame, key=key)
             serreg.deserialize(frame)  # well-formed apart from the signature
+
+
+def test_inspect_shows_a_signed_frame():
+    from serreg.inspection import inspect_frames
+
+    frames = serreg.serialize([1], key=KEY).to_bytes() + serreg.serialize([2]).to_bytes()
+    reports = list(inspect_frames(frames, {}))
+    assert [r.signed for r in reports] == [True, False]

@@ -82,6 +82,9 @@ class _Input:
 def _print_report(report, numbered: bool) -> None:
     title = f"frame at byte {report.start}: " if numbered else "frame: "
     print(f"{title}{report.length:,} bytes, format version {report.version}")
+    if report.signed:
+        print(f"signed: HMAC-SHA256 trailer, 32 bytes at offset {report.length - 32:,} "
+              "(not checked here; deserialize(..., key=...) checks it)")
     print(f"in-band section: {report.in_band_length:,} bytes at offset {report.in_band_offset} "
           f"(ClassIDHash 8 + serializer in-band {report.in_band_length - 8:,})")
     print(f"out-of-band buffers: {len(report.buffers)}")
