@@ -3,15 +3,22 @@
 The first input byte picks how the rest is read:
 
 * even: the rest is a whole frame, handed over as it is;
-* odd: byte 1 is a buffer count (mod 4), then a 2-byte little-endian length
-  per buffer, the buffers, and the in-band section (ClassIDHash first), which
-  are framed correctly, so mutations reach the serializers instead of
-  stopping at the frame checks.
+* 1 (mod 4): byte 1 is a buffer count (mod 4), then a 2-byte little-endian
+  length per buffer, the buffers, and the in-band section (ClassIDHash
+  first), which are framed correctly, so mutations reach the serializers
+  instead of stopping at the frame checks;
+* 3 (mod 4): as 1, but byte 1 picks the class ID (from CLASS_IDS) and the
+  rest holds only the serializer's in-band, so mutations never spoil the hash.
 """
 
 from __future__ import annotations
 
+from serreg.class_id import class_id_hash
 from serreg.result import SerializationResult
+from serreg.trust import STANDARD_DATA_CLASS_IDS
+
+CLASS_IDS = sorted(STANDARD_DATA_CLASS_IDS)
+HASHES = [class_id_hash(class_id) for class_id in CLASS_IDS]
 
 
 def frame_from_input(data: bytes) -> bytes:
@@ -20,6 +27,10 @@ def frame_from_input(data: bytes) -> bytes:
     if data[0] % 2 == 0:
         return data[1:]
     rest = data[1:]
+    prefix = b""
+    if data[0] % 4 == 3:
+        prefix = HASHES[rest[0] % len(HASHES)] if rest else HASHES[0]
+        rest = rest[1:]
     count = rest[0] % 4 if rest else 0
     position = 1
     lengths = []
@@ -30,16 +41,26 @@ def frame_from_input(data: bytes) -> bytes:
     for length in lengths:
         buffers.append(memoryview(rest[position:position + length]))
         position += length
-    return SerializationResult(rest[position:], buffers).to_bytes()
+    return SerializationResult(prefix + rest[position:], buffers).to_bytes()
 
 
-def input_from_result(result) -> bytes:
-    """The structured-mode input (first byte 1) holding a serialization result, or b"" if it does not fit."""
+def input_from_result(result, by_index: bool = False) -> bytes:
+    """The structured input holding a serialization result, or b"" if it does not fit.
+
+    ``by_index``: mode 3, the class ID given by its index in CLASS_IDS (b"" if it is not there).
+    """
     buffers = [memoryview(b).cast("B").tobytes() for b in result.out_of_band_buffers]
     if len(buffers) > 3 or any(len(b) > 0xFFFF for b in buffers):
         return b""
-    parts = [bytes([1, len(buffers)])]
+    section = bytes(result.in_band_buffer)
+    if by_index:
+        if section[:8] not in HASHES:
+            return b""
+        parts = [bytes([3, HASHES.index(section[:8]), len(buffers)])]
+        section = section[8:]
+    else:
+        parts = [bytes([1, len(buffers)])]
     parts += [len(b).to_bytes(2, "little") for b in buffers]
     parts += buffers
-    parts.append(bytes(result.in_band_buffer))
+    parts.append(section)
     return b"".join(parts)

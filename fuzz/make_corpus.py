@@ -2,9 +2,9 @@
 
 Usage: python fuzz/make_corpus.py DIR
 
-Each value gives two seeds per form (normal, and canonical where it has one),
-one per input mode of fuzz_deserialize.py: the whole frame (first byte 0) and
-the in-band section plus buffers (first byte 1).
+Each value gives up to three seeds per form (normal, and canonical where it
+has one), one per input mode of fuzz/inputs.py: the whole frame (first byte
+0), the in-band section plus buffers (1), and the class ID by index (3).
 Values whose frame is larger than 16 KiB are left out (the fuzzer's -max_len).
 """
 
@@ -42,9 +42,10 @@ def seeds(values) -> list:
         if len(frame) + 1 > MAX_SEED:
             continue
         out.append(b"\x00" + frame)
-        structured = input_from_result(result)
-        if structured:
-            out.append(structured)
+        for by_index in (False, True):
+            structured = input_from_result(result, by_index)
+            if structured:
+                out.append(structured)
     return out
 
 
