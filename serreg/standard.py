@@ -19,6 +19,7 @@ import zoneinfo
 
 from msgpack import packb, unpackb
 
+from .codec import array_header
 from .errors import DeserializationError, RemoteError
 from .result import SerializationResult
 
@@ -202,7 +203,7 @@ class SetSerializer(StandardSerializer):
             encoded.append((self.codec.pack(member, member_oob), member_oob))
         encoded.sort(key=lambda pair: pair[0])
         oob = []
-        parts = [_array_header(len(encoded))]
+        parts = [array_header(len(encoded))]
         for packed, member_oob in encoded:
             parts.append(packed)
             oob.extend(member_oob)
@@ -210,14 +211,6 @@ class SetSerializer(StandardSerializer):
 
     def deserialize(self, in_band, oob):
         return self.kind(self._unpack_array(in_band, oob, self.kind.__name__))
-
-
-def _array_header(count: int) -> bytes:
-    if count < 16:
-        return bytes([0x90 | count])
-    if count < 2**16:
-        return b"\xdc" + count.to_bytes(2, "big")
-    return b"\xdd" + count.to_bytes(4, "big")
 
 
 class ComplexSerializer(StandardSerializer):
