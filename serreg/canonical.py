@@ -36,6 +36,7 @@ from typing import Callable
 from msgpack import ExtType, packb
 
 from . import standard
+from .codec import array_header, map_header
 from .errors import CanonicalFormError, SerializationError, SerregError
 from .frame import frame_pieces
 from .result import SerializationResult
@@ -276,22 +277,6 @@ def _deeper(depth: int, value) -> int:
             f"value is nested more than {MAX_NESTING} levels deep or contains itself", value=value
         )
     return depth + 1
-
-
-def array_header(count: int) -> bytes:
-    if count < 16:
-        return bytes([0x90 | count])
-    if count < 2**16:
-        return b"\xdc" + count.to_bytes(2, "big")
-    return b"\xdd" + count.to_bytes(4, "big")
-
-
-def map_header(count: int) -> bytes:
-    if count < 16:
-        return bytes([0x80 | count])
-    if count < 2**16:
-        return b"\xde" + count.to_bytes(2, "big")
-    return b"\xdf" + count.to_bytes(4, "big")
 
 
 def pack_float(value: float) -> bytes:

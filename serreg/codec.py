@@ -258,3 +258,22 @@ def _is_unencodable_str(value) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+# msgpack container headers, for serializers that join pre-packed members themselves.
+
+
+def array_header(count: int) -> bytes:
+    if count < 16:
+        return bytes([0x90 | count])
+    if count < 2**16:
+        return b"\xdc" + count.to_bytes(2, "big")
+    return b"\xdd" + count.to_bytes(4, "big")
+
+
+def map_header(count: int) -> bytes:
+    if count < 16:
+        return bytes([0x80 | count])
+    if count < 2**16:
+        return b"\xde" + count.to_bytes(2, "big")
+    return b"\xdf" + count.to_bytes(4, "big")

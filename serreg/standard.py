@@ -19,7 +19,7 @@ import zoneinfo
 
 from msgpack import packb
 
-from .codec import MAX_KEYS_PER_HASH, check_hash_spread, is_untrusted, unpack_plain
+from .codec import MAX_KEYS_PER_HASH, array_header, check_hash_spread, is_untrusted, unpack_plain
 from .errors import DeserializationError, RemoteError
 from .result import SerializationResult
 
@@ -203,7 +203,7 @@ class SetSerializer(StandardSerializer):
             encoded.append((self.codec.pack(member, member_oob), member_oob))
         encoded.sort(key=lambda pair: pair[0])
         oob = []
-        parts = [_array_header(len(encoded))]
+        parts = [array_header(len(encoded))]
         for packed, member_oob in encoded:
             parts.append(packed)
             oob.extend(member_oob)
@@ -214,14 +214,6 @@ class SetSerializer(StandardSerializer):
         if len(members) > MAX_KEYS_PER_HASH and is_untrusted():
             check_hash_spread(members, self.kind.__name__)
         return self.kind(members)
-
-
-def _array_header(count: int) -> bytes:
-    if count < 16:
-        return bytes([0x90 | count])
-    if count < 2**16:
-        return b"\xdc" + count.to_bytes(2, "big")
-    return b"\xdd" + count.to_bytes(4, "big")
 
 
 class ComplexSerializer(StandardSerializer):

@@ -44,17 +44,22 @@ hashables = st.recursive(
     max_leaves=8,
 )
 
-values = st.recursive(
-    leaves,
-    lambda children: st.one_of(
-        st.lists(children, max_size=5),
-        st.lists(children, max_size=4).map(tuple),
-        st.dictionaries(hashables, children, max_size=5),
-        st.sets(hashables, max_size=5),
-        st.frozensets(hashables, max_size=4),
-    ),
-    max_leaves=25,
-)
+def nested(leaf_strategy):
+    """Lists, tuples, dicts, sets and frozensets of ``leaf_strategy``, nested."""
+    return st.recursive(
+        leaf_strategy,
+        lambda children: st.one_of(
+            st.lists(children, max_size=5),
+            st.lists(children, max_size=4).map(tuple),
+            st.dictionaries(hashables, children, max_size=5),
+            st.sets(hashables, max_size=5),
+            st.frozensets(hashables, max_size=4),
+        ),
+        max_leaves=25,
+    )
+
+
+values = nested(leaves)
 
 
 # --- canonical form -------------------------------------------------------------
@@ -74,17 +79,7 @@ canonical_leaves = st.one_of(
     ),
 )
 
-canonical_values = st.recursive(
-    canonical_leaves,
-    lambda children: st.one_of(
-        st.lists(children, max_size=5),
-        st.lists(children, max_size=4).map(tuple),
-        st.dictionaries(hashables, children, max_size=5),
-        st.sets(hashables, max_size=5),
-        st.frozensets(hashables, max_size=4),
-    ),
-    max_leaves=25,
-)
+canonical_values = nested(canonical_leaves)
 
 # Values whose equality is plain `==` with exact types: the model for "different
 # values have different digests".
