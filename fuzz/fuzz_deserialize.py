@@ -70,8 +70,14 @@ def decode(data: bytes) -> None:
         value = REGISTRY.deserialize(frame)
     except DeserializationError:
         return
-    # What was decoded must serialize again (no half-built value escapes).
-    REGISTRY.serialize(value)
+    # What was decoded must serialize again (no half-built value escapes), except
+    # lists nested deeper than the writer's limit: msgpack reads 1,024 levels but
+    # writes 511 (docs/FORMAT.md 4.3), which is a clean, documented error.
+    try:
+        REGISTRY.serialize(value)
+    except serreg.SerializationError as error:
+        if "nested too deeply" not in str(error) and "levels deep" not in str(error):
+            raise
 
 
 def test_one_input(data: bytes) -> None:
