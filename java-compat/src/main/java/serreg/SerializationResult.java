@@ -14,14 +14,45 @@ import java.util.List;
  * not. The buffers are held by reference, never copied: OOB buffers are usually views of the
  * value's own memory (an NDArray's data, an Arrow vector's buffers), so keep that value alive
  * and unchanged until the result has been written.
+ *
+ * <p>A result made by {@link #signed(byte[])} (or {@link SerializerRegistry#serialize(Object, byte[])})
+ * writes signed frames (docs/FORMAT.md section 4.2): flag 0x01 and a 32-byte HMAC-SHA256 trailer.
  */
 public final class SerializationResult {
     private final ByteBuffer inBand;
     private final List<ByteBuffer> outOfBand;
+    /** The key its frames are signed with (a private copy), or null for unsigned frames. */
+    private final byte[] signingKey;
 
     public SerializationResult(ByteBuffer inBand, List<ByteBuffer> outOfBand) {
         this.inBand = inBand.slice();
         this.outOfBand = outOfBand.stream().map(ByteBuffer::slice).toList();
+        this.signingKey = null;
+    }
+
+    private SerializationResult(SerializationResult unsigned, byte[] key) {
+        this.inBand = unsigned.inBand;
+        this.outOfBand = unsigned.outOfBand;
+        this.signingKey = key;
+    }
+
+    /**
+     * The same in-band and buffers (shared, not copied), written as frames signed with
+     * {@code key}: at least 16 bytes, 32 random bytes recommended. The key is copied.
+     *
+     * @throws IllegalArgumentException if the key is null or shorter than 16 bytes
+     */
+    public SerializationResult signed(byte[] key) {
+        return new SerializationResult(this, FrameSignature.checkKey(key));
+    }
+
+    /** Whether this result writes signed frames. */
+    public boolean isSigned() {
+        return signingKey != null;
+    }
+
+    byte[] signingKey() {
+        return signingKey;
     }
 
     public SerializationResult(ByteBuffer inBand) {
@@ -38,9 +69,9 @@ public final class SerializationResult {
         return outOfBand.stream().map(ByteBuffer::duplicate).toList();
     }
 
-    /** Size in bytes of the contiguous frame for this result (section 4). */
+    /** Size in bytes of the contiguous frame for this result (section 4), the trailer of a signed one included. */
     public long frameLength() {
-        return FrameWriter.layout(this).totalLength();
+        return FrameWriter.frameLength(FrameWriter.layout(this), isSigned());
     }
 
     /** The contiguous frame as one heap buffer (copies every buffer once). */
@@ -65,6 +96,6 @@ public final class SerializationResult {
     @Override
     public String toString() {
         return "SerializationResult(inBand=" + inBand.remaining() + " bytes, outOfBand="
-                + outOfBand.stream().map(b -> Integer.toString(b.remaining())).toList() + ")";
+                + outOfBand.stream().map(b -> Integer.toString(b.remaining())).toList() + (isSigned() ? ", signed" : "") + ")";
     }
 }

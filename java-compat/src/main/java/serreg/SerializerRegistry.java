@@ -33,6 +33,12 @@ import serreg.types.OpaqueValue;
  * <p>Reading: a ClassIDHash that no serializer is registered under becomes an
  * {@link OpaqueValue} (kept byte-identical, written back identical). Registration methods are
  * synchronized; lookups and (de)serialization are safe from any thread.
+ *
+ * <p>Hostile input: whatever bytes reach {@code deserialize}, the result is a value or a
+ * {@link DeserializationException} that says what is wrong and where (byte offset, class IDs),
+ * within the registry's {@link Limits} (docs/FORMAT.md sections 4.1 and 4.3). Signed frames
+ * (section 4.2): {@link #serialize(Object, byte[])} signs, {@link #deserialize(ByteBuffer, byte[])}
+ * refuses with a {@link SignatureException} any frame not signed with the key, before decoding it.
  */
 public final class SerializerRegistry {
     /** Interfaces tried, in this order, when a value's exact class has no class ID. */
@@ -48,6 +54,7 @@ public final class SerializerRegistry {
     private final Map<ClassIdHash, Registration> byHash = new ConcurrentHashMap<>();
     /** Class to its class IDs, oldest first; lists are replaced, never mutated. */
     private final Map<Class<?>, List<String>> idsByClass = new ConcurrentHashMap<>();
+    private volatile Limits limits = Limits.DEFAULT;
 
     /** An empty registry. */
     public SerializerRegistry() {
@@ -81,6 +88,16 @@ public final class SerializerRegistry {
             }
         }
         return r;
+    }
+
+    /** The limits every {@code deserialize} call without its own uses. */
+    public Limits limits() {
+        return limits;
+    }
+
+    /** Sets the limits for {@code deserialize} calls that do not pass their own. */
+    public void setLimits(Limits limits) {
+        this.limits = java.util.Objects.requireNonNull(limits, "limits");
     }
 
     /** Registers {@code serializer} for {@code cls} under {@code classId}. */
@@ -202,9 +219,25 @@ public final class SerializerRegistry {
         return new SerializationResult(section, own.outOfBand());
     }
 
+    /**
+     * Serializes a value into a result whose frames are signed with {@code key} (docs/FORMAT.md
+     * section 4.2): at least 16 bytes, 32 random bytes recommended.
+     *
+     * @throws IllegalArgumentException if the key is null or shorter than 16 bytes
+     */
+    public SerializationResult serialize(Object value, byte[] key) {
+        byte[] checked = FrameSignature.checkKey(key);
+        return serialize(value).signed(checked);
+    }
+
     /** Serializes a value into a contiguous frame held in one heap buffer. */
     public ByteBuffer serializeToFrame(Object value) {
         return serialize(value).toFrame();
+    }
+
+    /** Serializes a value into a contiguous frame signed with {@code key}, in one heap buffer. */
+    public ByteBuffer serializeToFrame(Object value, byte[] key) {
+        return serialize(value, key).toFrame();
     }
 
     /** Writes a value inside a msgpack document: inline when native, else ext 0 (section 3). */
@@ -277,32 +310,103 @@ public final class SerializerRegistry {
         return ids.get(ids.size() - 1);
     }
 
-    /** Deserializes a result whose in-band is an in-band section (starts with a ClassIDHash). */
+    /**
+     * Deserializes a result whose in-band is an in-band section (starts with a ClassIDHash), for
+     * example one that never left the process.
+     */
     public Object deserialize(SerializationResult result) {
-        Iterator<ByteBuffer> oob = result.outOfBand().iterator();
-        Object value = deserializeSection(result.inBand(), oob, true);
-        int left = 0;
-        while (oob.hasNext()) {
-            oob.next();
-            left++;
-        }
-        if (left > 0) {
-            throw new DeserializationException("the value did not use the last " + left + " of the frame's "
-                    + result.outOfBand().size() + " OOB buffers");
-        }
-        return value;
+        return deserializeResult(result, limits, totalBytes(result));
     }
 
     /**
-     * Deserializes the contiguous frame at {@code frame}'s position. For a direct or memory-mapped
-     * buffer nothing is copied: NDArray data, Arrow vectors, OOB-backed values and opaque values
-     * are views of the frame, valid while the frame's memory is.
+     * Deserializes an in-process result that must have been signed with {@code key}: it never
+     * was a frame, so the key it was signed with is compared instead of a trailer.
+     *
+     * @throws SignatureException if the result is unsigned or signed with another key
+     */
+    public Object deserialize(SerializationResult result, byte[] key) {
+        byte[] checked = FrameSignature.checkKey(key);
+        if (!result.isSigned()) {
+            throw FrameSignature.notSigned();
+        }
+        if (!FrameSignature.sameKey(result.signingKey(), checked)) {
+            throw new SignatureException("the result was signed with another key; nothing was decoded", -1);
+        }
+        return deserialize(result);
+    }
+
+    private Object deserializeResult(SerializationResult result, Limits callLimits, long frameBytes) {
+        DecodeState state = DecodeState.begin(callLimits, frameBytes);
+        try {
+            List<ByteBuffer> buffers = result.outOfBand();
+            Iterator<ByteBuffer> oob = buffers.iterator();
+            Object value = deserializeSection(result.inBand(), oob, true);
+            int left = 0;
+            while (oob.hasNext()) {
+                oob.next();
+                left++;
+            }
+            if (left > 0) {
+                throw new DeserializationException("the value did not use the last " + left + " of the frame's "
+                        + buffers.size() + " OOB buffers: no serializer used them");
+            }
+            return value;
+        } finally {
+            if (state != null) {
+                state.end();
+            }
+        }
+    }
+
+    private static long totalBytes(SerializationResult result) {
+        long total = result.inBand().remaining();
+        for (ByteBuffer b : result.outOfBand()) {
+            total += b.remaining();
+        }
+        return total;
+    }
+
+    /**
+     * Deserializes the contiguous frame at {@code frame}'s position, signed or not, within the
+     * registry's limits. For a direct or memory-mapped buffer nothing is copied: NDArray data,
+     * Arrow vectors, OOB-backed values and opaque values are views of the frame, valid while the
+     * frame's memory is.
+     *
+     * @throws DeserializationException if the bytes are not a valid frame or value; never another
+     *     exception type for bad bytes
      */
     public Object deserialize(ByteBuffer frame) {
-        SerializationResult result = FrameReader.read(frame);
+        return deserializeFrame(frame, limits, null);
+    }
+
+    /** As {@link #deserialize(ByteBuffer)}, with this call's own limits. */
+    public Object deserialize(ByteBuffer frame, Limits limits) {
+        return deserializeFrame(frame, java.util.Objects.requireNonNull(limits, "limits"), null);
+    }
+
+    /**
+     * Deserializes a frame that must be signed with {@code key} (docs/FORMAT.md section 4.2). The
+     * header is checked up to the total length, then the frame is refused unless it is signed
+     * and its HMAC-SHA256 trailer matches (compared in constant time); only then is the rest
+     * read and decoded.
+     *
+     * @throws SignatureException if the frame is unsigned, signed with another key or altered
+     * @throws IllegalArgumentException if the key is null or shorter than 16 bytes
+     */
+    public Object deserialize(ByteBuffer frame, byte[] key) {
+        return deserializeFrame(frame, limits, FrameSignature.checkKey(key));
+    }
+
+    /** As {@link #deserialize(ByteBuffer, byte[])}, with this call's own limits. */
+    public Object deserialize(ByteBuffer frame, byte[] key, Limits limits) {
+        return deserializeFrame(frame, java.util.Objects.requireNonNull(limits, "limits"), FrameSignature.checkKey(key));
+    }
+
+    private Object deserializeFrame(ByteBuffer frame, Limits callLimits, byte[] key) {
+        SerializationResult result = FrameReader.read(frame, callLimits, key);
         long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * result.outOfBand().size();
         try {
-            return deserialize(result);
+            return deserializeResult(result, callLimits, FrameReader.frameLength(frame));
         } catch (DeserializationException e) {
             throw e.shiftOffset(inBandOffset);
         }
@@ -324,14 +428,26 @@ public final class SerializerRegistry {
         if (registration == null) {
             return OpaqueValue.ofUnknown(hash, body, takeOwnedBuffers(hash, oob, topLevel));
         }
+        // A serializer called directly (not through deserialize) still gets a depth count.
+        DecodeState started = DecodeState.begin(limits, section.remaining());
+        DecodeState state = started != null ? started : DecodeState.current();
         try {
-            return registration.serializer().deserialize(body, oob);
-        } catch (DeserializationException e) {
-            throw e.shiftOffset(ClassIdHash.SIZE).enclosedIn(registration.classId());
-        } catch (SerregException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+            state.enterValue(0);
+            try {
+                return registration.serializer().deserialize(body, oob);
+            } catch (DeserializationException e) {
+                throw e.shiftOffset(ClassIdHash.SIZE).enclosedIn(registration.classId());
+            } catch (SerregException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+            } finally {
+                state.exitValue();
+            }
+        } finally {
+            if (started != null) {
+                started.end();
+            }
         }
     }
 

@@ -85,14 +85,16 @@ class FrameTest {
     void readerRejectsEveryBrokenRuleWithItsOffset() {
         assertEquals(0, corrupt(0, (byte) 'X').offset());
         assertTrue(corrupt(4, (byte) 2).getMessage().contains("version 2"));
-        assertEquals(5, corrupt(5, (byte) 1).offset());
+        assertEquals(5, corrupt(5, (byte) 2).offset());
+        assertEquals(5, corrupt(5, (byte) 0x80).offset());
         assertEquals(6, corrupt(6, (byte) 1).offset());
         assertEquals(12, corrupt(12, (byte) 1).offset());
         assertEquals(32, corrupt(32, (byte) 129).offset(), "misplaced buffer offset");
         assertEquals(100, corrupt(100, (byte) 1).offset(), "non-zero padding");
         FrameFormatException truncated = assertThrows(FrameFormatException.class,
                 () -> FrameReader.read(ByteBuffer.wrap(TestFiles.bytes(sample().toFrame()), 0, 200)));
-        assertTrue(truncated.getMessage().contains("exceeds"), truncated.getMessage());
+        assertTrue(truncated.getMessage().contains("were given"), truncated.getMessage());
+        assertEquals(24, truncated.offset());
         assertThrows(FrameFormatException.class, () -> FrameReader.read(ByteBuffer.wrap(new byte[10])));
     }
 

@@ -1,0 +1,86 @@
+package serreg;
+
+/**
+ * What one deserialize call enforces while it decodes: how many nested values and msgpack
+ * containers are open (docs/FORMAT.md section 4.3), and how many bytes Java may allocate beyond
+ * what the frame holds. Held per thread for the duration of the outermost call, so serializers
+ * that call {@code deserialize} themselves share it. Not for use across threads.
+ */
+final class DecodeState {
+    private static final ThreadLocal<DecodeState> CURRENT = new ThreadLocal<>();
+
+    final Limits limits;
+    /** Size of the outermost frame (or in-band plus buffers of an in-process result). */
+    final long frameBytes;
+    private int depth;
+    private int msgpackNesting;
+    private long extraAllocation;
+
+    private DecodeState(Limits limits, long frameBytes) {
+        this.limits = limits;
+        this.frameBytes = frameBytes;
+    }
+
+    /** The state of the call running on this thread, or null outside deserialize. */
+    static DecodeState current() {
+        return CURRENT.get();
+    }
+
+    /**
+     * Starts a call: returns the state to release in a finally block, or null when a call is
+     * already running on this thread (the nested call shares the outer state).
+     */
+    static DecodeState begin(Limits limits, long frameBytes) {
+        if (CURRENT.get() != null) {
+            return null;
+        }
+        DecodeState state = new DecodeState(limits, frameBytes);
+        CURRENT.set(state);
+        return state;
+    }
+
+    void end() {
+        CURRENT.remove();
+    }
+
+    /** Opens one nested value; {@code at} is the offset of its in-band section (for the error). */
+    void enterValue(long at) {
+        if (depth >= limits.maxDepth()) {
+            throw new LimitExceededException("values are nested more than maxDepth=" + limits.maxDepth()
+                    + " deep; raise it with Limits.withMaxDepth(...) if such values are expected", at);
+        }
+        depth++;
+    }
+
+    void exitValue() {
+        depth--;
+    }
+
+    /** Opens one msgpack array or map; {@code at} is its offset (for the error). */
+    void enterContainer(long at) {
+        if (msgpackNesting >= limits.maxMsgpackNesting()) {
+            throw new LimitExceededException("msgpack arrays and maps are nested more than maxMsgpackNesting="
+                    + limits.maxMsgpackNesting() + " deep in this frame; raise it with"
+                    + " Limits.withMaxMsgpackNesting(...) if such values are expected", at);
+        }
+        msgpackNesting++;
+    }
+
+    void exitContainer() {
+        msgpackNesting--;
+    }
+
+    /**
+     * Accounts for memory a serializer must allocate that the frame does not hold (Arrow Java
+     * builds a validity bitmap for a column sent without one): all of it together may not exceed
+     * the frame's own size, so a small frame cannot make Java allocate a large amount.
+     */
+    void allocateBeyondFrame(long bytes, String what, long at) {
+        if (bytes > frameBytes - extraAllocation) {
+            throw new LimitExceededException(what + " would make Java allocate " + bytes + " bytes that the frame does"
+                    + " not hold; with what it allocated before, that is more than the frame's own " + frameBytes
+                    + " bytes", at);
+        }
+        extraAllocation += bytes;
+    }
+}
