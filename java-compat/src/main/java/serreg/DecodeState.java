@@ -39,6 +39,11 @@ final class DecodeState {
         return state;
     }
 
+    /** A state for a reader used outside any deserialize call (not registered on the thread). */
+    static DecodeState detached(Limits limits, long frameBytes) {
+        return new DecodeState(limits, frameBytes);
+    }
+
     void end() {
         CURRENT.remove();
     }

@@ -26,18 +26,51 @@ import org.msgpack.value.ValueType;
  * fresh {@code byte[]}, array to {@code ArrayList}, map to {@code LinkedHashMap}. Float 32 and
  * ext types other than 0 are rejected (section 3). Errors carry the byte offset inside the
  * in-band bytes this reader was given. Not thread-safe.
+ *
+ * <p>Hostile input: a str, bin or ext that declares more bytes than follow, and an array or map
+ * that declares more items than the bytes left could hold (every item takes at least one byte),
+ * are rejected before anything is allocated for them; arrays and maps nested deeper than
+ * {@link Limits#maxMsgpackNesting()} are refused. Lists are never pre-sized from a declared count
+ * beyond a small bound, so memory grows only with the items actually present.
  */
 public final class InBandReader {
     private final SerializerRegistry registry;
     private final ByteBuffer inBand;
     private final Iterator<ByteBuffer> outOfBand;
     private final MessageUnpacker unpacker;
+    private final DecodeState state;
+
+    /** Initial capacity of a decoded list: a declared count is not trusted beyond this. */
+    private static final int MAX_PRESIZE = 1024;
 
     public InBandReader(SerializerRegistry registry, ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
         this.registry = registry;
         this.inBand = onHeap(inBand);
         this.outOfBand = outOfBand;
         this.unpacker = MessagePack.newDefaultUnpacker(this.inBand.duplicate());
+        DecodeState current = DecodeState.current();
+        this.state = current != null ? current : DecodeState.detached(registry.limits(), this.inBand.remaining());
+    }
+
+    /** A list for {@code declared} items, pre-sized no further than the bytes and a small bound allow. */
+    public static <T> List<T> newList(int declared) {
+        return new ArrayList<>(Math.min(declared, MAX_PRESIZE));
+    }
+
+    /**
+     * Accounts for {@code bytes} a serializer must allocate that the frame does not hold (for
+     * example a bitmap Arrow Java builds itself): the total of such allocations in one
+     * deserialize call may not exceed the frame's size, so a small frame cannot cost much memory.
+     *
+     * @throws LimitExceededException naming {@code what} when the total would exceed it
+     */
+    public void reserveAllocation(long bytes, String what, long at) {
+        state.allocateBeyondFrame(bytes, what, at);
+    }
+
+    /** Bytes of this in-band not read yet. */
+    public long remaining() {
+        return inBand.limit() - offset();
     }
 
     /**
@@ -79,21 +112,31 @@ public final class InBandReader {
                 case BINARY:
                     return readBinary();
                 case ARRAY: {
-                    int n = unpacker.unpackArrayHeader();
-                    List<Object> list = new ArrayList<>(Math.min(n, 1 << 16));
-                    for (int i = 0; i < n; i++) {
-                        list.add(readValue());
+                    int n = readArrayHeader();
+                    state.enterContainer(at);
+                    try {
+                        List<Object> list = newList(n);
+                        for (int i = 0; i < n; i++) {
+                            list.add(readValue());
+                        }
+                        return list;
+                    } finally {
+                        state.exitContainer();
                     }
-                    return list;
                 }
                 case MAP: {
-                    int n = unpacker.unpackMapHeader();
-                    Map<Object, Object> map = new LinkedHashMap<>();
-                    for (int i = 0; i < n; i++) {
-                        Object key = readValue();
-                        map.put(key, readValue());
+                    int n = readMapHeader();
+                    state.enterContainer(at);
+                    try {
+                        Map<Object, Object> map = new LinkedHashMap<>();
+                        for (int i = 0; i < n; i++) {
+                            Object key = readValue();
+                            map.put(key, readValue());
+                        }
+                        return map;
+                    } finally {
+                        state.exitContainer();
                     }
-                    return map;
                 }
                 case EXTENSION:
                     return readNested();
@@ -114,8 +157,8 @@ public final class InBandReader {
         }
         int start = (int) offset();
         int length = header.getLength();
-        if (start + (long) length > inBand.limit()) {
-            throw error("ext 0 payload of " + length + " bytes runs past the end of the in-band", at);
+        if (length < 0 || start + (long) length > inBand.limit()) {
+            throw error("ext 0 payload of " + Integer.toUnsignedString(length) + " bytes runs past the end of the in-band", at);
         }
         unpacker.readPayloadAsReference(length);
         ByteBuffer section = inBand.slice(start, length);
@@ -231,14 +274,24 @@ public final class InBandReader {
         return out;
     }
 
+    /**
+     * Reads an array header. The count is checked against the bytes left (an item takes at least
+     * one), so a caller may loop over it, but should not pre-size from it: use {@link #newList}.
+     */
     public int readArrayHeader() {
         long at = offset();
         expect(ValueType.ARRAY, "an array");
+        int n;
         try {
-            return unpacker.unpackArrayHeader();
+            n = unpacker.unpackArrayHeader();
         } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack array", at, e);
+            throw new DeserializationException("malformed msgpack array: " + e.getMessage(), at, e);
         }
+        if (n > remaining()) {
+            throw error("msgpack array declares " + Integer.toUnsignedString(n) + " items but only " + remaining()
+                    + " bytes follow in the in-band", at);
+        }
+        return n;
     }
 
     /** Reads an array header that must announce exactly {@code size} elements. */
@@ -250,14 +303,21 @@ public final class InBandReader {
         }
     }
 
+    /** Reads a map header; the count is checked against the bytes left (a key and a value take at least two). */
     public int readMapHeader() {
         long at = offset();
         expect(ValueType.MAP, "a map");
+        int n;
         try {
-            return unpacker.unpackMapHeader();
+            n = unpacker.unpackMapHeader();
         } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack map", at, e);
+            throw new DeserializationException("malformed msgpack map: " + e.getMessage(), at, e);
         }
+        if (2L * n > remaining()) {
+            throw error("msgpack map declares " + Integer.toUnsignedString(n) + " entries but only " + remaining()
+                    + " bytes follow in the in-band", at);
+        }
+        return n;
     }
 
     /** True and consumes it when the next value is nil. */
@@ -275,14 +335,19 @@ public final class InBandReader {
 
     /** Format of the next value, without consuming it. */
     public MessageFormat nextFormat() {
+        MessageFormat format;
         try {
             if (!unpacker.hasNext()) {
                 throw error("the in-band ends before the value is complete", offset());
             }
-            return unpacker.getNextFormat();
-        } catch (IOException e) {
+            format = unpacker.getNextFormat();
+        } catch (IOException | MessagePackException e) {
             throw new DeserializationException("malformed msgpack", offset(), e);
         }
+        if (format == MessageFormat.NEVER_USED) {
+            throw error("byte 0xc1 is not a msgpack value (msgpack never uses it)", offset());
+        }
+        return format;
     }
 
     /** The next OOB buffer of the frame; {@code what} names it in the error if there is none. */
@@ -323,8 +388,8 @@ public final class InBandReader {
         try {
             int length = header.read();
             int start = (int) offset();
-            if (start + (long) length > inBand.limit()) {
-                throw error("payload of " + length + " bytes runs past the end of the in-band", at);
+            if (length < 0 || start + (long) length > inBand.limit()) {
+                throw error("payload of " + Integer.toUnsignedString(length) + " bytes runs past the end of the in-band", at);
             }
             unpacker.readPayloadAsReference(length);
             return inBand.slice(start, length);

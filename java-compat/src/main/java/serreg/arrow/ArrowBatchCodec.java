@@ -12,13 +12,11 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.WriteChannel;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.arrow.vector.util.ByteArrayReadableSeekableByteChannel;
 import serreg.DeserializationException;
 import serreg.InBandReader;
 import serreg.InBandWriter;
@@ -47,32 +45,22 @@ final class ArrowBatchCodec {
         return bytes.toByteArray();
     }
 
+    /**
+     * Reads the schema: an IPC Schema message (bin), or the msgpack schema description of a
+     * canonical frame (array). Either way it is checked against the standard types of section 6.4
+     * before any vector is made from it.
+     */
     static Schema readSchema(InBandReader in) {
         long at = in.offset();
+        Schema schema;
         if (in.nextFormat().getValueType() == org.msgpack.value.ValueType.ARRAY) {
             // A canonical frame describes the schema in msgpack (docs/FORMAT.md, section 9.5).
-            Schema schema = SchemaDescription.read(in.readValue(), at);
-            for (Field field : schema.getFields()) {
-                checkSupported(field);
-            }
-            return schema;
+            schema = SchemaDescription.read(in.readValue(), at);
+        } else {
+            schema = ArrowChecks.readIpcSchema(in.readBinaryView(), at);
         }
-        byte[] bytes = in.readBinary();
-        try {
-            Schema schema = MessageSerializer.deserializeSchema(new ReadChannel(new ByteArrayReadableSeekableByteChannel(bytes)));
-            if (schema == null) {
-                throw new DeserializationException("the Arrow schema bin holds no IPC message", at);
-            }
-            for (Field field : schema.getFields()) {
-                checkSupported(field);
-            }
-            return schema;
-        } catch (IOException | RuntimeException e) {
-            if (e instanceof DeserializationException d) {
-                throw d;
-            }
-            throw new DeserializationException("the Arrow schema bin is not an IPC Schema message: " + e.getMessage(), at, e);
-        }
+        ArrowChecks.checkSchema(schema, at);
+        return schema;
     }
 
     /** Writes one batch holding all of {@code root}'s rows. Validity of a node without nulls is sent as a zero-length buffer. */
@@ -101,44 +89,68 @@ final class ArrowBatchCodec {
         buffers.forEach(out::addOutOfBand);
     }
 
+    /** An empty root of {@code schema}; Arrow Java refusing to build one (a type it cannot hold) is a DeserializationException. */
+    static VectorSchemaRoot createRoot(Schema schema, BufferAllocator allocator, long at) {
+        try {
+            return VectorSchemaRoot.create(schema, allocator);
+        } catch (RuntimeException e) {
+            throw new DeserializationException("Arrow Java cannot build vectors for the schema " + schema + ": " + e, at, e);
+        }
+    }
+
     /**
      * Reads one batch's [row count, nodes] and its OOB buffers into a new root of {@code schema}.
-     * Zero-copy when the buffers are direct: the vectors are views of the frame.
+     * The nodes are checked against the schema and the buffers ({@link ArrowChecks#checkBatch})
+     * before Arrow Java loads them. Zero-copy when the buffers are direct: the vectors are views
+     * of the frame.
      */
     static VectorSchemaRoot readBatch(Schema schema, InBandReader in, BufferAllocator allocator) {
         long at = in.offset();
         in.readArrayHeader(2, "an Arrow batch");
         long rows = in.readLong(0, Integer.MAX_VALUE, "Arrow row count");
+        long nodesAt = in.offset();
         int nodeCount = in.readArrayHeader();
         List<Field> fields = new ArrayList<>();
         for (Field f : schema.getFields()) {
             flatten(f, fields);
         }
         if (nodeCount != fields.size()) {
-            throw in.error("the batch has " + nodeCount + " nodes but the schema has " + fields.size() + " fields", at);
+            throw in.error("the batch has " + nodeCount + " nodes but the schema has " + fields.size() + " fields", nodesAt);
         }
-        List<ArrowFieldNode> nodes = new ArrayList<>(nodeCount);
+        List<ArrowChecks.Node> nodes = new ArrayList<>(nodeCount);
+        for (int i = 0; i < nodeCount; i++) {
+            long nodeAt = in.offset();
+            in.readArrayHeader(3, "an Arrow node");
+            long length = in.readLong(0, Integer.MAX_VALUE, "node length");
+            long nulls = in.readLong(0, length, "node null count");
+            long bufferCount = in.readLong(0, 16, "node buffer count");
+            int expected = TypeLayout.getTypeBufferCount(fields.get(i).getType());
+            if (bufferCount != expected) {
+                throw in.error("field '" + fields.get(i).getName() + "' of type " + fields.get(i).getType()
+                        + " has " + expected + " buffers, but its node says " + bufferCount, nodeAt);
+            }
+            List<ByteBuffer> nodeBuffers = new ArrayList<>(expected);
+            for (int b = 0; b < bufferCount; b++) {
+                nodeBuffers.add(in.nextOutOfBand("Arrow field '" + fields.get(i).getName() + "'"));
+            }
+            nodes.add(new ArrowChecks.Node(fields.get(i), length, nulls, nodeBuffers, nodeAt));
+        }
+        ArrowChecks.checkBatch(rows, nodes, schema.getFields(), in);
+
+        List<ArrowFieldNode> fieldNodes = new ArrayList<>(nodeCount);
         List<ArrowBuf> buffers = new ArrayList<>();
-        VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+        VectorSchemaRoot root = createRoot(schema, allocator, at);
         try {
-            for (int i = 0; i < nodeCount; i++) {
-                long nodeAt = in.offset();
-                in.readArrayHeader(3, "an Arrow node");
-                long length = in.readLong(0, Integer.MAX_VALUE, "node length");
-                long nulls = in.readLong(0, length, "node null count");
-                long bufferCount = in.readLong(0, 16, "node buffer count");
-                int expected = TypeLayout.getTypeBufferCount(fields.get(i).getType());
-                if (bufferCount != expected) {
-                    throw in.error("field '" + fields.get(i).getName() + "' of type " + fields.get(i).getType()
-                            + " has " + expected + " buffers, but its node says " + bufferCount, nodeAt);
-                }
-                nodes.add(new ArrowFieldNode(length, nulls));
-                for (int b = 0; b < bufferCount; b++) {
-                    buffers.add(FrameMemory.wrap(allocator, in.nextOutOfBand("Arrow field '" + fields.get(i).getName() + "'")));
+            for (ArrowChecks.Node node : nodes) {
+                fieldNodes.add(new ArrowFieldNode(node.length(), node.nullCount()));
+                for (ByteBuffer b : node.buffers()) {
+                    buffers.add(FrameMemory.wrap(allocator, b));
                 }
             }
             try (org.apache.arrow.vector.ipc.message.ArrowRecordBatch batch =
-                         new org.apache.arrow.vector.ipc.message.ArrowRecordBatch((int) rows, nodes, buffers)) {
+                         new org.apache.arrow.vector.ipc.message.ArrowRecordBatch((int) rows, fieldNodes, buffers)) {
+                // Arrow Java's ValueVectorUtility.validate/validateFull are not used: they reject valid
+                // frames (maps, decimals in null slots); ArrowChecks.checkBatch covered what loading needs.
                 new VectorLoader(root).load(batch);
             } catch (RuntimeException e) {
                 throw new DeserializationException("Arrow could not load the batch: " + e.getMessage(), at, e);

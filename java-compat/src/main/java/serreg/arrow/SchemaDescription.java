@@ -31,8 +31,9 @@ final class SchemaDescription {
                 fields.add(field(field));
             }
             return new Schema(fields, metadata(schema.get(1)));
-        } catch (IllegalArgumentException | ClassCastException e) {
-            throw new DeserializationException("invalid Arrow schema description: " + e.getMessage(), at, e);
+        } catch (RuntimeException e) {
+            // A description that is not the shape of section 9.5 (a missing item, a wrong type, a null) fails somewhere above.
+            throw new DeserializationException("invalid Arrow schema description: " + e, at, e);
         }
     }
 

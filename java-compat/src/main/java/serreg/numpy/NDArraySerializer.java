@@ -29,12 +29,26 @@ public final class NDArraySerializer extends MsgpackSerializer<NDArray> {
         out.addOutOfBand(value.data());
     }
 
+    /** numpy's own bound on dimensions (NPY_MAXDIMS). */
+    public static final int MAX_DIMENSIONS = 64;
+
     @Override
     protected NDArray read(InBandReader in) {
         long at = in.offset();
         in.readArrayHeader(3, "ndarray in-band");
+        long dtypeAt = in.offset();
         String dtype = in.readString();
-        long[] shape = new long[in.readArrayHeader()];
+        try {
+            NDArray.checkDtype(dtype);
+        } catch (IllegalArgumentException e) {
+            throw in.error("invalid ndarray dtype: " + e.getMessage(), dtypeAt);
+        }
+        long shapeAt = in.offset();
+        int ndim = in.readArrayHeader();
+        if (ndim > MAX_DIMENSIONS) {
+            throw in.error("ndarray shape has " + ndim + " dimensions; numpy allows at most " + MAX_DIMENSIONS, shapeAt);
+        }
+        long[] shape = new long[ndim];
         for (int i = 0; i < shape.length; i++) {
             shape[i] = in.readLong(0, Long.MAX_VALUE, "ndarray dimension");
         }

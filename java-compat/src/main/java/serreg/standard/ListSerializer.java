@@ -1,6 +1,5 @@
 package serreg.standard;
 
-import java.util.ArrayList;
 import java.util.List;
 import serreg.InBandReader;
 import serreg.InBandWriter;
@@ -30,7 +29,7 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
     @Override
     protected List<?> read(InBandReader in) {
         int n = in.readArrayHeader();
-        List<Object> list = new ArrayList<>(Math.min(n, 1 << 16));
+        List<Object> list = InBandReader.newList(n);
         for (int i = 0; i < n; i++) {
             list.add(in.readValue());
         }

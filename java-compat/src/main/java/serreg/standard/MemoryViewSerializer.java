@@ -22,6 +22,9 @@ public final class MemoryViewSerializer extends MsgpackSerializer<PyMemoryView> 
             Map.entry("l", 8), Map.entry("L", 8), Map.entry("q", 8), Map.entry("Q", 8),
             Map.entry("n", 8), Map.entry("N", 8), Map.entry("d", 8), Map.entry("P", 8));
 
+    /** CPython's bound on memoryview dimensions (PyBUF_MAX_NDIM). */
+    private static final int MAX_DIMENSIONS = 64;
+
     public MemoryViewSerializer(SerializerRegistry registry) {
         super(registry);
     }
@@ -42,17 +45,29 @@ public final class MemoryViewSerializer extends MsgpackSerializer<PyMemoryView> 
         in.readArrayHeader(2, "memoryview in-band");
         String format = in.readString();
         long at = in.offset();
-        long[] shape = new long[in.readArrayHeader()];
-        long count = 1;
+        int ndim = in.readArrayHeader();
+        if (ndim > MAX_DIMENSIONS) {
+            throw in.error("memoryview shape has " + ndim + " dimensions; Python allows at most " + MAX_DIMENSIONS, at);
+        }
+        long[] shape = new long[ndim];
         for (int i = 0; i < shape.length; i++) {
             shape[i] = in.readLong(0, Long.MAX_VALUE, "memoryview dimension");
-            count = Math.multiplyExact(count, shape[i]);
         }
         ByteBuffer data = in.nextOutOfBand("memoryview");
         Integer size = ITEM_SIZES.get(format);
-        if (size != null && data.remaining() != count * size) {
+        long needed;
+        try {
+            long count = 1;
+            for (long d : shape) {
+                count = Math.multiplyExact(count, d);
+            }
+            needed = Math.multiplyExact(count, size == null ? 1 : size);
+        } catch (ArithmeticException e) {
+            throw in.error("memoryview shape " + Arrays.toString(shape) + " has more elements than a long can count", at);
+        }
+        if (size != null && data.remaining() != needed) {
             throw in.error("memoryview of format '" + format + "' and shape " + Arrays.toString(shape) + " needs "
-                    + count * size + " bytes but its OOB buffer has " + data.remaining(), at);
+                    + needed + " bytes but its OOB buffer has " + data.remaining(), at);
         }
         return new PyMemoryView(format, shape, data);
     }

@@ -1,6 +1,5 @@
 package serreg.standard;
 
-import java.util.ArrayList;
 import java.util.List;
 import serreg.InBandReader;
 import serreg.InBandWriter;
@@ -25,7 +24,7 @@ public final class TupleSerializer extends MsgpackSerializer<Tuple> {
     @Override
     protected Tuple read(InBandReader in) {
         int n = in.readArrayHeader();
-        List<Object> items = new ArrayList<>(Math.min(n, 1 << 16));
+        List<Object> items = InBandReader.newList(n);
         for (int i = 0; i < n; i++) {
             items.add(in.readValue());
         }

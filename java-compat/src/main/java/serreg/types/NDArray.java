@@ -29,7 +29,7 @@ public final class NDArray {
             throw new IllegalArgumentException("order is 'C' or 'F', not '" + order + "'");
         }
         this.order = order;
-        long expected = elementCount(this.shape) * itemSize(dtype);
+        long expected = Math.multiplyExact(elementCount(this.shape), itemSize(dtype));
         if (data.remaining() != expected) {
             throw new IllegalArgumentException("an ndarray of dtype " + dtype + " and shape " + Arrays.toString(shape)
                     + " needs " + expected + " bytes of data, not " + data.remaining());
@@ -56,6 +56,7 @@ public final class NDArray {
         return Integer.parseInt(dtype.substring(2));
     }
 
+    /** The product of the dimensions; ArithmeticException if it overflows a long. */
     public static long elementCount(long[] shape) {
         long n = 1;
         for (long d : shape) {

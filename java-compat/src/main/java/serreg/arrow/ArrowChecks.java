@@ -1,0 +1,299 @@
+package serreg.arrow;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import org.apache.arrow.flatbuf.Endianness;
+import org.apache.arrow.flatbuf.KeyValue;
+import org.apache.arrow.flatbuf.Message;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.flatbuf.Timestamp;
+import org.apache.arrow.flatbuf.Type;
+import org.apache.arrow.vector.BufferLayout;
+import org.apache.arrow.vector.TypeLayout;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import serreg.DeserializationException;
+import serreg.InBandReader;
+
+/**
+ * What the Arrow readers check before Arrow Java sees a byte from a frame (docs/FORMAT.md
+ * section 4.3): the schema holds only the standard types of section 6.4 in the shapes Arrow
+ * defines, and every node's buffers are as long as its length and type need, with offsets in
+ * order and within their data. Arrow Java's own loading trusts these things; reading past a buffer,
+ * or resizing vectors to a hostile length, is what the checks prevent.
+ */
+final class ArrowChecks {
+    /** Fields nested deeper than this are refused (Arrow C++ reads IPC schemas up to the same depth). */
+    static final int MAX_FIELD_NESTING = 64;
+
+    private ArrowChecks() {
+    }
+
+    /**
+     * Parses an encapsulated IPC Schema message held in a bin. The flatbuffer is walked once,
+     * within its bounds, before Arrow converts it: a flatbuffer whose offsets loop or share
+     * tables could otherwise make the conversion recurse without end or take exponential time.
+     */
+    static Schema readIpcSchema(ByteBuffer bin, long at) {
+        ByteBuffer b = bin.slice().order(ByteOrder.LITTLE_ENDIAN);
+        try {
+            int pos = 0;
+            if (b.remaining() >= 4 && b.getInt(0) == -1) {
+                pos = 4; // continuation marker
+            }
+            if (b.remaining() < pos + 4) {
+                throw new DeserializationException("the Arrow schema bin holds no IPC message", at);
+            }
+            int length = b.getInt(pos);
+            if (length <= 0 || length > b.remaining() - pos - 4) {
+                throw new DeserializationException("the Arrow schema message declares " + Integer.toUnsignedString(length)
+                        + " bytes of metadata, but its bin has " + (b.remaining() - pos - 4) + " after the length", at);
+            }
+            ByteBuffer metadata = b.slice(pos + 4, length).order(ByteOrder.LITTLE_ENDIAN);
+            Message message = Message.getRootAsMessage(metadata);
+            if (message.headerType() != MessageHeader.Schema) {
+                throw new DeserializationException("the Arrow schema bin holds a "
+                        + MessageHeader.name(message.headerType() & 0xff) + " message, not a Schema", at);
+            }
+            org.apache.arrow.flatbuf.Schema fb = (org.apache.arrow.flatbuf.Schema) message.header(new org.apache.arrow.flatbuf.Schema());
+            if (fb.endianness() != Endianness.Little) {
+                throw new DeserializationException("the Arrow schema is big-endian; serreg frames carry little-endian buffers", at);
+            }
+            int[] budget = {length / 4};
+            for (int i = 0; i < fb.fieldsLength(); i++) {
+                walk(fb.fields(i), 1, budget, at);
+            }
+            for (int i = 0; i < fb.customMetadataLength(); i++) {
+                walk(fb.customMetadata(i));
+            }
+            return MessageSerializer.deserializeSchema(message);
+        } catch (DeserializationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new DeserializationException("the Arrow schema bin is not a valid IPC Schema message: " + e, at, e);
+        }
+    }
+
+    private static void walk(org.apache.arrow.flatbuf.Field field, int depth, int[] budget, long at) {
+        if (field == null) {
+            throw new DeserializationException("the Arrow schema message has a missing field", at);
+        }
+        if (depth > MAX_FIELD_NESTING || --budget[0] < 0) {
+            throw new DeserializationException("the Arrow schema message nests fields more than " + MAX_FIELD_NESTING
+                    + " deep, or names more fields than its bytes can hold", at);
+        }
+        field.nameAsByteBuffer();
+        if (field.dictionary() != null) {
+            throw new DeserializationException("Arrow field is dictionary-encoded, which the standard Arrow"
+                    + " serializers do not carry (docs/FORMAT.md section 6.4)", at);
+        }
+        if (field.typeType() == Type.Timestamp) {
+            Timestamp ts = (Timestamp) field.type(new Timestamp());
+            if (ts != null) {
+                ts.timezoneAsByteBuffer();
+            }
+        }
+        for (int i = 0; i < field.customMetadataLength(); i++) {
+            walk(field.customMetadata(i));
+        }
+        for (int i = 0; i < field.childrenLength(); i++) {
+            walk(field.children(i), depth + 1, budget, at);
+        }
+    }
+
+    private static void walk(KeyValue kv) {
+        // Each accessor bounds-checks its string against the buffer (throws if it runs past).
+        kv.keyAsByteBuffer();
+        kv.valueAsByteBuffer();
+    }
+
+    /** Checks that every field has a standard type of section 6.4, in the shape Arrow defines. */
+    static void checkSchema(Schema schema, long at) {
+        for (Field field : schema.getFields()) {
+            checkField(field, 1, at);
+        }
+    }
+
+    private static void checkField(Field field, int depth, long at) {
+        if (depth > MAX_FIELD_NESTING) {
+            throw new DeserializationException("Arrow fields are nested more than " + MAX_FIELD_NESTING + " deep", at);
+        }
+        if (field.getDictionary() != null) {
+            throw bad(field, "is dictionary-encoded, which the standard Arrow serializers do not carry", at);
+        }
+        ArrowType type = field.getType();
+        int children = field.getChildren().size();
+        switch (type.getTypeID()) {
+            case Null, Bool, FloatingPoint, Date, Duration, Binary, Utf8, LargeBinary, LargeUtf8, Timestamp -> requireChildren(field, 0, at);
+            case Int -> {
+                int width = ((ArrowType.Int) type).getBitWidth();
+                if (width != 8 && width != 16 && width != 32 && width != 64) {
+                    throw bad(field, "is an integer of " + width + " bits (8, 16, 32 or 64)", at);
+                }
+                requireChildren(field, 0, at);
+            }
+            case Decimal -> {
+                ArrowType.Decimal d = (ArrowType.Decimal) type;
+                int maxPrecision = d.getBitWidth() == 128 ? 38 : d.getBitWidth() == 256 ? 76 : -1;
+                if (maxPrecision < 0) {
+                    throw bad(field, "is a decimal of " + d.getBitWidth() + " bits; Java reads 128 and 256", at);
+                }
+                if (d.getPrecision() < 1 || d.getPrecision() > maxPrecision || d.getScale() > d.getPrecision()) {
+                    throw bad(field, "is a decimal of precision " + d.getPrecision() + " and scale " + d.getScale(), at);
+                }
+                requireChildren(field, 0, at);
+            }
+            case Time -> {
+                ArrowType.Time t = (ArrowType.Time) type;
+                boolean seconds = t.getUnit() == TimeUnit.SECOND || t.getUnit() == TimeUnit.MILLISECOND;
+                if (t.getBitWidth() != (seconds ? 32 : 64)) {
+                    throw bad(field, "is a time in " + t.getUnit() + " of " + t.getBitWidth() + " bits", at);
+                }
+                requireChildren(field, 0, at);
+            }
+            case FixedSizeBinary -> {
+                if (((ArrowType.FixedSizeBinary) type).getByteWidth() < 0) {
+                    throw bad(field, "has a negative byte width", at);
+                }
+                requireChildren(field, 0, at);
+            }
+            case List, LargeList -> requireChildren(field, 1, at);
+            case FixedSizeList -> {
+                if (((ArrowType.FixedSizeList) type).getListSize() < 0) {
+                    throw bad(field, "has a negative list size", at);
+                }
+                requireChildren(field, 1, at);
+            }
+            case Map -> {
+                requireChildren(field, 1, at);
+                Field entries = field.getChildren().get(0);
+                if (!(entries.getType() instanceof ArrowType.Struct) || entries.isNullable()
+                        || entries.getChildren().size() != 2 || entries.getChildren().get(0).isNullable()) {
+                    throw bad(field, "is a map whose child is not a non-nullable struct of a non-nullable key and a value", at);
+                }
+            }
+            case Struct -> {
+                // any number of children
+            }
+            default -> throw bad(field, "has type " + type + ", which is not a standard Arrow type of"
+                    + " docs/FORMAT.md section 6.4", at);
+        }
+        for (Field child : field.getChildren()) {
+            checkField(child, depth + 1, at);
+        }
+        if (children > 0 && type.getTypeID() == ArrowType.ArrowTypeID.Null) {
+            throw bad(field, "is of the null type but has children", at);
+        }
+    }
+
+    private static void requireChildren(Field field, int count, long at) {
+        if (field.getChildren().size() != count) {
+            throw bad(field, "of type " + field.getType() + " has " + field.getChildren().size() + " children, not " + count, at);
+        }
+    }
+
+    private static DeserializationException bad(Field field, String what, long at) {
+        return new DeserializationException("Arrow field '" + field.getName() + "' " + what, at);
+    }
+
+    /** One field node of a batch as read from the frame, before Arrow Java sees it. */
+    record Node(Field field, long length, long nullCount, List<ByteBuffer> buffers, long at) {
+    }
+
+    /**
+     * Checks a batch's nodes (depth-first pre-order, as in the schema) against their buffers:
+     * top-level nodes have {@code rows} slots; validity bitmaps, offsets and data cover every
+     * slot; offsets start at 0 or more, never decrease and stay within their data or child;
+     * children are long enough for their parent. Accounts, through {@code in}, for the validity
+     * bitmaps Arrow Java allocates itself (for a node with no nulls, or only nulls).
+     */
+    static void checkBatch(long rows, List<Node> nodes, List<Field> topLevel, InBandReader in) {
+        int next = 0;
+        for (Field field : topLevel) {
+            Node node = nodes.get(next);
+            if (node.length() != rows) {
+                throw new DeserializationException("Arrow column '" + field.getName() + "' has " + node.length()
+                        + " slots but the batch has " + rows + " rows", node.at());
+            }
+            next = checkNode(nodes, next, rows, in);
+        }
+    }
+
+    /** Checks node {@code i} and its children; returns the index after its subtree. */
+    private static int checkNode(List<Node> nodes, int i, long minLength, InBandReader in) {
+        Node node = nodes.get(i);
+        Field field = node.field();
+        long n = node.length();
+        if (n < minLength) {
+            throw nodeError(node, "has " + n + " slots but its parent needs " + minLength);
+        }
+        List<ByteBuffer> buffers = node.buffers();
+        ArrowType type = field.getType();
+        List<BufferLayout> layouts = TypeLayout.getTypeLayout(type).getBufferLayouts();
+        if (!layouts.isEmpty() && layouts.get(0).getType() == BufferLayout.BufferType.VALIDITY) {
+            long bitmap = (n + 7) / 8;
+            if (node.nullCount() > 0 && node.nullCount() < n) {
+                requireSize(node, 0, "validity bitmap", bitmap);
+            } else {
+                in.reserveAllocation(bitmap, "the validity bitmap of Arrow field '" + field.getName() + "' (" + n + " slots)", node.at());
+            }
+        }
+        long childMin = 0;
+        switch (type.getTypeID()) {
+            case Null -> {
+            }
+            case Struct -> childMin = n;
+            case List, Map -> childMin = offsets(node, 1, 4);
+            case LargeList -> childMin = offsets(node, 1, 8);
+            case FixedSizeList -> childMin = n * ((ArrowType.FixedSizeList) type).getListSize();
+            case Binary, Utf8 -> requireSize(node, 2, "data", offsets(node, 1, 4));
+            case LargeBinary, LargeUtf8 -> requireSize(node, 2, "data", offsets(node, 1, 8));
+            case Bool -> requireSize(node, 1, "data", (n + 7) / 8);
+            case FixedSizeBinary -> requireSize(node, 1, "data", n * ((ArrowType.FixedSizeBinary) type).getByteWidth());
+            default -> requireSize(node, 1, "data", n * (layouts.get(1).getTypeBitWidth() / 8));
+        }
+        int next = i + 1;
+        for (int c = 0; c < field.getChildren().size(); c++) {
+            next = checkNode(nodes, next, childMin, in);
+        }
+        return next;
+    }
+
+    private static void requireSize(Node node, int buffer, String what, long bytes) {
+        long size = node.buffers().get(buffer).remaining();
+        if (size < bytes) {
+            throw nodeError(node, "has " + node.length() + " slots, whose " + what + " need " + bytes
+                    + " bytes, but its buffer " + buffer + " has " + size);
+        }
+    }
+
+    /** Checks the offsets in buffer {@code index} ({@code width} bytes each); returns the last. */
+    private static long offsets(Node node, int index, int width) {
+        long n = node.length();
+        ByteBuffer b = node.buffers().get(index).duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (n == 0 && b.remaining() == 0) {
+            return 0;
+        }
+        requireSize(node, index, "offsets", (n + 1) * width);
+        long previous = 0;
+        for (int k = 0; k <= n; k++) {
+            // (n + 1) * width bytes are there (checked above), so these indexes fit an int.
+            long offset = width == 4 ? b.getInt(b.position() + k * 4) : b.getLong(b.position() + k * 8);
+            if (offset < previous) {
+                throw nodeError(node, k == 0 ? "has a negative first offset " + offset
+                        : "has offset " + offset + " at slot " + k + ", below the one before it (" + previous + ")");
+            }
+            previous = offset;
+        }
+        return previous;
+    }
+
+    private static DeserializationException nodeError(Node node, String what) {
+        return new DeserializationException("Arrow node of field '" + node.field().getName() + "' ("
+                + node.field().getType() + ") " + what, node.at());
+    }
+}
