@@ -1,9 +1,8 @@
 package serreg;
 
 /**
- * What one deserialize call enforces while it decodes: how many nested values and msgpack
- * containers are open (docs/FORMAT.md section 4.3), and how many bytes Java may allocate beyond
- * what the frame holds. Held per thread for the duration of the outermost call, so serializers
+ * What one deserialize call enforces while it decodes: how many nested values are open
+ * (docs/FORMAT.md section 4.3), and how many bytes Java may allocate beyond what the frame holds. Held per thread for the duration of the outermost call, so serializers
  * that call {@code deserialize} themselves share it. Not for use across threads.
  */
 final class DecodeState {
@@ -13,7 +12,6 @@ final class DecodeState {
     /** Size of the outermost frame (or in-band plus buffers of an in-process result). */
     final long frameBytes;
     private int depth;
-    private int msgpackNesting;
     private long extraAllocation;
 
     private DecodeState(Limits limits, long frameBytes) {
@@ -59,20 +57,6 @@ final class DecodeState {
 
     void exitValue() {
         depth--;
-    }
-
-    /** Opens one msgpack array or map; {@code at} is its offset (for the error). */
-    void enterContainer(long at) {
-        if (msgpackNesting >= limits.maxMsgpackNesting()) {
-            throw new LimitExceededException("msgpack arrays and maps are nested more than maxMsgpackNesting="
-                    + limits.maxMsgpackNesting() + " deep in this frame; raise it with"
-                    + " Limits.withMaxMsgpackNesting(...) if such values are expected", at);
-        }
-        msgpackNesting++;
-    }
-
-    void exitContainer() {
-        msgpackNesting--;
     }
 
     /**

@@ -39,6 +39,8 @@ public final class InBandReader {
     private final Iterator<ByteBuffer> outOfBand;
     private final MessageUnpacker unpacker;
     private final DecodeState state;
+    /** Arrays and maps open in this document. */
+    private int nesting;
 
     /** Initial capacity of a decoded list: a declared count is not trusted beyond this. */
     private static final int MAX_PRESIZE = 1024;
@@ -92,8 +94,108 @@ public final class InBandReader {
         return unpacker.getTotalReadBytes();
     }
 
-    /** Reads any value. */
+    /**
+     * Reads any value. Arrays and maps are built with an explicit stack of open containers, not
+     * by recursion, so their nesting costs no thread stack (it is bounded by
+     * {@link Limits#maxMsgpackNesting()}); only nested values (ext 0) recurse, at most
+     * {@link Limits#maxDepth()} deep.
+     */
     public Object readValue() {
+        ValueType type = nextFormat().getValueType();
+        if (type == ValueType.ARRAY || type == ValueType.MAP) {
+            return readContainer();
+        }
+        return type == ValueType.EXTENSION ? readNested() : readScalar();
+    }
+
+    /** An array or map being filled. */
+    private static final class Open {
+        final List<Object> list;
+        final Map<Object, Object> map;
+        final KeyCollisionGuard guard;
+        int left;
+        Object key;
+        boolean haveKey;
+
+        Open(List<Object> list, Map<Object, Object> map, KeyCollisionGuard guard, int left) {
+            this.list = list;
+            this.map = map;
+            this.guard = guard;
+            this.left = left;
+        }
+
+        /** Adds an item (a map's key, then its value); true when the container is complete. */
+        boolean add(Object item) {
+            if (list != null) {
+                list.add(item);
+                return --left == 0;
+            }
+            if (!haveKey) {
+                guard.admit(item);
+                key = item;
+                haveKey = true;
+                return false;
+            }
+            map.put(key, item);
+            key = null;
+            haveKey = false;
+            return --left == 0;
+        }
+
+        Object value() {
+            return list != null ? list : map;
+        }
+    }
+
+    private void enterContainer(long at) {
+        if (nesting >= state.limits.maxMsgpackNesting()) {
+            throw new LimitExceededException("msgpack arrays and maps are nested more than maxMsgpackNesting="
+                    + state.limits.maxMsgpackNesting() + " deep in one in-band; raise it with"
+                    + " Limits.withMaxMsgpackNesting(...) if such values are expected", at);
+        }
+        nesting++;
+    }
+
+    private Object readContainer() {
+        java.util.ArrayDeque<Open> open = new java.util.ArrayDeque<>();
+        try {
+            while (true) {
+                long at = offset();
+                ValueType type = nextFormat().getValueType();
+                Object value;
+                if (type == ValueType.ARRAY || type == ValueType.MAP) {
+                    int n = type == ValueType.ARRAY ? readArrayHeader() : readMapHeader();
+                    enterContainer(at);
+                    Open container = type == ValueType.ARRAY ? new Open(newList(n), null, null, n)
+                            : new Open(null, new LinkedHashMap<>(), new KeyCollisionGuard(n, "map", at), n);
+                    if (n > 0) {
+                        open.push(container);
+                        continue;
+                    }
+                    nesting--;
+                    value = container.value();
+                } else {
+                    value = type == ValueType.EXTENSION ? readNested() : readScalar();
+                }
+                while (true) {
+                    Open top = open.peek();
+                    if (top == null) {
+                        return value;
+                    }
+                    if (!top.add(value)) {
+                        break;
+                    }
+                    open.pop();
+                    nesting--;
+                    value = top.value();
+                }
+            }
+        } finally {
+            nesting -= open.size();
+        }
+    }
+
+    private Object readScalar() {
         long at = offset();
         MessageFormat format = nextFormat();
         try {
@@ -111,35 +213,6 @@ public final class InBandReader {
                     return readString();
                 case BINARY:
                     return readBinary();
-                case ARRAY: {
-                    int n = readArrayHeader();
-                    state.enterContainer(at);
-                    try {
-                        List<Object> list = newList(n);
-                        for (int i = 0; i < n; i++) {
-                            list.add(readValue());
-                        }
-                        return list;
-                    } finally {
-                        state.exitContainer();
-                    }
-                }
-                case MAP: {
-                    int n = readMapHeader();
-                    state.enterContainer(at);
-                    try {
-                        Map<Object, Object> map = new LinkedHashMap<>();
-                        for (int i = 0; i < n; i++) {
-                            Object key = readValue();
-                            map.put(key, readValue());
-                        }
-                        return map;
-                    } finally {
-                        state.exitContainer();
-                    }
-                }
-                case EXTENSION:
-                    return readNested();
                 default:
                     throw error("unexpected msgpack format " + format, at);
             }
@@ -149,9 +222,14 @@ public final class InBandReader {
     }
 
     /** Reads an ext 0 nested value (section 3). */
-    private Object readNested() throws IOException {
+    private Object readNested() {
         long at = offset();
-        var header = unpacker.unpackExtensionTypeHeader();
+        org.msgpack.core.ExtensionTypeHeader header;
+        try {
+            header = unpacker.unpackExtensionTypeHeader();
+        } catch (IOException | MessagePackException e) {
+            throw new DeserializationException("malformed msgpack ext: " + e.getMessage(), at, e);
+        }
         if (header.getType() != 0) {
             throw error("msgpack ext type " + header.getType() + " is reserved; serreg uses only ext 0", at);
         }
@@ -160,7 +238,11 @@ public final class InBandReader {
         if (length < 0 || start + (long) length > inBand.limit()) {
             throw error("ext 0 payload of " + Integer.toUnsignedString(length) + " bytes runs past the end of the in-band", at);
         }
-        unpacker.readPayloadAsReference(length);
+        try {
+            unpacker.readPayloadAsReference(length);
+        } catch (IOException | MessagePackException e) {
+            throw new DeserializationException("malformed msgpack ext: " + e.getMessage(), at, e);
+        }
         ByteBuffer section = inBand.slice(start, length);
         try {
             return registry.deserializeSection(section, outOfBand, false);

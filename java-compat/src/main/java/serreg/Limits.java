@@ -13,13 +13,13 @@ package serreg;
  *       OOB table is read.</li>
  *   <li>{@code maxDepth}: most nested values (ext 0 levels plus nested deserialize calls) open at
  *       once (100).</li>
- *   <li>{@code maxMsgpackNesting}: most msgpack arrays and maps open at once, counted across the
- *       whole frame (1,024; Python counts per in-band document). Java decodes by recursion, so
- *       this bound, together with {@code maxDepth}, is what keeps a hostile frame from
- *       overflowing the thread's stack.</li>
+ *   <li>{@code maxMsgpackNesting}: most msgpack arrays and maps open at once inside one in-band
+ *       document (1,024, msgpack-python's limit, which Python uses).</li>
  * </ul>
- * A bound is switched off with {@link Long#MAX_VALUE} / {@link Integer#MAX_VALUE}; switching off
- * the last two exposes the stack to deep frames.
+ * A bound is switched off with {@link Long#MAX_VALUE} / {@link Integer#MAX_VALUE}. Arrays and
+ * maps are decoded without recursion; nested values recurse, about 2 KiB of thread stack per
+ * level, so the default {@code maxDepth} keeps a decode within 256 KiB of stack (the default
+ * thread stack of a 64-bit JVM is 1 MiB).
  */
 public record Limits(long maxFrameSize, int maxBuffers, int maxDepth, int maxMsgpackNesting) {
     public static final Limits DEFAULT = new Limits(4L << 30, 100_000, 100, 1024);

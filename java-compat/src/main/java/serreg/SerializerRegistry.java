@@ -318,6 +318,11 @@ public final class SerializerRegistry {
         return deserializeResult(result, limits, totalBytes(result));
     }
 
+    /** As {@link #deserialize(SerializationResult)}, with this call's own limits. */
+    public Object deserialize(SerializationResult result, Limits limits) {
+        return deserializeResult(result, java.util.Objects.requireNonNull(limits, "limits"), totalBytes(result));
+    }
+
     /**
      * Deserializes an in-process result that must have been signed with {@code key}: it never
      * was a frame, so the key it was signed with is compared instead of a trailer.

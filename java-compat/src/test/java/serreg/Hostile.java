@@ -25,7 +25,7 @@ final class Hostile {
     private Hostile() {
     }
 
-    /** The value decoded, or the DeserializationException raised. */
+    /** The value decoded (the caller releases it), or the DeserializationException raised. */
     static Object decode(SerializerRegistry registry, byte[] frame, String what) {
         return decode(registry, ByteBuffer.wrap(frame), what);
     }
@@ -41,7 +41,6 @@ final class Hostile {
             throw new AssertionError(what + ": deserialize threw " + t.getClass().getName() + " instead of a"
                     + " DeserializationException: " + t.getMessage(), t);
         }
-        release(value);
         return value;
     }
 

@@ -156,8 +156,9 @@ final class ArrowChecks {
                 requireChildren(field, 0, at);
             }
             case FixedSizeBinary -> {
-                if (((ArrowType.FixedSizeBinary) type).getByteWidth() < 0) {
-                    throw bad(field, "has a negative byte width", at);
+                if (((ArrowType.FixedSizeBinary) type).getByteWidth() <= 0) {
+                    throw bad(field, "is a fixed-size binary of width " + ((ArrowType.FixedSizeBinary) type).getByteWidth()
+                            + "; Arrow Java holds widths of 1 byte or more", at);
                 }
                 requireChildren(field, 0, at);
             }

@@ -3,9 +3,13 @@ package serreg.arrow;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseLargeVariableWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.VectorSchemaRootAppender;
+import serreg.DeserializationException;
 import serreg.InBandReader;
 import serreg.InBandWriter;
 import serreg.MsgpackSerializer;
@@ -35,29 +39,88 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
 
     @Override
     protected VectorSchemaRoot read(InBandReader in) {
+        long at = in.offset();
         in.readArrayHeader(2, "ArrowTable in-band");
         Schema schema = ArrowBatchCodec.readSchema(in);
         int batchCount = in.readArrayHeader();
         if (batchCount == 1) {
             return ArrowBatchCodec.readBatch(schema, in, allocator);
         }
-        VectorSchemaRoot table = VectorSchemaRoot.create(schema, allocator);
-        table.allocateNew();
-        table.setRowCount(0);
         List<VectorSchemaRoot> batches = new ArrayList<>();
         try {
             for (int i = 0; i < batchCount; i++) {
                 batches.add(ArrowBatchCodec.readBatch(schema, in, allocator));
             }
+            return concatenate(schema, batches, at);
+        } finally {
+            batches.forEach(VectorSchemaRoot::close);
+        }
+    }
+
+    /**
+     * One root holding the rows of every batch, in order (a copy). Every vector is sized
+     * exactly for what the batches hold before anything is appended: Arrow's own growth starts
+     * each vector at thousands of slots, which for a wide table of few rows would cost far more
+     * memory than the frame holds.
+     */
+    private VectorSchemaRoot concatenate(Schema schema, List<VectorSchemaRoot> batches, long at) {
+        VectorSchemaRoot table = ArrowBatchCodec.createRoot(schema, allocator, at);
+        try {
+            List<FieldVector> targets = flatten(table);
+            List<List<FieldVector>> sources = batches.stream().map(ArrowTableSerializer::flatten).toList();
+            for (int i = 0; i < targets.size(); i++) {
+                long count = 0;
+                long bytes = 0;
+                for (List<FieldVector> source : sources) {
+                    FieldVector v = source.get(i);
+                    count += v.getValueCount();
+                    if (v instanceof BaseVariableWidthVector var) {
+                        bytes += var.getStartOffset(v.getValueCount()) - var.getStartOffset(0);
+                    } else if (v instanceof BaseLargeVariableWidthVector large) {
+                        bytes += large.getOffsetBuffer().getLong(8L * v.getValueCount()) - large.getOffsetBuffer().getLong(0);
+                    }
+                }
+                if (count > Integer.MAX_VALUE - 1) {
+                    throw new DeserializationException("the table's batches hold " + count + " slots in field '"
+                            + targets.get(i).getName() + "', more than one Java VectorSchemaRoot can", at);
+                }
+                FieldVector target = targets.get(i);
+                // Parents set their children's capacity too; children come later in pre-order and set their own.
+                if (target instanceof BaseVariableWidthVector var) {
+                    var.setInitialCapacity((int) count, count == 0 ? 1 : (bytes + 1.0) / count);
+                } else if (target instanceof BaseLargeVariableWidthVector large) {
+                    large.setInitialCapacity((int) count, count == 0 ? 1 : (bytes + 1.0) / count);
+                } else {
+                    target.setInitialCapacity((int) count);
+                }
+            }
+            table.allocateNew();
+            table.setRowCount(0);
             if (!batches.isEmpty()) {
                 VectorSchemaRootAppender.append(table, batches.toArray(VectorSchemaRoot[]::new));
             }
             return table;
         } catch (RuntimeException e) {
             table.close();
-            throw e;
-        } finally {
-            batches.forEach(VectorSchemaRoot::close);
+            if (e instanceof DeserializationException d) {
+                throw d;
+            }
+            throw new DeserializationException("could not concatenate the table's " + batches.size() + " batches: " + e, at, e);
+        }
+    }
+
+    private static List<FieldVector> flatten(VectorSchemaRoot root) {
+        List<FieldVector> out = new ArrayList<>();
+        for (FieldVector v : root.getFieldVectors()) {
+            flatten(v, out);
+        }
+        return out;
+    }
+
+    private static void flatten(FieldVector v, List<FieldVector> out) {
+        out.add(v);
+        for (FieldVector child : v.getChildrenFromFields()) {
+            flatten(child, out);
         }
     }
 }

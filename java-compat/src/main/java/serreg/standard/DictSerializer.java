@@ -5,6 +5,7 @@ import java.util.Map;
 import serreg.InBandReader;
 import serreg.InBandWriter;
 import serreg.InlineSerializer;
+import serreg.KeyCollisionGuard;
 import serreg.MsgpackSerializer;
 import serreg.SerializerRegistry;
 
@@ -33,10 +34,13 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
 
     @Override
     protected Map<?, ?> read(InBandReader in) {
+        long at = in.offset();
         int n = in.readMapHeader();
         Map<Object, Object> map = new LinkedHashMap<>();
+        KeyCollisionGuard guard = new KeyCollisionGuard(n, "dict", at);
         for (int i = 0; i < n; i++) {
             Object key = in.readValue();
+            guard.admit(key);
             map.put(key, in.readValue());
         }
         return map;

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.function.Function;
 import serreg.InBandReader;
 import serreg.InBandWriter;
+import serreg.KeyCollisionGuard;
 import serreg.MsgpackSerializer;
 import serreg.SerializationResult;
 import serreg.SerializerRegistry;
@@ -63,10 +64,14 @@ public final class SetSerializer<S> extends MsgpackSerializer<S> {
 
     @Override
     protected S read(InBandReader in) {
+        long at = in.offset();
         int n = in.readArrayHeader();
         Set<Object> set = new LinkedHashSet<>();
+        KeyCollisionGuard guard = new KeyCollisionGuard(n, "set", at);
         for (int i = 0; i < n; i++) {
-            set.add(in.readValue());
+            Object item = in.readValue();
+            guard.admit(item);
+            set.add(item);
         }
         return build.apply(set);
     }

@@ -1,0 +1,50 @@
+package serreg;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Refuses a decoded map or set whose keys were chosen to collide. Keys with equal
+ * {@code hashCode()} share a bucket, and a HashMap compares a new key with those already there;
+ * a frame of n keys that all collide would take time quadratic in n to build (a tuple of small
+ * ints is enough to make such keys). The guard counts those comparisons as the keys arrive and
+ * stops when they exceed {@value #PER_KEY} per declared key, long before the work is noticeable,
+ * while ordinary keys (a few collisions here and there) never come near it. Mirrors the check
+ * Python makes in untrusted mode (docs/FORMAT.md section 4.3). Not thread-safe.
+ */
+public final class KeyCollisionGuard {
+    /** Comparisons allowed per declared key; a container of up to this many keys is never checked. */
+    public static final int PER_KEY = 64;
+
+    private final long budget;
+    private final String what;
+    private final long at;
+    private final Map<Integer, int[]> counts;
+    private long comparisons;
+
+    /**
+     * @param declared the number of keys the container declares
+     * @param what names the container in the error ("map", "set")
+     * @param at byte offset of the container, for the error
+     */
+    public KeyCollisionGuard(int declared, String what, long at) {
+        this.budget = (long) PER_KEY * declared;
+        this.what = what;
+        this.at = at;
+        this.counts = declared > PER_KEY ? new HashMap<>() : null;
+    }
+
+    /** Counts one key before it is inserted; throws when the container's keys collide too much. */
+    public void admit(Object key) {
+        if (counts == null) {
+            return;
+        }
+        int[] count = counts.computeIfAbsent(key == null ? 0 : key.hashCode(), h -> new int[1]);
+        comparisons += count[0]++;
+        if (comparisons > budget) {
+            throw new LimitExceededException("a " + what + " whose keys share Java hash codes so often that building it"
+                    + " would take quadratic time (" + count[0] + " keys with hash code " + (key == null ? 0 : key.hashCode())
+                    + "); refusing it", at);
+        }
+    }
+}

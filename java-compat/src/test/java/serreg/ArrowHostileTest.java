@@ -1,0 +1,355 @@
+package serreg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.msgpack.core.MessagePack;
+import org.msgpack.value.Value;
+import serreg.arrow.ArrowSerializers;
+import serreg.fixture.Main;
+
+/** Arrow frames whose schema, nodes or buffers lie: a DeserializationException, never a crash or a large allocation. */
+class ArrowHostileTest {
+    private RootAllocator allocator;
+    private SerializerRegistry registry;
+
+    @BeforeEach
+    void registry() {
+        // A registry of its own whose Arrow memory is capped, so an allocation the checks miss fails loudly.
+        allocator = new RootAllocator(8 << 20);
+        registry = Main.fixtureRegistry();
+        ArrowSerializers.registerAll(registry, allocator);
+    }
+
+    @AfterEach
+    void allocatorIsEmpty() {
+        assertEquals(0, allocator.getAllocatedMemory(), "every Arrow buffer was released");
+        allocator.close();
+    }
+
+    /** The parts of python/arrow_table.frame: {a: int64 [1, null, 3], s: utf8 ["x", "yy", null]}. */
+    private static final class Parts {
+        final byte[] schema;
+        final long rows;
+        final long[][] nodes;
+        final List<byte[]> buffers;
+
+        Parts() throws IOException {
+            ByteBuffer frame = ByteBuffer.wrap(TestFiles.read(TestFiles.vectors("python").resolve("arrow_table.frame")));
+            SerializationResult r = FrameReader.read(frame);
+            ByteBuffer inBand = r.inBand();
+            inBand.position(8);
+            List<Value> doc = MessagePack.newDefaultUnpacker(inBand).unpackValue().asArrayValue().list();
+            schema = doc.get(0).asBinaryValue().asByteArray();
+            List<Value> batch = doc.get(1).asArrayValue().get(0).asArrayValue().list();
+            rows = batch.get(0).asIntegerValue().asLong();
+            List<Value> nodeValues = batch.get(1).asArrayValue().list();
+            nodes = new long[nodeValues.size()][];
+            for (int i = 0; i < nodes.length; i++) {
+                nodes[i] = nodeValues.get(i).asArrayValue().list().stream().mapToLong(v -> v.asIntegerValue().asLong()).toArray();
+            }
+            buffers = new ArrayList<>(r.outOfBand().stream().map(TestFiles::bytes).toList());
+        }
+    }
+
+    static byte[] table(byte[] schema, long rows, long[][] nodes, List<byte[]> buffers) {
+        return table(p -> p.packBinaryHeader(schema.length).writePayload(schema), rows, nodes, buffers);
+    }
+
+    static byte[] table(HostileFramesTest.Packing schema, long rows, long[][] nodes, List<byte[]> buffers) {
+        byte[] inBand = HostileFramesTest.msgpack(p -> {
+            p.packArrayHeader(2);
+            schema.pack(p);
+            p.packArrayHeader(1).packArrayHeader(2).packLong(rows).packArrayHeader(nodes.length);
+            for (long[] node : nodes) {
+                p.packArrayHeader(node.length);
+                for (long v : node) {
+                    p.packLong(v);
+                }
+            }
+        });
+        return HostileFramesTest.rawFrame("ArrowTable", inBand, buffers.toArray(byte[][]::new));
+    }
+
+    private DeserializationException error(byte[] frame, String what) {
+        Object outcome = Hostile.decode(registry, frame, what);
+        return assertInstanceOf(DeserializationException.class, outcome, what + ": decoded to " + outcome);
+    }
+
+    private static long[][] copy(long[][] nodes) {
+        long[][] out = new long[nodes.length][];
+        for (int i = 0; i < nodes.length; i++) {
+            out[i] = nodes[i].clone();
+        }
+        return out;
+    }
+
+    @Test
+    void nodesThatDoNotMatchTheSchemaOrTheBuffers() throws IOException {
+        Parts t = new Parts();
+        Object ok = Hostile.decode(registry, table(t.schema, t.rows, t.nodes, t.buffers), "unchanged");
+        assertInstanceOf(VectorSchemaRoot.class, ok);
+        Hostile.release(ok);
+
+        List<long[][]> nodeCases = new ArrayList<>();
+        nodeCases.add(new long[][] {t.nodes[0]});
+        nodeCases.add(new long[][] {t.nodes[0], t.nodes[1], {1, 0, 2}});
+        long[][] wrongCount = copy(t.nodes);
+        wrongCount[0][2] = 3;
+        nodeCases.add(wrongCount);
+        long[][] negative = copy(t.nodes);
+        negative[0][0] = -1;
+        nodeCases.add(negative);
+        long[][] tooManyNulls = copy(t.nodes);
+        tooManyNulls[0][1] = 4;
+        nodeCases.add(tooManyNulls);
+        long[][] shortColumn = copy(t.nodes);
+        shortColumn[1][0] = 2;
+        nodeCases.add(shortColumn);
+        for (long[][] nodes : nodeCases) {
+            error(table(t.schema, t.rows, nodes, t.buffers), "nodes " + java.util.Arrays.deepToString(nodes));
+        }
+        error(table(t.schema, t.rows + 1, t.nodes, t.buffers), "row count mismatch");
+        error(table(t.schema, -1, t.nodes, t.buffers), "negative row count");
+
+        // Every column 1,000,000 long, the buffers still for 3 rows: Arrow Java would read past them.
+        long[][] longer = copy(t.nodes);
+        longer[0][0] = 1_000_000;
+        longer[1][0] = 1_000_000;
+        DeserializationException beyond = error(table(t.schema, 1_000_000, longer, t.buffers), "length beyond buffers");
+        assertTrue(beyond.getMessage().contains("need"), beyond.getMessage());
+        assertEquals(List.of("ArrowTable"), beyond.classIdPath());
+    }
+
+    private static byte[] int32s(int... values) {
+        ByteBuffer b = ByteBuffer.allocate(4 * values.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (int v : values) {
+            b.putInt(v);
+        }
+        return b.array();
+    }
+
+    @Test
+    void offsetsOutsideTheirDataOrOutOfOrder() throws IOException {
+        Parts t = new Parts();
+        // buffers: a validity, a data, s validity, s offsets [0, 1, 3, 3], s data "xyy"
+        for (int[] offsets : new int[][] {{0, 1, 3, 1_000_000}, {0, 2, 1, 3}, {-4, 1, 3, 3}, {0, 1, 3, Integer.MIN_VALUE}, {0, 1, 3}}) {
+            List<byte[]> buffers = new ArrayList<>(t.buffers);
+            buffers.set(3, int32s(offsets));
+            DeserializationException e = error(table(t.schema, t.rows, t.nodes, buffers), java.util.Arrays.toString(offsets));
+            assertTrue(e.getMessage().contains("field 's'"), e.getMessage());
+        }
+        List<byte[]> shortValidity = new ArrayList<>(t.buffers);
+        shortValidity.set(0, new byte[0]);
+        assertTrue(error(table(t.schema, t.rows, t.nodes, shortValidity), "no validity but nulls").getMessage().contains("validity"));
+        List<byte[]> shortData = new ArrayList<>(t.buffers);
+        shortData.set(1, new byte[23]);
+        error(table(t.schema, t.rows, t.nodes, shortData), "int64 data one byte short");
+    }
+
+    @Test
+    void schemaBinsThatAreNotSchemas() throws IOException {
+        Parts t = new Parts();
+        List<byte[]> bins = new ArrayList<>();
+        // A message length of 2^31 - 1 (Arrow's reader allocated that much before), and others past the end.
+        for (int length : new int[] {Integer.MAX_VALUE, -2, t.schema.length, 0}) {
+            byte[] bin = t.schema.clone();
+            ByteBuffer.wrap(bin).order(ByteOrder.LITTLE_ENDIAN).putInt(4, length);
+            bins.add(bin);
+        }
+        for (int cut = 0; cut < t.schema.length; cut += 3) {
+            bins.add(java.util.Arrays.copyOf(t.schema, cut));
+        }
+        java.util.Random random = new java.util.Random(5);
+        for (int i = 0; i < 300; i++) {
+            byte[] bin = t.schema.clone();
+            for (int k = 0; k < 1 + random.nextInt(3); k++) {
+                bin[8 + random.nextInt(bin.length - 8)] = (byte) random.nextInt(256);
+            }
+            bins.add(bin);
+        }
+        int refused = 0;
+        for (byte[] bin : bins) {
+            Object outcome = Hostile.decode(registry, table(bin, t.rows, t.nodes, t.buffers), "schema bin");
+            if (outcome instanceof DeserializationException) {
+                refused++;
+            } else {
+                Hostile.release(outcome);
+            }
+        }
+        assertTrue(refused > bins.size() / 4, refused + " of " + bins.size());
+        DeserializationException huge = error(table(bins.get(0), t.rows, t.nodes, t.buffers), "message length 2^31 - 1");
+        assertTrue(huge.getMessage().contains("metadata"), huge.getMessage());
+    }
+
+    /** A field of the schema description of docs/FORMAT.md 9.5. */
+    interface Desc extends HostileFramesTest.Packing {
+    }
+
+    static Desc field(String name, Desc type, boolean nullable, Desc... children) {
+        return p -> {
+            p.packArrayHeader(5).packString(name);
+            type.pack(p);
+            p.packBoolean(nullable).packNil().packArrayHeader(children.length);
+            for (Desc c : children) {
+                c.pack(p);
+            }
+        };
+    }
+
+    static Desc type(Object... parts) {
+        return p -> {
+            p.packArrayHeader(parts.length);
+            for (Object part : parts) {
+                if (part instanceof String s) {
+                    p.packString(s);
+                } else if (part instanceof Boolean b) {
+                    p.packBoolean(b);
+                } else if (part == null) {
+                    p.packNil();
+                } else {
+                    p.packLong(((Number) part).longValue());
+                }
+            }
+        };
+    }
+
+    static HostileFramesTest.Packing schema(Desc... fields) {
+        return p -> {
+            p.packArrayHeader(2).packArrayHeader(fields.length);
+            for (Desc f : fields) {
+                f.pack(p);
+            }
+            p.packNil();
+        };
+    }
+
+    @Test
+    void schemaDescriptionsOfTheWrongShape() {
+        List<HostileFramesTest.Packing> schemas = List.of(
+                schema(field("a", type("Int", 7, true), true)),
+                schema(field("a", type("Int", 64), true)),
+                schema(field("a", type("Int", null, true), true)),
+                schema(field("a", type("Nope"), true)),
+                schema(field("a", type(), true)),
+                schema(field("a", type("List"), true)),
+                schema(field("a", type("List"), true, field("x", type("Null"), true), field("y", type("Null"), true))),
+                schema(field("a", type("Map", false), true, field("entries", type("Null"), false))),
+                schema(field("a", type("FixedSizeList", -1), true, field("item", type("Null"), true))),
+                schema(field("a", type("FixedSizeBinary", -5), true)),
+                schema(field("a", type("Decimal", 50, 2, 128), true)),
+                schema(field("a", type("Decimal", 5, 2, 64), true)),
+                schema(field("a", type("Time", "SECOND", 64), true)),
+                schema(field("a", type("Utf8"), true, field("b", type("Null"), true))),
+                p -> p.packArrayHeader(2).packNil().packNil(),
+                p -> p.packArrayHeader(1).packArrayHeader(0),
+                p -> p.packArrayHeader(2).packArrayHeader(1).packLong(3).packNil());
+        for (HostileFramesTest.Packing schema : schemas) {
+            DeserializationException e = error(table(schema, 0, new long[][] {{0, 0, 2}}, List.of(new byte[0], new byte[0])), "schema");
+            assertTrue(e.getMessage().contains("Arrow"), e.getMessage());
+        }
+        // Struct fields 100 deep: Arrow fields nest at most 64 deep.
+        Desc deep = field("leaf", type("Null"), true);
+        for (int i = 0; i < 100; i++) {
+            deep = field("s" + i, type("Struct_"), true, deep);
+        }
+        assertTrue(error(table(schema(deep), 0, new long[0][], List.of()), "struct 100 deep").getMessage().contains("64"));
+    }
+
+    @Test
+    void columnsWithNoPerRowBytesCannotMakeJavaAllocateMuch() {
+        long rows = Integer.MAX_VALUE;
+        // A null column of 2^31 - 1 rows holds no buffers and costs nothing.
+        Object nulls = Hostile.decode(registry, table(schema(field("n", type("Null"), true)), rows, new long[][] {{rows, rows, 0}},
+                List.of()), "null column");
+        assertEquals(rows, assertInstanceOf(VectorSchemaRoot.class, nulls).getRowCount());
+        Hostile.release(nulls);
+        assertTrue(allocator.getPeakMemoryAllocation() < 1 << 20, "peak " + allocator.getPeakMemoryAllocation());
+        // A struct of nulls that long would make Arrow Java allocate a 256 MiB validity bitmap: refused.
+        DeserializationException struct = error(table(schema(field("s", type("Struct_"), true, field("n", type("Null"), true))), rows,
+                new long[][] {{rows, 0, 1}, {rows, rows, 0}}, List.of(new byte[0])), "struct of nulls");
+        assertInstanceOf(LimitExceededException.class, struct);
+        DeserializationException list = error(table(schema(field("f", type("FixedSizeList", 0), true, field("item", type("Null"), true))),
+                rows, new long[][] {{rows, 0, 1}, {0, 0, 0}}, List.of(new byte[0])), "lists of no items");
+        assertInstanceOf(LimitExceededException.class, list);
+        // Arrow Java cannot hold a fixed-size binary of width 0 at all (pyarrow can): a clear refusal.
+        DeserializationException binary = error(table(schema(field("b", type("FixedSizeBinary", 0), true)), rows,
+                new long[][] {{rows, 0, 2}}, List.of(new byte[0], new byte[0])), "zero-width binary");
+        assertTrue(binary.getMessage().contains("width 0"), binary.getMessage());
+    }
+
+    @Test
+    void childrenShorterThanTheirParentsNeed() {
+        byte[] validity = new byte[0];
+        // list<int32> of 2 rows with offsets [0, 2, 5] but a child of 3 values.
+        HostileFramesTest.Packing listSchema = schema(field("l", type("List"), true, field("item", type("Int", 32, true), true)));
+        error(table(listSchema, 2, new long[][] {{2, 0, 2}, {3, 0, 2}},
+                List.of(validity, int32s(0, 2, 5), validity, int32s(1, 2, 3))), "list child too short");
+        Object fits = Hostile.decode(registry, table(listSchema, 2, new long[][] {{2, 0, 2}, {5, 0, 2}},
+                List.of(validity, int32s(0, 2, 5), validity, int32s(1, 2, 3, 4, 5))), "list that fits");
+        assertInstanceOf(VectorSchemaRoot.class, fits, "the same list, consistent");
+        Hostile.release(fits);
+        HostileFramesTest.Packing fixed = schema(field("f", type("FixedSizeList", 4), true, field("item", type("Int", 32, true), true)));
+        error(table(fixed, 2, new long[][] {{2, 0, 1}, {7, 0, 2}}, List.of(validity, validity, int32s(1, 2, 3, 4, 5, 6, 7))),
+                "fixed-size list child too short");
+        HostileFramesTest.Packing struct = schema(field("s", type("Struct_"), true, field("i", type("Int", 32, true), true)));
+        error(table(struct, 3, new long[][] {{3, 0, 1}, {2, 0, 2}}, List.of(validity, validity, int32s(1, 2))), "struct child too short");
+    }
+
+    @Test
+    void aTableOfNoBatchesAndManyColumnsAllocatesLittle() {
+        Desc[] fields = new Desc[2000];
+        for (int i = 0; i < fields.length; i++) {
+            fields[i] = field("c" + i, type("Utf8"), true);
+        }
+        byte[] inBand = HostileFramesTest.msgpack(p -> {
+            p.packArrayHeader(2);
+            schema(fields).pack(p);
+            p.packArrayHeader(0);
+        });
+        byte[] frame = HostileFramesTest.rawFrame("ArrowTable", inBand);
+        Object value = Hostile.decode(registry, frame, "2,000 columns, no batches");
+        assertEquals(0, assertInstanceOf(VectorSchemaRoot.class, value).getRowCount());
+        Hostile.release(value);
+        // Exactly sized vectors (a few bytes per column, rounded up by Arrow): on the order of the frame, where
+        // Arrow's default sizing would take tens of megabytes.
+        assertTrue(allocator.getPeakMemoryAllocation() <= 2L * frame.length,
+                "peak " + allocator.getPeakMemoryAllocation() + " for a frame of " + frame.length);
+    }
+
+    @Test
+    void severalBatchesStillConcatenate() {
+        HostileFramesTest.Packing s = schema(field("i", type("Int", 32, true), true), field("t", type("Utf8"), true));
+        byte[] inBand = HostileFramesTest.msgpack(p -> {
+            p.packArrayHeader(2);
+            s.pack(p);
+            p.packArrayHeader(2);
+            for (int b = 0; b < 2; b++) {
+                p.packArrayHeader(2).packLong(2).packArrayHeader(2);
+                p.packArrayHeader(3).packLong(2).packLong(0).packLong(2);
+                p.packArrayHeader(3).packLong(2).packLong(0).packLong(3);
+            }
+        });
+        byte[] none = new byte[0];
+        byte[] frame = HostileFramesTest.rawFrame("ArrowTable", inBand, none, int32s(1, 2), none, int32s(0, 1, 2), "ab".getBytes(),
+                none, int32s(3, 4), none, int32s(0, 0, 1), "c".getBytes());
+        VectorSchemaRoot root = assertInstanceOf(VectorSchemaRoot.class, Hostile.decode(registry, frame, "two batches"));
+        try {
+            assertEquals(4, root.getRowCount());
+            assertEquals("i\tt\n1\ta\n2\tb\n3\t\n4\tc\n", root.contentToTSVString());
+        } finally {
+            root.close();
+        }
+    }
+}
