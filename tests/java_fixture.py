@@ -61,11 +61,11 @@ def _widen_pipe(pipe) -> None:
 
 
 class JavaProcess:
-    """One running fixture (``echo`` or ``arrow-ipc-echo``): send a message, get the reply."""
+    """One running fixture (``echo``, ``echo --key HEX`` or ``arrow-ipc-echo``): send a message, get the reply."""
 
-    def __init__(self, mode: str = "echo") -> None:
+    def __init__(self, mode: str = "echo", *args: str) -> None:
         self.proc = subprocess.Popen(
-            ["java", *JVM_ARGS, "-jar", str(JAR), mode],
+            ["java", *JVM_ARGS, "-jar", str(JAR), mode, *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 20,
         )
         for pipe in (self.proc.stdin, self.proc.stdout):

@@ -208,6 +208,29 @@ def test_garbage_frame_gets_an_error_frame_and_serving_continues(java_echo):
     assert back == [1, "still serving"]
 
 
+def test_signed_frames_through_java_echo_with_a_key(java_jar):
+    key = bytes(range(32))
+    process = JavaProcess("echo", "--key", key.hex())
+    try:
+        value = {"a": np.arange(5, dtype="<i8"), "t": (1, "x")}
+        sent = serreg.serialize(value, key=key).to_bytes()
+        reply = process.round_trip(sent)
+        assert bytes(reply) == sent, "Java checks the signature and signs the value back byte for byte"
+        back = serreg.deserialize(reply, key=key)
+        assert same(back["a"], value["a"]) and back["t"] == value["t"]
+        # Unsigned, other-key and altered frames are refused by Java; its error frames are signed too.
+        altered = bytearray(sent)
+        altered[40] ^= 1
+        for bad, why in ((serreg.serialize(value).to_bytes(), "not signed"),
+                         (serreg.serialize(value, key=bytes(range(1, 33))).to_bytes(), "another key"),
+                         (bytes(altered), "another key or altered")):
+            with pytest.raises(serreg.RemoteError) as raised:
+                serreg.deserialize(process.round_trip(bad), key=key)
+            assert why in raised.value.message
+    finally:
+        assert process.close() == 0
+
+
 def test_widths_come_back_as_sent(java_echo):
     values = [np.int8(-1), np.int16(-1), np.int32(-1), np.int64(-1), np.uint8(1), np.uint16(1), np.uint32(1),
               np.uint64(1), np.float16(1), np.float32(1), np.float64(1), np.complex64(1), np.complex128(1), np.bool_(True),

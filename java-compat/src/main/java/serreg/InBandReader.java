@@ -70,6 +70,11 @@ public final class InBandReader {
         state.allocateBeyondFrame(bytes, what, at);
     }
 
+    /** The limits of the deserialize call this reader is part of. */
+    public Limits limits() {
+        return state.limits;
+    }
+
     /** Bytes of this in-band not read yet. */
     public long remaining() {
         return inBand.limit() - offset();
@@ -131,12 +136,11 @@ public final class InBandReader {
                 return --left == 0;
             }
             if (!haveKey) {
-                guard.admit(item);
                 key = item;
                 haveKey = true;
                 return false;
             }
-            map.put(key, item);
+            guard.put(map, key, item);
             key = null;
             haveKey = false;
             return --left == 0;

@@ -4,13 +4,20 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Refuses a decoded map or set whose keys were chosen to collide. Keys with equal
+ * Puts decoded keys into a map or set, refusing keys that would make that expensive.
+ *
+ * <p>Keys chosen to collide. Keys with equal
  * {@code hashCode()} share a bucket, and a HashMap compares a new key with those already there;
  * a frame of n keys that all collide would take time quadratic in n to build (a tuple of small
  * ints is enough to make such keys). The guard counts those comparisons as the keys arrive and
  * stops when they exceed {@value #PER_KEY} per declared key, long before the work is noticeable,
  * while ordinary keys (a few collisions here and there) never come near it. Mirrors the check
- * Python makes in untrusted mode (docs/FORMAT.md section 4.3). Not thread-safe.
+ * Python makes in untrusted mode (docs/FORMAT.md section 4.3).
+ *
+ * <p>Keys nested too deeply to hash. A decoded key may be a list or tuple nested as deep as the
+ * limits allow (100 nested values of 1,024 arrays each), and Java hashes and compares such a key
+ * by recursion: a key the thread's stack cannot hash is refused with a LimitExceededException
+ * instead of a StackOverflowError. Not thread-safe.
  */
 public final class KeyCollisionGuard {
     /** Comparisons allowed per declared key; a container of up to this many keys is never checked. */
@@ -34,8 +41,33 @@ public final class KeyCollisionGuard {
         this.counts = declared > PER_KEY ? new HashMap<>() : null;
     }
 
-    /** Counts one key before it is inserted; throws when the container's keys collide too much. */
-    public void admit(Object key) {
+    /** Counts the key, then puts the entry. */
+    public <K, V> void put(Map<K, V> map, K key, V value) {
+        try {
+            admit(key);
+            map.put(key, value);
+        } catch (StackOverflowError e) {
+            throw tooDeep();
+        }
+    }
+
+    /** Counts the item, then adds it. */
+    public <T> void add(java.util.Set<T> set, T item) {
+        try {
+            admit(item);
+            set.add(item);
+        } catch (StackOverflowError e) {
+            throw tooDeep();
+        }
+    }
+
+    private LimitExceededException tooDeep() {
+        // Hashing and comparing only read the key: nothing is left half-changed (the map is dropped).
+        return new LimitExceededException("a key of this " + what + " is nested too deeply for Java to hash it on this"
+                + " thread's stack; lower Limits.maxDepth / maxMsgpackNesting or decode on a thread with a larger stack", at);
+    }
+
+    private void admit(Object key) {
         if (counts == null) {
             return;
         }

@@ -26,7 +26,7 @@ import serreg.types.PyByteArray;
 import serreg.types.Tuple;
 
 /** Bad input: whatever bytes reach deserialize give a value or a DeserializationException that says where. */
-class HostileFramesTest {
+public class HostileFramesTest {
     private static final SerializerRegistry REGISTRY = Main.fixtureRegistry();
 
     static byte[] frameOf(Object value) {
@@ -34,7 +34,7 @@ class HostileFramesTest {
     }
 
     /** A well-formed frame around arbitrary in-band bytes and buffers. */
-    static byte[] rawFrame(String classId, byte[] inBand, byte[]... buffers) {
+    public static byte[] rawFrame(String classId, byte[] inBand, byte[]... buffers) {
         ByteBuffer section = ByteBuffer.allocate(8 + inBand.length).put(ClassIdHash.of(classId).toBytes()).put(inBand).flip();
         List<ByteBuffer> oob = Arrays.stream(buffers).map(ByteBuffer::wrap).toList();
         return TestFiles.bytes(new SerializationResult(section, oob).toFrame());
@@ -53,7 +53,7 @@ class HostileFramesTest {
         }
     }
 
-    static byte[] concat(byte[]... parts) {
+    public static byte[] concat(byte[]... parts) {
         ByteBuffer out = ByteBuffer.allocate(Arrays.stream(parts).mapToInt(p -> p.length).sum());
         for (byte[] p : parts) {
             out.put(p);
@@ -61,7 +61,7 @@ class HostileFramesTest {
         return out.array();
     }
 
-    static byte[] repeat(byte[] unit, int times) {
+    public static byte[] repeat(byte[] unit, int times) {
         byte[] out = new byte[unit.length * times];
         for (int i = 0; i < times; i++) {
             System.arraycopy(unit, 0, out, i * unit.length, unit.length);
@@ -83,7 +83,7 @@ class HostileFramesTest {
     }
 
     /** Runs {@code task} on a thread with a small stack (256 KiB), as a stand-in for a busy server thread. */
-    static <T> T onSmallStack(Supplier<T> task) throws InterruptedException {
+    public static <T> T onSmallStack(Supplier<T> task) throws InterruptedException {
         AtomicReference<Object> out = new AtomicReference<>();
         Thread t = new Thread(null, () -> {
             try {
@@ -282,7 +282,7 @@ class HostileFramesTest {
     }
 
     /** tuple(tuple(...(None))) {@code levels} deep, each level an ext 0 inside the one above. */
-    static byte[] nestedTuples(int levels) {
+    public static byte[] nestedTuples(int levels) {
         byte[] tuple = ClassIdHash.of("tuple").toBytes();
         byte[] none = concat(ClassIdHash.of("None").toBytes(), new byte[] {(byte) 0xc0});
         ByteBuffer section = ByteBuffer.allocate(15 * levels + none.length);
@@ -306,11 +306,16 @@ class HostileFramesTest {
         assertInstanceOf(LimitExceededException.class, error(nestedTuples(100), "100 tuples and a None"));
     }
 
-    @Test
-    void theDeepestFrameTheLimitsAllowFitsASmallStack() throws InterruptedException {
-        // 99 nested values (the most maxDepth=100 allows, with the list that holds them), each
-        // holding 1,024 nested arrays (the most maxMsgpackNesting allows) around the next.
-        int levels = 99;
+    /**
+     * 99 nested lists (the most maxDepth=100 allows, with the list that holds them), each holding
+     * 1,024 nested arrays (the most maxMsgpackNesting allows) around the next.
+     */
+    public static byte[] deepestAllowedFrame() {
+        return deepFrame(99);
+    }
+
+    /** {@code levels} nested lists, each holding 1,024 nested arrays around the next. */
+    static byte[] deepFrame(int levels) {
         byte[] section = concat(ClassIdHash.of("list").toBytes(), repeat(new byte[] {(byte) 0x91}, 1024), new byte[] {(byte) 0xc0});
         for (int k = 0; k < levels; k++) {
             byte[] inner = section;
@@ -322,7 +327,12 @@ class HostileFramesTest {
             });
             section = concat(ClassIdHash.of("list").toBytes(), new byte[] {(byte) 0x91}, doc);
         }
-        byte[] frame = TestFiles.bytes(new SerializationResult(ByteBuffer.wrap(section)).toFrame());
+        return TestFiles.bytes(new SerializationResult(ByteBuffer.wrap(section)).toFrame());
+    }
+
+    @Test
+    void theDeepestFrameTheLimitsAllowFitsASmallStack() throws InterruptedException {
+        byte[] frame = deepestAllowedFrame();
         // (Not released or printed: walking a value this deep by recursion would need a big stack itself.)
         Object value = onSmallStack(() -> REGISTRY.deserialize(ByteBuffer.wrap(frame)));
         assertInstanceOf(List.class, value);
@@ -457,6 +467,45 @@ class HostileFramesTest {
             }
         }
         assertEquals(grid, REGISTRY.deserialize(ByteBuffer.wrap(frameOf(grid))));
+    }
+
+    @Test
+    void keysTooDeepToHashAreALimitNotAStackOverflow() throws InterruptedException {
+        // {key: 1} where the key is as deep as the limits allow under the dict: hashing it recurses ~100,000 levels.
+        byte[] deepest = deepFrame(98);
+        byte[] key = Arrays.copyOfRange(deepest, 32, deepest.length);
+        for (String classId : new String[] {"dict", "set"}) {
+            byte[] inBand = msgpack(p -> {
+                if (classId.equals("dict")) {
+                    p.packMapHeader(1);
+                } else {
+                    p.packArrayHeader(1);
+                }
+                p.packExtensionTypeHeader((byte) 0, key.length).writePayload(key);
+                if (classId.equals("dict")) {
+                    p.packLong(1);
+                }
+            });
+            DeserializationException e = onSmallStack(() -> error(rawFrame(classId, inBand), "deep " + classId + " key"));
+            assertInstanceOf(LimitExceededException.class, e);
+            assertTrue(e.getMessage().contains("too deeply for Java to hash"), e.getMessage());
+        }
+    }
+
+    @Test
+    void decimalsOfMillionsOfDigitsAreRefusedBeforeParsing() {
+        byte[] huge = msgpack(p -> p.packString("1".repeat(1_000_000) + "E-5"));
+        long started = System.nanoTime();
+        DeserializationException e = error(rawFrame("decimal", huge), "a million digits");
+        assertTrue((System.nanoTime() - started) / 1_000_000 < 1000, "refused at once, not after parsing");
+        assertInstanceOf(LimitExceededException.class, e);
+        assertTrue(e.getMessage().contains("maxDecimalDigits=4300"), e.getMessage());
+        // Digits in another script count too (BigDecimal reads them).
+        assertInstanceOf(LimitExceededException.class, error(rawFrame("decimal", msgpack(p -> p.packString("\u0661".repeat(5000)))), "arabic"));
+        byte[] most = msgpack(p -> p.packString("-" + "7".repeat(4300) + "E+12"));
+        assertEquals(new java.math.BigDecimal("-" + "7".repeat(4300) + "E+12"), REGISTRY.deserialize(ByteBuffer.wrap(rawFrame("decimal", most))));
+        assertEquals(new java.math.BigDecimal("1".repeat(5000)), REGISTRY.deserialize(
+                ByteBuffer.wrap(rawFrame("decimal", msgpack(p -> p.packString("1".repeat(5000))))), Limits.DEFAULT.withMaxDecimalDigits(5000)));
     }
 
     @Test

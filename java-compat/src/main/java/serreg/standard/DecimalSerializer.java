@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.util.Locale;
 import serreg.InBandReader;
 import serreg.InBandWriter;
+import serreg.LimitExceededException;
 import serreg.MsgpackSerializer;
 import serreg.SerializationException;
 import serreg.SerializerRegistry;
@@ -37,6 +38,12 @@ public final class DecimalSerializer extends MsgpackSerializer<Object> {
     protected Object read(InBandReader in) {
         long at = in.offset();
         String text = in.readString();
+        int digits = coefficientDigits(text);
+        if (digits > in.limits().maxDecimalDigits()) {
+            throw new LimitExceededException("decimal of " + digits + " digits, more than maxDecimalDigits="
+                    + in.limits().maxDecimalDigits() + " (BigDecimal parses text in time quadratic in its digits); raise it"
+                    + " with Limits.withMaxDecimalDigits(...) if such values are expected", at);
+        }
         if (isSpecial(text)) {
             return new SpecialDecimal(text);
         }
@@ -45,6 +52,21 @@ public final class DecimalSerializer extends MsgpackSerializer<Object> {
         } catch (NumberFormatException | ArithmeticException e) {
             throw in.error("'" + text + "' is not a decimal number Java can hold", at);
         }
+    }
+
+    /** Digits before the exponent (a NaN's payload included). */
+    static int coefficientDigits(String text) {
+        int digits = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == 'e' || c == 'E') {
+                break;
+            }
+            if (Character.isDigit(c)) { // BigDecimal takes any Unicode digit
+                digits++;
+            }
+        }
+        return digits;
     }
 
     /** NaN, sNaN, infinities (any sign or payload) and negative zeros. */

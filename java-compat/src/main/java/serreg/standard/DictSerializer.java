@@ -40,8 +40,7 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
         KeyCollisionGuard guard = new KeyCollisionGuard(n, "dict", at);
         for (int i = 0; i < n; i++) {
             Object key = in.readValue();
-            guard.admit(key);
-            map.put(key, in.readValue());
+            guard.put(map, key, in.readValue());
         }
         return map;
     }

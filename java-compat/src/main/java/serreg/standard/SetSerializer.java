@@ -69,9 +69,7 @@ public final class SetSerializer<S> extends MsgpackSerializer<S> {
         Set<Object> set = new LinkedHashSet<>();
         KeyCollisionGuard guard = new KeyCollisionGuard(n, "set", at);
         for (int i = 0; i < n; i++) {
-            Object item = in.readValue();
-            guard.admit(item);
-            set.add(item);
+            guard.add(set, in.readValue());
         }
         return build.apply(set);
     }
