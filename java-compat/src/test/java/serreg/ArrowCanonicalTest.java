@@ -596,6 +596,18 @@ class ArrowCanonicalTest {
     }
 
     @Test
+    void fieldMetadataIsTakenFromTheSchemaEvenWhereAVectorDropsIt() {
+        // VectorSchemaRoot.create makes a NullVector whose own field has lost the metadata.
+        Field plain = new Field("n", FieldType.nullable(ArrowType.Null.INSTANCE), List.of());
+        Field tagged = new Field("n", new FieldType(true, ArrowType.Null.INSTANCE, null, Map.of("k", "v")), List.of());
+        try (VectorSchemaRoot a = VectorSchemaRoot.create(new Schema(List.of(plain)), allocator);
+             VectorSchemaRoot b = VectorSchemaRoot.create(new Schema(List.of(tagged)), allocator)) {
+            assertTrue(b.getVector(0).getField().getMetadata().isEmpty());
+            assertFalse(Arrays.equals(Serreg.digest(REGISTRY, a), Serreg.digest(REGISTRY, b)));
+        }
+    }
+
+    @Test
     void aTypeWithNoCanonicalFormIsRefusedNamingTheField() {
         try (IntervalDayVector span = new IntervalDayVector("span", allocator)) {
             span.setSafe(0, 1, 2);

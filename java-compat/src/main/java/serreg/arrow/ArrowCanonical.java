@@ -62,23 +62,26 @@ public final class ArrowCanonical {
      */
     public static SerializationResult write(VectorSchemaRoot root, SerializerRegistry registry) {
         int rows = root.getRowCount();
+        Schema schema = root.getSchema();
         List<FieldVector> vectors = root.getFieldVectors();
-        // The vectors' own fields, not root.getSchema(): a vector whose children changed after the
-        // root was made describes itself correctly.
-        List<Field> fields = new ArrayList<>(vectors.size());
-        for (FieldVector v : vectors) {
-            fields.add(v.getField());
-        }
         InBandWriter out = new InBandWriter(registry);
         out.writeArrayHeader(2);
-        SchemaDescription.write(new Schema(fields, root.getSchema().getCustomMetadata()), out);
+        // The schema, not the vectors' own fields: some vectors drop field metadata (a NullVector
+        // made by VectorSchemaRoot.create does), and the ordinary writer sends the schema too.
+        SchemaDescription.write(schema, out);
+        if (schema.getFields().size() != vectors.size()) {
+            throw new CanonicalFormException("the Arrow schema has " + schema.getFields().size() + " fields but the root holds "
+                    + vectors.size() + " vectors");
+        }
         Batch batch = new Batch();
-        for (FieldVector v : vectors) {
+        for (int i = 0; i < vectors.size(); i++) {
+            FieldVector v = vectors.get(i);
             if (v.getValueCount() < rows) {
                 throw new CanonicalFormException("Arrow column '" + v.getName() + "' holds " + v.getValueCount()
                         + " values but the table has " + rows + " rows");
             }
-            writeNode(v, v.getName(), Slots.range(0, rows), null, batch);
+            Field field = schema.getFields().get(i);
+            writeNode(field, v, field.getName(), Slots.range(0, rows), null, batch);
         }
         out.writeArrayHeader(1).writeArrayHeader(2).writeLong(rows).writeArrayHeader(batch.nodes.size());
         for (long[] node : batch.nodes) {
@@ -158,8 +161,13 @@ public final class ArrowCanonical {
         void slot(int out, int source);
     }
 
-    private static void writeNode(FieldVector v, String path, Slots slots, BitSet parentValid, Batch batch) {
-        ArrowType type = v.getField().getType();
+    /** Appends the node of {@code field}, held by {@code v}, and those of its children (depth-first, section 6.4). */
+    private static void writeNode(Field field, FieldVector v, String path, Slots slots, BitSet parentValid, Batch batch) {
+        ArrowType type = field.getType();
+        if (!type.equals(v.getField().getType())) {
+            throw new CanonicalFormException("Arrow field '" + path + "' has type " + type + " in the schema but its vector "
+                    + "holds " + v.getField().getType() + "; the schema is out of date (VectorSchemaRoot.syncSchema)");
+        }
         int n = slots.count();
         if (type.getTypeID() == ArrowType.ArrowTypeID.Null) {
             batch.nodes.add(new long[] {n, n, 0});
@@ -171,15 +179,18 @@ public final class ArrowCanonical {
         switch (type.getTypeID()) {
             case Bool -> batch.buffers.add(boolValues(as(BitVector.class, v, path), slots, valid));
             case Struct -> {
-                for (FieldVector child : as(StructVector.class, v, path).getChildrenFromFields()) {
-                    writeNode(child, path + "." + child.getName(), slots, valid, batch);
+                List<FieldVector> children = as(StructVector.class, v, path).getChildrenFromFields();
+                List<Field> fields = childFields(field, children.size(), path);
+                for (int i = 0; i < children.size(); i++) {
+                    Field child = fields.get(i);
+                    writeNode(child, children.get(i), path + "." + child.getName(), slots, valid, batch);
                 }
             }
             case FixedSizeList -> {
                 FixedSizeListVector list = as(FixedSizeListVector.class, v, path);
                 int size = list.getListSize();
-                writeNode(list.getDataVector(), path + "." + SchemaDescription.LIST_ITEM_NAME, slots.times(size),
-                        valid == null ? null : repeat(valid, n, size), batch);
+                writeNode(childFields(field, 1, path).get(0), list.getDataVector(), path + "." + SchemaDescription.LIST_ITEM_NAME,
+                        slots.times(size), valid == null ? null : repeat(valid, n, size), batch);
             }
             case List, Map -> {  // a MapVector is a ListVector of entries
                 ListVector list = as(ListVector.class, v, path);
@@ -187,13 +198,14 @@ public final class ArrowCanonical {
                 batch.buffers.add(offsets(list.getOffsetBuffer(), 4, slots, valid, kept, path));
                 String child = type.getTypeID() == ArrowType.ArrowTypeID.Map
                         ? SchemaDescription.MAP_ENTRIES_NAME : SchemaDescription.LIST_ITEM_NAME;
-                writeNode(list.getDataVector(), path + "." + child, kept, null, batch);
+                writeNode(childFields(field, 1, path).get(0), list.getDataVector(), path + "." + child, kept, null, batch);
             }
             case LargeList -> {
                 LargeListVector list = as(LargeListVector.class, v, path);
                 Slots kept = new Slots();
                 batch.buffers.add(offsets(list.getOffsetBuffer(), 8, slots, valid, kept, path));
-                writeNode(list.getDataVector(), path + "." + SchemaDescription.LIST_ITEM_NAME, kept, null, batch);
+                writeNode(childFields(field, 1, path).get(0), list.getDataVector(), path + "." + SchemaDescription.LIST_ITEM_NAME,
+                        kept, null, batch);
             }
             case Binary, Utf8 -> {
                 BaseVariableWidthVector binary = as(BaseVariableWidthVector.class, v, path);
@@ -212,6 +224,15 @@ public final class ArrowCanonical {
             default -> throw new CanonicalFormException("Arrow field '" + path + "' has type " + type
                     + ", which has no canonical form (docs/FORMAT.md, sections 6.4 and 9.5)");
         }
+    }
+
+    private static List<Field> childFields(Field field, int vectors, String path) {
+        if (field.getChildren().size() != vectors) {
+            throw new CanonicalFormException("Arrow field '" + path + "' has " + field.getChildren().size()
+                    + " child fields in the schema but " + vectors + " child vectors; the schema is out of date"
+                    + " (VectorSchemaRoot.syncSchema)");
+        }
+        return field.getChildren();
     }
 
     private static <T> T as(Class<T> cls, FieldVector v, String path) {
