@@ -608,6 +608,29 @@ class ArrowCanonicalTest {
     }
 
     @Test
+    void metadataThatIsNotUtf8IsRefusedWhenRead() {
+        // Python allows any bytes; Arrow Java holds Strings. Replacing the bytes would change the digest.
+        for (byte[] key : List.of(new byte[] {(byte) 0xFF}, utf8("ok"))) {
+            InBandWriter in = new InBandWriter(REGISTRY);
+            in.writeArrayHeader(2).writeArrayHeader(2).writeArrayHeader(0).writeMapHeader(1).writeBinary(key).writeBinary(utf8("v"));
+            in.writeArrayHeader(1).writeArrayHeader(2).writeLong(0).writeArrayHeader(0);
+            ByteBuffer own = in.finish().inBand();
+            ByteBuffer section = ByteBuffer.allocate(8 + own.remaining());
+            REGISTRY.hashOf("ArrowTable").writeTo(section);
+            section.put(own).flip();
+            SerializationResult frame = new SerializationResult(section);
+            if (key.length == 1) {
+                DeserializationException error = assertThrows(DeserializationException.class, () -> REGISTRY.deserialize(frame));
+                assertTrue(error.getMessage().contains("not UTF-8"), error.getMessage());
+            } else {
+                try (VectorSchemaRoot root = (VectorSchemaRoot) REGISTRY.deserialize(frame)) {
+                    assertEquals(Map.of("ok", "v"), root.getSchema().getCustomMetadata());
+                }
+            }
+        }
+    }
+
+    @Test
     void aTypeWithNoCanonicalFormIsRefusedNamingTheField() {
         try (IntervalDayVector span = new IntervalDayVector("span", allocator)) {
             span.setSafe(0, 1, 2);

@@ -1,8 +1,12 @@
 package serreg.arrow;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -187,9 +191,23 @@ final class SchemaDescription {
         }
         Map<String, String> out = new LinkedHashMap<>();
         for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
-            out.put(new String((byte[]) e.getKey(), StandardCharsets.UTF_8), new String((byte[]) e.getValue(), StandardCharsets.UTF_8));
+            out.put(text((byte[]) e.getKey()), text((byte[]) e.getValue()));
         }
         return out;
+    }
+
+    /**
+     * Arrow Java holds metadata as Strings: bytes that are not UTF-8 are refused, not replaced,
+     * so that writing the value back cannot silently give other bytes (and another digest).
+     */
+    private static String text(byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("Arrow metadata " + HexFormat.of().formatHex(bytes, 0, Math.min(bytes.length, 32))
+                    + " is not UTF-8, which Arrow Java's String metadata cannot hold");
+        }
     }
 
     private static Field field(Object description) {
