@@ -631,6 +631,36 @@ class ArrowCanonicalTest {
     }
 
     @Test
+    void aDecimalArrowJavaCannotHoldIsRefusedNotMisread() {
+        // Arrow Java 18 would load a 32- or 64-bit decimal column into a 128-bit DecimalVector.
+        for (int bits : new int[] {32, 64}) {
+            InBandWriter in = new InBandWriter(REGISTRY);
+            in.writeArrayHeader(2).writeArrayHeader(2).writeArrayHeader(1)
+                    .writeArrayHeader(5).writeString("d").writeArrayHeader(4).writeString("Decimal").writeLong(5).writeLong(2)
+                    .writeLong(bits).writeBoolean(true).writeNil().writeArrayHeader(0)
+                    .writeNil();
+            in.writeArrayHeader(1).writeArrayHeader(2).writeLong(1).writeArrayHeader(1)
+                    .writeArrayHeader(3).writeLong(1).writeLong(0).writeLong(2);
+            ByteBuffer own = in.finish().inBand();
+            ByteBuffer section = ByteBuffer.allocate(8 + own.remaining());
+            REGISTRY.hashOf("ArrowTable").writeTo(section);
+            section.put(own).flip();
+            ByteBuffer value = ByteBuffer.allocateDirect(bits / 8).put(0, (byte) 125);
+            SerializationResult frame = new SerializationResult(section, List.of(ByteBuffer.allocateDirect(0), value));
+            DeserializationException error = assertThrows(DeserializationException.class, () -> REGISTRY.deserialize(frame));
+            assertTrue(error.getMessage().contains(bits + "-bit decimal"), error.getMessage());
+        }
+        // Held in a 128-bit vector by hand, it is refused by the canonical writer too.
+        Field field = new Field("d", FieldType.nullable(new ArrowType.Decimal(5, 2, 64)), List.of());
+        try (DecimalVector v = new DecimalVector(field, allocator)) {
+            v.setValueCount(1);
+            CanonicalFormException error = assertThrows(CanonicalFormException.class,
+                    () -> Serreg.digest(REGISTRY, new VectorSchemaRoot(List.of(v))));
+            assertTrue(error.getMessage().contains("'d'"), error.getMessage());
+        }
+    }
+
+    @Test
     void aTypeWithNoCanonicalFormIsRefusedNamingTheField() {
         try (IntervalDayVector span = new IntervalDayVector("span", allocator)) {
             span.setSafe(0, 1, 2);

@@ -220,7 +220,7 @@ public final class ArrowCanonical {
                 batch.buffers.add(gather(binary.getDataBuffer(), kept));
             }
             case Int, FloatingPoint, Decimal, Date, Time, Timestamp, Duration, FixedSizeBinary ->
-                    batch.buffers.add(fixedWidth(as(BaseFixedWidthVector.class, v, path), type, slots, valid));
+                    batch.buffers.add(fixedWidth(as(BaseFixedWidthVector.class, v, path), type, slots, valid, path));
             default -> throw new CanonicalFormException("Arrow field '" + path + "' has type " + type
                     + ", which has no canonical form (docs/FORMAT.md, sections 6.4 and 9.5)");
         }
@@ -347,8 +347,26 @@ public final class ArrowCanonical {
     }
 
     /** Exactly length x width bytes, zero in null slots, floats canonical. */
-    private static ByteBuffer fixedWidth(BaseFixedWidthVector v, ArrowType type, Slots slots, BitSet valid) {
+    private static ByteBuffer fixedWidth(BaseFixedWidthVector v, ArrowType type, Slots slots, BitSet valid, String path) {
         int width = v.getTypeWidth();
+        int expected = switch (type.getTypeID()) {
+            case Int -> ((ArrowType.Int) type).getBitWidth() / 8;
+            case FloatingPoint -> switch (((ArrowType.FloatingPoint) type).getPrecision()) {
+                case HALF -> 2;
+                case SINGLE -> 4;
+                case DOUBLE -> 8;
+            };
+            case Decimal -> ((ArrowType.Decimal) type).getBitWidth() / 8;
+            case Date -> ((ArrowType.Date) type).getUnit() == org.apache.arrow.vector.types.DateUnit.DAY ? 4 : 8;
+            case Time -> ((ArrowType.Time) type).getBitWidth() / 8;
+            case FixedSizeBinary -> ((ArrowType.FixedSizeBinary) type).getByteWidth();
+            default -> 8;  // Timestamp, Duration
+        };
+        if (width != expected) {
+            // Arrow Java 18 holds a 32- or 64-bit decimal in a 128-bit DecimalVector.
+            throw new CanonicalFormException("Arrow field '" + path + "' of type " + type + " is held in a "
+                    + v.getClass().getSimpleName() + " of " + width + "-byte values, not " + expected);
+        }
         int n = slots.count();
         boolean floats = type.getTypeID() == ArrowType.ArrowTypeID.FloatingPoint;
         ArrowBuf data = v.getDataBuffer();
