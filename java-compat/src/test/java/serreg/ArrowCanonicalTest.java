@@ -661,6 +661,20 @@ class ArrowCanonicalTest {
     }
 
     @Test
+    void offsetsPastTheChildAndColumnsShorterThanTheTableAreRefused() throws Exception {
+        try (VectorSchemaRoot root = nestedTable(false)) {
+            ((ListVector) root.getVector("list")).getOffsetBuffer().setInt(4 * 4, 40);  // the last list ends at child slot 40
+            CanonicalFormException error = assertThrows(CanonicalFormException.class, () -> Serreg.digest(REGISTRY, root));
+            assertTrue(error.getMessage().contains("'list.item' holds 3 values, but 40 are needed"), error.getMessage());
+        }
+        try (VectorSchemaRoot root = recordBatchColumns(new long[] {1, 2}, new String[] {"a", "b"})) {
+            VectorSchemaRoot longer = new VectorSchemaRoot(root.getSchema(), root.getFieldVectors(), 3);
+            CanonicalFormException error = assertThrows(CanonicalFormException.class, () -> Serreg.digest(REGISTRY, longer));
+            assertTrue(error.getMessage().contains("'a' holds 2 values, but 3 are needed"), error.getMessage());
+        }
+    }
+
+    @Test
     void aTypeWithNoCanonicalFormIsRefusedNamingTheField() {
         try (IntervalDayVector span = new IntervalDayVector("span", allocator)) {
             span.setSafe(0, 1, 2);

@@ -76,10 +76,6 @@ public final class ArrowCanonical {
         Batch batch = new Batch();
         for (int i = 0; i < vectors.size(); i++) {
             FieldVector v = vectors.get(i);
-            if (v.getValueCount() < rows) {
-                throw new CanonicalFormException("Arrow column '" + v.getName() + "' holds " + v.getValueCount()
-                        + " values but the table has " + rows + " rows");
-            }
             Field field = schema.getFields().get(i);
             writeNode(field, v, field.getName(), Slots.range(0, rows), null, batch);
         }
@@ -106,6 +102,7 @@ public final class ArrowCanonical {
         private long[] lengths = new long[4];
         private int runs;
         private long count;
+        private long end;  // one past the highest source slot
 
         static Slots range(long start, long length) {
             Slots s = new Slots();
@@ -119,6 +116,7 @@ public final class ArrowCanonical {
                 return;
             }
             count += length;
+            end = Math.max(end, start + length);
             if (runs > 0 && starts[runs - 1] + lengths[runs - 1] == start) {
                 lengths[runs - 1] += length;
                 return;
@@ -167,6 +165,11 @@ public final class ArrowCanonical {
         if (!type.equals(v.getField().getType())) {
             throw new CanonicalFormException("Arrow field '" + path + "' has type " + type + " in the schema but its vector "
                     + "holds " + v.getField().getType() + "; the schema is out of date (VectorSchemaRoot.syncSchema)");
+        }
+        if (slots.end > v.getValueCount()) {
+            // A column shorter than the table, or a child its parent's offsets or list size overrun.
+            throw new CanonicalFormException("Arrow field '" + path + "' holds " + v.getValueCount()
+                    + " values, but " + slots.end + " are needed");
         }
         int n = slots.count();
         if (type.getTypeID() == ArrowType.ArrowTypeID.Null) {
