@@ -57,8 +57,8 @@ public final class ArrowCanonical {
      * form of the rows of {@code root}: [schema description, [[row count, nodes]]].
      *
      * @throws CanonicalFormException if a field's type has no canonical form (dictionary, union,
-     *     interval, view, run-end and extension types) or a vector holds fewer values than the
-     *     root has rows
+     *     interval, view, run-end and extension types), the schema does not match the vectors, or
+     *     a vector holds fewer values than the rows (or its parent's offsets) need
      */
     public static SerializationResult write(VectorSchemaRoot root, SerializerRegistry registry) {
         int rows = root.getRowCount();
