@@ -103,6 +103,7 @@ class _NodeReader:
         self._nodes = nodes
         self._next = 0
         self._oob = oob
+        self.in_process = True  # until a buffer that is not a pyarrow Buffer is met
 
     def read(self, arrow_type: pa.DataType, column: bool = True) -> pa.Array:
         if self._next >= len(self._nodes):
@@ -124,17 +125,21 @@ class _NodeReader:
         buffers = []
         for i in range(buffer_count):
             view = next(self._oob)
+            if view.nbytes and type(view.obj) is not pa.Buffer:
+                self.in_process = False
             if i == 0 and view.nbytes == 0:
                 buffers.append(None)  # absent validity bitmap
             else:
                 buffers.append(pa.py_buffer(view))
         children = [self.read(arrow_type.field(i).type, False) for i in range(arrow_type.num_fields)]
         array = pa.Array.from_buffers(arrow_type, length, buffers, null_count, 0, children or None)
-        # A column gets the full validation (offsets inside their data, child lengths, null
-        # counts; it covers the children too): the cheap one trusts offsets, and reading past
-        # a buffer would crash the process. Children get the cheap one before their parent is built.
+        # A column read from a frame gets the full validation (offsets inside their data, child
+        # lengths, null counts; it covers the children too): the cheap one trusts offsets, and
+        # reading past a buffer would crash the process. Children get the cheap one before their
+        # parent is built. Buffers that are all pyarrow's own (an in-process result of this
+        # serializer) come from arrays pyarrow built, so the cheap one is enough there.
         try:
-            array.validate(full=column)
+            array.validate(full=column and not self.in_process)
         except pa.ArrowInvalid as error:
             raise DeserializationError(f"invalid Arrow {arrow_type} column: {error}") from error
         return array

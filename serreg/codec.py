@@ -10,7 +10,6 @@ is buffer order (docs/FORMAT.md, section 3).
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 
 from msgpack import ExtType, Packer, Unpacker, unpackb
@@ -20,6 +19,7 @@ from .class_id import CLASS_ID_HASH_SIZE
 from .errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from .limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from .paths import locate
+from .result import NO_BUFFERS
 from .scan import holds_any
 
 NESTED_EXT_TYPE = 0
@@ -63,20 +63,22 @@ _make_ext = ExtType._make
 # A Packer whose output grew past this is dropped after use instead of kept for the
 # next call, so a thread does not hold on to the buffer of one large value.
 _KEEP_PACKER_MAX_OUTPUT = 1 << 20
+# Idle Packers kept for reuse (each holds a 256 KiB buffer); deep nesting makes more, briefly.
+_MAX_IDLE_PACKERS = 8
 
 
 class MsgpackCodec:
     """Packs and unpacks value trees for one registry.
 
-    Thread safety: each thread reuses one idle msgpack Packer (creating a
-    Packer allocates a 256 KiB buffer, which cost more than packing a small
-    value); a pack() nested inside another on the same thread, as when a
-    serializer packs its own members, takes a fresh Packer.
+    Thread safety: pack() takes an idle msgpack Packer from a shared pool and
+    puts it back when done (creating a Packer allocates a 256 KiB buffer, which
+    cost more than packing a small value); a pack() that finds none idle, such
+    as one nested inside another, makes a new one.
     """
 
     def __init__(self, registry) -> None:
         self._registry = registry
-        self._local = threading.local()
+        self._idle: list = []  # (Packer, _PackState) pairs not in use by any thread
 
     def _new_packer(self) -> tuple:
         state = _PackState(self._registry)
@@ -84,31 +86,34 @@ class MsgpackCodec:
 
     def pack(self, obj, oob: list) -> bytes:
         """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``."""
-        local = self._local
-        idle = getattr(local, "idle", None)
-        if idle is None:
-            idle = self._new_packer()
-        else:
-            local.idle = None  # busy: a nested pack() on this thread makes its own
-        packer, state = idle
-        previous_oob = state.oob
+        idle = self._idle
+        try:
+            packer, state = entry = idle.pop()  # list.pop and append are atomic: no lock needed
+        except IndexError:
+            packer, state = entry = self._new_packer()  # none idle (first call, or a nested pack)
         state.oob = oob
-        keep = True
+        packed = None
         try:
             rewrite = self._registry._rewritten_types
             if holds_any(obj, rewrite):
                 obj = _substitute(obj, frozenset(rewrite), state.nested, root=True)
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
-            keep = len(packed) <= _KEEP_PACKER_MAX_OUTPUT
             return packed
         except SerregError:
             raise
         except (ValueError, TypeError, OverflowError, UnicodeEncodeError) as error:
             raise _explain_pack_error(obj, error) from error
         finally:
-            state.oob = previous_oob
-            if keep:
-                local.idle = idle
+            state.oob = None
+            if len(idle) < _MAX_IDLE_PACKERS and (packed is None or len(packed) <= _KEEP_PACKER_MAX_OUTPUT):
+                idle.append(entry)
+
+    def ext_hook_without_buffers(self, code, payload):
+        """The ext hook for in-band data known to have no out-of-band buffers (an in-process
+        result without any): one bound method instead of a closure per call."""
+        if code != NESTED_EXT_TYPE or len(payload) < CLASS_ID_HASH_SIZE:
+            raise DeserializationError("not a nested value")  # the caller retries on the full path
+        return self._registry._decode(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], NO_BUFFERS, None)
 
     def unpack(self, data, oob):
         """Unpack one msgpack value; nested values are decoded by their serializers.

@@ -38,21 +38,24 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from msgpack import unpackb
+
 from .class_id import CLASS_ID_HASH_SIZE, class_id_hash
 from .codec import MsgpackCodec
 from .errors import (
     CrossLanguageError,
     DeserializationError,
+    LimitExceededError,
     SerializationError,
+    SignatureError,
     SerregError,
     UnknownClassIDError,
 )
 from .frame import FrameView
 from .limits import DECODE_STATE, DEFAULT_LIMITS, DecodeState, Limits
-from .errors import LimitExceededError, SignatureError
 from .paths import locate_identity
 from .plugins import PluginLoader
-from .result import OutOfBandBuffers, SerializationResult
+from .result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
 from .signing import check_key
 from .trust import STANDARD_DATA_CLASS_IDS, allowed_hashes, check_allowable, refusal
 
@@ -133,7 +136,7 @@ class Registry:
         self._native_overrides: frozenset = frozenset()
         self._rewritten_types: tuple = BIN_LOOKALIKES
         self._packed_as_is: dict[type, bytes] = {}  # type -> ClassIDHash, see serialize()
-        self._unpacked_as_is: frozenset = frozenset()  # ClassIDHashes of the same serializers
+        self._unpacked_as_is: dict = {}  # ClassIDHashes of the same serializers -> their value type
         self._standard_natives: dict[type, object] = {}
         self._fallback: Optional[Registration] = None
         self._dataclass: Optional[Registration] = None  # step 3 of the lookup, when switched on
@@ -253,11 +256,11 @@ class Registry:
             if getattr(registration.serializer, "packs_value_as_is", False)
             and getattr(registration.serializer, "codec", None) is self.codec
         }
-        self._unpacked_as_is = frozenset(
-            class_hash for class_hash, registration in by_hash.items()
+        self._unpacked_as_is = {  # ClassIDHash -> the one type its in-band may decode to
+            class_hash: registration.serializer.expected_type for class_hash, registration in by_hash.items()
             if getattr(registration.serializer, "packs_value_as_is", False)
             and getattr(registration.serializer, "codec", None) is self.codec
-        )
+        }
 
     @contextlib.contextmanager
     def _all_or_nothing(self):
@@ -503,7 +506,8 @@ class Registry:
                     pass  # the generic path below reports it the way it always does
                 else:
                     result = SerializationResult._with_class_hash(class_hash, in_band, oob)
-                    result._key = key
+                    if key is not None:
+                        result._key = key
                     return result
         token = _CROSS_LANGUAGE.set(True) if cross_language and not _CROSS_LANGUAGE.get() else None
         try:
@@ -564,6 +568,21 @@ class Registry:
         (LimitExceededError). A serializer that decodes nested values by
         calling deserialize again inherits the rules of the outer call.
         """
+        if (
+            type(data) is SerializationResult and trusted is None and key is None and limits is None
+            and self.trusted and not data.out_of_band_buffers and data._class_hash in self._unpacked_as_is
+            and DECODE_STATE.get() is None
+        ):
+            # An in-process dict, list, str ... of the standard serializers: straight to the
+            # codec. Nested values still get the checks (_decode sets up the call state);
+            # any error is reported by the full path below, which decodes the same bytes.
+            try:
+                value = unpackb(data._in_band, ext_hook=self.codec.ext_hook_without_buffers, strict_map_key=False)
+            except Exception:
+                pass
+            else:
+                if type(value) is self._unpacked_as_is[data._class_hash]:
+                    return value
         if trusted is not None and type(trusted) is not bool:
             raise TypeError(f"trusted must be True, False or None (the registry's setting), not {trusted!r}")
         outer = DECODE_STATE.get()
@@ -585,7 +604,7 @@ class Registry:
                 if key is not None:
                     _check_result_key(data, check_key(key))
                 buffers = data.out_of_band_buffers
-                oob = OutOfBandBuffers(buffers) if buffers else _NO_BUFFERS
+                oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
                 if data._class_hash is not None:
                     value = self._deserialize_parts(data._class_hash, data._in_band, oob)
                 else:
@@ -597,7 +616,7 @@ class Registry:
                 return self._deserialize_section(memoryview(data), oob_iterator)
             frame = FrameView(data, self.limits if limits is None else limits, None if key is None else check_key(key))
             buffers = frame.buffers
-            oob = OutOfBandBuffers(buffers) if buffers else _NO_BUFFERS
+            oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
             value = self._deserialize_section(frame.in_band, oob, frame.in_band_offset)
             if buffers:
                 _check_all_used(oob, "frame")
@@ -639,10 +658,16 @@ class Registry:
         """Decode one value: trust and depth checks, then its serializer (every nested value comes here)."""
         state = DECODE_STATE.get()
         registration = self._by_hash.get(class_hash)
-        if state is None:  # a serializer called directly, outside deserialize
-            return self._run_deserializer(
-                registration or self._registration_by_hash(class_hash, offset), in_band, oob, offset
-            )
+        if state is None:
+            # Outside a deserialize call (a serializer called directly, or the fast path of an
+            # in-process result): this nested value starts one with the registry's own rules.
+            state = DecodeState(self, None if self.trusted else self._allowed_hashes, self.limits.max_depth)
+            state.depth = 1  # the value that holds this one
+            token = DECODE_STATE.set(state)
+            try:
+                return self._decode(class_hash, in_band, oob, offset)
+            finally:
+                DECODE_STATE.reset(token)
         if state.allowed is not None and class_hash not in state.allowed:
             raise _located(self._refusal(class_hash, offset))
         depth = state.depth + 1
@@ -716,7 +741,6 @@ def _check_result_key(result: SerializationResult, key: bytes) -> None:
 
 # The iterator handed to serializers of a result without out-of-band buffers. It is
 # never advanced (next() raises StopIteration at once), so one instance serves all.
-_NO_BUFFERS = OutOfBandBuffers(())
 
 
 def _check_all_used(oob: OutOfBandBuffers, what: str) -> None:

@@ -138,3 +138,7 @@ class OutOfBandBuffers:
     @property
     def remaining(self) -> int:
         return len(self._buffers) - self._next
+
+
+# The iterator handed to serializers of a value without out-of-band buffers (it never advances).
+NO_BUFFERS = OutOfBandBuffers(())
