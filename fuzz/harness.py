@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import types
 
+import pyarrow
+
 import serreg
 import serreg.standard
 import serializers.numpy
@@ -41,8 +43,20 @@ def check_input(registry: serreg.Registry, data: bytes) -> bool:
     half-built value escapes), except lists nested deeper than the writer's
     limit: msgpack reads 1,024 levels but writes 511 (docs/FORMAT.md 4.3).
     """
+    frame = frame_from_input(data)
+    if data:
+        # Bits 2-3 of the first byte pick what holds the frame: readers take views of it,
+        # and which memory they come from changes what serializers do (writable arrays,
+        # pyarrow's own buffers).
+        holder = (data[0] >> 2) & 3
+        if holder == 1:
+            frame = bytearray(frame)
+        elif holder == 2:
+            frame = pyarrow.py_buffer(frame)
+        elif holder == 3:
+            frame = memoryview(frame)
     try:
-        value = registry.deserialize(frame_from_input(data))
+        value = registry.deserialize(frame)
     except DeserializationError:
         return False
     try:
