@@ -38,46 +38,19 @@ import pyarrow  # noqa: E402,F401
 import cloudpickle  # noqa: E402,F401
 
 with atheris.instrument_imports():
-    import serreg
-    from serreg.errors import DeserializationError
-    import serializers.numpy
-    import serializers.pyarrow
-    from inputs import frame_from_input
+    import serreg  # noqa: F401
+    import serializers.numpy  # noqa: F401
+    import serializers.pyarrow  # noqa: F401
+    from harness import check_input, make_registry
 
-# SERREG_FUZZ_TRUSTED=1 fuzzes the trusted path instead (no structure walk, no hash
-# check), still without the pickle fallback, and with imports of modules a frame names
-# (serreg.dataclass) turned into ImportError, so the fuzzer cannot run code by design.
-TRUSTED = os.environ.get("SERREG_FUZZ_TRUSTED") == "1"
-REGISTRY = serreg.Registry(plugins=False, fallback=False, trusted=TRUSTED)
-serializers.numpy.register(REGISTRY)
-serializers.pyarrow.register(REGISTRY)
-if TRUSTED:
-    import types
-
-    import serreg.standard
-
-    def _no_import(name, package=None):
-        raise ImportError(f"the fuzz harness imports nothing ({name})")
-
-    serreg.standard.importlib = types.SimpleNamespace(import_module=_no_import)
+# SERREG_FUZZ_TRUSTED=1 fuzzes the trusted path instead (see harness.make_registry).
+REGISTRY = make_registry(trusted=os.environ.get("SERREG_FUZZ_TRUSTED") == "1")
 FINDINGS = os.environ.get("SERREG_FUZZ_FINDINGS")
 _seen: set = set()
 
 
 def decode(data: bytes) -> None:
-    frame = frame_from_input(data)
-    try:
-        value = REGISTRY.deserialize(frame)
-    except DeserializationError:
-        return
-    # What was decoded must serialize again (no half-built value escapes), except
-    # lists nested deeper than the writer's limit: msgpack reads 1,024 levels but
-    # writes 511 (docs/FORMAT.md 4.3), which is a clean, documented error.
-    try:
-        REGISTRY.serialize(value)
-    except serreg.SerializationError as error:
-        if "nested too deeply" not in str(error) and "levels deep" not in str(error):
-            raise
+    check_input(REGISTRY, data)
 
 
 def test_one_input(data: bytes) -> None:

@@ -9,6 +9,9 @@ The first input byte picks how the rest is read:
   instead of stopping at the frame checks;
 * 3 (mod 4): as 1, but byte 1 picks the class ID (from CLASS_IDS) and the
   rest holds only the serializer's in-band, so mutations never spoil the hash.
+
+Bits 2-3 of the first byte pick what holds the frame (bytes, bytearray, a
+pyarrow Buffer, a memoryview); see harness.check_input.
 """
 
 from __future__ import annotations

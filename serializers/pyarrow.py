@@ -125,7 +125,9 @@ class _NodeReader:
         buffers = []
         for i in range(buffer_count):
             view = next(self._oob)
-            if view.nbytes and type(view.obj) is not pa.Buffer:
+            # A whole pyarrow Buffer is one an in-process result handed over; a slice of one is
+            # a frame held in Arrow memory (a memory-mapped file, say) and gets checked in full.
+            if view.nbytes and (type(view.obj) is not pa.Buffer or view.nbytes != view.obj.size):
                 self.in_process = False
             if i == 0 and view.nbytes == 0:
                 buffers.append(None)  # absent validity bitmap

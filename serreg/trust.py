@@ -1,8 +1,9 @@
 """Untrusted mode: which class IDs may be decoded from bytes of unknown origin.
 
-Unpickling runs code chosen by whoever wrote the bytes, so in untrusted mode
-the pickle fallback is always refused, and so is every class ID outside the
-allow-list, before its serializer sees a byte. The default allow-list holds
+Unpickling, or importing a module a frame names, runs code chosen by whoever
+wrote the bytes, so in untrusted mode the pickle fallback and serreg.dataclass
+are always refused, and so is every class ID outside the allow-list, before
+its serializer sees a byte. The default allow-list holds
 the standard class IDs of docs/FORMAT.md section 6, whose serializers build
 plain data and check what they read; a user's class ID is added once its
 serializer is known to be safe on hostile bytes.

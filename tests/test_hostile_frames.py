@@ -224,12 +224,18 @@ def test_arrow_nodes_that_do_not_match_the_schema_or_buffers():
     }
     for name, new_batches in cases.items():
         assert isinstance(attempt(new_batches), DeserializationError), name
-    # String offsets pointing far past the data buffer: full validation catches them.
+    # A string offset in the middle pointing far past the data buffer: Arrow's cheap
+    # validation passes it (reading row 0 would then run off the buffer); the full one does not.
     offsets = np.frombuffer(buffers[1], dtype=np.int32).copy()
-    offsets[-1] = 10**6
+    offsets[1] = 10**6
     bad = [buffers[0], offsets.tobytes()] + buffers[2:]
     error = attempt([[rows, nodes]], bad)
     assert isinstance(error, DeserializationError) and error.class_id == "ArrowTable", str(error)
+    # The same frame held in Arrow memory (pa.memory_map, Flight, ...) is checked just as fully.
+    frame = serreg.SerializationResult(head + msgpack.packb([schema, [[rows, nodes]]]),
+                                       [memoryview(b) for b in bad]).to_bytes()
+    assert isinstance(decode(pa.py_buffer(frame), trusted=False), DeserializationError)
+    assert isinstance(decode(pa.py_buffer(frame)), DeserializationError)
 
 
 def test_frame_size_and_buffer_count_limits():

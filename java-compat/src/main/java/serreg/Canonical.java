@@ -3,7 +3,6 @@ package serreg;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -20,6 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import serreg.arrow.ArrowCanonical;
+import serreg.arrow.ArrowRecordBatchSerializer;
+import serreg.arrow.ArrowTableSerializer;
+import serreg.types.ArrowRecordBatch;
 import serreg.types.Complex;
 import serreg.types.FrozenSet;
 import serreg.types.NDArray;
@@ -38,10 +42,8 @@ import serreg.types.UInt8;
  * Turns a value into the equal value whose ordinary serialization is its canonical form
  * (docs/FORMAT.md, section 9): maps sorted by their keys' encoded bytes, -0.0 and NaN made
  * canonical, decimals stripped of trailing zeros, arrays packed little-endian in C order,
- * memoryview format aliases unified. The value given is never changed.
- *
- * <p>Not done in Java yet: Arrow values (section 9.5) are refused with
- * {@link CanonicalFormException}.
+ * memoryview format aliases unified, Arrow values rebuilt by {@link ArrowCanonical}. The value
+ * given is never changed.
  */
 final class Canonical {
     /** Values whose ordinary serialization already is one form per value (section 9.3). */
@@ -50,9 +52,6 @@ final class Canonical {
             UUID.class, LocalDate.class, LocalDateTime.class, OffsetDateTime.class, ZonedDateTime.class,
             LocalTime.class, OffsetTime.class, Duration.class, Byte.class, Short.class, Integer.class,
             UInt8.class, UInt16.class, UInt32.class, UInt64.class, RemoteException.class);
-    private static final long CANONICAL_NAN64 = 0x7FF8000000000000L;
-    private static final int CANONICAL_NAN32 = 0x7FC00000;
-    private static final int CANONICAL_NAN16 = 0x7E00;
     private static final int MAX_NESTING = 511;
 
     private Canonical() {
@@ -70,10 +69,10 @@ final class Canonical {
             return value;
         }
         if (value instanceof Double d) {
-            return canonicalDouble(d);
+            return CanonicalFloats.canonicalDouble(d);
         }
         if (value instanceof Float f) {
-            return canonicalFloat(f);
+            return CanonicalFloats.canonicalFloat(f);
         }
         if (value instanceof BigDecimal d) {
             return d.signum() == 0 ? BigDecimal.ZERO : d.stripTrailingZeros();
@@ -82,7 +81,7 @@ final class Canonical {
             return canonicalSpecial(s);
         }
         if (value instanceof Complex c) {
-            return new Complex(canonicalDouble(c.real()), canonicalDouble(c.imag()));
+            return new Complex(CanonicalFloats.canonicalDouble(c.real()), CanonicalFloats.canonicalDouble(c.imag()));
         }
         if (value instanceof NumpyScalar s) {
             return canonicalScalar(s);
@@ -113,9 +112,19 @@ final class Canonical {
                     + "pickle bytes are not unique per value (docs/FORMAT.md, section 9.1)");
         }
         String classId = registry.getClassId(value.getClass());
-        if (classId.equals("ArrowTable") || classId.equals("ArrowRecordBatch")) {
-            throw new CanonicalFormException("the canonical form of " + classId + " (docs/FORMAT.md, section 9.5) "
-                    + "is not implemented in Java yet; digest it in Python");
+        Serializer<?> serializer = registry.getSerializer(classId);
+        VectorSchemaRoot arrow = null;
+        if (serializer instanceof ArrowTableSerializer && value instanceof VectorSchemaRoot root) {
+            arrow = root;
+        } else if (serializer instanceof ArrowRecordBatchSerializer && value instanceof ArrowRecordBatch batch) {
+            arrow = batch.root();
+        }
+        if (arrow != null) {
+            // The ordinary Arrow serializers write the IPC schema, so an Arrow value's canonical
+            // stand-in is its canonical serialization itself, kept as an OpaqueValue: the
+            // registry writes an OpaqueValue's bytes unchanged.
+            SerializationResult canonical = ArrowCanonical.write(arrow, registry);
+            return OpaqueValue.of(classId, canonical.inBand(), canonical.outOfBand());
         }
         throw new CanonicalFormException("class ID '" + classId + "' (" + value.getClass().getName()
                 + ") has no canonical rule in Java; docs/FORMAT.md section 9 lists the types that have one");
@@ -165,28 +174,6 @@ final class Canonical {
         return out;
     }
 
-    static double canonicalDouble(double d) {
-        if (Double.isNaN(d)) {
-            return Double.longBitsToDouble(CANONICAL_NAN64);
-        }
-        return d == 0.0 ? 0.0 : d;
-    }
-
-    static float canonicalFloat(float f) {
-        if (Float.isNaN(f)) {
-            return Float.intBitsToFloat(CANONICAL_NAN32);
-        }
-        return f == 0.0f ? 0.0f : f;
-    }
-
-    static int canonicalHalfBits(int bits) {
-        bits &= 0xFFFF;
-        if ((bits & 0x7C00) == 0x7C00 && (bits & 0x03FF) != 0) {
-            return CANONICAL_NAN16;
-        }
-        return bits == 0x8000 ? 0 : bits;
-    }
-
     private static Object canonicalSpecial(SpecialDecimal s) {
         String text = s.text();
         if (text.contains("sNaN")) {
@@ -204,11 +191,12 @@ final class Canonical {
     private static NumpyScalar canonicalScalar(NumpyScalar s) {
         Object v = s.value();
         return switch (s.name()) {
-            case "float16" -> NumpyScalar.float16Bits(canonicalHalfBits((Short) v));
-            case "float64" -> new NumpyScalar("float64", canonicalDouble((Double) v));
+            case "float16" -> NumpyScalar.float16Bits(CanonicalFloats.canonicalHalfBits((Short) v));
+            case "float64" -> new NumpyScalar("float64", CanonicalFloats.canonicalDouble((Double) v));
             case "complex64", "complex128" -> {
                 Complex c = (Complex) v;
-                yield new NumpyScalar(s.name(), new Complex(canonicalDouble(c.real()), canonicalDouble(c.imag())));
+                yield new NumpyScalar(s.name(),
+                        new Complex(CanonicalFloats.canonicalDouble(c.real()), CanonicalFloats.canonicalDouble(c.imag())));
             }
             default -> s;
         };
@@ -235,7 +223,7 @@ final class Canonical {
             }
         }
         if (kind == 'f' || kind == 'c') {
-            normalizeFloats(out, part);
+            CanonicalFloats.normalize(out, part);
         } else if (kind == 'b') {
             for (int i = 0; i < out.length; i++) {
                 out[i] = (byte) (out[i] != 0 ? 1 : 0);
@@ -261,19 +249,6 @@ final class Canonical {
         return position;
     }
 
-    /** -0.0 to 0.0 and every NaN to the canonical NaN, in little-endian floats of {@code width} bytes. */
-    static void normalizeFloats(byte[] data, int width) {
-        ByteBuffer view = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
-        for (int at = 0; at + width <= data.length; at += width) {
-            switch (width) {
-                case 2 -> view.putShort(at, (short) canonicalHalfBits(view.getShort(at)));
-                case 4 -> view.putFloat(at, canonicalFloat(view.getFloat(at)));
-                case 8 -> view.putDouble(at, canonicalDouble(view.getDouble(at)));
-                default -> throw new IllegalArgumentException("no float is " + width + " bytes wide");
-            }
-        }
-    }
-
     private static PyMemoryView canonicalMemoryView(PyMemoryView view) {
         String format = switch (view.format()) {
             case "l", "n" -> "q";
@@ -282,9 +257,9 @@ final class Canonical {
         };
         byte[] data = bytes(view.data());
         switch (format) {
-            case "e" -> normalizeFloats(data, 2);
-            case "f" -> normalizeFloats(data, 4);
-            case "d" -> normalizeFloats(data, 8);
+            case "e" -> CanonicalFloats.normalize(data, 2);
+            case "f" -> CanonicalFloats.normalize(data, 4);
+            case "d" -> CanonicalFloats.normalize(data, 8);
             default -> { }
         }
         return new PyMemoryView(format, view.shape(), ByteBuffer.wrap(data));

@@ -194,6 +194,15 @@ final class ArrowBatchCodec {
             case Union, ListView, LargeListView, Utf8View, BinaryView, RunEndEncoded ->
                     throw new SerializationException("Arrow field '" + field.getName() + "' has type "
                             + field.getType() + ", which the standard Arrow serializers do not carry");
+            case Decimal -> {
+                // Arrow Java 18 makes a 128-bit DecimalVector for any width other than 256, so a
+                // 32- or 64-bit column would be read with the wrong stride: refuse it.
+                int bits = ((org.apache.arrow.vector.types.pojo.ArrowType.Decimal) field.getType()).getBitWidth();
+                if (bits != 128 && bits != 256) {
+                    throw new SerializationException("Arrow field '" + field.getName() + "' is a " + bits
+                            + "-bit decimal, which Arrow Java has no vector for (only 128 and 256 bits)");
+                }
+            }
             default -> {
             }
         }

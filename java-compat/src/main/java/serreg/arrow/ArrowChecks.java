@@ -140,7 +140,9 @@ final class ArrowChecks {
                 ArrowType.Decimal d = (ArrowType.Decimal) type;
                 int maxPrecision = d.getBitWidth() == 128 ? 38 : d.getBitWidth() == 256 ? 76 : -1;
                 if (maxPrecision < 0) {
-                    throw bad(field, "is a decimal of " + d.getBitWidth() + " bits; Java reads 128 and 256", at);
+                    // Arrow Java 18 makes a 128-bit DecimalVector for any other width and would misread the column.
+                    throw bad(field, "is a " + d.getBitWidth() + "-bit decimal, which Arrow Java has no vector for"
+                            + " (only 128 and 256 bits)", at);
                 }
                 if (d.getPrecision() < 1 || d.getPrecision() > maxPrecision || d.getScale() > d.getPrecision()) {
                     throw bad(field, "is a decimal of precision " + d.getPrecision() + " and scale " + d.getScale(), at);

@@ -1,7 +1,12 @@
 package serreg.arrow;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,15 +17,152 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import serreg.CanonicalFormException;
 import serreg.DeserializationException;
+import serreg.InBandWriter;
 
 /**
- * Reads the Arrow schema description of docs/FORMAT.md section 9.5 (what canonical frames carry
+ * The Arrow schema description of docs/FORMAT.md section 9.5 (what canonical frames carry
  * instead of an IPC Schema message): {@code [fields, metadata]}, each field
  * {@code [name, type, nullable, metadata, children]}, types named as in Arrow's Schema.fbs.
+ * {@link #write} gives the canonical description, {@link #read} accepts any valid one.
  */
 final class SchemaDescription {
+    /** Child names the description always uses; Arrow Java's own names ({@code $data$}) differ. */
+    static final String LIST_ITEM_NAME = "item";
+    static final String MAP_ENTRIES_NAME = "entries";
+    static final String MAP_KEY_NAME = "key";
+    static final String MAP_VALUE_NAME = "value";
+
     private SchemaDescription() {
+    }
+
+    /**
+     * Writes the canonical description of {@code schema}: metadata sorted by the UTF-8 bytes of its
+     * keys (nil when empty), list children named {@code item}, a map's child a non-nullable
+     * {@code entries} struct without metadata whose children are {@code key} and {@code value}.
+     *
+     * @throws CanonicalFormException naming the field whose type has no description
+     */
+    static void write(Schema schema, InBandWriter out) {
+        out.writeArrayHeader(2).writeArrayHeader(schema.getFields().size());
+        for (Field field : schema.getFields()) {
+            writeField(field, field.getName(), field.getName(), out);
+        }
+        writeMetadata(schema.getCustomMetadata(), out);
+    }
+
+    private static void writeField(Field field, String name, String path, InBandWriter out) {
+        if (field.getDictionary() != null) {
+            throw new CanonicalFormException("Arrow field '" + path + "' is dictionary-encoded, which has no canonical "
+                    + "form (docs/FORMAT.md, sections 6.4 and 9.5); decode it first");
+        }
+        ArrowType type = field.getType();
+        out.writeArrayHeader(5).writeString(name);
+        writeType(type, path, out);
+        out.writeBoolean(field.isNullable());
+        writeMetadata(field.getMetadata(), out);
+        List<Field> children = field.getChildren();
+        switch (type.getTypeID()) {
+            case Struct -> {
+                out.writeArrayHeader(children.size());
+                for (Field child : children) {
+                    writeField(child, child.getName(), path + "." + child.getName(), out);
+                }
+            }
+            case List, LargeList, FixedSizeList -> {
+                Field item = onlyChild(field, path);
+                out.writeArrayHeader(1);
+                writeField(item, LIST_ITEM_NAME, path + "." + LIST_ITEM_NAME, out);
+            }
+            case Map -> {
+                List<Field> entries = onlyChild(field, path).getChildren();
+                if (entries.size() != 2) {
+                    throw new CanonicalFormException("Arrow map field '" + path + "' has " + entries.size()
+                            + " entry fields, not key and value");
+                }
+                String at = path + "." + MAP_ENTRIES_NAME;
+                out.writeArrayHeader(1).writeArrayHeader(5).writeString(MAP_ENTRIES_NAME)
+                        .writeArrayHeader(1).writeString("Struct_").writeBoolean(false).writeNil().writeArrayHeader(2);
+                writeField(entries.get(0), MAP_KEY_NAME, at + "." + MAP_KEY_NAME, out);
+                writeField(entries.get(1), MAP_VALUE_NAME, at + "." + MAP_VALUE_NAME, out);
+            }
+            default -> out.writeArrayHeader(0);
+        }
+    }
+
+    private static Field onlyChild(Field field, String path) {
+        if (field.getChildren().size() != 1) {
+            throw new CanonicalFormException("Arrow field '" + path + "' of type " + field.getType() + " has "
+                    + field.getChildren().size() + " child fields, not one");
+        }
+        return field.getChildren().get(0);
+    }
+
+    private static void writeMetadata(Map<String, String> metadata, InBandWriter out) {
+        if (metadata == null || metadata.isEmpty()) {
+            out.writeNil();
+            return;
+        }
+        List<byte[][]> entries = new ArrayList<>();
+        metadata.forEach((k, v) -> entries.add(new byte[][] {utf8(k), utf8(v)}));
+        entries.sort((a, b) -> Arrays.compareUnsigned(a[0], b[0]));
+        out.writeMapHeader(entries.size());
+        for (byte[][] e : entries) {
+            out.writeBinary(e[0]).writeBinary(e[1]);
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void writeType(ArrowType type, String path, InBandWriter out) {
+        switch (type.getTypeID()) {
+            case Null -> out.writeArrayHeader(1).writeString("Null");
+            case Bool -> out.writeArrayHeader(1).writeString("Bool");
+            case Int -> {
+                ArrowType.Int t = (ArrowType.Int) type;
+                out.writeArrayHeader(3).writeString("Int").writeLong(t.getBitWidth()).writeBoolean(t.getIsSigned());
+            }
+            case FloatingPoint -> out.writeArrayHeader(2).writeString("FloatingPoint")
+                    .writeString(((ArrowType.FloatingPoint) type).getPrecision().name());
+            case Decimal -> {
+                ArrowType.Decimal t = (ArrowType.Decimal) type;
+                out.writeArrayHeader(4).writeString("Decimal").writeLong(t.getPrecision()).writeLong(t.getScale())
+                        .writeLong(t.getBitWidth());
+            }
+            case Date -> out.writeArrayHeader(2).writeString("Date").writeString(((ArrowType.Date) type).getUnit().name());
+            case Time -> {
+                ArrowType.Time t = (ArrowType.Time) type;
+                out.writeArrayHeader(3).writeString("Time").writeString(t.getUnit().name()).writeLong(t.getBitWidth());
+            }
+            case Timestamp -> {
+                ArrowType.Timestamp t = (ArrowType.Timestamp) type;
+                out.writeArrayHeader(3).writeString("Timestamp").writeString(t.getUnit().name());
+                if (t.getTimezone() == null) {
+                    out.writeNil();
+                } else {
+                    out.writeString(t.getTimezone());
+                }
+            }
+            case Duration -> out.writeArrayHeader(2).writeString("Duration")
+                    .writeString(((ArrowType.Duration) type).getUnit().name());
+            case Binary -> out.writeArrayHeader(1).writeString("Binary");
+            case Utf8 -> out.writeArrayHeader(1).writeString("Utf8");
+            case LargeBinary -> out.writeArrayHeader(1).writeString("LargeBinary");
+            case LargeUtf8 -> out.writeArrayHeader(1).writeString("LargeUtf8");
+            case FixedSizeBinary -> out.writeArrayHeader(2).writeString("FixedSizeBinary")
+                    .writeLong(((ArrowType.FixedSizeBinary) type).getByteWidth());
+            case List -> out.writeArrayHeader(1).writeString("List");
+            case LargeList -> out.writeArrayHeader(1).writeString("LargeList");
+            case FixedSizeList -> out.writeArrayHeader(2).writeString("FixedSizeList")
+                    .writeLong(((ArrowType.FixedSizeList) type).getListSize());
+            case Struct -> out.writeArrayHeader(1).writeString("Struct_");
+            case Map -> out.writeArrayHeader(2).writeString("Map").writeBoolean(((ArrowType.Map) type).getKeysSorted());
+            default -> throw new CanonicalFormException("Arrow field '" + path + "' has type " + type
+                    + ", which has no canonical form (docs/FORMAT.md, sections 6.4 and 9.5)");
+        }
     }
 
     static Schema read(Object description, long at) {
@@ -50,9 +192,23 @@ final class SchemaDescription {
         }
         Map<String, String> out = new LinkedHashMap<>();
         for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
-            out.put(new String((byte[]) e.getKey(), StandardCharsets.UTF_8), new String((byte[]) e.getValue(), StandardCharsets.UTF_8));
+            out.put(text((byte[]) e.getKey()), text((byte[]) e.getValue()));
         }
         return out;
+    }
+
+    /**
+     * Arrow Java holds metadata as Strings: bytes that are not UTF-8 are refused, not replaced,
+     * so that writing the value back cannot silently give other bytes (and another digest).
+     */
+    private static String text(byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("Arrow metadata " + HexFormat.of().formatHex(bytes, 0, Math.min(bytes.length, 32))
+                    + " is not UTF-8, which Arrow Java's String metadata cannot hold");
+        }
     }
 
     private static Field field(Object description) {
