@@ -193,6 +193,73 @@ class ArrowHostileTest {
         assertTrue(huge.getMessage().contains("metadata"), huge.getMessage());
     }
 
+    /** An encapsulated IPC Schema message (continuation marker, length, flatbuffer) built field by field. */
+    private static byte[] ipcSchema(java.util.function.ToIntFunction<com.google.flatbuffers.FlatBufferBuilder> fields) {
+        com.google.flatbuffers.FlatBufferBuilder b = new com.google.flatbuffers.FlatBufferBuilder();
+        int fieldVector = fields.applyAsInt(b);
+        int schema = org.apache.arrow.flatbuf.Schema.createSchema(b, org.apache.arrow.flatbuf.Endianness.Little, fieldVector, 0, 0);
+        int message = org.apache.arrow.flatbuf.Message.createMessage(b, org.apache.arrow.flatbuf.MetadataVersion.V5,
+                org.apache.arrow.flatbuf.MessageHeader.Schema, schema, 0, 0);
+        b.finish(message);
+        byte[] flatbuffer = b.sizedByteArray();
+        int padded = (flatbuffer.length + 7) / 8 * 8;
+        return ByteBuffer.allocate(8 + padded).order(ByteOrder.LITTLE_ENDIAN).putInt(-1).putInt(padded).put(flatbuffer).array();
+    }
+
+    private static int nullField(com.google.flatbuffers.FlatBufferBuilder b, String name, int metadata) {
+        int n = name == null ? 0 : b.createString(name);
+        org.apache.arrow.flatbuf.Null.startNull(b);
+        int type = org.apache.arrow.flatbuf.Null.endNull(b);
+        return org.apache.arrow.flatbuf.Field.createField(b, n, true, org.apache.arrow.flatbuf.Type.Null, type, 0,
+                org.apache.arrow.flatbuf.Field.createChildrenVector(b, new int[0]), metadata);
+    }
+
+    private static int structField(com.google.flatbuffers.FlatBufferBuilder b, String name, int... children) {
+        int n = b.createString(name);
+        org.apache.arrow.flatbuf.Struct_.startStruct_(b);
+        int type = org.apache.arrow.flatbuf.Struct_.endStruct_(b);
+        return org.apache.arrow.flatbuf.Field.createField(b, n, true, org.apache.arrow.flatbuf.Type.Struct_, type, 0,
+                org.apache.arrow.flatbuf.Field.createChildrenVector(b, children), 0);
+    }
+
+    @Test
+    void ipcSchemasThatShareTablesNestDeeplyOrLackParts() {
+        // The builder itself is checked: a plain null field reads.
+        byte[] ok = ipcSchema(b -> org.apache.arrow.flatbuf.Schema.createFieldsVector(b, new int[] {nullField(b, "n", 0)}));
+        Object plain = Hostile.decode(registry, table(ok, 0, new long[][] {{0, 0, 0}}, List.of()), "plain");
+        assertInstanceOf(VectorSchemaRoot.class, plain);
+        Hostile.release(plain);
+        // Each struct lists the one below twice: 40 levels name 2^40 fields in a few kilobytes.
+        byte[] shared = ipcSchema(b -> {
+            int field = nullField(b, "leaf", 0);
+            for (int i = 0; i < 40; i++) {
+                field = structField(b, "s" + i, field, field);
+            }
+            return org.apache.arrow.flatbuf.Schema.createFieldsVector(b, new int[] {field});
+        });
+        long started = System.nanoTime();
+        DeserializationException e = error(table(shared, 0, new long[0][], List.of()), "shared tables");
+        assertTrue((System.nanoTime() - started) / 1_000_000 < 1000, "refused without expanding the tables");
+        assertTrue(e.getMessage().contains("more fields than its bytes"), e.getMessage());
+        byte[] deep = ipcSchema(b -> {
+            int field = nullField(b, "leaf", 0);
+            for (int i = 0; i < 100; i++) {
+                field = structField(b, "s" + i, field);
+            }
+            return org.apache.arrow.flatbuf.Schema.createFieldsVector(b, new int[] {field});
+        });
+        assertTrue(error(table(deep, 0, new long[0][], List.of()), "100 deep").getMessage().contains("64 deep"));
+        byte[] noValue = ipcSchema(b -> {
+            int kv = org.apache.arrow.flatbuf.KeyValue.createKeyValue(b, b.createString("k"), 0);
+            int metadata = org.apache.arrow.flatbuf.Field.createCustomMetadataVector(b, new int[] {kv});
+            return org.apache.arrow.flatbuf.Schema.createFieldsVector(b, new int[] {nullField(b, "n", metadata)});
+        });
+        assertTrue(error(table(noValue, 0, new long[][] {{0, 0, 0}}, List.of()), "metadata without a value")
+                .getMessage().contains("without a key or a value"));
+        byte[] noName = ipcSchema(b -> org.apache.arrow.flatbuf.Schema.createFieldsVector(b, new int[] {nullField(b, null, 0)}));
+        assertTrue(error(table(noName, 0, new long[][] {{0, 0, 0}}, List.of()), "no name").getMessage().contains("without a name"));
+    }
+
     /** A field of the schema description of docs/FORMAT.md 9.5. */
     interface Desc extends HostileFramesTest.Packing {
     }

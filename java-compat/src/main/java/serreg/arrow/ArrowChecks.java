@@ -68,7 +68,7 @@ final class ArrowChecks {
                 walk(fb.fields(i), 1, budget, at);
             }
             for (int i = 0; i < fb.customMetadataLength(); i++) {
-                walk(fb.customMetadata(i));
+                walk(fb.customMetadata(i), at);
             }
             return MessageSerializer.deserializeSchema(message);
         } catch (DeserializationException e) {
@@ -86,7 +86,9 @@ final class ArrowChecks {
             throw new DeserializationException("the Arrow schema message nests fields more than " + MAX_FIELD_NESTING
                     + " deep, or names more fields than its bytes can hold", at);
         }
-        field.nameAsByteBuffer();
+        if (field.nameAsByteBuffer() == null) {
+            throw new DeserializationException("the Arrow schema message has a field without a name", at);
+        }
         if (field.dictionary() != null) {
             throw new DeserializationException("Arrow field is dictionary-encoded, which the standard Arrow"
                     + " serializers do not carry (docs/FORMAT.md section 6.4)", at);
@@ -98,17 +100,18 @@ final class ArrowChecks {
             }
         }
         for (int i = 0; i < field.customMetadataLength(); i++) {
-            walk(field.customMetadata(i));
+            walk(field.customMetadata(i), at);
         }
         for (int i = 0; i < field.childrenLength(); i++) {
             walk(field.children(i), depth + 1, budget, at);
         }
     }
 
-    private static void walk(KeyValue kv) {
+    private static void walk(KeyValue kv, long at) {
         // Each accessor bounds-checks its string against the buffer (throws if it runs past).
-        kv.keyAsByteBuffer();
-        kv.valueAsByteBuffer();
+        if (kv == null || kv.keyAsByteBuffer() == null || kv.valueAsByteBuffer() == null) {
+            throw new DeserializationException("the Arrow schema message has a metadata entry without a key or a value", at);
+        }
     }
 
     /** Checks that every field has a standard type of section 6.4, in the shape Arrow defines. */
