@@ -395,6 +395,45 @@ class ArrowHostileTest {
                 "peak " + allocator.getPeakMemoryAllocation() + " for a frame of " + frame.length);
     }
 
+    private static byte[] int64s(long... values) {
+        ByteBuffer b = ByteBuffer.allocate(8 * values.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (long v : values) {
+            b.putLong(v);
+        }
+        return b.array();
+    }
+
+    @Test
+    void batchesArrowJavaCannotAppendAreRefusedBeforeAllocating() {
+        byte[] none = new byte[0];
+        // Two batches of struct{n: null}: Arrow Java's appender grew this until the allocator's cap.
+        byte[] structOfNull = HostileFramesTest.msgpack(p -> {
+            p.packArrayHeader(2);
+            schema(field("s", type("Struct_"), true, field("n", type("Null"), true))).pack(p);
+            p.packArrayHeader(2);
+            for (int i = 0; i < 2; i++) {
+                p.packArrayHeader(2).packLong(3).packArrayHeader(2);
+                p.packArrayHeader(3).packLong(3).packLong(0).packLong(1).packArrayHeader(3).packLong(3).packLong(3).packLong(0);
+            }
+        });
+        DeserializationException e = error(HostileFramesTest.rawFrame("ArrowTable", structOfNull, none, none), "struct of null, 2 batches");
+        assertTrue(e.getMessage().contains("a struct with a null-type child"), e.getMessage());
+        // Two batches of large_list<int32>: the appender casts the vector to ListVector.
+        byte[] largeList = HostileFramesTest.msgpack(p -> {
+            p.packArrayHeader(2);
+            schema(field("l", type("LargeList"), true, field("item", type("Int", 32, true), true))).pack(p);
+            p.packArrayHeader(2);
+            for (int i = 0; i < 2; i++) {
+                p.packArrayHeader(2).packLong(2).packArrayHeader(2);
+                p.packArrayHeader(3).packLong(2).packLong(0).packLong(2).packArrayHeader(3).packLong(3).packLong(0).packLong(2);
+            }
+        });
+        e = error(HostileFramesTest.rawFrame("ArrowTable", largeList, none, int64s(0, 1, 3), none, int32s(1, 2, 3),
+                none, int64s(0, 2, 3), none, int32s(4, 5, 6)), "large list, 2 batches");
+        assertTrue(e.getMessage().contains("a LargeList"), e.getMessage());
+        assertEquals(0, allocator.getPeakMemoryAllocation(), "refused before any batch was loaded");
+    }
+
     @Test
     void severalBatchesStillConcatenate() {
         HostileFramesTest.Packing s = schema(field("i", type("Int", 32, true), true), field("t", type("Utf8"), true));

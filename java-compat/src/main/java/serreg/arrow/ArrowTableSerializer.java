@@ -7,6 +7,8 @@ import org.apache.arrow.vector.BaseLargeVariableWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 import serreg.DeserializationException;
@@ -45,6 +47,11 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
         int batchCount = in.readArrayHeader();
         if (batchCount == 1) {
             return ArrowBatchCodec.readBatch(schema, in, allocator);
+        }
+        if (batchCount > 1) {
+            for (Field field : schema.getFields()) {
+                checkAppendable(field, at);
+            }
         }
         List<VectorSchemaRoot> batches = new ArrayList<>();
         try {
@@ -106,6 +113,25 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
                 throw d;
             }
             throw new DeserializationException("could not concatenate the table's " + batches.size() + " batches: " + e, at, e);
+        }
+    }
+
+    /**
+     * Refuses, before anything is allocated, the columns Arrow Java's VectorSchemaRootAppender
+     * cannot concatenate: a LargeList (it casts the vector to ListVector) and a struct with a
+     * null-type child (it grows the struct's buffers until memory runs out).
+     */
+    private static void checkAppendable(Field field, long at) {
+        boolean largeList = field.getType() instanceof ArrowType.LargeList;
+        boolean structOfNull = field.getType() instanceof ArrowType.Struct
+                && field.getChildren().stream().anyMatch(c -> c.getType() instanceof ArrowType.Null);
+        if (largeList || structOfNull) {
+            throw new DeserializationException("Arrow Java cannot concatenate several batches of field '" + field.getName()
+                    + "' (" + (largeList ? "a LargeList" : "a struct with a null-type child") + "), and a Java table is"
+                    + " one batch; send such a table as one batch", at);
+        }
+        for (Field child : field.getChildren()) {
+            checkAppendable(child, at);
         }
     }
 
