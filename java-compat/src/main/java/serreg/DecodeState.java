@@ -59,16 +59,22 @@ final class DecodeState {
         depth--;
     }
 
+    /** What a frame may make Java allocate beyond its own size, however small the frame (see below). */
+    static final long EXTRA_ALLOCATION_FLOOR = 1 << 20;
+
     /**
      * Accounts for memory a serializer must allocate that the frame does not hold (Arrow Java
-     * builds a validity bitmap for a column sent without one): all of it together may not exceed
-     * the frame's own size, so a small frame cannot make Java allocate a large amount.
+     * builds a validity bitmap for a struct sent without one): all of it together may not exceed
+     * the frame's own size plus {@link #EXTRA_ALLOCATION_FLOOR}, so a small frame cannot make
+     * Java allocate a large amount, while a struct of nulls of a few million rows, which Python
+     * sends in a few hundred bytes, still reads.
      */
     void allocateBeyondFrame(long bytes, String what, long at) {
-        if (bytes > frameBytes - extraAllocation) {
+        long budget = frameBytes + EXTRA_ALLOCATION_FLOOR;
+        if (bytes > budget - extraAllocation) {
             throw new LimitExceededException(what + " would make Java allocate " + bytes + " bytes that the frame does"
                     + " not hold; with what it allocated before, that is more than the frame's own " + frameBytes
-                    + " bytes", at);
+                    + " bytes plus 1 MiB", at);
         }
         extraAllocation += bytes;
     }

@@ -62,7 +62,8 @@ public final class InBandReader {
     /**
      * Accounts for {@code bytes} a serializer must allocate that the frame does not hold (for
      * example a bitmap Arrow Java builds itself): the total of such allocations in one
-     * deserialize call may not exceed the frame's size, so a small frame cannot cost much memory.
+     * deserialize call may not exceed the frame's size plus 1 MiB, so a small frame cannot cost
+     * much memory.
      *
      * @throws LimitExceededException naming {@code what} when the total would exceed it
      */

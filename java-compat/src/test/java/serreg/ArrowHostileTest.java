@@ -343,7 +343,13 @@ class ArrowHostileTest {
         assertEquals(rows, assertInstanceOf(VectorSchemaRoot.class, nulls).getRowCount());
         Hostile.release(nulls);
         assertTrue(allocator.getPeakMemoryAllocation() < 1 << 20, "peak " + allocator.getPeakMemoryAllocation());
-        // A struct of nulls that long would make Arrow Java allocate a 256 MiB validity bitmap: refused.
+        // A struct of nulls of 100,000 rows (a 12.5 KB bitmap from a frame of a few hundred bytes) reads...
+        long some = 100_000;
+        Object modest = Hostile.decode(registry, table(schema(field("s", type("Struct_"), true, field("n", type("Null"), true))), some,
+                new long[][] {{some, 0, 1}, {some, some, 0}}, List.of(new byte[0])), "struct of nulls, 100,000 rows");
+        assertEquals(some, assertInstanceOf(VectorSchemaRoot.class, modest).getRowCount());
+        Hostile.release(modest);
+        // ... but 2^31 - 1 rows would make Arrow Java allocate a 256 MiB validity bitmap: refused.
         DeserializationException struct = error(table(schema(field("s", type("Struct_"), true, field("n", type("Null"), true))), rows,
                 new long[][] {{rows, 0, 1}, {rows, rows, 0}}, List.of(new byte[0])), "struct of nulls");
         assertInstanceOf(LimitExceededException.class, struct);
@@ -354,6 +360,18 @@ class ArrowHostileTest {
         DeserializationException binary = error(table(schema(field("b", type("FixedSizeBinary", 0), true)), rows,
                 new long[][] {{rows, 0, 2}}, List.of(new byte[0], new byte[0])), "zero-width binary");
         assertTrue(binary.getMessage().contains("width 0"), binary.getMessage());
+    }
+
+    @Test
+    void bitmapsBackedByTheFrameAreNotLimited() {
+        // struct{b: bool} of 4,000,000 rows and no nulls: Arrow Java builds two bitmaps of 500 KB; the bool's is
+        // backed by its own 500 KB of data in the frame, the struct's is within the allowance.
+        int rows = 4_000_000;
+        byte[] bits = new byte[rows / 8];
+        Object value = Hostile.decode(registry, table(schema(field("s", type("Struct_"), true, field("b", type("Bool"), true))), rows,
+                new long[][] {{rows, 0, 1}, {rows, 0, 2}}, List.of(new byte[0], new byte[0], bits)), "struct of bools");
+        assertEquals(rows, assertInstanceOf(VectorSchemaRoot.class, value).getRowCount());
+        Hostile.release(value);
     }
 
     @Test

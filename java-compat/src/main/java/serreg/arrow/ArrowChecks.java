@@ -215,7 +215,8 @@ final class ArrowChecks {
      * top-level nodes have {@code rows} slots; validity bitmaps, offsets and data cover every
      * slot; offsets start at 0 or more, never decrease and stay within their data or child;
      * children are long enough for their parent. Accounts, through {@code in}, for the validity
-     * bitmaps Arrow Java allocates itself (for a node with no nulls, or only nulls).
+     * bitmaps Arrow Java allocates itself (for a node with no nulls, or only nulls) where the
+     * node's own buffers do not hold as many bytes.
      */
     static void checkBatch(long rows, List<Node> nodes, List<Field> topLevel, InBandReader in) {
         int next = 0;
@@ -244,7 +245,10 @@ final class ArrowChecks {
             long bitmap = (n + 7) / 8;
             if (node.nullCount() > 0 && node.nullCount() < n) {
                 requireSize(node, 0, "validity bitmap", bitmap);
-            } else {
+            } else if (buffers.stream().mapToLong(ByteBuffer::remaining).sum() < bitmap) {
+                // Arrow Java makes its own bitmap for a node with no nulls (or only nulls). A node whose
+                // own buffers hold at least that many bytes costs no more than the frame; one without
+                // (a struct or fixed-size list, whose slots are in its children) is accounted for.
                 in.reserveAllocation(bitmap, "the validity bitmap of Arrow field '" + field.getName() + "' (" + n + " slots)", node.at());
             }
         }
