@@ -147,8 +147,10 @@ final class ArrowChecks {
                     throw bad(field, "is a " + d.getBitWidth() + "-bit decimal, which Arrow Java has no vector for"
                             + " (only 128 and 256 bits)", at);
                 }
-                if (d.getPrecision() < 1 || d.getPrecision() > maxPrecision || d.getScale() > d.getPrecision()) {
-                    throw bad(field, "is a decimal of precision " + d.getPrecision() + " and scale " + d.getScale(), at);
+                if (d.getPrecision() < 1 || d.getPrecision() > maxPrecision) {
+                    // (Any scale is valid Arrow, negative or above the precision.)
+                    throw bad(field, "is a decimal of precision " + d.getPrecision() + ", outside 1.." + maxPrecision
+                            + " for " + d.getBitWidth() + " bits", at);
                 }
                 requireChildren(field, 0, at);
             }
