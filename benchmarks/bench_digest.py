@@ -15,22 +15,15 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import statistics
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 
 import serreg
 
-
-def measure(fn, runs: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.measure import median_of_runs as measure  # noqa: E402
 
 
 def main() -> None:

@@ -20,9 +20,7 @@ medians of several runs after a warm-up.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,9 +28,12 @@ import pyarrow as pa
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
 import serreg  # noqa: E402
 from java_fixture import JavaProcess, build_jar  # noqa: E402
+
+from benchmarks.measure import median_of_runs as measure  # noqa: E402
 
 
 def serreg_round_trip(process: JavaProcess, value):
@@ -48,16 +49,6 @@ def ipc_round_trip(process: JavaProcess, table: pa.Table) -> pa.Table:
     message = sink.getvalue()
     process.send(lambda f: f.write(memoryview(message)), message.size)
     return pa.ipc.open_stream(pa.py_buffer(process.receive())).read_all()
-
-
-def measure(fn, runs: int) -> float:
-    fn()  # warm-up (JIT, page faults)
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def arrow_payload_bytes(table: pa.Table) -> int:

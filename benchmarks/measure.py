@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import math
+import statistics
 import time
 import tracemalloc
 from typing import Callable, Optional
@@ -111,3 +112,15 @@ def median(values: list) -> float:
     ordered = sorted(values)
     middle = len(ordered) // 2
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def median_of_runs(operation: Callable[[], object], runs: int) -> float:
+    """Median seconds of ``runs`` single calls after one warm-up call (JIT, page faults),
+    for operations too slow to repeat many times per sample."""
+    operation()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        operation()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
