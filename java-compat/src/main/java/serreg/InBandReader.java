@@ -34,7 +34,7 @@ import org.msgpack.value.ValueType;
  * beyond a small bound, so memory grows only with the items actually present.
  */
 public final class InBandReader {
-    private final SerializerRegistry registry;
+    private final ValueDecoder decoder;
     private final ByteBuffer inBand;
     private final Iterator<ByteBuffer> outOfBand;
     private final MessageUnpacker unpacker;
@@ -46,7 +46,7 @@ public final class InBandReader {
     private static final int MAX_PRESIZE = 1024;
 
     public InBandReader(SerializerRegistry registry, ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
-        this.registry = registry;
+        this.decoder = registry.decoder();
         this.inBand = onHeap(inBand);
         this.outOfBand = outOfBand;
         this.unpacker = MessagePack.newDefaultUnpacker(this.inBand.duplicate());
@@ -250,7 +250,7 @@ public final class InBandReader {
         }
         ByteBuffer section = inBand.slice(start, length);
         try {
-            return registry.deserializeSection(section, outOfBand, false);
+            return decoder.readSection(section, outOfBand, false);
         } catch (DeserializationException e) {
             throw e.shiftOffset(start);
         }

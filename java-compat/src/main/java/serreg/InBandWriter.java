@@ -24,11 +24,13 @@ import org.msgpack.core.MessagePack;
  */
 public final class InBandWriter {
     private final SerializerRegistry registry;
+    private final ValueEncoder encoder;
     private final MessageBufferPacker packer = MessagePack.newDefaultBufferPacker();
     private final List<ByteBuffer> outOfBand = new ArrayList<>();
 
     public InBandWriter(SerializerRegistry registry) {
         this.registry = registry;
+        this.encoder = registry.encoder();
     }
 
     public SerializerRegistry registry() {
@@ -37,7 +39,7 @@ public final class InBandWriter {
 
     /** Writes any value (native msgpack or ext 0). */
     public InBandWriter writeValue(Object value) {
-        registry.writeNested(value, this);
+        encoder.writeNested(value, this);
         return this;
     }
 

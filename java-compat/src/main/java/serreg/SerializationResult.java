@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.util.List;
+import serreg.wire.FrameSignature;
+import serreg.wire.FrameWriter;
 
 /**
  * An in-band byte string plus an ordered list of out-of-band buffers.
@@ -71,12 +73,12 @@ public final class SerializationResult {
 
     /** Size in bytes of the contiguous frame for this result (section 4), the trailer of a signed one included. */
     public long frameLength() {
-        return FrameWriter.frameLength(FrameWriter.layout(this), isSigned());
+        return FrameWriter.frameLength(inBand, outOfBand, isSigned());
     }
 
     /** The contiguous frame as one heap buffer (copies every buffer once). */
     public ByteBuffer toFrame() {
-        return FrameWriter.toFrame(this);
+        return FrameWriter.toFrame(inBand, outOfBand, signingKey);
     }
 
     /**
@@ -87,7 +89,7 @@ public final class SerializationResult {
      */
     public long writeTo(WritableByteChannel channel) {
         try {
-            return FrameWriter.writeTo(this, channel);
+            return FrameWriter.writeTo(inBand, outOfBand, signingKey, channel);
         } catch (IOException e) {
             throw new UncheckedIOException("writing a serreg frame failed", e);
         }

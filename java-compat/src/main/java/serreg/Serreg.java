@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import serreg.canonical.Canonical;
 
 /**
  * The canonical form and content digest of docs/FORMAT.md section 9, on the default registry

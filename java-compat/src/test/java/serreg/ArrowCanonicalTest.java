@@ -56,7 +56,7 @@ import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import serreg.types.ArrowRecordBatch;
+import serreg.arrow.ArrowRecordBatch;
 
 /**
  * The canonical form of Arrow values in Java (docs/FORMAT.md, section 9.5): the values of the
@@ -66,7 +66,7 @@ import serreg.types.ArrowRecordBatch;
  * byte for byte; values that differ give different digests.
  */
 class ArrowCanonicalTest {
-    private static final SerializerRegistry REGISTRY = SerializerRegistry.withStandardSerializers();
+    private static final SerializerRegistry REGISTRY = new SerializerRegistry();
     private BufferAllocator allocator;
 
     @BeforeEach

@@ -18,6 +18,8 @@ import org.msgpack.core.MessagePack;
 import org.msgpack.value.Value;
 import serreg.arrow.ArrowSerializers;
 import serreg.fixture.Main;
+import serreg.wire.FrameReader;
+import serreg.wire.FrameView;
 
 /** Arrow frames whose schema, nodes or buffers lie: a DeserializationException, never a crash or a large allocation. */
 class ArrowHostileTest {
@@ -29,7 +31,7 @@ class ArrowHostileTest {
         // A registry of its own whose Arrow memory is capped, so an allocation the checks miss fails loudly.
         allocator = new RootAllocator(8 << 20);
         registry = Main.fixtureRegistry();
-        ArrowSerializers.registerAll(registry, allocator);
+        ArrowSerializers.registerWith(registry, allocator);
     }
 
     @AfterEach
@@ -47,7 +49,7 @@ class ArrowHostileTest {
 
         Parts() throws IOException {
             ByteBuffer frame = ByteBuffer.wrap(TestFiles.read(TestFiles.vectors("python").resolve("arrow_table.frame")));
-            SerializationResult r = FrameReader.read(frame);
+            FrameView r = FrameReader.read(frame);
             ByteBuffer inBand = r.inBand();
             inBand.position(8);
             List<Value> doc = MessagePack.newDefaultUnpacker(inBand).unpackValue().asArrayValue().list();

@@ -24,6 +24,7 @@ import serreg.types.NDArray;
 import serreg.types.OpaqueValue;
 import serreg.types.PyByteArray;
 import serreg.types.Tuple;
+import serreg.wire.ClassIdHash;
 
 /** Bad input: whatever bytes reach deserialize give a value or a DeserializationException that says where. */
 public class HostileFramesTest {

@@ -11,6 +11,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import serreg.fixture.Main;
+import serreg.wire.FrameReader;
+import serreg.wire.FrameView;
 
 /**
  * A bounded, seeded random mutation run over every golden frame of the repository. Two kinds of
@@ -61,7 +63,7 @@ class MutationTest {
     }
 
     /** Mutates the in-band after its ClassIDHash, or one OOB buffer, and lays the result out as a valid frame. */
-    static byte[] mutateStructured(SerializationResult parts, Random random) {
+    static byte[] mutateStructured(FrameView parts, Random random) {
         byte[] inBand = TestFiles.bytes(parts.inBand());
         List<byte[]> buffers = new ArrayList<>(parts.outOfBand().stream().map(TestFiles::bytes).toList());
         boolean buffer = !buffers.isEmpty() && random.nextInt(3) == 0;
@@ -88,7 +90,7 @@ class MutationTest {
         return frames.stream().map(entry -> DynamicTest.dynamicTest(entry.getKey(), () -> {
             Random random = new Random(SEED ^ entry.getKey().hashCode());
             byte[] frame = entry.getValue();
-            SerializationResult parts = FrameReader.read(ByteBuffer.wrap(frame));
+            FrameView parts = FrameReader.read(ByteBuffer.wrap(frame));
             for (int i = 0; i < PER_FRAME; i++) {
                 byte[] mutant = random.nextBoolean() ? mutateRaw(frame, random) : mutateStructured(parts, random);
                 String what = entry.getKey() + " mutant " + i + " (seed " + SEED + ")";

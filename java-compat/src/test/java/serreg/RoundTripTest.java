@@ -22,6 +22,7 @@ import serreg.fixture.Describe;
 import serreg.fixture.JavaVectors;
 import serreg.fixture.Main;
 import serreg.types.NumpyScalar;
+import serreg.wire.ClassIdHash;
 
 /** Every type of the mapping table goes Java -> frame -> Java with the same class and value. */
 class RoundTripTest {

@@ -22,11 +22,11 @@ import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import serreg.CanonicalFloats;
 import serreg.CanonicalFormException;
 import serreg.InBandWriter;
 import serreg.SerializationResult;
 import serreg.SerializerRegistry;
+import serreg.canonical.CanonicalFloats;
 
 /**
  * The canonical form of {@code ArrowTable} and {@code ArrowRecordBatch} (docs/FORMAT.md, section

@@ -1,23 +1,37 @@
 package serreg.arrow;
 
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
 import serreg.InBandReader;
 import serreg.InBandWriter;
 import serreg.MsgpackSerializer;
+import serreg.SerializationResult;
 import serreg.SerializerRegistry;
-import serreg.types.ArrowRecordBatch;
 
 /**
  * Class ID {@code ArrowRecordBatch} (pyarrow RecordBatch) as {@link ArrowRecordBatch}: array
  * [schema, [one batch]]. Zero-copy from a direct frame; the caller closes the result.
  */
 public final class ArrowRecordBatchSerializer extends MsgpackSerializer<ArrowRecordBatch> {
-    private final BufferAllocator allocator;
+    private final Supplier<BufferAllocator> allocator;
 
-    public ArrowRecordBatchSerializer(SerializerRegistry registry, BufferAllocator allocator) {
+    /**
+     * A serializer whose decoded data goes to the allocator {@code allocator} supplies, asked
+     * for it only when a value is read (so registering touches no Arrow memory).
+     *
+     * @param registry the registry nested values are written and read with
+     * @param allocator supplies the allocator decoded vectors are accounted to
+     */
+    public ArrowRecordBatchSerializer(SerializerRegistry registry, Supplier<BufferAllocator> allocator) {
         super(registry);
         this.allocator = allocator;
+    }
+
+    /** The canonical form of section 9.5, written by {@link ArrowCanonical}. */
+    @Override
+    public SerializationResult serializeCanonical(ArrowRecordBatch value) {
+        return ArrowCanonical.write(value.root(), registry);
     }
 
     @Override
@@ -36,6 +50,6 @@ public final class ArrowRecordBatchSerializer extends MsgpackSerializer<ArrowRec
         if (batches != 1) {
             throw in.error("an ArrowRecordBatch has exactly one batch, not " + batches, at);
         }
-        return new ArrowRecordBatch(ArrowBatchCodec.readBatch(schema, in, allocator));
+        return new ArrowRecordBatch(ArrowBatchCodec.readBatch(schema, in, allocator.get()));
     }
 }

@@ -2,6 +2,7 @@ package serreg.arrow;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -15,6 +16,7 @@ import serreg.DeserializationException;
 import serreg.InBandReader;
 import serreg.InBandWriter;
 import serreg.MsgpackSerializer;
+import serreg.SerializationResult;
 import serreg.SerializerRegistry;
 
 /**
@@ -25,11 +27,24 @@ import serreg.SerializerRegistry;
  * frame, so keep the frame's memory alive while the root is used.
  */
 public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRoot> {
-    private final BufferAllocator allocator;
+    private final Supplier<BufferAllocator> allocator;
 
-    public ArrowTableSerializer(SerializerRegistry registry, BufferAllocator allocator) {
+    /**
+     * A serializer whose decoded data goes to the allocator {@code allocator} supplies, asked
+     * for it only when a value is read (so registering touches no Arrow memory).
+     *
+     * @param registry the registry nested values are written and read with
+     * @param allocator supplies the allocator decoded vectors are accounted to
+     */
+    public ArrowTableSerializer(SerializerRegistry registry, Supplier<BufferAllocator> allocator) {
         super(registry);
         this.allocator = allocator;
+    }
+
+    /** The canonical form of section 9.5, written by {@link ArrowCanonical}. */
+    @Override
+    public SerializationResult serializeCanonical(VectorSchemaRoot value) {
+        return ArrowCanonical.write(value, registry);
     }
 
     @Override
@@ -46,7 +61,7 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
         Schema schema = ArrowBatchCodec.readSchema(in);
         int batchCount = in.readArrayHeader();
         if (batchCount == 1) {
-            return ArrowBatchCodec.readBatch(schema, in, allocator);
+            return ArrowBatchCodec.readBatch(schema, in, allocator.get());
         }
         if (batchCount > 1) {
             for (Field field : schema.getFields()) {
@@ -56,7 +71,7 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
         List<VectorSchemaRoot> batches = new ArrayList<>();
         try {
             for (int i = 0; i < batchCount; i++) {
-                batches.add(ArrowBatchCodec.readBatch(schema, in, allocator));
+                batches.add(ArrowBatchCodec.readBatch(schema, in, allocator.get()));
             }
             return concatenate(schema, batches, at);
         } finally {
@@ -71,7 +86,7 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
      * memory than the frame holds.
      */
     private VectorSchemaRoot concatenate(Schema schema, List<VectorSchemaRoot> batches, long at) {
-        VectorSchemaRoot table = ArrowBatchCodec.createRoot(schema, allocator, at);
+        VectorSchemaRoot table = ArrowBatchCodec.createRoot(schema, allocator.get(), at);
         try {
             List<FieldVector> targets = flatten(table);
             List<List<FieldVector>> sources = batches.stream().map(ArrowTableSerializer::flatten).toList();

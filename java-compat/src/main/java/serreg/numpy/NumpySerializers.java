@@ -3,6 +3,7 @@ package serreg.numpy;
 import java.math.BigInteger;
 import serreg.InBandReader;
 import serreg.InBandWriter;
+import serreg.SerializerModule;
 import serreg.SerializerRegistry;
 import serreg.types.Complex;
 import serreg.types.NDArray;
@@ -16,13 +17,27 @@ import serreg.types.UInt8;
  * Registers {@code numpy.ndarray} and the numpy scalar class IDs (docs/FORMAT.md 6.2, 6.3) with
  * their Java classes: Byte, Short, Integer, Float for int8, int16, int32, float32;
  * UInt8..UInt64 for the unsigned types; {@link NumpyScalar} for bool, int64, float16, float64,
- * complex64 and complex128 (a NumpyScalar names its own class ID).
+ * complex64 and complex128 (a NumpyScalar names its own class ID). A {@link SerializerModule} of
+ * serreg-core: it needs no numpy-like library, only the carrier classes of {@code serreg.types}.
  */
-public final class NumpySerializers {
-    private NumpySerializers() {
+public final class NumpySerializers implements SerializerModule {
+    /** Found by {@link java.util.ServiceLoader}. */
+    public NumpySerializers() {
     }
 
-    public static void registerAll(SerializerRegistry r) {
+    @Override
+    public String name() {
+        return "serreg.numpy";
+    }
+
+    /** After the standard types, before modules of the default order. */
+    @Override
+    public int order() {
+        return -100;
+    }
+
+    @Override
+    public void register(SerializerRegistry r) {
         r.registerSerializer("numpy.ndarray", NDArray.class, new NDArraySerializer(r));
         r.registerSerializer("numpy.int8", Byte.class, new ScalarSerializer<Byte>(r,
                 (v, out) -> out.writeLong(v), in -> (byte) in.readLong(Byte.MIN_VALUE, Byte.MAX_VALUE, "int8")));

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import serreg.RemoteException;
+import serreg.SerializerModule;
 import serreg.SerializerRegistry;
 import serreg.types.Complex;
 import serreg.types.FrozenSet;
@@ -27,13 +28,30 @@ import serreg.types.PyMemoryView;
 import serreg.types.SpecialDecimal;
 import serreg.types.Tuple;
 
-/** Registers the core class IDs of docs/FORMAT.md section 6.1 with their Java classes (section 7). */
-public final class StandardSerializers {
-    private StandardSerializers() {
+/**
+ * The standard types: the core class IDs of docs/FORMAT.md section 6.1 with their Java classes
+ * (section 7). The one table of them in Java (Python's twin: {@code serreg/standard/__init__.py}).
+ * A {@link SerializerModule} found through {@code META-INF/services}, registered first.
+ */
+public final class StandardSerializers implements SerializerModule {
+    /** Found by {@link java.util.ServiceLoader}; {@code registry.registerModule(new StandardSerializers())} by hand. */
+    public StandardSerializers() {
     }
 
+    @Override
+    public String name() {
+        return "serreg.standard";
+    }
+
+    /** Before every other module, so that any of them may rebind a standard class. */
+    @Override
+    public int order() {
+        return -200;
+    }
+
+    @Override
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static void registerAll(SerializerRegistry r) {
+    public void register(SerializerRegistry r) {
         r.registerSerializer("None", Void.class, new NoneSerializer(r));
         r.registerSerializer("bool", Boolean.class, new BoolSerializer(r));
         r.registerSerializer("int", new IntSerializer(r), List.<Class<? extends Number>>of(Long.class, BigInteger.class));

@@ -4,9 +4,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import serreg.ClassIdHash;
 import serreg.OpaqueValueException;
 import serreg.SerializationResult;
+import serreg.wire.ClassIdHash;
 
 /**
  * A value Java cannot read (the Python fallback {@code serreg.pickle5}, or a class ID with no

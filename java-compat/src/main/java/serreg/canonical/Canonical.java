@@ -1,4 +1,4 @@
-package serreg;
+package serreg.canonical;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -19,11 +19,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import serreg.arrow.ArrowCanonical;
-import serreg.arrow.ArrowRecordBatchSerializer;
-import serreg.arrow.ArrowTableSerializer;
-import serreg.types.ArrowRecordBatch;
+import serreg.CanonicalFormException;
+import serreg.InBandWriter;
+import serreg.RemoteException;
+import serreg.SerializationResult;
+import serreg.Serializer;
+import serreg.SerializerRegistry;
 import serreg.types.Complex;
 import serreg.types.FrozenSet;
 import serreg.types.NDArray;
@@ -42,10 +43,11 @@ import serreg.types.UInt8;
  * Turns a value into the equal value whose ordinary serialization is its canonical form
  * (docs/FORMAT.md, section 9): maps sorted by their keys' encoded bytes, -0.0 and NaN made
  * canonical, decimals stripped of trailing zeros, arrays packed little-endian in C order,
- * memoryview format aliases unified, Arrow values rebuilt by {@link ArrowCanonical}. The value
- * given is never changed.
+ * memoryview format aliases unified. Values of other types are written by their serializer's
+ * {@link Serializer#serializeCanonical} hook (the Arrow serializers of serreg-arrow have one), so
+ * this class names no plug-in. The value given is never changed.
  */
-final class Canonical {
+public final class Canonical {
     /** Values whose ordinary serialization already is one form per value (section 9.3). */
     private static final Set<Class<?>> AS_IS = Set.of(
             Boolean.class, String.class, Long.class, BigInteger.class, byte[].class, PyByteArray.class,
@@ -57,7 +59,15 @@ final class Canonical {
     private Canonical() {
     }
 
-    static Object of(Object value, SerializerRegistry registry) {
+    /**
+     * The equal value whose ordinary serialization by {@code registry} is the canonical form.
+     *
+     * @param value any value
+     * @param registry the registry the canonical form is written with
+     * @return the canonical stand-in (a new value where anything had to change)
+     * @throws CanonicalFormException if the value, or a value inside it, has no canonical form
+     */
+    public static Object of(Object value, SerializerRegistry registry) {
         return of(value, registry, 0);
     }
 
@@ -112,22 +122,21 @@ final class Canonical {
                     + "pickle bytes are not unique per value (docs/FORMAT.md, section 9.1)");
         }
         String classId = registry.getClassId(value.getClass());
-        Serializer<?> serializer = registry.getSerializer(classId);
-        VectorSchemaRoot arrow = null;
-        if (serializer instanceof ArrowTableSerializer && value instanceof VectorSchemaRoot root) {
-            arrow = root;
-        } else if (serializer instanceof ArrowRecordBatchSerializer && value instanceof ArrowRecordBatch batch) {
-            arrow = batch.root();
+        SerializationResult canonical;
+        try {
+            canonical = canonicalBySerializer(registry.getSerializer(classId), value);
+        } catch (CanonicalFormException e) {
+            throw new CanonicalFormException("class ID '" + classId + "' (" + value.getClass().getName()
+                    + "): " + e.getMessage());
         }
-        if (arrow != null) {
-            // The ordinary Arrow serializers write the IPC schema, so an Arrow value's canonical
-            // stand-in is its canonical serialization itself, kept as an OpaqueValue: the
-            // registry writes an OpaqueValue's bytes unchanged.
-            SerializationResult canonical = ArrowCanonical.write(arrow, registry);
-            return OpaqueValue.of(classId, canonical.inBand(), canonical.outOfBand());
-        }
-        throw new CanonicalFormException("class ID '" + classId + "' (" + value.getClass().getName()
-                + ") has no canonical rule in Java; docs/FORMAT.md section 9 lists the types that have one");
+        // The serializer's canonical bytes stand in for the value as an OpaqueValue: the
+        // registry writes an OpaqueValue's bytes unchanged.
+        return OpaqueValue.of(classId, canonical.inBand(), canonical.outOfBand());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> SerializationResult canonicalBySerializer(Serializer<T> serializer, Object value) {
+        return serializer.serializeCanonical((T) value);
     }
 
     private static List<Object> all(Collection<?> items, SerializerRegistry registry, int depth) {

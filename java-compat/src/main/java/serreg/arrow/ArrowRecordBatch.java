@@ -1,4 +1,4 @@
-package serreg.types;
+package serreg.arrow;
 
 import java.util.Objects;
 import org.apache.arrow.vector.VectorSchemaRoot;

@@ -1,4 +1,4 @@
-package serreg;
+package serreg.canonical;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,4 +1,4 @@
-package serreg;
+package serreg.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +11,9 @@ import java.nio.ByteOrder;
 import java.nio.channels.Channels;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import serreg.FrameFormatException;
+import serreg.SerializationResult;
+import serreg.TestFiles;
 
 class FrameTest {
     private static SerializationResult sample() {
@@ -60,7 +63,7 @@ class FrameTest {
     @Test
     void readerReturnsViewsOfTheFrame() {
         ByteBuffer direct = TestFiles.direct(sample().toFrame());
-        SerializationResult r = FrameReader.read(direct);
+        FrameView r = FrameReader.read(direct);
         assertEquals(10, r.inBand().remaining());
         assertEquals(List.of(3, 0, 100), r.outOfBand().stream().map(ByteBuffer::remaining).toList());
         direct.put(128, (byte) 0x11);

@@ -1,4 +1,4 @@
-package serreg;
+package serreg.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -1,15 +1,19 @@
-package serreg;
+package serreg.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import serreg.FrameFormatException;
+import serreg.LimitExceededException;
+import serreg.Limits;
+import serreg.SignatureException;
 
 /**
  * Reads a contiguous frame (docs/FORMAT.md section 4) and checks every rule of its layout, in the
  * order of section 4.1, before anything in it is decoded.
  *
- * <p>Zero-copy: the in-band section and the OOB buffers of the returned result are views
+ * <p>Zero-copy: the in-band section and the OOB buffers of the returned {@link FrameView} are views
  * ({@link ByteBuffer#slice}) of the frame buffer, so a frame in a direct or memory-mapped buffer
  * is never copied. Those views share the frame's memory and its read-only-ness.
  *
@@ -21,8 +25,13 @@ public final class FrameReader {
     private FrameReader() {
     }
 
-    /** Reads the frame at {@code frame}'s position with the default limits and no key. */
-    public static SerializationResult read(ByteBuffer frame) {
+    /**
+     * Reads the frame at {@code frame}'s position with the default limits and no key.
+     *
+     * @param frame the buffer holding the frame from its position
+     * @return views of the frame's in-band section and OOB buffers
+     */
+    public static FrameView read(ByteBuffer frame) {
         return read(frame, Limits.DEFAULT, null);
     }
 
@@ -30,11 +39,14 @@ public final class FrameReader {
      * Reads the frame that starts at {@code frame}'s position. The frame may be followed by other
      * data; {@link #frameLength} tells where it ends.
      *
+     * @param frame the buffer holding the frame from its position
+     * @param limits the limits the header's sizes are checked against
      * @param key null to read signed and unsigned frames alike (a signed frame's trailer is then
      *     ignored); otherwise the frame must be signed with this key, checked before anything past
      *     the header is read
+     * @return views of the frame's in-band section and OOB buffers
      */
-    public static SerializationResult read(ByteBuffer frame, Limits limits, byte[] key) {
+    public static FrameView read(ByteBuffer frame, Limits limits, byte[] key) {
         ByteBuffer buf = frame.slice().order(ByteOrder.LITTLE_ENDIAN);
         int available = buf.remaining();
         require(available >= FrameLayout.HEADER_SIZE, "a frame needs a 32-byte header but only "
@@ -109,10 +121,15 @@ public final class FrameReader {
         }
         require(expected == end, "the frame has " + (end - expected) + " bytes after its last part", expected);
         ByteBuffer inBand = buf.slice((int) tableEnd, (int) inBandLength);
-        return new SerializationResult(inBand, oob);
+        return new FrameView(inBand, List.copyOf(oob), signed);
     }
 
-    /** The total length recorded in the header of the frame at {@code frame}'s position (unchecked). */
+    /**
+     * The total length recorded in the header of the frame at {@code frame}'s position (unchecked).
+     *
+     * @param frame the buffer holding the frame from its position
+     * @return the header's total length field
+     */
     public static long frameLength(ByteBuffer frame) {
         require(frame.remaining() >= FrameLayout.HEADER_SIZE, "a frame needs a 32-byte header", frame.remaining());
         return frame.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(frame.position() + 24);

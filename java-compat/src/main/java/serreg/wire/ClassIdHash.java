@@ -1,4 +1,4 @@
-package serreg;
+package serreg.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
