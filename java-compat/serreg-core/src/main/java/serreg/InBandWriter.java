@@ -39,12 +39,26 @@ public final class InBandWriter {
 
     /** Writes any value (native msgpack or ext 0). */
     public InBandWriter writeValue(Object value) {
-        encoder.writeNested(value, this);
+        if (encoder.serializerFor(value) instanceof InlineSerializer<?> inline && writesInline(inline, value)) {
+            writeInline(inline, value);
+        } else {
+            writeExtNested(encoder.serialize(value));
+        }
         return this;
     }
 
-    /** Writes a value as ext 0 whatever its type: used by the registry for non-inline values. */
-    void writeExtNested(SerializationResult section) {
+    @SuppressWarnings("unchecked")
+    private static <T> boolean writesInline(InlineSerializer<T> serializer, Object value) {
+        return serializer.writesInline((T) value);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> void writeInline(InlineSerializer<T> serializer, Object value) {
+        serializer.writeInline((T) value, this);
+    }
+
+    /** Writes an in-band section as ext 0 and takes its OOB buffers (section 3). */
+    private void writeExtNested(SerializationResult section) {
         ByteBuffer payload = section.inBand();
         try {
             packer.packExtensionTypeHeader((byte) 0, payload.remaining());

@@ -5,11 +5,11 @@ import serreg.types.OpaqueValue;
 import serreg.wire.ClassIdHash;
 
 /**
- * Writes values: a top-level value as an in-band section (ClassIDHash + its serializer's
- * in-band) with its OOB buffers, a nested one inline when its serializer is an
- * {@link InlineSerializer} that accepts it, else as ext 0 (docs/FORMAT.md section 3).
- * {@link InBandWriter} calls {@link #writeNested} directly, so a value's trip through serialize
- * never goes back through the registry's public face. Package-private.
+ * Writes values as in-band sections (ClassIDHash + the serializer's in-band) with their OOB
+ * buffers. {@link InBandWriter} asks it directly for nested values (and writes those whose
+ * serializer is an {@link InlineSerializer} natively, the rest as ext 0, docs/FORMAT.md section
+ * 3), so a value's trip through serialize never goes back through the registry's public face.
+ * Package-private; it knows the registration table, not the writer.
  */
 final class ValueEncoder {
     private final RegistrationTable table;
@@ -32,26 +32,13 @@ final class ValueEncoder {
         return new SerializationResult(section, own.outOfBand());
     }
 
-    /** Writes a value inside a msgpack document: inline when native, else ext 0. */
-    void writeNested(Object value, InBandWriter out) {
-        if (!(value instanceof OpaqueValue)) {
-            RegistrationTable.Registration registration = table.forValue(value);
-            if (registration.serializer() instanceof InlineSerializer<?> inline && writesInline(inline, value)) {
-                writeInline(inline, value, out);
-                return;
-            }
-        }
-        out.writeExtNested(serialize(value));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> boolean writesInline(InlineSerializer<T> serializer, Object value) {
-        return serializer.writesInline((T) value);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> void writeInline(InlineSerializer<T> serializer, Object value, InBandWriter out) {
-        serializer.writeInline((T) value, out);
+    /**
+     * The serializer that would write {@code value}, for {@link InBandWriter} to ask whether it
+     * writes the value inline (an {@link InlineSerializer}); null for an {@link OpaqueValue},
+     * which is always written back as it was read.
+     */
+    Serializer<?> serializerFor(Object value) {
+        return value instanceof OpaqueValue ? null : table.forValue(value).serializer();
     }
 
     @SuppressWarnings("unchecked")
