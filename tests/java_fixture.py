@@ -1,8 +1,11 @@
 """Builds the Java fixture jar when needed and talks to it over pipes.
 
-The jar is java-compat/target/serreg-java-compat.jar. It is rebuilt with
-``mvn -B -q package`` (which also runs the JUnit suite) when it is missing or
-older than any file under java-compat/src or java-compat/pom.xml.
+The jar is java-compat/fixture/target/serreg-fixture.jar (the Maven module
+``fixture``, which shades serreg-core, serreg-arrow and the example classes). It
+is rebuilt with ``mvn -B -q package`` in java-compat/ (which also runs every
+module's JUnit tests and builds the javadoc of serreg-core and serreg-arrow, so
+a javadoc error fails the build) when it is missing or older than any pom.xml
+or any file under a module's src/.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 JAVA_DIR = ROOT / "java-compat"
-JAR = JAVA_DIR / "target" / "serreg-java-compat.jar"
-SUREFIRE_REPORTS = JAVA_DIR / "target" / "surefire-reports"
+MODULES = ("serreg-core", "serreg-arrow", "fixture")
+PUBLISHED_MODULES = ("serreg-core", "serreg-arrow")
+JAR = JAVA_DIR / "fixture" / "target" / "serreg-fixture.jar"
 JVM_ARGS = ["--add-opens=java.base/java.nio=ALL-UNNAMED"]
 
 
@@ -23,14 +27,29 @@ class JavaBuildError(RuntimeError):
     pass
 
 
+def surefire_reports(module: str) -> list[Path]:
+    """The JUnit reports the last build of ``module`` left."""
+    return sorted((JAVA_DIR / module / "target" / "surefire-reports").glob("TEST-*.xml"))
+
+
+def javadoc_jars(module: str) -> list[Path]:
+    """The javadoc jar the last build of ``module`` wrote (none if javadoc failed or was skipped)."""
+    return sorted((JAVA_DIR / module / "target").glob(f"{module}-*-javadoc.jar"))
+
+
 def _newest_source_mtime() -> float:
-    files = [JAVA_DIR / "pom.xml", *[p for p in (JAVA_DIR / "src").rglob("*") if p.is_file()]]
+    files = [JAVA_DIR / "pom.xml"]
+    for module in MODULES:
+        files.append(JAVA_DIR / module / "pom.xml")
+        files.extend(p for p in (JAVA_DIR / module / "src").rglob("*") if p.is_file())
     return max(p.stat().st_mtime for p in files)
 
 
 def jar_is_stale() -> bool:
-    """Missing, older than a source file, or built without running the JUnit suite."""
-    if not JAR.exists() or not list(SUREFIRE_REPORTS.glob("TEST-*.xml")):
+    """Missing, older than a source file, or built without the JUnit tests or the javadoc of every module."""
+    if not JAR.exists():
+        return True
+    if not all(surefire_reports(m) for m in MODULES) or not all(javadoc_jars(m) for m in PUBLISHED_MODULES):
         return True
     return JAR.stat().st_mtime < _newest_source_mtime()
 

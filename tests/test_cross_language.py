@@ -12,6 +12,7 @@ import subprocess
 import sys
 import uuid
 import xml.etree.ElementTree as ET
+import zipfile
 import zoneinfo
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import pytest
 
 import serreg
 from example_point import Point
-from java_fixture import ROOT, SUREFIRE_REPORTS, JavaProcess
+from java_fixture import MODULES, PUBLISHED_MODULES, ROOT, JavaProcess, javadoc_jars, surefire_reports
 from python_only_types import Holder, PythonOnly
 
 sys.path.insert(0, str(ROOT / "tests" / "vectors"))
@@ -68,15 +69,28 @@ def echo(process: JavaProcess, value, registry=REGISTRY):
 
 
 def test_junit_suite_ran_without_failures(java_jar):
-    reports = list(SUREFIRE_REPORTS.glob("TEST-*.xml"))
-    assert reports, "the Maven build left no surefire reports"
     totals = {"tests": 0, "failures": 0, "errors": 0}
-    for report in reports:
-        suite = ET.parse(report).getroot()
-        for key in totals:
-            totals[key] += int(suite.get(key))
+    for module in MODULES:
+        reports = surefire_reports(module)
+        assert reports, f"the Maven build left no surefire reports for {module}"
+        for report in reports:
+            suite = ET.parse(report).getroot()
+            for key in totals:
+                totals[key] += int(suite.get(key))
     assert totals["tests"] >= 200, totals
     assert totals["failures"] == 0 and totals["errors"] == 0, totals
+
+
+@pytest.mark.parametrize("module,page", [("serreg-core", "serreg/SerializerRegistry.html"),
+                                         ("serreg-arrow", "serreg/arrow/ArrowSerializers.html")])
+def test_javadoc_of_the_published_modules_built(java_jar, module, page):
+    # The javadoc plugin's jar goal runs in the package phase of serreg-core and serreg-arrow and
+    # fails the build on any javadoc error, so its jar exists only if javadoc reported none.
+    assert set(PUBLISHED_MODULES) == {"serreg-core", "serreg-arrow"}
+    jars = javadoc_jars(module)
+    assert jars, f"no javadoc jar for {module}: javadoc failed or was skipped"
+    with zipfile.ZipFile(jars[-1]) as z:
+        assert page in z.namelist(), sorted(z.namelist())[:20]
 
 
 @pytest.mark.parametrize("name,value,java,identical", PYTHON_VECTORS, ids=[v[0] for v in PYTHON_VECTORS])

@@ -1,0 +1,153 @@
+package serreg;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import serreg.types.HasClassId;
+import serreg.wire.ClassIdHash;
+
+/**
+ * The registrations of one {@link SerializerRegistry}: class ID to serializer, ClassIDHash to
+ * class ID, Java class to its class IDs (oldest first), and the lookup that picks the
+ * registration a value is written with. Package-private: the registry's public methods are its
+ * only door. Writes are synchronized; reads are lock-free from any thread.
+ */
+final class RegistrationTable {
+    /** One class ID, its hash, its serializer and the Java classes it is bound to. */
+    record Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes) {
+    }
+
+    /** Interfaces tried, in this order, when a value's exact class has no class ID. */
+    private static final List<Class<?>> INTERFACE_FALLBACKS = List.of(List.class, Map.class, Set.class);
+
+    private final Function<String, ClassIdHash> hasher;
+    private final Map<String, Registration> byId = new ConcurrentHashMap<>();
+    private final Map<ClassIdHash, Registration> byHash = new ConcurrentHashMap<>();
+    /** Class to its class IDs, oldest first; lists are replaced, never mutated. */
+    private final Map<Class<?>, List<String>> idsByClass = new ConcurrentHashMap<>();
+
+    RegistrationTable(Function<String, ClassIdHash> hasher) {
+        this.hasher = hasher;
+    }
+
+    ClassIdHash hash(String classId) {
+        return hasher.apply(classId);
+    }
+
+    synchronized void register(String classId, Set<Class<?>> classes, Serializer<?> serializer) {
+        if (classId == null || classId.isEmpty()) {
+            throw new RegistrationException("a class ID is a non-empty string");
+        }
+        if (serializer == null) {
+            throw new RegistrationException("serializer for class ID '" + classId + "' is null");
+        }
+        Registration existing = byId.get(classId);
+        if (existing != null && !existing.classes().equals(classes)) {
+            throw new RegistrationException("class ID '" + classId + "' is already bound to "
+                    + names(existing.classes()) + "; unregister it before binding it to " + names(classes));
+        }
+        ClassIdHash hash = hasher.apply(classId);
+        Registration clash = byHash.get(hash);
+        if (clash != null && !clash.classId().equals(classId)) {
+            throw new RegistrationException("class ID '" + classId + "' has ClassIDHash " + hash.toHex()
+                    + ", the same as registered class ID '" + clash.classId() + "'; choose another class ID");
+        }
+        Registration registration = new Registration(classId, hash, serializer, Set.copyOf(classes));
+        byId.put(classId, registration);
+        byHash.put(hash, registration);
+        for (Class<?> cls : classes) {
+            List<String> ids = new ArrayList<>(idsByClass.getOrDefault(cls, List.of()));
+            ids.remove(classId);
+            ids.add(classId);
+            idsByClass.put(cls, List.copyOf(ids));
+        }
+    }
+
+    synchronized void unregister(String classId) {
+        Registration registration = byId.remove(classId);
+        if (registration == null) {
+            throw new UnknownClassIdException(classId);
+        }
+        byHash.remove(registration.hash());
+        for (Class<?> cls : registration.classes()) {
+            List<String> ids = new ArrayList<>(idsByClass.getOrDefault(cls, List.of()));
+            ids.remove(classId);
+            if (ids.isEmpty()) {
+                idsByClass.remove(cls);
+            } else {
+                idsByClass.put(cls, List.copyOf(ids));
+            }
+        }
+    }
+
+    /** The registration under {@code classId}, or null. */
+    Registration byId(String classId) {
+        return byId.get(classId);
+    }
+
+    /** The registration under {@code hash}, or null. */
+    Registration byHash(ClassIdHash hash) {
+        return byHash.get(hash);
+    }
+
+    /** The newest class ID of exactly this class. */
+    String classIdOf(Class<?> cls) {
+        List<String> ids = idsByClass.get(cls);
+        if (ids == null) {
+            throw noSerializerFor(cls);
+        }
+        return ids.get(ids.size() - 1);
+    }
+
+    /**
+     * The registration a value is written with: {@code None} for null, the value's own class ID
+     * for a {@link HasClassId}, else the newest class ID of its exact class, else of the first
+     * of {@code List}, {@code Map}, {@code Set} it implements that has one.
+     */
+    Registration forValue(Object value) {
+        String classId;
+        if (value == null) {
+            classId = "None";
+        } else if (value instanceof HasClassId named) {
+            classId = named.classId();
+        } else {
+            classId = classIdForValueClass(value.getClass());
+        }
+        Registration registration = byId.get(classId);
+        if (registration == null) {
+            throw new SerializationException("no serializer is registered under class ID '" + classId + "'"
+                    + (value == null ? " (needed for null)" : " (needed for a " + value.getClass().getName() + ")"));
+        }
+        return registration;
+    }
+
+    private String classIdForValueClass(Class<?> cls) {
+        List<String> ids = idsByClass.get(cls);
+        if (ids == null) {
+            for (Class<?> iface : INTERFACE_FALLBACKS) {
+                if (iface.isAssignableFrom(cls)) {
+                    ids = idsByClass.get(iface);
+                    if (ids != null) {
+                        break;
+                    }
+                }
+            }
+        }
+        if (ids == null) {
+            throw noSerializerFor(cls);
+        }
+        return ids.get(ids.size() - 1);
+    }
+
+    private static SerializationException noSerializerFor(Class<?> cls) {
+        return new SerializationException("no serializer is registered for class " + cls.getName()
+                + "; register one with registerSerializer(classId, " + cls.getSimpleName() + ".class, serializer)");
+    }
+
+    private static String names(Set<Class<?>> classes) {
+        return classes.stream().map(Class::getName).sorted().toList().toString();
+    }
+}

@@ -1,0 +1,135 @@
+package serreg;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import serreg.types.OpaqueValue;
+import serreg.wire.ClassIdHash;
+import serreg.wire.FrameLayout;
+import serreg.wire.FrameReader;
+import serreg.wire.FrameView;
+
+/**
+ * Reads values: a frame (checked whole by {@link FrameReader} first), an in-process result, and
+ * each in-band section inside them, within {@link Limits} held per call in a {@link DecodeState}.
+ * An unknown ClassIDHash becomes an {@link OpaqueValue}. {@link InBandReader} calls
+ * {@link #readSection} directly for ext 0 values. Package-private: it holds the registry's
+ * default limits, which the registry's {@code limits()} and {@code setLimits} expose.
+ */
+final class ValueDecoder {
+    private final RegistrationTable table;
+    private volatile Limits limits = Limits.DEFAULT;
+
+    ValueDecoder(RegistrationTable table) {
+        this.table = table;
+    }
+
+    Limits limits() {
+        return limits;
+    }
+
+    void setLimits(Limits limits) {
+        this.limits = Objects.requireNonNull(limits, "limits");
+    }
+
+    /** Reads the frame at {@code frame}'s position; errors carry offsets from the frame's start. */
+    Object readFrame(ByteBuffer frame, Limits callLimits, byte[] key) {
+        FrameView view = FrameReader.read(frame, callLimits, key);
+        List<ByteBuffer> buffers = view.outOfBand();
+        long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * buffers.size();
+        try {
+            return readTopLevel(view.inBand(), buffers, callLimits, FrameReader.frameLength(frame));
+        } catch (DeserializationException e) {
+            throw e.shiftOffset(inBandOffset);
+        }
+    }
+
+    /** Reads an in-process result whose in-band is an in-band section. */
+    Object readResult(SerializationResult result, Limits callLimits) {
+        List<ByteBuffer> buffers = result.outOfBand();
+        long total = result.inBand().remaining();
+        for (ByteBuffer b : buffers) {
+            total += b.remaining();
+        }
+        return readTopLevel(result.inBand(), buffers, callLimits, total);
+    }
+
+    private Object readTopLevel(ByteBuffer inBand, List<ByteBuffer> buffers, Limits callLimits, long frameBytes) {
+        DecodeState state = DecodeState.begin(callLimits, frameBytes);
+        try {
+            Iterator<ByteBuffer> oob = buffers.iterator();
+            Object value = readSection(inBand, oob, true);
+            int left = 0;
+            while (oob.hasNext()) {
+                oob.next();
+                left++;
+            }
+            if (left > 0) {
+                throw new DeserializationException("the value did not use the last " + left + " of the frame's "
+                        + buffers.size() + " OOB buffers: no serializer used them");
+            }
+            return value;
+        } finally {
+            if (state != null) {
+                state.end();
+            }
+        }
+    }
+
+    /**
+     * Reads one in-band section (ClassIDHash + serializer in-band). {@code topLevel} tells whether
+     * every remaining OOB buffer belongs to this value, which is how an unknown class ID's value
+     * can be kept opaque with its buffers.
+     */
+    Object readSection(ByteBuffer section, Iterator<ByteBuffer> oob, boolean topLevel) {
+        if (section.remaining() < ClassIdHash.SIZE) {
+            throw new DeserializationException("an in-band section starts with an 8-byte ClassIDHash but only "
+                    + section.remaining() + " bytes are there", 0);
+        }
+        ClassIdHash hash = ClassIdHash.readFrom(section, section.position());
+        ByteBuffer body = section.slice(section.position() + ClassIdHash.SIZE, section.remaining() - ClassIdHash.SIZE);
+        RegistrationTable.Registration registration = table.byHash(hash);
+        if (registration == null) {
+            return OpaqueValue.ofUnknown(hash, body, takeOwnedBuffers(hash, oob, topLevel));
+        }
+        // A serializer called directly (not through deserialize) still gets a depth count.
+        DecodeState started = DecodeState.begin(limits, section.remaining());
+        DecodeState state = started != null ? started : DecodeState.current();
+        try {
+            state.enterValue(0);
+            try {
+                return registration.serializer().deserialize(body, oob);
+            } catch (DeserializationException e) {
+                throw e.shiftOffset(ClassIdHash.SIZE).enclosedIn(registration.classId());
+            } catch (SerregException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+            } finally {
+                state.exitValue();
+            }
+        } finally {
+            if (started != null) {
+                started.end();
+            }
+        }
+    }
+
+    /**
+     * The OOB buffers a value of an unknown class ID owns. At the top level that is every buffer
+     * left; inside a document it can only be known when none is left (docs/FORMAT.md section 3).
+     */
+    private static List<ByteBuffer> takeOwnedBuffers(ClassIdHash hash, Iterator<ByteBuffer> oob, boolean topLevel) {
+        List<ByteBuffer> owned = new ArrayList<>();
+        if (topLevel) {
+            oob.forEachRemaining(owned::add);
+        } else if (oob.hasNext()) {
+            throw new DeserializationException("a nested value of unknown ClassIDHash " + hash.toHex()
+                    + " is followed by OOB buffers, and without its serializer Java cannot tell how many"
+                    + " of them it owns; register a serializer for its class ID", 0);
+        }
+        return owned;
+    }
+}

@@ -1,0 +1,78 @@
+package serreg.standard;
+
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import org.msgpack.value.ValueType;
+import serreg.InBandReader;
+import serreg.InBandWriter;
+import serreg.InlineSerializer;
+import serreg.MsgpackSerializer;
+import serreg.SerializerRegistry;
+
+/**
+ * Class ID {@code int}: Python's unbounded int. {@code Long}, or {@code BigInteger}; a msgpack
+ * int when {@code -2^63 <= v < 2^64}, otherwise a bin of the minimal two's-complement little-endian
+ * bytes (ext 0 inside documents). Decodes to Long when the value fits, else BigInteger.
+ */
+public final class IntSerializer extends MsgpackSerializer<Number> implements InlineSerializer<Number> {
+    private static final BigInteger MIN = BigInteger.valueOf(Long.MIN_VALUE);
+    private static final BigInteger MAX_EXCLUSIVE = BigInteger.ONE.shiftLeft(64);
+
+    public IntSerializer(SerializerRegistry registry) {
+        super(registry);
+    }
+
+    static boolean inMsgpackRange(BigInteger v) {
+        return v.compareTo(MIN) >= 0 && v.compareTo(MAX_EXCLUSIVE) < 0;
+    }
+
+    @Override
+    public boolean writesInline(Number value) {
+        return !(value instanceof BigInteger b) || inMsgpackRange(b);
+    }
+
+    @Override
+    public void writeInline(Number value, InBandWriter out) {
+        write(value, out);
+    }
+
+    @Override
+    protected void write(Number value, InBandWriter out) {
+        if (value instanceof Long l) {
+            out.writeLong(l);
+            return;
+        }
+        BigInteger b = (BigInteger) value;
+        if (b.bitLength() < 64) {
+            out.writeLong(b.longValue());
+        } else if (inMsgpackRange(b)) {
+            out.writeInteger(b);
+        } else {
+            out.writeBinary(toLittleEndian(b.toByteArray()));
+        }
+    }
+
+    @Override
+    protected Number read(InBandReader in) {
+        if (in.nextFormat().getValueType() == ValueType.BINARY) {
+            long at = in.offset();
+            ByteBuffer bytes = in.readBinaryView();
+            if (bytes.remaining() == 0) {
+                throw in.error("a big int's bin must not be empty", at);
+            }
+            byte[] bigEndian = new byte[bytes.remaining()];
+            bytes.get(bigEndian);
+            return new BigInteger(toLittleEndian(bigEndian));
+        }
+        return (Number) in.readInteger();
+    }
+
+    /** Reverses byte order (big-endian to little-endian and back). */
+    private static byte[] toLittleEndian(byte[] bytes) {
+        byte[] out = new byte[bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            out[i] = bytes[bytes.length - 1 - i];
+        }
+        return out;
+    }
+}

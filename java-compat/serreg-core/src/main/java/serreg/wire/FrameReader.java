@@ -1,0 +1,143 @@
+package serreg.wire;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import serreg.FrameFormatException;
+import serreg.LimitExceededException;
+import serreg.Limits;
+import serreg.SignatureException;
+
+/**
+ * Reads a contiguous frame (docs/FORMAT.md section 4) and checks every rule of its layout, in the
+ * order of section 4.1, before anything in it is decoded.
+ *
+ * <p>Zero-copy: the in-band section and the OOB buffers of the returned {@link FrameView} are views
+ * ({@link ByteBuffer#slice}) of the frame buffer, so a frame in a direct or memory-mapped buffer
+ * is never copied. Those views share the frame's memory and its read-only-ness.
+ *
+ * <p>Every size in the header is a u64 and is compared unsigned, without overflow; a frame that
+ * breaks a rule is rejected with a {@link FrameFormatException} (or {@link LimitExceededException},
+ * {@link SignatureException}) whose offset is the field at fault.
+ */
+public final class FrameReader {
+    private FrameReader() {
+    }
+
+    /**
+     * Reads the frame at {@code frame}'s position with the default limits and no key.
+     *
+     * @param frame the buffer holding the frame from its position
+     * @return views of the frame's in-band section and OOB buffers
+     */
+    public static FrameView read(ByteBuffer frame) {
+        return read(frame, Limits.DEFAULT, null);
+    }
+
+    /**
+     * Reads the frame that starts at {@code frame}'s position. The frame may be followed by other
+     * data; {@link #frameLength} tells where it ends.
+     *
+     * @param frame the buffer holding the frame from its position
+     * @param limits the limits the header's sizes are checked against
+     * @param key null to read signed and unsigned frames alike (a signed frame's trailer is then
+     *     ignored); otherwise the frame must be signed with this key, checked before anything past
+     *     the header is read
+     * @return views of the frame's in-band section and OOB buffers
+     */
+    public static FrameView read(ByteBuffer frame, Limits limits, byte[] key) {
+        ByteBuffer buf = frame.slice().order(ByteOrder.LITTLE_ENDIAN);
+        int available = buf.remaining();
+        require(available >= FrameLayout.HEADER_SIZE, "a frame needs a 32-byte header but only "
+                + available + " bytes are there", available);
+        for (int i = 0; i < FrameWriter.MAGIC.length; i++) {
+            require(buf.get(i) == FrameWriter.MAGIC[i], "not a serreg frame: it does not start with \"SREG\"", i);
+        }
+        require(buf.get(4) == FrameWriter.VERSION, "unsupported format version " + (buf.get(4) & 0xff)
+                + " (this reader knows version 1)", 4);
+        require(buf.getShort(6) == 0, "reserved bytes 6..7 are not zero", 6);
+        require(buf.getInt(12) == 0, "reserved bytes 12..15 are not zero", 12);
+        long totalLength = buf.getLong(24);
+        if (Long.compareUnsigned(totalLength, limits.maxFrameSize()) > 0) {
+            throw new LimitExceededException("the frame is " + Long.toUnsignedString(totalLength)
+                    + " bytes, more than maxFrameSize=" + limits.maxFrameSize()
+                    + "; raise it with Limits.withMaxFrameSize(...) if such frames are expected", 24);
+        }
+        require(Long.compareUnsigned(totalLength, available) <= 0, "the header says the frame is "
+                + Long.toUnsignedString(totalLength) + " bytes, but only " + available + " bytes were given", 24);
+        require(totalLength >= FrameLayout.HEADER_SIZE, "the header says the frame is " + totalLength
+                + " bytes, shorter than the 32-byte header itself", 24);
+        int total = (int) totalLength;
+        int flags = buf.get(5) & 0xff;
+        require((flags & ~FrameSignature.FLAG_SIGNED) == 0, "unknown frame flags 0x"
+                + Integer.toHexString(flags & ~FrameSignature.FLAG_SIGNED) + "; this reader knows only 0x01 (signed)", 5);
+        boolean signed = (flags & FrameSignature.FLAG_SIGNED) != 0;
+        if (key != null && !signed) {
+            throw FrameSignature.notSigned();
+        }
+        int end = total;
+        if (signed) {
+            end = total - FrameSignature.SIZE;
+            require(end >= FrameLayout.HEADER_SIZE, "a signed frame ends with a 32-byte signature after its header,"
+                    + " but the header says the frame is only " + total + " bytes", 24);
+            if (key != null) {
+                FrameSignature.verify(key, buf, end);
+            }
+        }
+
+        long k = Integer.toUnsignedLong(buf.getInt(8));
+        if (k > limits.maxBuffers()) {
+            throw new LimitExceededException("the frame declares " + k + " out-of-band buffers, more than maxBuffers="
+                    + limits.maxBuffers() + "; raise it with Limits.withMaxBuffers(...) if such frames are expected", 8);
+        }
+        long tableEnd = FrameLayout.HEADER_SIZE + FrameLayout.TABLE_ENTRY_SIZE * k;
+        require(tableEnd <= end, "the frame declares " + k + " out-of-band buffers, but their table does not fit in its "
+                + end + " bytes", 8);
+        long inBandLength = buf.getLong(16);
+        require(Long.compareUnsigned(inBandLength, ClassIdHash.SIZE) >= 0
+                        && Long.compareUnsigned(inBandLength, end - tableEnd) <= 0,
+                "in-band section length " + Long.toUnsignedString(inBandLength) + " is invalid: it is at least 8 and"
+                        + " must fit between the table's end at " + tableEnd + " and the end of the frame's parts at " + end, 16);
+
+        long expected = tableEnd + inBandLength;
+        List<ByteBuffer> oob = new ArrayList<>((int) k);
+        for (int i = 0; i < k; i++) {
+            int entry = FrameLayout.HEADER_SIZE + FrameLayout.TABLE_ENTRY_SIZE * i;
+            long offset = buf.getLong(entry);
+            long length = buf.getLong(entry + 8);
+            long aligned = FrameLayout.align64(expected);
+            require(offset == aligned, "out-of-band buffer " + i + " starts at " + Long.toUnsignedString(offset)
+                    + ", expected the 64-byte-aligned offset " + aligned
+                    + " (buffers follow each other in order, without overlap)", entry);
+            require(aligned <= end && Long.compareUnsigned(length, end - aligned) <= 0, "out-of-band buffer " + i
+                    + " (" + Long.toUnsignedString(length) + " bytes at offset " + offset
+                    + ") runs past the end of the frame's parts at " + end, entry + 8);
+            for (int p = (int) expected; p < aligned; p++) {
+                require(buf.get(p) == 0, "padding before out-of-band buffer " + i + " is not zero", p);
+            }
+            oob.add(buf.slice((int) offset, (int) length));
+            expected = offset + length;
+        }
+        require(expected == end, "the frame has " + (end - expected) + " bytes after its last part", expected);
+        ByteBuffer inBand = buf.slice((int) tableEnd, (int) inBandLength);
+        return new FrameView(inBand, List.copyOf(oob), signed);
+    }
+
+    /**
+     * The total length recorded in the header of the frame at {@code frame}'s position (unchecked).
+     *
+     * @param frame the buffer holding the frame from its position
+     * @return the header's total length field
+     */
+    public static long frameLength(ByteBuffer frame) {
+        require(frame.remaining() >= FrameLayout.HEADER_SIZE, "a frame needs a 32-byte header", frame.remaining());
+        return frame.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(frame.position() + 24);
+    }
+
+    private static void require(boolean ok, String what, long offset) {
+        if (!ok) {
+            throw new FrameFormatException("invalid frame: " + what, offset);
+        }
+    }
+}

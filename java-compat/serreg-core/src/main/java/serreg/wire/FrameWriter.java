@@ -1,0 +1,144 @@
+package serreg.wire;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.GatheringByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.util.ArrayList;
+import java.util.List;
+import serreg.SerializationException;
+
+/**
+ * Writes an in-band section and its OOB buffers as a contiguous frame (docs/FORMAT.md section 4),
+ * signed (section 4.2) when a key is given. The buffers are handed on by reference, never copied
+ * except into the one buffer of {@link #toFrame}.
+ */
+public final class FrameWriter {
+    static final byte[] MAGIC = {'S', 'R', 'E', 'G'};
+    static final byte VERSION = 1;
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(FrameLayout.ALIGNMENT).asReadOnlyBuffer();
+
+    private FrameWriter() {
+    }
+
+    private static FrameLayout layout(ByteBuffer inBand, List<ByteBuffer> oob) {
+        long[] lengths = new long[oob.size()];
+        for (int i = 0; i < lengths.length; i++) {
+            lengths[i] = oob.get(i).remaining();
+        }
+        return FrameLayout.of(inBand.remaining(), lengths);
+    }
+
+    private static long frameLength(FrameLayout layout, boolean signed) {
+        return signed ? layout.totalLength() + FrameSignature.SIZE : layout.totalLength();
+    }
+
+    /**
+     * Total length of the frame holding this in-band section and these buffers, the 32-byte trailer
+     * of a signed frame included.
+     *
+     * @param inBand the in-band section (from its position to its limit)
+     * @param oob the OOB buffers in order
+     * @param signed whether the frame carries a signature trailer
+     * @return the frame's length in bytes
+     */
+    public static long frameLength(ByteBuffer inBand, List<ByteBuffer> oob, boolean signed) {
+        return frameLength(layout(inBand, oob), signed);
+    }
+
+    /** Header and OOB table: everything before the in-band section. */
+    private static ByteBuffer header(FrameLayout layout, boolean signed) {
+        int k = layout.bufferOffsets().length;
+        ByteBuffer header = ByteBuffer.allocate((int) layout.inBandOffset()).order(ByteOrder.LITTLE_ENDIAN);
+        header.put(MAGIC).put(VERSION).put((byte) (signed ? FrameSignature.FLAG_SIGNED : 0)).putShort((short) 0);
+        header.putInt(k).putInt(0);
+        header.putLong(layout.inBandLength()).putLong(frameLength(layout, signed));
+        for (int i = 0; i < k; i++) {
+            header.putLong(layout.bufferOffsets()[i]).putLong(layout.bufferLengths()[i]);
+        }
+        return header.flip();
+    }
+
+    /**
+     * The frame's pieces in order: header, in-band, then padding and buffer for each OOB buffer,
+     * then, for a signed result, the HMAC-SHA256 trailer over all the pieces before it.
+     */
+    private static List<ByteBuffer> pieces(ByteBuffer inBand, List<ByteBuffer> oob, byte[] key, FrameLayout layout) {
+        List<ByteBuffer> pieces = new ArrayList<>();
+        pieces.add(header(layout, key != null));
+        pieces.add(inBand.duplicate());
+        long end = layout.inBandOffset() + layout.inBandLength();
+        for (int i = 0; i < oob.size(); i++) {
+            int padding = (int) (layout.bufferOffsets()[i] - end);
+            if (padding > 0) {
+                pieces.add(ZEROS.duplicate().limit(padding));
+            }
+            pieces.add(oob.get(i).duplicate());
+            end = layout.bufferOffsets()[i] + layout.bufferLengths()[i];
+        }
+        if (key != null) {
+            pieces.add(ByteBuffer.wrap(FrameSignature.sign(key, pieces)));
+        }
+        return pieces;
+    }
+
+    /**
+     * The contiguous frame as one heap buffer (copies every buffer once).
+     *
+     * @param inBand the in-band section
+     * @param oob the OOB buffers in order
+     * @param key the signing key (already checked with {@link FrameSignature#checkKey}), or null
+     *     for an unsigned frame
+     * @return a buffer holding exactly the frame, position 0
+     * @throws SerializationException if the frame is too large for one ByteBuffer
+     */
+    public static ByteBuffer toFrame(ByteBuffer inBand, List<ByteBuffer> oob, byte[] key) {
+        FrameLayout layout = layout(inBand, oob);
+        long total = frameLength(layout, key != null);
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new SerializationException("a frame of " + total
+                    + " bytes does not fit in one Java ByteBuffer; use writeTo(channel)");
+        }
+        ByteBuffer frame = ByteBuffer.allocate((int) total);
+        for (ByteBuffer piece : pieces(inBand, oob, key, layout)) {
+            frame.put(piece);
+        }
+        return frame.flip();
+    }
+
+    /**
+     * Writes the contiguous frame to {@code channel}, handing the OOB buffers to it without
+     * copying them first (a gathering write where the channel supports it).
+     *
+     * @param inBand the in-band section
+     * @param oob the OOB buffers in order
+     * @param key the signing key (already checked), or null for an unsigned frame
+     * @param channel where the frame goes
+     * @return the number of bytes written, the frame's length
+     * @throws IOException if the channel fails
+     */
+    public static long writeTo(ByteBuffer inBand, List<ByteBuffer> oob, byte[] key, WritableByteChannel channel)
+            throws IOException {
+        FrameLayout layout = layout(inBand, oob);
+        ByteBuffer[] pieces = pieces(inBand, oob, key, layout).toArray(ByteBuffer[]::new);
+        long total = frameLength(layout, key != null);
+        if (channel instanceof GatheringByteChannel gathering) {
+            long remaining = total;
+            int first = 0;
+            while (remaining > 0) {
+                remaining -= gathering.write(pieces, first, pieces.length - first);
+                while (first < pieces.length && !pieces[first].hasRemaining()) {
+                    first++;
+                }
+            }
+        } else {
+            for (ByteBuffer piece : pieces) {
+                while (piece.hasRemaining()) {
+                    channel.write(piece);
+                }
+            }
+        }
+        return total;
+    }
+}

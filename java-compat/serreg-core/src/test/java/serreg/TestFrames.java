@@ -1,0 +1,118 @@
+package serreg;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.msgpack.core.MessageBufferPacker;
+import org.msgpack.core.MessagePack;
+import serreg.wire.ClassIdHash;
+
+/**
+ * Builds frames for tests of hostile input, byte by byte: valid frames around arbitrary in-band
+ * bytes, deep nesting at and past the limits, and a thread with a small stack to decode them
+ * on. Shared with the other modules' tests through serreg-core's test jar.
+ */
+public final class TestFrames {
+    private TestFrames() {
+    }
+
+    /** A well-formed frame around arbitrary in-band bytes and buffers. */
+    public static byte[] rawFrame(String classId, byte[] inBand, byte[]... buffers) {
+        ByteBuffer section = ByteBuffer.allocate(8 + inBand.length).put(ClassIdHash.of(classId).toBytes()).put(inBand).flip();
+        List<ByteBuffer> oob = Arrays.stream(buffers).map(ByteBuffer::wrap).toList();
+        return TestFiles.bytes(new SerializationResult(section, oob).toFrame());
+    }
+
+    /** Writes msgpack with msgpack-core's packer. */
+    public interface Packing {
+        void pack(MessageBufferPacker p) throws IOException;
+    }
+
+    /** The bytes {@code packing} writes. */
+    public static byte[] msgpack(Packing packing) {
+        try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
+            packing.pack(p);
+            return p.toByteArray();
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** The parts one after the other. */
+    public static byte[] concat(byte[]... parts) {
+        ByteBuffer out = ByteBuffer.allocate(Arrays.stream(parts).mapToInt(p -> p.length).sum());
+        for (byte[] p : parts) {
+            out.put(p);
+        }
+        return out.array();
+    }
+
+    /** {@code unit} {@code times} times. */
+    public static byte[] repeat(byte[] unit, int times) {
+        byte[] out = new byte[unit.length * times];
+        for (int i = 0; i < times; i++) {
+            System.arraycopy(unit, 0, out, i * unit.length, unit.length);
+        }
+        return out;
+    }
+
+    /** Runs {@code task} on a thread with a small stack (256 KiB), as a stand-in for a busy server thread. */
+    public static <T> T onSmallStack(Supplier<T> task) throws InterruptedException {
+        AtomicReference<Object> out = new AtomicReference<>();
+        Thread t = new Thread(null, () -> {
+            try {
+                out.set(task.get());
+            } catch (Throwable e) {
+                out.set(e);
+            }
+        }, "small-stack", 256 * 1024);
+        t.start();
+        t.join();
+        if (out.get() instanceof Throwable e && !(e instanceof DeserializationException)) {
+            throw new AssertionError("threw " + e, e);
+        }
+        @SuppressWarnings("unchecked")
+        T result = (T) out.get();
+        return result;
+    }
+
+    /** tuple(tuple(...(None))) {@code levels} deep, each level an ext 0 inside the one above. */
+    public static byte[] nestedTuples(int levels) {
+        byte[] tuple = ClassIdHash.of("tuple").toBytes();
+        byte[] none = concat(ClassIdHash.of("None").toBytes(), new byte[] {(byte) 0xc0});
+        ByteBuffer section = ByteBuffer.allocate(15 * levels + none.length);
+        for (int k = levels; k > 0; k--) {
+            int inner = 15 * (k - 1) + none.length;
+            section.put(tuple).put((byte) 0x91).put((byte) 0xc9).putInt(inner).put((byte) 0);
+        }
+        section.put(none).flip();
+        return TestFiles.bytes(new SerializationResult(section).toFrame());
+    }
+
+    /**
+     * 99 nested lists (the most maxDepth=100 allows, with the list that holds them), each holding
+     * 1,024 nested arrays (the most maxMsgpackNesting allows) around the next.
+     */
+    public static byte[] deepestAllowedFrame() {
+        return deepFrame(99);
+    }
+
+    /** {@code levels} nested lists, each holding 1,024 nested arrays around the next. */
+    public static byte[] deepFrame(int levels) {
+        byte[] section = concat(ClassIdHash.of("list").toBytes(), repeat(new byte[] {(byte) 0x91}, 1024), new byte[] {(byte) 0xc0});
+        for (int k = 0; k < levels; k++) {
+            byte[] inner = section;
+            byte[] doc = msgpack(p -> {
+                for (int i = 0; i < 1024; i++) {
+                    p.packArrayHeader(1);
+                }
+                p.packExtensionTypeHeader((byte) 0, inner.length).writePayload(inner);
+            });
+            section = concat(ClassIdHash.of("list").toBytes(), new byte[] {(byte) 0x91}, doc);
+        }
+        return TestFiles.bytes(new SerializationResult(ByteBuffer.wrap(section)).toFrame());
+    }
+}
