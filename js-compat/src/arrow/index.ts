@@ -1,0 +1,3 @@
+/** Placeholder replaced below. */
+import type { Registry } from "../registry.js";
+export function installArrow(_registry: Registry): void {}

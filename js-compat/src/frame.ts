@@ -1,0 +1,169 @@
+/**
+ * The contiguous frame (docs/FORMAT.md, section 4): one serialization result in
+ * one byte string, every out-of-band buffer at a 64-byte-aligned offset from the
+ * frame start, so readers can view buffers in place.
+ *
+ *     magic "SREG" | version 1 | flags | reserved | K | reserved | N | total length
+ *     OOB table: K x (u64 offset, u64 length)
+ *     in-band section (N bytes, ClassIDHash first)
+ *     zero padding, buffer 0, zero padding, buffer 1, ... [32-byte signature]
+ *
+ * Reading checks the whole layout once, in the order of section 4.1, before any
+ * in-band byte is decoded; each failure names the byte offset of the field at fault.
+ */
+import { CLASS_ID_HASH_SIZE } from "./classId.js";
+import { DeserializationError, LimitExceededError } from "./errors.js";
+import { Limits } from "./limits.js";
+import { FLAG_SIGNED, FLAG_SIGNED_V1, SIGNATURE_SIZE, SigningKey, notSignedError, v1SignedError } from "./signing.js";
+
+export const MAGIC = [0x53, 0x52, 0x45, 0x47];
+export const FORMAT_VERSION = 1;
+export const ALIGNMENT = 64;
+export const HEADER_SIZE = 32;
+export const TABLE_ENTRY_SIZE = 16;
+const ZEROS = new Uint8Array(ALIGNMENT);
+
+export function align64(n: number): number {
+  return Math.ceil(n / ALIGNMENT) * ALIGNMENT;
+}
+
+/** Total frame length for an in-band section and buffers of these lengths. */
+export function frameLength(inBandLength: number, bufferLengths: readonly number[], signed: boolean): number {
+  let end = HEADER_SIZE + TABLE_ENTRY_SIZE * bufferLengths.length + inBandLength;
+  for (const length of bufferLengths) end = align64(end) + length;
+  return signed ? end + SIGNATURE_SIZE : end;
+}
+
+/** The pieces of a frame, in order; nothing is copied (buffers are the caller's views). */
+export function framePieces(inBand: Uint8Array, buffers: readonly Uint8Array[], key: SigningKey | null): Uint8Array[] {
+  const count = buffers.length;
+  const head = new Uint8Array(HEADER_SIZE + TABLE_ENTRY_SIZE * count);
+  const view = new DataView(head.buffer);
+  let end = head.length + inBand.length;
+  const pieces: Uint8Array[] = [head, inBand];
+  for (let i = 0; i < count; i++) {
+    const offset = align64(end);
+    const length = buffers[i]!.length;
+    view.setBigUint64(HEADER_SIZE + TABLE_ENTRY_SIZE * i, BigInt(offset), true);
+    view.setBigUint64(HEADER_SIZE + TABLE_ENTRY_SIZE * i + 8, BigInt(length), true);
+    if (offset > end) pieces.push(ZEROS.subarray(0, offset - end));
+    pieces.push(buffers[i]!);
+    end = offset + length;
+  }
+  head.set(MAGIC, 0);
+  head[4] = FORMAT_VERSION;
+  head[5] = key === null ? 0 : FLAG_SIGNED;
+  view.setUint32(8, count, true);
+  view.setBigUint64(16, BigInt(inBand.length), true);
+  view.setBigUint64(24, BigInt(key === null ? end : end + SIGNATURE_SIZE), true);
+  if (key !== null) pieces.push(key.sign(pieces));
+  return pieces;
+}
+
+/** A parsed frame: views of its in-band section and buffers (no copies). */
+export interface FrameView {
+  readonly inBand: Uint8Array;
+  readonly inBandOffset: number;
+  readonly buffers: Uint8Array[];
+  readonly bufferOffsets: number[];
+  readonly signed: boolean;
+}
+
+function tooLarge(size: bigint, limits: Limits): LimitExceededError {
+  return new LimitExceededError(`frame of ${size} bytes is larger than maxFrameSize=${limits.maxFrameSize}; raise it with new Limits({ maxFrameSize }) if such frames are expected`, 24);
+}
+
+/** The total length a frame header declares (for stream readers), after checking the magic and the size limit. */
+export function declaredFrameLength(header: Uint8Array, limits: Limits): number {
+  if (header.length < HEADER_SIZE) throw new DeserializationError(`not a serreg frame: ${header.length} bytes is shorter than the ${HEADER_SIZE}-byte header`, header.length);
+  checkMagic(header);
+  const total = new DataView(header.buffer, header.byteOffset, HEADER_SIZE).getBigUint64(24, true);
+  if (limits.maxFrameSize !== null && total > BigInt(limits.maxFrameSize)) throw tooLarge(total, limits);
+  if (total > BigInt(Number.MAX_SAFE_INTEGER)) throw new DeserializationError(`frame header declares ${total} bytes, more than a JS program can address`, 24);
+  return Number(total);
+}
+
+function checkMagic(frame: Uint8Array): void {
+  if (frame[0] !== MAGIC[0] || frame[1] !== MAGIC[1] || frame[2] !== MAGIC[2] || frame[3] !== MAGIC[3]) {
+    const got = Array.from(frame.subarray(0, 4), (b) => b.toString(16).padStart(2, "0")).join(" ");
+    throw new DeserializationError(`not a serreg frame: starts with bytes ${got}, expected "SREG"`, 0);
+  }
+}
+
+/** Checks the whole layout of `frame` (section 4.1) and returns views of its parts. */
+export function readFrame(frame: Uint8Array, limits: Limits, key: SigningKey | null): FrameView {
+  const size = frame.length;
+  if (size < HEADER_SIZE) {
+    throw new DeserializationError(`not a serreg frame: ${size} bytes is shorter than the ${HEADER_SIZE}-byte header`, size);
+  }
+  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+  checkMagic(frame);
+  const version = frame[4]!;
+  if (version !== FORMAT_VERSION) {
+    throw new DeserializationError(`unsupported frame format version ${version}; this serreg reads version ${FORMAT_VERSION}`, 4);
+  }
+  const flags = frame[5]!;
+  if (view.getUint16(6, true) !== 0 || view.getUint32(12, true) !== 0) {
+    throw new DeserializationError("reserved header fields are not zero", view.getUint16(6, true) !== 0 ? 6 : 12);
+  }
+  const count = view.getUint32(8, true);
+  const inBandLength = view.getBigUint64(16, true);
+  const total = view.getBigUint64(24, true);
+  if (limits.maxFrameSize !== null && (total > BigInt(limits.maxFrameSize) || size > limits.maxFrameSize)) {
+    throw tooLarge(total > BigInt(size) ? total : BigInt(size), limits);
+  }
+  if (total !== BigInt(size)) {
+    throw new DeserializationError(`frame header says the frame is ${total} bytes, but ${size} bytes were given`, 24);
+  }
+  if (flags & ~(FLAG_SIGNED | FLAG_SIGNED_V1)) {
+    throw new DeserializationError(`unknown frame flags 0x${(flags & ~(FLAG_SIGNED | FLAG_SIGNED_V1)).toString(16).padStart(2, "0")}; this serreg knows only 0x02 (signed)`, 5);
+  }
+  if (flags & FLAG_SIGNED_V1) throw v1SignedError();
+  const signed = (flags & FLAG_SIGNED) !== 0;
+  let end = size;
+  if (key !== null && !signed) throw notSignedError();
+  if (signed) {
+    end = size - SIGNATURE_SIZE;
+    if (end < HEADER_SIZE) {
+      throw new DeserializationError(`a signed frame needs a ${SIGNATURE_SIZE}-byte signature after its header; ${size} bytes is too short`, size);
+    }
+    if (key !== null) key.verify(frame, end);
+  }
+  if (limits.maxBuffers !== null && count > limits.maxBuffers) {
+    throw new LimitExceededError(`frame declares ${count} out-of-band buffers, more than maxBuffers=${limits.maxBuffers}; raise it with new Limits({ maxBuffers }) if such frames are expected`, 8);
+  }
+  const tableEnd = HEADER_SIZE + TABLE_ENTRY_SIZE * count;
+  if (tableEnd > end) {
+    throw new DeserializationError(`frame declares ${count} out-of-band buffers, but their table does not fit in ${end} bytes`, 8);
+  }
+  if (inBandLength < BigInt(CLASS_ID_HASH_SIZE) || BigInt(tableEnd) + inBandLength > BigInt(end)) {
+    throw new DeserializationError(`in-band section length ${inBandLength} is invalid for a frame whose table ends at ${tableEnd} and whose parts end at ${end}`, 16);
+  }
+  const inBandEnd = tableEnd + Number(inBandLength);
+  let expected = inBandEnd;
+  const buffers: Uint8Array[] = [];
+  const offsets: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const entry = HEADER_SIZE + TABLE_ENTRY_SIZE * i;
+    const offset = view.getBigUint64(entry, true);
+    const length = view.getBigUint64(entry + 8, true);
+    const aligned = align64(expected);
+    if (offset !== BigInt(aligned)) {
+      throw new DeserializationError(`out-of-band buffer ${i} starts at ${offset}, expected the 64-byte-aligned offset ${aligned} (buffers follow each other in order, without overlap)`, entry);
+    }
+    if (length > BigInt(end - aligned)) {
+      throw new DeserializationError(`out-of-band buffer ${i} (${length} bytes at offset ${offset}) runs past the end of the frame's parts at ${end}`, entry + 8);
+    }
+    for (let p = expected; p < aligned; p++) {
+      if (frame[p] !== 0) throw new DeserializationError(`padding before out-of-band buffer ${i} is not zero`, p);
+    }
+    const n = Number(length);
+    buffers.push(frame.subarray(aligned, aligned + n));
+    offsets.push(aligned);
+    expected = aligned + n;
+  }
+  if (expected !== end) {
+    throw new DeserializationError(`frame has ${end - expected} bytes after its last part`, expected);
+  }
+  return { inBand: frame.subarray(tableEnd, inBandEnd), inBandOffset: tableEnd, buffers, bufferOffsets: offsets, signed };
+}

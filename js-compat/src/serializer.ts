@@ -1,0 +1,51 @@
+/**
+ * The serializer protocol: what a class ID is bound to (mirrors Python's
+ * `serreg.Serializer` and Java's `serreg.Serializer`).
+ *
+ * `serialize` returns the value's in-band bytes (without the ClassIDHash, which
+ * the registry adds) and its out-of-band buffers; `deserialize` gets the in-band
+ * bytes and the frame's shared {@link OutOfBand} cursor and takes exactly the
+ * buffers it wrote, in order. Both get the call's context, which packs and
+ * unpacks msgpack value trees whose non-native values are nested serreg values
+ * (ext 0), so a serializer can hold arbitrary serreg values.
+ */
+import type { Writer } from "./msgpack/writer.js";
+import type { OutOfBand } from "./oob.js";
+import type { SerializationResult } from "./result.js";
+import type { DecodeContext } from "./decode.js";
+import type { Encoder } from "./encode.js";
+
+export interface Serializer<T = any> {
+  /** In-band bytes (one msgpack value for the standard types) and out-of-band buffers. */
+  serialize(value: T, context: Encoder): SerializationResult;
+  /**
+   * The value back from its in-band bytes; `base` is the frame offset of
+   * `inBand[0]` (null when not from a frame), for error messages.
+   */
+  deserialize(inBand: Uint8Array, oob: OutOfBand, context: DecodeContext, base: number | null): T;
+  /** Optional: false passes a value of the registered class on (it is then refused). */
+  accepts?(value: T): boolean;
+  /** Optional: true for values of other classes this serializer serves (duck typing). */
+  matches?(value: unknown): boolean;
+  /** Optional fast path: write the in-band straight into `w` (buffers go to `context.oob`). */
+  write?(w: Writer, value: T, context: Encoder): void;
+}
+
+/** A class ID bound to a serializer and the classes it serves. */
+export interface Registration {
+  readonly classId: string;
+  readonly hash: Uint8Array;
+  /** Lowercase hex of the hash (the lookup key). */
+  readonly key: string;
+  readonly serializer: Serializer;
+  readonly classes: readonly Function[];
+}
+
+/** What encoding and decoding need from a registry. */
+export interface RegistryTables {
+  byHash(key: string): Registration | undefined;
+  /** The registration that writes `value` (exact class, then serializers' `matches`), or undefined. */
+  forObject(value: object): Registration | undefined;
+  /** The registration under a class ID (must exist). */
+  byId(classId: string): Registration;
+}
