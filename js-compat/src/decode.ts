@@ -9,7 +9,7 @@
 import { CLASS_ID_HASH_SIZE, hashKey } from "./classId.js";
 import { DeserializationError, LimitExceededError, RemoteError, SerregError, UntrustedClassIDError } from "./errors.js";
 import { Limits } from "./limits.js";
-import { readDocument } from "./msgpack/reader.js";
+import { readDocument, type ExtReader } from "./msgpack/reader.js";
 import { OutOfBand } from "./oob.js";
 import type { Registration, RegistryTables } from "./serializer.js";
 import { OpaqueValue } from "./types/opaque.js";
@@ -19,6 +19,8 @@ export const CODE_LOADING_CLASS_IDS: ReadonlySet<string> = new Set(["serreg.pick
 
 export class DecodeContext {
   private depth = 0;
+  /** Per-call state of extensions (ext types 1..127): one deserialize call is one scope. */
+  readonly scope = new Map<unknown, unknown>();
 
   constructor(
     readonly tables: RegistryTables,
@@ -35,7 +37,16 @@ export class DecodeContext {
 
   /** Decodes one msgpack value tree; its ext 0 values are nested serreg values sharing `oob`. */
   unpack(bytes: Uint8Array, oob: OutOfBand, base: number | null): unknown {
+    const extensions = this.tables.extensions;
+    let extTypes: Map<number, ExtReader> | null = null;
+    if (extensions.size) {
+      extTypes = new Map();
+      for (const [type, extension] of extensions) {
+        extTypes.set(type, (buf, start, length) => extension.read(buf.subarray(start, start + length), oob, this, base === null ? null : base + start));
+      }
+    }
     return readDocument(bytes, {
+      extTypes,
       ext: (buf, start, length) => this.section(buf.subarray(start, start + length), oob, base === null ? null : base + start, false),
       maxNesting: this.limits.maxMsgpackNesting,
       exactFloats: this.exactFloats,

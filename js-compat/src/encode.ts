@@ -68,6 +68,8 @@ export class Encoder {
   /** Out-of-band buffers, in document order. */
   oob: Uint8Array[] = [];
   private depth = 0;
+  /** Per-call state of extensions (ext types 1..127): one serialize call is one scope. */
+  readonly scope = new Map<unknown, unknown>();
 
   constructor(
     readonly tables: RegistryTables,
@@ -202,6 +204,14 @@ export class Encoder {
       w.endExt(start, 0);
       for (const b of value.buffers) this.oob.push(b);
       return;
+    }
+    if (this.tables.extensions.size) {
+      for (const extension of this.tables.extensions.values()) {
+        if (extension.writes(value)) {
+          extension.write(w, value, this);
+          return;
+        }
+      }
     }
     const registration = typeof value === "bigint" ? this.tables.byId("int") : this.tables.forObject(value as object);
     if (registration === undefined) {

@@ -17,7 +17,7 @@ addStandardInstaller(installArrow);
 
 export { Registry, STANDARD_DATA_CLASS_IDS } from "./registry.js";
 export type { RegistryOptions, SerializeOptions, DeserializeOptions, FrameInput } from "./registry.js";
-export type { Serializer, Registration } from "./serializer.js";
+export type { Serializer, Registration, ExtensionType } from "./serializer.js";
 export { SerializationResult } from "./result.js";
 export { OutOfBand } from "./oob.js";
 export { Limits, DEFAULT_LIMITS } from "./limits.js";

@@ -22,7 +22,7 @@ import { DEFAULT_LIMITS, Limits } from "./limits.js";
 import { Writer } from "./msgpack/writer.js";
 import { OutOfBand } from "./oob.js";
 import { SerializationResult } from "./result.js";
-import type { Registration, RegistryTables, Serializer } from "./serializer.js";
+import type { ExtensionType, Registration, RegistryTables, Serializer } from "./serializer.js";
 import { SigningKey, toSigningKey } from "./signing.js";
 import { Float64 } from "./types/numbers.js";
 import { OpaqueValue } from "./types/opaque.js";
@@ -90,6 +90,7 @@ export class Registry implements RegistryTables {
   private allowed = new Set<string>();
   private readonly allowedIds = new Set<string>();
   private installingStandard = false;
+  readonly extensions = new Map<number, ExtensionType>();
 
   constructor(options: RegistryOptions = {}) {
     this.trusted = options.trusted ?? true;
@@ -150,6 +151,17 @@ export class Registry implements RegistryTables {
       else this.byClass.delete(cls);
     }
     this.matchers = this.matchers.filter((r) => r.classId !== classId);
+  }
+
+  /**
+   * Plug in a msgpack ext type other than 0 (1..127; -1 is msgpack's timestamp,
+   * never used): the extension point for cross-language structs (ext 1 and 2,
+   * team decision 4). Frames holding an ext type with no extension are refused.
+   */
+  registerExtensionType(type: number, extension: ExtensionType): void {
+    if (!Number.isInteger(type) || type < 1 || type > 127) throw new RegistrationError(`ext type ${type} cannot be registered: 0 is the nested value, and extensions use 1..127`);
+    if (this.extensions.has(type)) throw new RegistrationError(`ext type ${type} already has an extension`);
+    this.extensions.set(type, extension);
   }
 
   getSerializer(classId: string): Serializer {

@@ -31,6 +31,22 @@ export interface Serializer<T = any> {
   write?(w: Writer, value: T, context: Encoder): void;
 }
 
+/**
+ * A msgpack ext type other than 0 (1..127 are reserved by docs/FORMAT.md section 3
+ * until defined), plugged into the codec: the extension point for cross-language
+ * structs (team decision 4: ext 1 "definition + instance", ext 2 "instance").
+ * `context.scope` / `encoder.scope` hold per-call state (a struct definition
+ * table whose indices are scoped to one serialize or deserialize call).
+ */
+export interface ExtensionType {
+  /** The value of one ext of this type, from its payload. */
+  read(payload: Uint8Array, oob: OutOfBand, context: DecodeContext, base: number | null): unknown;
+  /** True for the values this extension writes (asked before the class lookup). */
+  writes(value: unknown): boolean;
+  /** Writes `value` as one complete msgpack ext of this type (use w.beginExt/endExt). */
+  write(w: Writer, value: unknown, context: Encoder): void;
+}
+
 /** A class ID bound to a serializer and the classes it serves. */
 export interface Registration {
   readonly classId: string;
@@ -48,4 +64,6 @@ export interface RegistryTables {
   forObject(value: object): Registration | undefined;
   /** The registration under a class ID (must exist). */
   byId(classId: string): Registration;
+  /** Registered ext types other than 0, by type code. */
+  readonly extensions: ReadonlyMap<number, ExtensionType>;
 }

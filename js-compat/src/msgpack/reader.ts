@@ -21,7 +21,9 @@ import { decodeUtf8 } from "../text.js";
 
 export interface ReadOptions {
   /** Called for ext type 0 with the payload range; returns the nested value. */
-  ext?: ((bytes: Uint8Array, start: number, length: number) => unknown) | null;
+  ext?: ExtReader | null;
+  /** Readers of other ext types (1..127) registered as extensions (e.g. cross-language structs). */
+  extTypes?: ReadonlyMap<number, ExtReader> | null;
   /** Most arrays and maps open at once (1,024); null: unbounded. */
   maxNesting: number | null;
   /** Whole-valued floats come back as Float64 (true, exact) or as plain numbers (false). */
@@ -31,6 +33,9 @@ export interface ReadOptions {
   /** Absolute offset of bytes[0] in the frame, for error messages (null: unknown). */
   base: number | null;
 }
+
+/** Reads the ext payload at bytes[start, start + length) into a value. */
+export type ExtReader = (bytes: Uint8Array, start: number, length: number) => unknown;
 
 export const PLAIN_READ: ReadOptions = { ext: null, maxNesting: 1024, exactFloats: true, dicts: "auto", base: null };
 
@@ -210,6 +215,12 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
           const type = dv().getInt8(pos);
           pos += 1;
           need(n, at, "ext");
+          const extension = type !== 0 ? options.extTypes?.get(type) : undefined;
+          if (extension !== undefined) {
+            value = extension(bytes, pos, n);
+            pos += n;
+            break;
+          }
           if (type !== 0) {
             throw fail(type === -1
               ? "msgpack ext type -1 (timestamp) is not used by serreg"
