@@ -31,9 +31,17 @@ function checkFieldTree(message: Uint8Array): void {
   if (fb.headerType() !== MessageHeader.Schema) throw new DeserializationError("Arrow schema message does not hold a Schema");
   const schema = fb.header(new FbSchema()) as FbSchema | null;
   if (schema === null) throw new DeserializationError("Arrow schema message has no header");
+  // A flatbuffer vector of n tables takes at least 4n bytes: longer claims are corrupt (and a
+  // decoder that trusted them would allocate for them).
+  const maxVector = Math.floor(message.length / 4);
+  const vector = (n: number, what: string): number => {
+    if (!(n >= 0 && n <= maxVector)) throw new DeserializationError(`Arrow schema message claims ${n} ${what}, more than its ${message.length} bytes can hold`);
+    return n;
+  };
+  vector(schema.customMetadataLength(), "schema metadata entries");
   let budget = Math.ceil(message.length / 8) + 16;
   const pending: [FbField, number][] = [];
-  for (let i = 0; i < schema.fieldsLength(); i++) {
+  for (let i = 0; i < vector(schema.fieldsLength(), "fields"); i++) {
     const field = schema.fields(i);
     if (field === null) throw new DeserializationError(`Arrow schema field ${i} is missing`);
     pending.push([field, 1]);
@@ -42,7 +50,10 @@ function checkFieldTree(message: Uint8Array): void {
     const [field, depth] = pending.pop()!;
     if (--budget < 0) throw new DeserializationError("Arrow schema message describes more fields than its bytes can hold (shared flatbuffer tables)");
     if (depth > MAX_FIELD_DEPTH) throw new DeserializationError(`Arrow schema fields nest more than ${MAX_FIELD_DEPTH} deep`);
-    for (let j = 0; j < field.childrenLength(); j++) {
+    vector(field.customMetadataLength(), "field metadata entries");
+    const children = vector(field.childrenLength(), "child fields");
+    if (children > budget) throw new DeserializationError("Arrow schema message describes more fields than its bytes can hold");
+    for (let j = 0; j < children; j++) {
       const child = field.children(j);
       if (child === null) throw new DeserializationError("Arrow schema field child is missing");
       pending.push([child, depth + 1]);
