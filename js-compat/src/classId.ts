@@ -2,7 +2,7 @@
  * ClassIDHash (docs/FORMAT.md, section 2): the first 8 bytes of SHA-256 of the
  * UTF-8 bytes of a class ID, written on the wire as those 8 bytes.
  *
- * Lookups key registrations by the hash as a 16-digit lowercase hex string.
+ * Lookups key registrations by the hash as a string of 8 char codes (one per byte).
  */
 import { createHash } from "node:crypto";
 import { isWellFormed } from "./text.js";
@@ -30,7 +30,8 @@ export function toHex(bytes: Uint8Array, start = 0, length = bytes.length - star
   return out;
 }
 
-/** The lookup key of the ClassIDHash at `bytes[start, start + 8)`. */
+/** The lookup key of the ClassIDHash at `bytes[start, start + 8)`: its bytes as 8 char codes. */
 export function hashKey(bytes: Uint8Array, start = 0): string {
-  return toHex(bytes, start, CLASS_ID_HASH_SIZE);
+  return String.fromCharCode(bytes[start]!, bytes[start + 1]!, bytes[start + 2]!, bytes[start + 3]!,
+    bytes[start + 4]!, bytes[start + 5]!, bytes[start + 6]!, bytes[start + 7]!);
 }

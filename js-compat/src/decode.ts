@@ -6,7 +6,7 @@
  * certain (section 3), and turns every failure into a DeserializationError
  * that names the class IDs around it and the byte offset.
  */
-import { CLASS_ID_HASH_SIZE, hashKey } from "./classId.js";
+import { CLASS_ID_HASH_SIZE, hashKey, toHex } from "./classId.js";
 import { DeserializationError, LimitExceededError, RemoteError, SerregError, UntrustedClassIDError } from "./errors.js";
 import { Limits } from "./limits.js";
 import { readDocument, type ExtReader } from "./msgpack/reader.js";
@@ -70,7 +70,7 @@ export class DecodeContext {
     }
     const key = hashKey(section);
     const registration = this.tables.byHash(key);
-    if (this.allowed !== null && !this.allowed.has(key)) throw refusal(key, registration, base);
+    if (this.allowed !== null && !this.allowed.has(key)) throw refusal(toHex(section, 0, CLASS_ID_HASH_SIZE), registration, base);
     const depth = this.depth + 1;
     if (this.limits.maxDepth !== null && depth > this.limits.maxDepth) {
       throw located(new LimitExceededError(`values are nested more than maxDepth=${this.limits.maxDepth} deep; raise it with new Limits({ maxDepth }) if such values are expected`, base));
@@ -92,7 +92,7 @@ export class DecodeContext {
     const hash = section.subarray(0, CLASS_ID_HASH_SIZE);
     if (topLevel) return new OpaqueValue(hash, null, inBand, oob.takeAll());
     if (oob.remaining > 0) {
-      throw located(new DeserializationError(`a nested value of unknown ClassIDHash ${hashKey(section)} is followed by out-of-band buffers, and without its serializer TypeScript cannot tell how many of them it owns; register a serializer for its class ID`, base));
+      throw located(new DeserializationError(`a nested value of unknown ClassIDHash ${toHex(section, 0, CLASS_ID_HASH_SIZE)} is followed by out-of-band buffers, and without its serializer TypeScript cannot tell how many of them it owns; register a serializer for its class ID`, base));
     }
     return new OpaqueValue(hash, null, inBand, []);
   }

@@ -34,6 +34,22 @@ export function frameLength(inBandLength: number, bufferLengths: readonly number
   return signed ? end + SIGNATURE_SIZE : end;
 }
 
+function setU64(view: DataView, at: number, value: number): void {
+  view.setUint32(at, value >>> 0, true);
+  view.setUint32(at + 4, Math.floor(value / 0x100000000), true);
+}
+
+/** The frame of an unsigned result without buffers, in one allocation. */
+export function smallFrame(inBand: Uint8Array): Uint8Array {
+  const out = new Uint8Array(HEADER_SIZE + inBand.length);
+  const view = new DataView(out.buffer);
+  out[0] = 0x53; out[1] = 0x52; out[2] = 0x45; out[3] = 0x47; out[4] = FORMAT_VERSION;
+  setU64(view, 16, inBand.length);
+  setU64(view, 24, out.length);
+  out.set(inBand, HEADER_SIZE);
+  return out;
+}
+
 /** The pieces of a frame, in order; nothing is copied (buffers are the caller's views). */
 export function framePieces(inBand: Uint8Array, buffers: readonly Uint8Array[], key: SigningKey | null): Uint8Array[] {
   const count = buffers.length;
@@ -44,8 +60,8 @@ export function framePieces(inBand: Uint8Array, buffers: readonly Uint8Array[], 
   for (let i = 0; i < count; i++) {
     const offset = align64(end);
     const length = buffers[i]!.length;
-    view.setBigUint64(HEADER_SIZE + TABLE_ENTRY_SIZE * i, BigInt(offset), true);
-    view.setBigUint64(HEADER_SIZE + TABLE_ENTRY_SIZE * i + 8, BigInt(length), true);
+    setU64(view, HEADER_SIZE + TABLE_ENTRY_SIZE * i, offset);
+    setU64(view, HEADER_SIZE + TABLE_ENTRY_SIZE * i + 8, length);
     if (offset > end) pieces.push(ZEROS.subarray(0, offset - end));
     pieces.push(buffers[i]!);
     end = offset + length;
@@ -54,8 +70,8 @@ export function framePieces(inBand: Uint8Array, buffers: readonly Uint8Array[], 
   head[4] = FORMAT_VERSION;
   head[5] = key === null ? 0 : FLAG_SIGNED;
   view.setUint32(8, count, true);
-  view.setBigUint64(16, BigInt(inBand.length), true);
-  view.setBigUint64(24, BigInt(key === null ? end : end + SIGNATURE_SIZE), true);
+  setU64(view, 16, inBand.length);
+  setU64(view, 24, key === null ? end : end + SIGNATURE_SIZE);
   if (key !== null) pieces.push(key.sign(pieces));
   return pieces;
 }
@@ -91,6 +107,12 @@ function checkMagic(frame: Uint8Array): void {
 }
 
 /** Checks the whole layout of `frame` (section 4.1) and returns views of its parts. */
+/** A u64 little-endian as a number when below 2^53, else as a bigint. */
+function u64(view: DataView, at: number): number | bigint {
+  const hi = view.getUint32(at + 4, true);
+  return hi < 0x200000 ? hi * 0x100000000 + view.getUint32(at, true) : view.getBigUint64(at, true);
+}
+
 export function readFrame(frame: Uint8Array, limits: Limits, key: SigningKey | null): FrameView {
   const size = frame.length;
   if (size < HEADER_SIZE) {
@@ -107,12 +129,12 @@ export function readFrame(frame: Uint8Array, limits: Limits, key: SigningKey | n
     throw new DeserializationError("reserved header fields are not zero", view.getUint16(6, true) !== 0 ? 6 : 12);
   }
   const count = view.getUint32(8, true);
-  const inBandLength = view.getBigUint64(16, true);
-  const total = view.getBigUint64(24, true);
-  if (limits.maxFrameSize !== null && (total > BigInt(limits.maxFrameSize) || size > limits.maxFrameSize)) {
-    throw tooLarge(total > BigInt(size) ? total : BigInt(size), limits);
+  const inBandLength = u64(view, 16);
+  const total = u64(view, 24);
+  if (limits.maxFrameSize !== null && (total > limits.maxFrameSize || size > limits.maxFrameSize)) {
+    throw tooLarge(BigInt(total > size ? total : size), limits);
   }
-  if (total !== BigInt(size)) {
+  if (total !== size) {
     throw new DeserializationError(`frame header says the frame is ${total} bytes, but ${size} bytes were given`, 24);
   }
   if (flags & ~(FLAG_SIGNED | FLAG_SIGNED_V1)) {
@@ -136,7 +158,7 @@ export function readFrame(frame: Uint8Array, limits: Limits, key: SigningKey | n
   if (tableEnd > end) {
     throw new DeserializationError(`frame declares ${count} out-of-band buffers, but their table does not fit in ${end} bytes`, 8);
   }
-  if (inBandLength < BigInt(CLASS_ID_HASH_SIZE) || BigInt(tableEnd) + inBandLength > BigInt(end)) {
+  if (typeof inBandLength === "bigint" || inBandLength < CLASS_ID_HASH_SIZE || tableEnd + inBandLength > end) {
     throw new DeserializationError(`in-band section length ${inBandLength} is invalid for a frame whose table ends at ${tableEnd} and whose parts end at ${end}`, 16);
   }
   const inBandEnd = tableEnd + Number(inBandLength);
@@ -145,13 +167,13 @@ export function readFrame(frame: Uint8Array, limits: Limits, key: SigningKey | n
   const offsets: number[] = [];
   for (let i = 0; i < count; i++) {
     const entry = HEADER_SIZE + TABLE_ENTRY_SIZE * i;
-    const offset = view.getBigUint64(entry, true);
-    const length = view.getBigUint64(entry + 8, true);
+    const offset = u64(view, entry);
+    const length = u64(view, entry + 8);
     const aligned = align64(expected);
-    if (offset !== BigInt(aligned)) {
+    if (offset !== aligned) {
       throw new DeserializationError(`out-of-band buffer ${i} starts at ${offset}, expected the 64-byte-aligned offset ${aligned} (buffers follow each other in order, without overlap)`, entry);
     }
-    if (length > BigInt(end - aligned)) {
+    if (typeof length === "bigint" || length > end - aligned) {
       throw new DeserializationError(`out-of-band buffer ${i} (${length} bytes at offset ${offset}) runs past the end of the frame's parts at ${end}`, entry + 8);
     }
     for (let p = expected; p < aligned; p++) {

@@ -13,7 +13,7 @@
  * The native types (null, boolean, number, bigint, string, Uint8Array, Float64,
  * Array, plain objects, Map) are written by the codec and cannot be re-bound.
  */
-import { classIdHash, toHex } from "./classId.js";
+import { classIdHash, hashKey, toHex } from "./classId.js";
 import { DecodeContext, CODE_LOADING_CLASS_IDS } from "./decode.js";
 import { Encoder } from "./encode.js";
 import { DeserializationError, RegistrationError, SerializationError, SignatureError } from "./errors.js";
@@ -113,14 +113,14 @@ export class Registry implements RegistryTables {
       throw new RegistrationError(`a serializer needs serialize() and deserialize() methods (class ID '${classId}')`);
     }
     const hash = classIdHash(classId);
-    const key = toHex(hash);
+    const key = hashKey(hash);
     const existing = this.ids.get(classId);
     if (existing !== undefined && !sameClasses(existing.classes, list)) {
       throw new RegistrationError(`class ID '${classId}' is already bound to ${names(existing.classes)}; choose another class ID for ${names(list)} or unregister the old one first`);
     }
     const clash = this.hashes.get(key);
     if (clash !== undefined && clash.classId !== classId) {
-      throw new RegistrationError(`class ID '${classId}' has the same ClassIDHash (${key}) as the registered class ID '${clash.classId}'; choose another class ID`);
+      throw new RegistrationError(`class ID '${classId}' has the same ClassIDHash (${toHex(hash)}) as the registered class ID '${clash.classId}'; choose another class ID`);
     }
     if (!this.installingStandard) {
       for (const cls of list) {
@@ -184,7 +184,7 @@ export class Registry implements RegistryTables {
         throw new RegistrationError(`class ID '${classId}' runs code while decoding in Python; it cannot be allowed in untrusted mode. Deserialize with trusted: true instead, and only frames from a sender you trust`);
       }
       this.allowedIds.add(classId);
-      this.allowed.add(toHex(classIdHash(classId)));
+      this.allowed.add(hashKey(classIdHash(classId)));
     }
   }
 

@@ -5,7 +5,7 @@
  * into one contiguous frame with `toBytes()`, or into the frame's pieces (for
  * a vectored write, nothing joined) with `pieces()`.
  */
-import { framePieces, frameLength } from "./frame.js";
+import { framePieces, frameLength, smallFrame } from "./frame.js";
 import { SigningKey } from "./signing.js";
 
 export class SerializationResult {
@@ -35,6 +35,7 @@ export class SerializationResult {
 
   /** One contiguous frame (every buffer at a 64-byte-aligned offset). */
   toBytes(): Uint8Array {
+    if (this.buffers.length === 0 && this.key === null) return smallFrame(this.inBand);
     const pieces = this.pieces();
     let total = 0;
     for (const p of pieces) total += p.length;

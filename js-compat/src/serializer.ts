@@ -51,7 +51,7 @@ export interface ExtensionType {
 export interface Registration {
   readonly classId: string;
   readonly hash: Uint8Array;
-  /** Lowercase hex of the hash (the lookup key). */
+  /** The lookup key of the hash (its 8 bytes as char codes). */
   readonly key: string;
   readonly serializer: Serializer;
   readonly classes: readonly Function[];

@@ -99,31 +99,11 @@ function fail(message: string, at: number, options: ReadOptions): Deserializatio
  */
 export function readValue(bytes: Uint8Array, start: number, end: number, options: ReadOptions, cursor: { pos: number }): unknown {
   let view: DataView | null = null;
-  const dv = (): DataView => (view ??= new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const stack: (OpenArray | OpenMap)[] = [];
   const maxNesting = options.maxNesting ?? Infinity;
   let pos = start;
   let value: unknown;
-  const need = (n: number, at: number, what: string): void => {
-    if (n > end - pos) {
-      throw fail(`msgpack ${what} declares ${n} bytes but only ${end - pos} follow in the in-band`, at, options);
-    }
-  };
-  const open = (n: number, isMap: boolean, at: number): boolean => {
-    const minimum = isMap ? 2 * n : n;
-    if (minimum > end - pos) {
-      throw fail(`msgpack ${isMap ? "map" : "array"} declares ${n} ${isMap ? "entries" : "items"} but only ${end - pos} bytes follow in the in-band`, at, options);
-    }
-    if (n === 0) {
-      value = isMap ? (options.dicts === "map" ? new Map() : {}) : [];
-      return false;
-    }
-    if (stack.length >= maxNesting) {
-      throw new LimitExceededError(`msgpack arrays and maps are nested more than ${maxNesting} deep in one in-band (maxMsgpackNesting); raise it with new Limits({ maxMsgpackNesting }) if such values are expected`, options.base === null ? null : options.base + at);
-    }
-    stack.push(isMap ? new OpenMap(n, options.dicts === "map") : new OpenArray([], n));
-    return true;
-  };
+  let opened: OpenArray | OpenMap | null;
   for (;;) {
     const at = pos;
     if (pos >= end) throw fail("the in-band ends before the msgpack value is complete", at, options);
@@ -131,12 +111,22 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
     if (b < 0x80) value = b;
     else if (b >= 0xe0) value = b - 256;
     else if (b < 0x90) {
-      if (open(b & 0x0f, true, at)) continue;
+      opened = open(stack, b & 0x0f, true, end - pos, maxNesting, at, options);
+      if (opened !== null) {
+        stack.push(opened);
+        continue;
+      }
+      value = options.dicts === "map" ? new Map() : {};
     } else if (b < 0xa0) {
-      if (open(b & 0x0f, false, at)) continue;
+      opened = open(stack, b & 0x0f, false, end - pos, maxNesting, at, options);
+      if (opened !== null) {
+        stack.push(opened);
+        continue;
+      }
+      value = [];
     } else if (b < 0xc0) {
       const n = b & 0x1f;
-      need(n, at, "str");
+      if (n > end - pos) throw tooShort(n, "str", at, end - pos, options);
       value = str(bytes, pos, n, at, options);
       pos += n;
     } else {
@@ -144,22 +134,22 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
         case 0xc0: value = null; break;
         case 0xc2: value = false; break;
         case 0xc3: value = true; break;
-        case 0xcc: need(1, at, "uint 8"); value = bytes[pos]; pos += 1; break;
-        case 0xcd: need(2, at, "uint 16"); value = dv().getUint16(pos); pos += 2; break;
-        case 0xce: need(4, at, "uint 32"); value = dv().getUint32(pos); pos += 4; break;
+        case 0xcc: if (1 > end - pos) throw tooShort(1, "uint 8", at, end - pos, options); value = bytes[pos]; pos += 1; break;
+        case 0xcd: if (2 > end - pos) throw tooShort(2, "uint 16", at, end - pos, options); value = (view ??= makeView(bytes)).getUint16(pos); pos += 2; break;
+        case 0xce: if (4 > end - pos) throw tooShort(4, "uint 32", at, end - pos, options); value = (view ??= makeView(bytes)).getUint32(pos); pos += 4; break;
         case 0xcf: {
-          need(8, at, "uint 64");
-          const hi = dv().getUint32(pos);
-          value = hi < 0x200000 ? hi * 0x100000000 + dv().getUint32(pos + 4) : dv().getBigUint64(pos);
+          if (8 > end - pos) throw tooShort(8, "uint 64", at, end - pos, options);
+          const hi = (view ??= makeView(bytes)).getUint32(pos);
+          value = hi < 0x200000 ? hi * 0x100000000 + (view ??= makeView(bytes)).getUint32(pos + 4) : (view ??= makeView(bytes)).getBigUint64(pos);
           pos += 8;
           break;
         }
-        case 0xd0: need(1, at, "int 8"); value = dv().getInt8(pos); pos += 1; break;
-        case 0xd1: need(2, at, "int 16"); value = dv().getInt16(pos); pos += 2; break;
-        case 0xd2: need(4, at, "int 32"); value = dv().getInt32(pos); pos += 4; break;
+        case 0xd0: if (1 > end - pos) throw tooShort(1, "int 8", at, end - pos, options); value = (view ??= makeView(bytes)).getInt8(pos); pos += 1; break;
+        case 0xd1: if (2 > end - pos) throw tooShort(2, "int 16", at, end - pos, options); value = (view ??= makeView(bytes)).getInt16(pos); pos += 2; break;
+        case 0xd2: if (4 > end - pos) throw tooShort(4, "int 32", at, end - pos, options); value = (view ??= makeView(bytes)).getInt32(pos); pos += 4; break;
         case 0xd3: {
-          need(8, at, "int 64");
-          const v = dv().getBigInt64(pos);
+          if (8 > end - pos) throw tooShort(8, "int 64", at, end - pos, options);
+          const v = (view ??= makeView(bytes)).getBigInt64(pos);
           value = v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
           pos += 8;
           break;
@@ -167,38 +157,43 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
         case 0xca:
           throw fail("msgpack float 32 is not a serreg value here (it appears only inside numpy.float32 and numpy.complex64 in-bands)", at, options);
         case 0xcb: {
-          need(8, at, "float 64");
-          const v = dv().getFloat64(pos);
+          if (8 > end - pos) throw tooShort(8, "float 64", at, end - pos, options);
+          const v = (view ??= makeView(bytes)).getFloat64(pos);
           pos += 8;
           value = options.exactFloats && Number.isSafeInteger(v) ? new Float64(v) : v;
           break;
         }
         case 0xd9: case 0xda: case 0xdb: {
           const width = b === 0xd9 ? 1 : b === 0xda ? 2 : 4;
-          need(width, at, "str header");
-          const n = width === 1 ? bytes[pos]! : width === 2 ? dv().getUint16(pos) : dv().getUint32(pos);
+          if (width > end - pos) throw tooShort(width, "str header", at, end - pos, options);
+          const n = width === 1 ? bytes[pos]! : width === 2 ? (view ??= makeView(bytes)).getUint16(pos) : (view ??= makeView(bytes)).getUint32(pos);
           pos += width;
-          need(n, at, "str");
+          if (n > end - pos) throw tooShort(n, "str", at, end - pos, options);
           value = str(bytes, pos, n, at, options);
           pos += n;
           break;
         }
         case 0xc4: case 0xc5: case 0xc6: {
           const width = b === 0xc4 ? 1 : b === 0xc5 ? 2 : 4;
-          need(width, at, "bin header");
-          const n = width === 1 ? bytes[pos]! : width === 2 ? dv().getUint16(pos) : dv().getUint32(pos);
+          if (width > end - pos) throw tooShort(width, "bin header", at, end - pos, options);
+          const n = width === 1 ? bytes[pos]! : width === 2 ? (view ??= makeView(bytes)).getUint16(pos) : (view ??= makeView(bytes)).getUint32(pos);
           pos += width;
-          need(n, at, "bin");
+          if (n > end - pos) throw tooShort(n, "bin", at, end - pos, options);
           value = bytes.subarray(pos, pos + n);
           pos += n;
           break;
         }
         case 0xdc: case 0xdd: case 0xde: case 0xdf: {
           const width = b === 0xdc || b === 0xde ? 2 : 4;
-          need(width, at, "container header");
-          const n = width === 2 ? dv().getUint16(pos) : dv().getUint32(pos);
+          if (width > end - pos) throw tooShort(width, "container header", at, end - pos, options);
+          const n = width === 2 ? (view ??= makeView(bytes)).getUint16(pos) : (view ??= makeView(bytes)).getUint32(pos);
           pos += width;
-          if (open(n, b >= 0xde, at)) continue;
+          opened = open(stack, n, b >= 0xde, end - pos, maxNesting, at, options);
+          if (opened !== null) {
+            stack.push(opened);
+            continue;
+          }
+          value = b < 0xde ? [] : options.dicts === "map" ? new Map() : {};
           break;
         }
         case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
@@ -207,14 +202,14 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
           if (b >= 0xd4) n = 1 << (b - 0xd4);
           else {
             const width = b === 0xc7 ? 1 : b === 0xc8 ? 2 : 4;
-            need(width, at, "ext header");
-            n = width === 1 ? bytes[pos]! : width === 2 ? dv().getUint16(pos) : dv().getUint32(pos);
+            if (width > end - pos) throw tooShort(width, "ext header", at, end - pos, options);
+            n = width === 1 ? bytes[pos]! : width === 2 ? (view ??= makeView(bytes)).getUint16(pos) : (view ??= makeView(bytes)).getUint32(pos);
             pos += width;
           }
-          need(1, at, "ext type");
-          const type = dv().getInt8(pos);
+          if (1 > end - pos) throw tooShort(1, "ext type", at, end - pos, options);
+          const type = (view ??= makeView(bytes)).getInt8(pos);
           pos += 1;
-          need(n, at, "ext");
+          if (n > end - pos) throw tooShort(n, "ext", at, end - pos, options);
           const extension = type !== 0 ? options.extTypes?.get(type) : undefined;
           if (extension !== undefined) {
             value = extension(bytes, pos, n);
@@ -261,6 +256,26 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
       }
     }
   }
+}
+
+function makeView(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function tooShort(n: number, what: string, at: number, left: number, options: ReadOptions): DeserializationError {
+  return fail(`msgpack ${what} declares ${n} bytes but only ${left} follow in the in-band`, at, options);
+}
+
+/** A container for `n` items (checked against the bytes left and the nesting limit), or null when empty. */
+function open(stack: unknown[], n: number, isMap: boolean, left: number, maxNesting: number, at: number, options: ReadOptions): OpenArray | OpenMap | null {
+  if ((isMap ? 2 * n : n) > left) {
+    throw fail(`msgpack ${isMap ? "map" : "array"} declares ${n} ${isMap ? "entries" : "items"} but only ${left} bytes follow in the in-band`, at, options);
+  }
+  if (n === 0) return null;
+  if (stack.length >= maxNesting) {
+    throw new LimitExceededError(`msgpack arrays and maps are nested more than ${maxNesting} deep in one in-band (maxMsgpackNesting); raise it with new Limits({ maxMsgpackNesting }) if such values are expected`, options.base === null ? null : options.base + at);
+  }
+  return isMap ? new OpenMap(n, options.dicts === "map") : new OpenArray([], n);
 }
 
 function str(bytes: Uint8Array, pos: number, n: number, at: number, options: ReadOptions): string {
