@@ -19,8 +19,12 @@ export const CODE_LOADING_CLASS_IDS: ReadonlySet<string> = new Set(["serreg.pick
 
 export class DecodeContext {
   private depth = 0;
+  private extensionScope: Map<unknown, unknown> | null = null;
+
   /** Per-call state of extensions (ext types 1..127): one deserialize call is one scope. */
-  readonly scope = new Map<unknown, unknown>();
+  get scope(): Map<unknown, unknown> {
+    return (this.extensionScope ??= new Map());
+  }
 
   constructor(
     readonly tables: RegistryTables,

@@ -68,8 +68,12 @@ export class Encoder {
   /** Out-of-band buffers, in document order. */
   oob: Uint8Array[] = [];
   private depth = 0;
+  private extensionScope: Map<unknown, unknown> | null = null;
+
   /** Per-call state of extensions (ext types 1..127): one serialize call is one scope. */
-  readonly scope = new Map<unknown, unknown>();
+  get scope(): Map<unknown, unknown> {
+    return (this.extensionScope ??= new Map());
+  }
 
   constructor(
     readonly tables: RegistryTables,

@@ -42,12 +42,30 @@ function setU64(view: DataView, at: number, value: number): void {
 /** The frame of an unsigned result without buffers, in one allocation. */
 export function smallFrame(inBand: Uint8Array): Uint8Array {
   const out = new Uint8Array(HEADER_SIZE + inBand.length);
-  const view = new DataView(out.buffer);
-  out[0] = 0x53; out[1] = 0x52; out[2] = 0x45; out[3] = 0x47; out[4] = FORMAT_VERSION;
-  setU64(view, 16, inBand.length);
-  setU64(view, 24, out.length);
   out.set(inBand, HEADER_SIZE);
+  writeHeaderInto(out);
   return out;
+}
+
+/** Writes the header of an unsigned frame without buffers into `frame[0, 32)` (its in-band follows). */
+export function writeHeaderInto(frame: Uint8Array): void {
+  frame.fill(0, 0, HEADER_SIZE);
+  frame[0] = 0x53; frame[1] = 0x52; frame[2] = 0x45; frame[3] = 0x47; frame[4] = FORMAT_VERSION;
+  putU64(frame, 16, frame.length - HEADER_SIZE);
+  putU64(frame, 24, frame.length);
+}
+
+function putU64(b: Uint8Array, at: number, value: number): void {
+  let lo = value >>> 0;
+  let hi = Math.floor(value / 0x100000000);
+  for (let i = 0; i < 4; i++, lo >>>= 8, hi >>>= 8) {
+    b[at + i] = lo & 0xff;
+    b[at + 4 + i] = hi & 0xff;
+  }
+}
+
+function getU32(b: Uint8Array, at: number): number {
+  return (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16)) + b[at + 3]! * 0x1000000;
 }
 
 /** The pieces of a frame, in order; nothing is copied (buffers are the caller's views). */
@@ -108,9 +126,10 @@ function checkMagic(frame: Uint8Array): void {
 
 /** Checks the whole layout of `frame` (section 4.1) and returns views of its parts. */
 /** A u64 little-endian as a number when below 2^53, else as a bigint. */
-function u64(view: DataView, at: number): number | bigint {
-  const hi = view.getUint32(at + 4, true);
-  return hi < 0x200000 ? hi * 0x100000000 + view.getUint32(at, true) : view.getBigUint64(at, true);
+function u64(frame: Uint8Array, at: number): number | bigint {
+  const hi = getU32(frame, at + 4);
+  if (hi < 0x200000) return hi * 0x100000000 + getU32(frame, at);
+  return (BigInt(hi) << 32n) | BigInt(getU32(frame, at));
 }
 
 export function readFrame(frame: Uint8Array, limits: Limits, key: SigningKey | null): FrameView {
@@ -118,19 +137,18 @@ export function readFrame(frame: Uint8Array, limits: Limits, key: SigningKey | n
   if (size < HEADER_SIZE) {
     throw new DeserializationError(`not a serreg frame: ${size} bytes is shorter than the ${HEADER_SIZE}-byte header`, size);
   }
-  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
   checkMagic(frame);
   const version = frame[4]!;
   if (version !== FORMAT_VERSION) {
     throw new DeserializationError(`unsupported frame format version ${version}; this serreg reads version ${FORMAT_VERSION}`, 4);
   }
   const flags = frame[5]!;
-  if (view.getUint16(6, true) !== 0 || view.getUint32(12, true) !== 0) {
-    throw new DeserializationError("reserved header fields are not zero", view.getUint16(6, true) !== 0 ? 6 : 12);
+  if ((frame[6]! | frame[7]!) !== 0 || getU32(frame, 12) !== 0) {
+    throw new DeserializationError("reserved header fields are not zero", (frame[6]! | frame[7]!) !== 0 ? 6 : 12);
   }
-  const count = view.getUint32(8, true);
-  const inBandLength = u64(view, 16);
-  const total = u64(view, 24);
+  const count = getU32(frame, 8);
+  const inBandLength = u64(frame, 16);
+  const total = u64(frame, 24);
   if (limits.maxFrameSize !== null && (total > limits.maxFrameSize || size > limits.maxFrameSize)) {
     throw tooLarge(BigInt(total > size ? total : size), limits);
   }
@@ -167,8 +185,8 @@ export function readFrame(frame: Uint8Array, limits: Limits, key: SigningKey | n
   const offsets: number[] = [];
   for (let i = 0; i < count; i++) {
     const entry = HEADER_SIZE + TABLE_ENTRY_SIZE * i;
-    const offset = u64(view, entry);
-    const length = u64(view, entry + 8);
+    const offset = u64(frame, entry);
+    const length = u64(frame, entry + 8);
     const aligned = align64(expected);
     if (offset !== aligned) {
       throw new DeserializationError(`out-of-band buffer ${i} starts at ${offset}, expected the 64-byte-aligned offset ${aligned} (buffers follow each other in order, without overlap)`, entry);

@@ -17,7 +17,7 @@ import { classIdHash, hashKey, toHex } from "./classId.js";
 import { DecodeContext, CODE_LOADING_CLASS_IDS } from "./decode.js";
 import { Encoder } from "./encode.js";
 import { DeserializationError, RegistrationError, SerializationError, SignatureError } from "./errors.js";
-import { readFrame } from "./frame.js";
+import { HEADER_SIZE, readFrame } from "./frame.js";
 import { DEFAULT_LIMITS, Limits } from "./limits.js";
 import { Writer } from "./msgpack/writer.js";
 import { OutOfBand } from "./oob.js";
@@ -245,6 +245,7 @@ export class Registry implements RegistryTables {
     const key = options.key === undefined ? null : toSigningKey(options.key);
     const encoder = new Encoder(this, options.crossLanguage ?? false, this.limits.maxDepth, this.limits.maxMsgpackNesting ?? Infinity);
     const w = spareWriter ?? new Writer();
+    w.ensure(HEADER_SIZE);
     spareWriter = null;
     try {
       if (value instanceof OpaqueValue) {
@@ -255,9 +256,10 @@ export class Registry implements RegistryTables {
         return new SerializationResult(section, [...value.buffers], key);
       }
       const registration = this.forValue(value);
+      w.pos = HEADER_SIZE; // room for the frame header: toBytes() then needs no copy
       w.raw(registration.hash);
       encoder.body(w, registration.serializer, registration.classId, value);
-      return new SerializationResult(w.bytes(), encoder.oob, key);
+      return SerializationResult.withHeaderRoom(w.buf.slice(0, w.pos), encoder.oob, key);
     } catch (error) {
       if (error instanceof SerializationError && error.path === null) error.within("");
       throw error;

@@ -44,9 +44,14 @@ function decodeShort(bytes: Uint8Array, start: number, end: number): string {
   return out;
 }
 
+/** Decodes a map key: as decodeUtf8, through the cache of short strings. */
+export function decodeKey(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start <= 16) return end === start ? "" : cached(bytes, start, end);
+  return decodeUtf8(bytes, start, end);
+}
+
 /** Decodes `bytes[start, end)` as UTF-8; throws TypeError on invalid bytes. */
 export function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
-  if (end - start <= 16) return end === start ? "" : cached(bytes, start, end);
   // Short ASCII runs are decoded by hand: TextDecoder's call overhead dominates them.
   if (end - start < 24) {
     let out = "";

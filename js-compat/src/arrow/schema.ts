@@ -13,20 +13,30 @@ import { Message as FbMessage } from "apache-arrow/fb/message";
 import { Schema as FbSchema } from "apache-arrow/fb/schema";
 import { Field as FbField } from "apache-arrow/fb/field";
 import { MessageHeader } from "apache-arrow/fb/message-header";
+import { Message } from "apache-arrow/ipc/metadata/message";
 import { DeserializationError } from "../errors.js";
 
 /** Fields nest at most this deep (as Java). */
 export const MAX_FIELD_DEPTH = 64;
-const EOS = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
 
-/** Schema objects read from frames, with their message bytes (written back unchanged). */
+/** Schema objects read from frames (or written once), with their message bytes (written back unchanged). */
 const ORIGINAL_BYTES = new WeakMap<arrow.Schema, Uint8Array>();
 
+/** The flatbuffer of an encapsulated message: after the continuation marker and length (or the legacy length). */
+function messageBody(message: Uint8Array): Uint8Array {
+  const view = new DataView(message.buffer, message.byteOffset, message.byteLength);
+  const start = message.length >= 8 && view.getUint32(0, true) === 0xffffffff ? 8 : 4;
+  if (message.length < start) throw new DeserializationError(`Arrow schema message of ${message.length} bytes is too short`);
+  const length = view.getInt32(start - 4, true);
+  if (length < 0 || length > message.length - start) {
+    throw new DeserializationError(`Arrow schema message declares ${length} bytes of metadata, but ${message.length - start} follow`);
+  }
+  return message.subarray(start, start + length);
+}
+
 /** Walks the flatbuffer field tree with a budget of one field per 8 message bytes, depth at most 64. */
-function checkFieldTree(message: Uint8Array): void {
-  const start = message.length >= 8 && message[0] === 0xff && message[1] === 0xff && message[2] === 0xff && message[3] === 0xff ? 8 : 4;
-  if (message.length < start) throw new DeserializationError("Arrow schema message is too short");
-  const bb = new ByteBuffer(message.subarray(start));
+function checkFieldTree(message: Uint8Array, body: Uint8Array): void {
+  const bb = new ByteBuffer(body);
   const fb = FbMessage.getRootAsMessage(bb);
   if (fb.headerType() !== MessageHeader.Schema) throw new DeserializationError("Arrow schema message does not hold a Schema");
   const schema = fb.header(new FbSchema()) as FbSchema | null;
@@ -63,24 +73,17 @@ function checkFieldTree(message: Uint8Array): void {
 
 /** Reads an encapsulated IPC Schema message. */
 export function readSchemaMessage(message: Uint8Array): arrow.Schema {
+  let schema: arrow.Schema | null;
   try {
-    checkFieldTree(message);
+    const body = messageBody(message);
+    checkFieldTree(message, body);
+    const decoded = Message.decode(body);
+    schema = decoded.isSchema() ? (decoded.header() as arrow.Schema) : null;
   } catch (error) {
     if (error instanceof DeserializationError) throw error;
-    throw new DeserializationError(`invalid Arrow schema message: ${(error as Error).message}`);
-  }
-  let schema: arrow.Schema;
-  try {
-    const stream = new Uint8Array(message.length + EOS.length);
-    stream.set(message, 0);
-    stream.set(EOS, message.length);
-    const reader = arrow.RecordBatchReader.from(stream);
-    reader.open();
-    schema = reader.schema;
-  } catch (error) {
     throw new DeserializationError(`invalid Arrow schema message: ${(error as Error)?.message ?? String(error)}`);
   }
-  if (schema === undefined || schema === null) throw new DeserializationError("invalid Arrow schema message");
+  if (schema === null || schema === undefined) throw new DeserializationError("invalid Arrow schema message: it does not hold a schema");
   ORIGINAL_BYTES.set(schema, message);
   return schema;
 }
@@ -98,7 +101,9 @@ export function writeSchemaMessage(schema: arrow.Schema): Uint8Array {
   const stream = arrow.tableToIPC(new arrow.Table(schema), "stream");
   const view = new DataView(stream.buffer, stream.byteOffset, stream.byteLength);
   const length = view.getInt32(4, true);
-  return stream.slice(0, 8 + length);
+  const bytes = stream.slice(0, 8 + length);
+  ORIGINAL_BYTES.set(schema, bytes); // a Schema is not changed once made: write it once
+  return bytes;
 }
 
 /** Refuses a field whose type is not one of section 6.4 (before any array is built). */

@@ -17,7 +17,7 @@
  */
 import { DeserializationError, LimitExceededError } from "../errors.js";
 import { Float64 } from "../types/numbers.js";
-import { decodeUtf8 } from "../text.js";
+import { decodeKey, decodeUtf8 } from "../text.js";
 
 export interface ReadOptions {
   /** Called for ext type 0 with the payload range; returns the nested value. */
@@ -127,7 +127,8 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
     } else if (b < 0xc0) {
       const n = b & 0x1f;
       if (n > end - pos) throw tooShort(n, "str", at, end - pos, options);
-      value = str(bytes, pos, n, at, options);
+      const top = stack[stack.length - 1];
+      value = top instanceof OpenMap && !top.haveKey ? key(bytes, pos, n, at, options) : str(bytes, pos, n, at, options);
       pos += n;
     } else {
       switch (b) {
@@ -135,18 +136,18 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
         case 0xc2: value = false; break;
         case 0xc3: value = true; break;
         case 0xcc: if (1 > end - pos) throw tooShort(1, "uint 8", at, end - pos, options); value = bytes[pos]; pos += 1; break;
-        case 0xcd: if (2 > end - pos) throw tooShort(2, "uint 16", at, end - pos, options); value = (view ??= makeView(bytes)).getUint16(pos); pos += 2; break;
-        case 0xce: if (4 > end - pos) throw tooShort(4, "uint 32", at, end - pos, options); value = (view ??= makeView(bytes)).getUint32(pos); pos += 4; break;
+        case 0xcd: if (2 > end - pos) throw tooShort(2, "uint 16", at, end - pos, options); value = u16(bytes, pos); pos += 2; break;
+        case 0xce: if (4 > end - pos) throw tooShort(4, "uint 32", at, end - pos, options); value = u32(bytes, pos); pos += 4; break;
         case 0xcf: {
           if (8 > end - pos) throw tooShort(8, "uint 64", at, end - pos, options);
-          const hi = (view ??= makeView(bytes)).getUint32(pos);
-          value = hi < 0x200000 ? hi * 0x100000000 + (view ??= makeView(bytes)).getUint32(pos + 4) : (view ??= makeView(bytes)).getBigUint64(pos);
+          const hi = u32(bytes, pos);
+          value = hi < 0x200000 ? hi * 0x100000000 + u32(bytes, pos + 4) : (view ??= makeView(bytes)).getBigUint64(pos);
           pos += 8;
           break;
         }
-        case 0xd0: if (1 > end - pos) throw tooShort(1, "int 8", at, end - pos, options); value = (view ??= makeView(bytes)).getInt8(pos); pos += 1; break;
-        case 0xd1: if (2 > end - pos) throw tooShort(2, "int 16", at, end - pos, options); value = (view ??= makeView(bytes)).getInt16(pos); pos += 2; break;
-        case 0xd2: if (4 > end - pos) throw tooShort(4, "int 32", at, end - pos, options); value = (view ??= makeView(bytes)).getInt32(pos); pos += 4; break;
+        case 0xd0: if (1 > end - pos) throw tooShort(1, "int 8", at, end - pos, options); value = ((bytes[pos]! << 24) >> 24); pos += 1; break;
+        case 0xd1: if (2 > end - pos) throw tooShort(2, "int 16", at, end - pos, options); value = ((u16(bytes, pos) << 16) >> 16); pos += 2; break;
+        case 0xd2: if (4 > end - pos) throw tooShort(4, "int 32", at, end - pos, options); value = (u32(bytes, pos) | 0); pos += 4; break;
         case 0xd3: {
           if (8 > end - pos) throw tooShort(8, "int 64", at, end - pos, options);
           const v = (view ??= makeView(bytes)).getBigInt64(pos);
@@ -158,7 +159,7 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
           throw fail("msgpack float 32 is not a serreg value here (it appears only inside numpy.float32 and numpy.complex64 in-bands)", at, options);
         case 0xcb: {
           if (8 > end - pos) throw tooShort(8, "float 64", at, end - pos, options);
-          const v = (view ??= makeView(bytes)).getFloat64(pos);
+          const v = f64(bytes, pos);
           pos += 8;
           value = options.exactFloats && Number.isSafeInteger(v) ? new Float64(v) : v;
           break;
@@ -166,7 +167,7 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
         case 0xd9: case 0xda: case 0xdb: {
           const width = b === 0xd9 ? 1 : b === 0xda ? 2 : 4;
           if (width > end - pos) throw tooShort(width, "str header", at, end - pos, options);
-          const n = width === 1 ? bytes[pos]! : width === 2 ? (view ??= makeView(bytes)).getUint16(pos) : (view ??= makeView(bytes)).getUint32(pos);
+          const n = width === 1 ? bytes[pos]! : width === 2 ? u16(bytes, pos) : u32(bytes, pos);
           pos += width;
           if (n > end - pos) throw tooShort(n, "str", at, end - pos, options);
           value = str(bytes, pos, n, at, options);
@@ -176,7 +177,7 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
         case 0xc4: case 0xc5: case 0xc6: {
           const width = b === 0xc4 ? 1 : b === 0xc5 ? 2 : 4;
           if (width > end - pos) throw tooShort(width, "bin header", at, end - pos, options);
-          const n = width === 1 ? bytes[pos]! : width === 2 ? (view ??= makeView(bytes)).getUint16(pos) : (view ??= makeView(bytes)).getUint32(pos);
+          const n = width === 1 ? bytes[pos]! : width === 2 ? u16(bytes, pos) : u32(bytes, pos);
           pos += width;
           if (n > end - pos) throw tooShort(n, "bin", at, end - pos, options);
           value = bytes.subarray(pos, pos + n);
@@ -186,7 +187,7 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
         case 0xdc: case 0xdd: case 0xde: case 0xdf: {
           const width = b === 0xdc || b === 0xde ? 2 : 4;
           if (width > end - pos) throw tooShort(width, "container header", at, end - pos, options);
-          const n = width === 2 ? (view ??= makeView(bytes)).getUint16(pos) : (view ??= makeView(bytes)).getUint32(pos);
+          const n = width === 2 ? u16(bytes, pos) : u32(bytes, pos);
           pos += width;
           opened = open(stack, n, b >= 0xde, end - pos, maxNesting, at, options);
           if (opened !== null) {
@@ -203,11 +204,11 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
           else {
             const width = b === 0xc7 ? 1 : b === 0xc8 ? 2 : 4;
             if (width > end - pos) throw tooShort(width, "ext header", at, end - pos, options);
-            n = width === 1 ? bytes[pos]! : width === 2 ? (view ??= makeView(bytes)).getUint16(pos) : (view ??= makeView(bytes)).getUint32(pos);
+            n = width === 1 ? bytes[pos]! : width === 2 ? u16(bytes, pos) : u32(bytes, pos);
             pos += width;
           }
           if (1 > end - pos) throw tooShort(1, "ext type", at, end - pos, options);
-          const type = (view ??= makeView(bytes)).getInt8(pos);
+          const type = ((bytes[pos]! << 24) >> 24);
           pos += 1;
           if (n > end - pos) throw tooShort(n, "ext", at, end - pos, options);
           const extension = type !== 0 ? options.extTypes?.get(type) : undefined;
@@ -258,6 +259,28 @@ export function readValue(bytes: Uint8Array, start: number, end: number, options
   }
 }
 
+const SCRATCH = new Float64Array(1);
+const SCRATCH_BYTES = new Uint8Array(SCRATCH.buffer);
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function u16(b: Uint8Array, p: number): number {
+  return (b[p]! << 8) | b[p + 1]!;
+}
+
+function u32(b: Uint8Array, p: number): number {
+  return b[p]! * 0x1000000 + ((b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
+}
+
+/** A big-endian float 64 without a DataView (bit pattern kept). */
+function f64(b: Uint8Array, p: number): number {
+  if (LITTLE_ENDIAN_HOST) {
+    for (let i = 0; i < 8; i++) SCRATCH_BYTES[i] = b[p + 7 - i]!;
+  } else {
+    for (let i = 0; i < 8; i++) SCRATCH_BYTES[i] = b[p + i]!;
+  }
+  return SCRATCH[0]!;
+}
+
 function makeView(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
@@ -278,6 +301,14 @@ function open(stack: unknown[], n: number, isMap: boolean, left: number, maxNest
   return isMap ? new OpenMap(n, options.dicts === "map") : new OpenArray([], n);
 }
 
+function key(bytes: Uint8Array, pos: number, n: number, at: number, options: ReadOptions): string {
+  try {
+    return decodeKey(bytes, pos, pos + n);
+  } catch {
+    throw fail("msgpack str is not valid UTF-8", at, options);
+  }
+}
+
 function str(bytes: Uint8Array, pos: number, n: number, at: number, options: ReadOptions): string {
   try {
     return decodeUtf8(bytes, pos, pos + n);
@@ -287,8 +318,11 @@ function str(bytes: Uint8Array, pos: number, n: number, at: number, options: Rea
 }
 
 /** Reads `bytes` as exactly one msgpack value (trailing bytes are an error). */
+const CURSOR = { pos: 0 };
+
 export function readDocument(bytes: Uint8Array, options: ReadOptions): unknown {
-  const cursor = { pos: 0 };
+  const cursor = CURSOR; // readValue sets it just before returning: safe to share
+  cursor.pos = 0;
   const value = readValue(bytes, 0, bytes.length, options, cursor);
   if (cursor.pos !== bytes.length) {
     throw fail(`${bytes.length - cursor.pos} unexpected bytes after the msgpack value`, cursor.pos, options);
