@@ -37,7 +37,8 @@ export { PyDateTime, PyDate, PyTime, TimeDelta, FixedOffset } from "./types/time
 export type { TimeZone } from "./types/time.js";
 export { Decimal, UUID } from "./types/decimalUuid.js";
 export { InlineSerializer } from "./standard/core.js";
-export { ndarrayFromNumpy, numpyDtypeOf } from "./numpy/ndarray.js";
+export { ndarray, ndarrayFromNumpy, numpyDtypeOf, ByteOrderAccessor } from "./numpy/ndarray.js";
+export type { StdlibNdarray } from "./numpy/ndarray.js";
 
 let defaultRegistry: Registry | null = null;
 
