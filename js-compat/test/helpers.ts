@@ -17,13 +17,14 @@ export interface Vector {
 export function vectors(producer: "python" | "java" | "canonical" | "signed"): Vector[] {
   const manifest = JSON.parse(readFileSync(join(VECTORS, producer, "manifest.json"), "utf8"));
   const entries: Record<string, unknown>[] = Array.isArray(manifest) ? manifest : manifest.vectors;
+  const top = Array.isArray(manifest) ? {} : manifest;
   return entries.map((entry) => ({
     producer,
     name: entry["name"] as string,
     file: entry["file"] as string,
     class_id: entry["class_id"] as string,
     bytes: new Uint8Array(readFileSync(join(VECTORS, producer, entry["file"] as string))),
-    entry,
+    entry: { ...top, vectors: undefined, ...entry },
   }));
 }
 

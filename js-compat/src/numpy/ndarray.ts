@@ -169,7 +169,7 @@ export function ndarrayFromNumpy(dtype: string, shape: readonly number[], order:
   if (little !== undefined && dtype !== "<f2") {
     const data = bytes.byteOffset % Math.min(size, 8) === 0 ? bytes : bytes.slice();
     stdlibDtype = little[0];
-    buffer = new little[1](data.buffer as ArrayBuffer, data.byteOffset, dtype.startsWith("<c") ? count : count);
+    buffer = new little[1](data.buffer as ArrayBuffer, data.byteOffset, count);
   } else {
     stdlibDtype = STDLIB_DTYPE[dtype.slice(1)]!;
     buffer = new ByteOrderAccessor(dtype, bytes);
