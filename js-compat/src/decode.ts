@@ -1,0 +1,144 @@
+/**
+ * The read side: one deserialize call's context. It decodes in-band sections
+ * (ClassIDHash + serializer in-band) through the registry, checks trust and
+ * depth before a serializer sees a byte (docs/FORMAT.md, sections 4.3 and 4.4),
+ * keeps values of unknown class IDs opaque where the buffers they own are
+ * certain (section 3), and turns every failure into a DeserializationError
+ * that names the class IDs around it and the byte offset.
+ */
+import { CLASS_ID_HASH_SIZE, hashKey, toHex } from "./classId.js";
+import { DeserializationError, LimitExceededError, RemoteError, SerregError, UntrustedClassIDError } from "./errors.js";
+import { Limits } from "./limits.js";
+import { readDocument, type ExtReader } from "./msgpack/reader.js";
+import { OutOfBand } from "./oob.js";
+import type { Registration, RegistryTables } from "./serializer.js";
+import { OpaqueValue } from "./types/opaque.js";
+
+/** Class IDs whose decoding runs code in Python: never decoded in untrusted mode. */
+export const CODE_LOADING_CLASS_IDS: ReadonlySet<string> = new Set(["serreg.pickle5", "serreg.dataclass"]);
+
+export class DecodeContext {
+  private depth = 0;
+  private extensionScope: Map<unknown, unknown> | null = null;
+
+  /** Per-call state of extensions (ext types 1..127): one deserialize call is one scope. */
+  get scope(): Map<unknown, unknown> {
+    return (this.extensionScope ??= new Map());
+  }
+
+  constructor(
+    readonly tables: RegistryTables,
+    readonly limits: Limits,
+    /** ClassIDHash keys untrusted mode decodes, or null in trusted mode. */
+    readonly allowed: ReadonlySet<string> | null,
+    readonly exactFloats: boolean,
+    readonly dicts: "auto" | "map",
+  ) {}
+
+  get trusted(): boolean {
+    return this.allowed === null;
+  }
+
+  /** Decodes one msgpack value tree; its ext 0 values are nested serreg values sharing `oob`. */
+  unpack(bytes: Uint8Array, oob: OutOfBand, base: number | null): unknown {
+    const extensions = this.tables.extensions;
+    let extTypes: Map<number, ExtReader> | null = null;
+    if (extensions.size) {
+      extTypes = new Map();
+      for (const [type, extension] of extensions) {
+        extTypes.set(type, (buf, start, length) => extension.read(buf.subarray(start, start + length), oob, this, base === null ? null : base + start));
+      }
+    }
+    return readDocument(bytes, {
+      extTypes,
+      ext: (buf, start, length) => this.section(buf.subarray(start, start + length), oob, base === null ? null : base + start, false),
+      maxNesting: this.limits.maxMsgpackNesting,
+      exactFloats: this.exactFloats,
+      dicts: this.dicts,
+      base,
+    });
+  }
+
+  /** Decodes one plain msgpack value (a serializer's own header: no nested values). */
+  plain(bytes: Uint8Array, base: number | null): unknown {
+    return readDocument(bytes, { ext: null, maxNesting: this.limits.maxMsgpackNesting, exactFloats: true, dicts: "auto", base });
+  }
+
+  /**
+   * Decodes an in-band section. `topLevel`: the value owns every buffer left
+   * (so a value of unknown class ID can be kept opaque with them).
+   */
+  section(section: Uint8Array, oob: OutOfBand, base: number | null, topLevel: boolean): unknown {
+    if (section.length < CLASS_ID_HASH_SIZE) {
+      throw new DeserializationError(`in-band section of ${section.length} bytes is too short to hold a ClassIDHash`, base);
+    }
+    const key = hashKey(section);
+    const registration = this.tables.byHash(key);
+    if (this.allowed !== null && !this.allowed.has(key)) throw refusal(toHex(section, 0, CLASS_ID_HASH_SIZE), registration, base);
+    const depth = this.depth + 1;
+    if (this.limits.maxDepth !== null && depth > this.limits.maxDepth) {
+      throw located(new LimitExceededError(`values are nested more than maxDepth=${this.limits.maxDepth} deep; raise it with new Limits({ maxDepth }) if such values are expected`, base));
+    }
+    const inBand = section.subarray(CLASS_ID_HASH_SIZE);
+    const inBase = base === null ? null : base + CLASS_ID_HASH_SIZE;
+    if (registration === undefined) return this.opaque(section, inBand, oob, topLevel, base);
+    this.depth = depth;
+    try {
+      return registration.serializer.deserialize(inBand, oob, this, inBase);
+    } catch (error) {
+      throw explain(error, registration.classId, base);
+    } finally {
+      this.depth = depth - 1;
+    }
+  }
+
+  private opaque(section: Uint8Array, inBand: Uint8Array, oob: OutOfBand, topLevel: boolean, base: number | null): OpaqueValue {
+    const hash = section.subarray(0, CLASS_ID_HASH_SIZE);
+    if (topLevel) return new OpaqueValue(hash, null, inBand, oob.takeAll());
+    if (oob.remaining > 0) {
+      throw located(new DeserializationError(`a nested value of unknown ClassIDHash ${toHex(section, 0, CLASS_ID_HASH_SIZE)} is followed by out-of-band buffers, and without its serializer TypeScript cannot tell how many of them it owns; register a serializer for its class ID`, base));
+    }
+    return new OpaqueValue(hash, null, inBand, []);
+  }
+}
+
+function located<E extends DeserializationError>(error: E): E {
+  error.located = true;
+  return error;
+}
+
+/** Gives an error the class ID and offset of the value that failed, or adds this value to its nesting. */
+function explain(error: unknown, classId: string, base: number | null): unknown {
+  if (error instanceof RemoteError) return error;
+  if (error instanceof DeserializationError) {
+    if (error.located) error.nesting.unshift(classId);
+    else {
+      error.located = true;
+      error.classId ??= classId;
+      error.offset ??= base;
+    }
+    error.refresh();
+    return error;
+  }
+  if (error instanceof SerregError) return error;
+  const e = error as Error;
+  if (e instanceof RangeError && /call stack/i.test(e.message)) {
+    return located(new DeserializationError("nested values are too deep to decode (the JS stack ran out first); lower new Limits({ maxDepth })", base, classId));
+  }
+  return located(new DeserializationError(`could not decode the value: ${e?.name ?? "Error"}: ${e?.message ?? String(error)}`, base, classId));
+}
+
+function refusal(key: string, registration: Registration | undefined, base: number | null): UntrustedClassIDError {
+  const classId = registration?.classId ?? null;
+  let message: string;
+  if (classId === "serreg.pickle5") {
+    message = "the frame holds a pickled value (class ID 'serreg.pickle5'), and this is an untrusted deserialize: unpickling runs code chosen by whoever wrote the frame. TypeScript never unpickles, but untrusted mode refuses such frames outright; pass trusted: true only for frames from a sender you trust (it is then carried as an opaque value)";
+  } else if (classId === "serreg.dataclass") {
+    message = "the frame holds a 'serreg.dataclass' value, and this is an untrusted deserialize: decoding it in Python imports the module the frame names. Pass trusted: true only for frames from a sender you trust (it is then carried as an opaque value)";
+  } else if (classId === null) {
+    message = `ClassIDHash ${key} is not on the allow-list for untrusted data (and no serializer is registered for it); register the writer's class ID and allow it with registry.allowClassIds(classId) if its serializer is safe on hostile bytes`;
+  } else {
+    message = `class ID '${classId}' is not on the allow-list for untrusted data; if its serializer is safe on hostile bytes, allow it with registry.allowClassIds('${classId}'), or deserialize with trusted: true for a sender you trust`;
+  }
+  return located(new UntrustedClassIDError(message, base, classId));
+}

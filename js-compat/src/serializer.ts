@@ -1,0 +1,69 @@
+/**
+ * The serializer protocol: what a class ID is bound to (mirrors Python's
+ * `serreg.Serializer` and Java's `serreg.Serializer`).
+ *
+ * `serialize` returns the value's in-band bytes (without the ClassIDHash, which
+ * the registry adds) and its out-of-band buffers; `deserialize` gets the in-band
+ * bytes and the frame's shared {@link OutOfBand} cursor and takes exactly the
+ * buffers it wrote, in order. Both get the call's context, which packs and
+ * unpacks msgpack value trees whose non-native values are nested serreg values
+ * (ext 0), so a serializer can hold arbitrary serreg values.
+ */
+import type { Writer } from "./msgpack/writer.js";
+import type { OutOfBand } from "./oob.js";
+import type { SerializationResult } from "./result.js";
+import type { DecodeContext } from "./decode.js";
+import type { Encoder } from "./encode.js";
+
+export interface Serializer<T = any> {
+  /** In-band bytes (one msgpack value for the standard types) and out-of-band buffers. */
+  serialize(value: T, context: Encoder): SerializationResult;
+  /**
+   * The value back from its in-band bytes; `base` is the frame offset of
+   * `inBand[0]` (null when not from a frame), for error messages.
+   */
+  deserialize(inBand: Uint8Array, oob: OutOfBand, context: DecodeContext, base: number | null): T;
+  /** Optional: false passes a value of the registered class on (it is then refused). */
+  accepts?(value: T): boolean;
+  /** Optional: true for values of other classes this serializer serves (duck typing). */
+  matches?(value: unknown): boolean;
+  /** Optional fast path: write the in-band straight into `w` (buffers go to `context.oob`). */
+  write?(w: Writer, value: T, context: Encoder): void;
+}
+
+/**
+ * A msgpack ext type other than 0 (1..127 are reserved by docs/FORMAT.md section 3
+ * until defined), plugged into the codec: the extension point for cross-language
+ * structs (team decision 4: ext 1 "definition + instance", ext 2 "instance").
+ * `context.scope` / `encoder.scope` hold per-call state (a struct definition
+ * table whose indices are scoped to one serialize or deserialize call).
+ */
+export interface ExtensionType {
+  /** The value of one ext of this type, from its payload. */
+  read(payload: Uint8Array, oob: OutOfBand, context: DecodeContext, base: number | null): unknown;
+  /** True for the values this extension writes (asked before the class lookup). */
+  writes(value: unknown): boolean;
+  /** Writes `value` as one complete msgpack ext of this type (use w.beginExt/endExt). */
+  write(w: Writer, value: unknown, context: Encoder): void;
+}
+
+/** A class ID bound to a serializer and the classes it serves. */
+export interface Registration {
+  readonly classId: string;
+  readonly hash: Uint8Array;
+  /** The lookup key of the hash (its 8 bytes as char codes). */
+  readonly key: string;
+  readonly serializer: Serializer;
+  readonly classes: readonly Function[];
+}
+
+/** What encoding and decoding need from a registry. */
+export interface RegistryTables {
+  byHash(key: string): Registration | undefined;
+  /** The registration that writes `value` (exact class, then serializers' `matches`), or undefined. */
+  forObject(value: object): Registration | undefined;
+  /** The registration under a class ID (must exist). */
+  byId(classId: string): Registration;
+  /** Registered ext types other than 0, by type code. */
+  readonly extensions: ReadonlyMap<number, ExtensionType>;
+}

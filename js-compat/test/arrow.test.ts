@@ -1,0 +1,52 @@
+/** Arrow: frames read into apache-arrow Tables over the frame's buffers; JS-built tables written and read back. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as arrow from "apache-arrow";
+import { DeserializationError, deserialize, serialize } from "../src/index.js";
+import { vectors } from "./helpers.js";
+
+const rows = (t: arrow.Table | arrow.RecordBatch): unknown => JSON.stringify(t.toArray().map((r) => r?.toJSON()), (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
+
+test("Python's Arrow table reads as a Table whose vectors are views of the frame", () => {
+  const frame = vectors("python").find((v) => v.name === "arrow_table")!.bytes;
+  const table = deserialize(frame) as arrow.Table;
+  assert.ok(table instanceof arrow.Table);
+  assert.equal(rows(table), JSON.stringify([{ a: "1n", s: "x" }, { a: null, s: "yy" }, { a: "3n", s: null }]));
+  assert.equal(table.getChild("a")!.data[0]!.values.buffer, frame.buffer, "no copy");
+});
+
+test("a JS-built table of many types is written and read back equal (several batches)", () => {
+  const batch = arrow.tableFromArrays({
+    i: Int32Array.from([1, 2, 3]),
+    f: Float64Array.from([0.5, NaN, -1]),
+    big: BigInt64Array.from([1n, -2n, 3n]),
+  }).batches[0]!;
+  const s = arrow.vectorFromArray(["x", null, "zz"], new arrow.Utf8());
+  const l = arrow.vectorFromArray([[1, 2], null, []], new arrow.List(new arrow.Field("item", new arrow.Int32(), true)));
+  const table = new arrow.Table({ ...Object.fromEntries(batch.schema.fields.map((f) => [f.name, batch.getChild(f.name as "i")!])), s, l });
+  const twice = new arrow.Table([...table.batches, ...table.batches]);
+  const back = deserialize(serialize(twice).toBytes()) as arrow.Table;
+  assert.equal(back.batches.length, 2);
+  assert.equal(rows(back), rows(twice));
+  const rb = deserialize(serialize(table.batches[0]!).toBytes()) as arrow.RecordBatch;
+  assert.ok(rb instanceof arrow.RecordBatch);
+  assert.equal(rows(rb), rows(table.batches[0]!));
+});
+
+test("a sliced column is compacted before it is written", () => {
+  const table = arrow.tableFromArrays({ x: Int32Array.from({ length: 10 }, (_, i) => i) });
+  const sliced = table.slice(3, 6);
+  const back = deserialize(serialize(sliced).toBytes()) as arrow.Table;
+  assert.deepEqual(Array.from(back.getChild("x")!.toArray() as Int32Array), [3, 4, 5]);
+});
+
+test("hostile Arrow nodes are refused clearly", () => {
+  const frame = vectors("python").find((v) => v.name === "arrow_record_batch")!.bytes;
+  // The node [2, 0, 2] of column f: claim more rows than the buffer holds.
+  const bad = frame.slice();
+  const at = Buffer.from(bad).indexOf(Buffer.from([0x91, 0x93, 0x02, 0x00, 0x02]));
+  assert.ok(at > 0);
+  bad[at + 2] = 0x7f;
+  bad[at - 1] = 0x7f; // the batch's row count too
+  assert.throws(() => deserialize(bad), (e: unknown) => e instanceof DeserializationError && /values of column 0/.test(e.message));
+});
