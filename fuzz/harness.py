@@ -11,7 +11,7 @@ import types
 import pyarrow
 
 import serreg
-import serreg.standard
+import serreg.standard.dataclass
 import serializers.numpy
 import serializers.pyarrow
 from inputs import frame_from_input
@@ -32,7 +32,7 @@ def make_registry(trusted: bool) -> serreg.Registry:
         def no_import(name, package=None):
             raise ImportError(f"the fuzz harness imports nothing ({name})")
 
-        serreg.standard.importlib = types.SimpleNamespace(import_module=no_import)
+        serreg.standard.dataclass.importlib = types.SimpleNamespace(import_module=no_import)
     return registry
 
 

@@ -14,9 +14,12 @@ import numpy as np
 from msgpack import packb
 
 from serreg.codec import unpack_plain
-
 from serreg.errors import DeserializationError
 from serreg.result import SerializationResult
+from serreg.serializer import Serializer
+from serreg.standard import NDARRAY_CLASS_ID, NUMPY_SCALAR_CLASS_IDS
+
+from .numpy_canonical import write_ndarray, write_scalar
 
 # Kinds of the standard dtypes: bool, signed and unsigned ints, floats, complex.
 STANDARD_KINDS = frozenset("biufc")
@@ -28,7 +31,7 @@ STANDARD_DTYPE = re.compile(r"[<>|][biufc][0-9]{1,2}\Z")
 MAX_DIMENSIONS = 64
 
 
-class NDArraySerializer:
+class NDArraySerializer(Serializer):
     """Zero-copy ndarray serializer.
 
     Arrays come back read-only when decoded from read-only memory (a bytes
@@ -86,12 +89,15 @@ class NDArraySerializer:
         flat = np.frombuffer(buffer, dtype=dtype, count=count)
         return flat.reshape(shape, order=order)
 
+    def serialize_canonical(self, array: np.ndarray) -> SerializationResult:
+        return write_ndarray(array)
+
 
 def _bad(kind, value):
     raise DeserializationError(f"numpy.{np.dtype(kind).name} in-band holds {type(value).__name__}, not its value")
 
 
-class NumpyScalarSerializer:
+class NumpyScalarSerializer(Serializer):
     """One numpy scalar type; its width is kept (an int8 comes back an int8)."""
 
     handled_by_pickle = True  # pickle keeps numpy scalars exactly; no need to route them through serreg
@@ -154,6 +160,9 @@ class NumpyScalarSerializer:
             raise DeserializationError("numpy.complex128 must be an array of two msgpack float 64")
         return np.complex128(complex(value[0], value[1]))
 
+    def serialize_canonical(self, value) -> SerializationResult:
+        return write_scalar(self.kind, value, self.serialize)
+
 
 def _complex64(real, imag) -> np.complex64:
     out = np.empty(1, dtype=np.complex64)
@@ -170,7 +179,7 @@ SCALAR_TYPES = (
 
 def register(registry) -> None:
     """Register the ndarray serializer and one serializer per numpy scalar type."""
-    registry.register_serializer("numpy.ndarray", np.ndarray, NDArraySerializer())
+    registry.register_serializer(NDARRAY_CLASS_ID, np.ndarray, NDArraySerializer())
     for kind in SCALAR_TYPES:
         name = "bool" if kind is np.bool_ else np.dtype(kind).name
-        registry.register_serializer(f"numpy.{name}", kind, NumpyScalarSerializer(kind))
+        registry.register_serializer(NUMPY_SCALAR_CLASS_IDS[name], kind, NumpyScalarSerializer(kind))

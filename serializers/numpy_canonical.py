@@ -12,10 +12,8 @@ from __future__ import annotations
 import numpy as np
 from msgpack import packb
 
-from serreg.canonical import canonical_float_bits, canonical_writer, normalize_float_array, pack_float
+from serreg.canonical.floats import canonical_float_bits, normalize_float_array, pack_float
 from serreg.result import SerializationResult
-
-from .numpy import NDArraySerializer, NumpyScalarSerializer
 
 
 def canonical_elements(array: np.ndarray) -> np.ndarray:
@@ -39,16 +37,16 @@ def canonical_elements(array: np.ndarray) -> np.ndarray:
     return data
 
 
-@canonical_writer(NDArraySerializer)
-def write_ndarray(form, serializer, array: np.ndarray) -> SerializationResult:
+def write_ndarray(array: np.ndarray) -> SerializationResult:
+    """The canonical form of an ndarray (its serializer's ``serialize_canonical``)."""
     data = canonical_elements(array)
     meta = packb([data.dtype.str, list(data.shape), "C"])
     return SerializationResult(meta, [memoryview(data.reshape(-1).view(np.uint8))])
 
 
-@canonical_writer(NumpyScalarSerializer)
-def write_scalar(form, serializer, value) -> SerializationResult:
-    kind = serializer.kind
+def write_scalar(kind: type, value, serialize) -> SerializationResult:
+    """The canonical form of a numpy scalar of type ``kind``; ``serialize`` writes the
+    types whose normal form is already canonical (bool and the integers)."""
     if kind is np.float64:
         return SerializationResult(pack_float(float(value)))
     if kind is np.complex128:
@@ -60,7 +58,7 @@ def write_scalar(form, serializer, value) -> SerializationResult:
         return SerializationResult(_pack_float32(value))
     if kind is np.complex64:
         return SerializationResult(b"\x92" + _pack_float32(value.real) + _pack_float32(value.imag))
-    return serializer.serialize(value)  # bool and integers: already one form per value
+    return serialize(value)  # bool and integers: already one form per value
 
 
 def _pack_float32(value) -> bytes:

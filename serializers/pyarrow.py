@@ -15,9 +15,13 @@ import pyarrow as pa
 from msgpack import packb
 
 from serreg.codec import unpack_plain
-
 from serreg.errors import DeserializationError
 from serreg.result import SerializationResult
+from serreg.serializer import Serializer
+from serreg.standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID
+
+from .arrow_schema import schema_from_description
+from .pyarrow_canonical import write_record_batch, write_table
 
 _EMPTY = memoryview(b"")
 
@@ -151,7 +155,7 @@ class _NodeReader:
             raise DeserializationError(f"Arrow batch has {len(self._nodes) - self._next} field nodes too many")
 
 
-class _ArrowSerializer:
+class _ArrowSerializer(Serializer):
     def accepts(self, value) -> bool:
         return all(_is_standard_type(field.type) for field in value.schema)
 
@@ -166,8 +170,6 @@ class _ArrowSerializer:
             raise DeserializationError("Arrow in-band must be [schema, batches]")
         if type(meta[0]) is list:
             # The canonical form describes the schema in msgpack (docs/FORMAT.md, section 9.5).
-            from .pyarrow_canonical import schema_from_description
-
             schema = schema_from_description(meta[0])
         else:
             try:
@@ -203,6 +205,9 @@ class ArrowTableSerializer(_ArrowSerializer):
         schema, batches = self._deserialize_batches(in_band, oob)
         return pa.Table.from_batches(batches, schema=schema)
 
+    def serialize_canonical(self, table: pa.Table) -> SerializationResult:
+        return write_table(table)
+
 
 class ArrowRecordBatchSerializer(_ArrowSerializer):
     def serialize(self, batch: pa.RecordBatch) -> SerializationResult:
@@ -214,7 +219,11 @@ class ArrowRecordBatchSerializer(_ArrowSerializer):
             raise DeserializationError(f"an ArrowRecordBatch holds exactly one batch, not {len(batches)}")
         return batches[0]
 
+    def serialize_canonical(self, batch: pa.RecordBatch) -> SerializationResult:
+        return write_record_batch(batch)
+
 
 def register(registry) -> None:
-    registry.register_serializer("ArrowTable", pa.Table, ArrowTableSerializer())
-    registry.register_serializer("ArrowRecordBatch", pa.RecordBatch, ArrowRecordBatchSerializer())
+    """Register the Table and RecordBatch serializers."""
+    registry.register_serializer(ARROW_TABLE_CLASS_ID, pa.Table, ArrowTableSerializer())
+    registry.register_serializer(ARROW_RECORD_BATCH_CLASS_ID, pa.RecordBatch, ArrowRecordBatchSerializer())

@@ -13,9 +13,9 @@ import pyarrow as pa
 import pytest
 
 import serreg
-from serreg import cli, inspection
-from serreg.class_id import class_id_hash
-from serreg.frame import frame_pieces
+from serreg import cli, inspection, standard
+from serreg.wire.class_id import class_id_hash
+from serreg.wire.frame import frame_pieces
 
 
 def _frame(in_band_parts, buffers=()) -> bytes:
@@ -305,10 +305,11 @@ def test_command_line_errors_have_no_traceback(tmp_path):
 
 def test_standard_class_id_table_covers_the_registries():
     core = {r.class_id for r in serreg.Registry(plugins=False).registrations()}
-    assert core <= inspection.STANDARD_CLASS_IDS
+    assert core == standard.STANDARD_CLASS_IDS - set(standard.EXTRA_OF_CLASS_ID)
     everything = {r.class_id for r in serreg.Registry().registrations()}
     numpy_and_arrow = {c for c in everything if c.startswith("numpy.") or c.startswith("Arrow")}
-    assert numpy_and_arrow == set(inspection.NUMPY_CLASS_IDS + inspection.ARROW_CLASS_IDS)
+    assert numpy_and_arrow == set(standard.EXTRA_OF_CLASS_ID)
+    assert everything == standard.STANDARD_CLASS_IDS
 
 
 # ----------------------------------------------------------------- registry

@@ -1,4 +1,4 @@
-/* Compiled fast path of serreg/scan.py: does a list/dict tree hold a value of one of
+/* Compiled fast path of serreg/codec/scan.py: does a list/dict tree hold a value of one of
  * the given exact types?  msgpack packs bytearray and memoryview as plain bin without
  * asking, so the codec must know whether a tree holds one before packing it.  Same
  * answers as the pure-Python scan.py (the tests run both). */
@@ -57,6 +57,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "serreg._scan", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "serreg.codec._scan", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__scan(void) { return PyModule_Create(&module); }

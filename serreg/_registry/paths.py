@@ -1,13 +1,16 @@
 """Find where a value sits inside a container tree, for error messages.
 
 Only used when something has already failed, so it may be slow; it never runs
-on the success path.
+on the success path. :func:`attach_path` completes a SerializationError with
+the path of its value inside the object given to ``serialize``.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Callable, Optional
+
+from ..errors import SerializationError
 
 _MAX_VISITS = 1_000_000
 
@@ -56,3 +59,29 @@ def locate(root, predicate: Callable[[object], bool], root_name: str = "obj") ->
 def locate_identity(root, target, root_name: str = "obj") -> Optional[str]:
     """The path of ``target`` (compared by identity) inside ``root``."""
     return locate(root, lambda node: node is target, root_name)
+
+
+def attach_path(error: SerializationError, root) -> None:
+    """Give ``error`` the path of its value inside ``root`` (the outermost serialize call wins)."""
+    inner_root = error.path_root
+    if inner_root is root:
+        return
+    if error.path is None:
+        target = error.value if error.value is not None else root
+        found = locate_identity(root, target)
+        error.path = found if found is not None else "obj"
+    elif inner_root is not None:
+        # The error was located inside a value that a serializer serialized with a
+        # nested serialize() call; prefix the path of that value, or of the value
+        # whose serializer made the call, marked <TypeName>.
+        inner = error.path[len("obj"):]
+        prefix = locate_identity(root, inner_root)
+        via = error.via
+        if prefix is None and via is not None:
+            via_path = locate_identity(root, via)
+            if via_path is not None:
+                prefix = f"{via_path}<{type(via).__name__}>"
+        if prefix is not None:
+            error.path = prefix + inner
+        error.via = None
+    error.path_root = root

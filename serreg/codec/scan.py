@@ -2,7 +2,7 @@
 
 msgpack packs ``bytearray`` and ``memoryview`` as plain bin without calling
 the codec, which would bring them back as ``bytes``; the codec asks this scan
-first and rewrites only the trees that need it. The compiled ``serreg._scan``
+first and rewrites only the trees that need it. The compiled ``serreg.codec._scan``
 gives the same answers as the pure-Python version here, which is used when
 the extension is not built (or ``SERREG_PURE_PYTHON=1``); the tests run both.
 """

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from .errors import SignatureError
+from ..errors import SignatureError
 
 FLAG_SIGNED = 0x01
 SIGNATURE_SIZE = 32

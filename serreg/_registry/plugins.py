@@ -5,6 +5,11 @@ serves (``numpy``, ``pyarrow``, ``mypackage``) and its *value* is a function
 ``register(registry)``. A plug-in is loaded the first time a value whose type
 comes from that module is serialized, or when a frame holds a class ID that no
 loaded serializer knows (then every plug-in not yet loaded is loaded).
+
+A plug-in whose library is not installed (importing it fails for want of the
+module its name names) is skipped quietly: it cannot serve anything, and a
+frame that needs it gets an error naming the extra to install. A plug-in that
+fails in any other way is reported with a warning and rolled back.
 """
 
 from __future__ import annotations
@@ -13,17 +18,26 @@ import threading
 import warnings
 from importlib.metadata import entry_points
 
+from .table import Table
+
 ENTRY_POINT_GROUP = "serreg.serializers"
 
 
 class PluginLoader:
-    """Loads each plug-in at most once into one registry. Thread-safe."""
+    """Loads each plug-in at most once into one registry. Thread-safe.
 
-    def __init__(self) -> None:
+    ``registry`` is what each plug-in's ``register`` function is given (the
+    public Registry); ``table`` is where its registrations land, all or nothing.
+    """
+
+    def __init__(self, registry, table: Table) -> None:
+        self._registry = registry
+        self._table = table
         self._lock = threading.RLock()
         self._pending = None  # name -> EntryPoint, read on first use
         self.loaded: dict[str, str] = {}  # name -> "module:function"
-        self.failed: dict[str, str] = {}  # name -> import error
+        self.failed: dict[str, str] = {}  # name -> why it could not be loaded
+        self.unavailable: dict[str, str] = {}  # name -> the import error of its missing library
 
     def _pending_entry_points(self) -> dict:
         with self._lock:
@@ -44,7 +58,7 @@ class PluginLoader:
             names.update(self.loaded)
             return names
 
-    def load_for_module(self, registry, module_name: str) -> bool:
+    def load_for_module(self, module_name: str) -> bool:
         """Load the plug-in serving ``module_name``'s top-level package; True if one was loaded.
 
         If another thread is loading it right now, this waits until it is done,
@@ -55,32 +69,36 @@ class PluginLoader:
             ep = self._read_entry_points().pop(root, None)
             if ep is None:
                 return root in self.loaded  # loaded before (perhaps just now, by another thread)
-            self._load(registry, ep)
+            self._load(ep)
             return True
 
-    def load_all(self, registry) -> bool:
+    def load_all(self) -> bool:
         """Load every plug-in not loaded yet; True if any was."""
         with self._lock:
             pending = self._pending_entry_points()
             if not pending:
                 return False
             for name in list(pending):
-                self._load(registry, pending.pop(name))
+                self._load(pending.pop(name))
             return True
 
-    def _load(self, registry, ep) -> None:
+    def _load(self, ep) -> None:
         try:
             register = ep.load()
         except ImportError as error:
-            # A plug-in for a library that is not installed cannot serve anything;
+            if (error.name or "").partition(".")[0] == ep.name:
+                # The library the plug-in serves is not installed: nothing to serve, nothing to say.
+                self.unavailable[ep.name] = str(error)
+                return
+            # A plug-in that cannot be imported cannot serve anything;
             # say so once instead of failing every deserialization.
             warnings.warn(f"serreg plug-in {ep.name!r} ({ep.value}) could not be imported: {error}", stacklevel=3)
             self.failed[ep.name] = str(error)
             return
         try:
             # All or nothing: a plug-in that fails half-way leaves none of its registrations behind.
-            with registry._all_or_nothing(), registry._origin(f"plug-in {ep.name} ({ep.value})"):
-                register(registry)
+            with self._table.all_or_nothing(), self._table.origin(f"plug-in {ep.name} ({ep.value})"):
+                register(self._registry)
         except Exception as error:
             warnings.warn(
                 f"serreg plug-in {ep.name!r} ({ep.value}) failed while registering and was rolled back: "

@@ -21,9 +21,9 @@ from __future__ import annotations
 import struct
 from typing import Iterator, Optional, Sequence
 
+from ..errors import DeserializationError, LimitExceededError
+from ..limits import DEFAULT_LIMITS, Limits
 from .class_id import CLASS_ID_HASH_SIZE
-from .errors import DeserializationError, LimitExceededError
-from .limits import DEFAULT_LIMITS, Limits
 from .signing import FLAG_SIGNED, SIGNATURE_SIZE, require_signed, sign, verify
 
 MAGIC = b"SREG"
