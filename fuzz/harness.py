@@ -11,9 +11,9 @@ import types
 import pyarrow
 
 import serreg
+import serreg.serializers.numpy
+import serreg.serializers.pyarrow
 import serreg.standard.dataclass
-import serializers.numpy
-import serializers.pyarrow
 from inputs import frame_from_input
 from serreg.errors import DeserializationError
 
@@ -26,8 +26,8 @@ def make_registry(trusted: bool) -> serreg.Registry:
     are turned into ImportError, so the fuzzer cannot run code by design.
     """
     registry = serreg.Registry(plugins=False, fallback=False, trusted=trusted)
-    serializers.numpy.register(registry)
-    serializers.pyarrow.register(registry)
+    serreg.serializers.numpy.register(registry)
+    serreg.serializers.pyarrow.register(registry)
     if trusted:
         def no_import(name, package=None):
             raise ImportError(f"the fuzz harness imports nothing ({name})")

@@ -324,8 +324,8 @@ def test_registry_lists_class_ids_hashes_types_and_origins(capsys):
     }
     assert rows["ArrowTable"]["class_id_hash"] == "cc11f08d1d3a3138"
     assert rows["ArrowTable"]["type"] == "pyarrow.lib.Table"
-    assert rows["ArrowTable"]["origin"] == "plug-in pyarrow (serializers.pyarrow:register)"
-    assert rows["numpy.ndarray"]["origin"] == "plug-in numpy (serializers.numpy:register)"
+    assert rows["ArrowTable"]["origin"] == "plug-in pyarrow (serreg.serializers.pyarrow:register)"
+    assert rows["numpy.ndarray"]["origin"] == "plug-in numpy (serreg.serializers.numpy:register)"
     assert rows["serreg.pickle5"]["origin"] == "serreg (fallback)" and rows["serreg.pickle5"]["python_only"]
     assert rows["tests.Pixels"]["type"] == "cluster_types.Pixels" and rows["tests.Pixels"]["origin"] == "user"
     for row in rows.values():

@@ -13,11 +13,11 @@ import struct
 import numpy as np
 from msgpack import packb
 
-from serreg.codec import unpack_plain
-from serreg.errors import DeserializationError
-from serreg.result import SerializationResult
-from serreg.serializer import Serializer
-from serreg.standard import NDARRAY_CLASS_ID, NUMPY_SCALAR_CLASS_IDS
+from ..codec import unpack_plain
+from ..errors import DeserializationError
+from ..result import SerializationResult
+from ..serializer import Serializer
+from ..standard import NDARRAY_CLASS_ID, NUMPY_SCALAR_CLASS_IDS
 
 from .numpy_canonical import write_ndarray, write_scalar
 

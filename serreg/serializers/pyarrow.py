@@ -14,11 +14,11 @@ from __future__ import annotations
 import pyarrow as pa
 from msgpack import packb
 
-from serreg.codec import unpack_plain
-from serreg.errors import DeserializationError
-from serreg.result import SerializationResult
-from serreg.serializer import Serializer
-from serreg.standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID
+from ..codec import unpack_plain
+from ..errors import DeserializationError
+from ..result import SerializationResult
+from ..serializer import Serializer
+from ..standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID
 
 from .arrow_schema import schema_from_description
 from .pyarrow_canonical import write_record_batch, write_table

@@ -19,8 +19,8 @@ import numpy as np
 import pyarrow as pa
 from msgpack import packb
 
-from serreg.canonical.floats import normalize_float_array
-from serreg.result import SerializationResult
+from ..canonical.floats import normalize_float_array
+from ..result import SerializationResult
 
 from .arrow_schema import describe_schema
 

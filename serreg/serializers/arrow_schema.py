@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from serreg.errors import DeserializationError
+from ..errors import DeserializationError
 
 _TIME_UNITS = {"s": "SECOND", "ms": "MILLISECOND", "us": "MICROSECOND", "ns": "NANOSECOND"}
 _UNIT_NAMES = {name: unit for unit, name in _TIME_UNITS.items()}

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from msgpack import packb
 
-from serreg.canonical.floats import canonical_float_bits, normalize_float_array, pack_float
-from serreg.result import SerializationResult
+from ..canonical.floats import canonical_float_bits, normalize_float_array, pack_float
+from ..result import SerializationResult
 
 
 def canonical_elements(array: np.ndarray) -> np.ndarray:
