@@ -16,8 +16,16 @@ being measured.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import pickle
+
+import cloudpickle
+import msgpack
+
+from .._default import configure_dataclasses, deserialize, serialize
+from ..registry import Registry
+from .payloads import Record
 
 
 class Unsupported(Exception):
@@ -84,10 +92,8 @@ class SerregPeer(Peer):
     distribution = "serreg"
 
     def _load(self):
-        import serreg
-
-        self._serialize = serreg.serialize
-        self._deserialize = serreg.deserialize
+        self._serialize = serialize
+        self._deserialize = deserialize
         return None
 
     def serialize(self, value):
@@ -116,17 +122,13 @@ class SerregDataclassesPeer(SerregPeer):
     how = "serreg with configure_dataclasses() (serreg.dataclass instead of the pickle fallback); own Registry"
 
     def _load(self):
-        import serreg
-
-        registry = serreg.Registry()
-        serreg.configure_dataclasses(registry)
+        registry = Registry()
+        configure_dataclasses(registry)
         self._serialize = registry.serialize
         self._deserialize = registry.deserialize
         return None
 
     def check(self, value) -> None:
-        import dataclasses
-
         sample = value[0] if type(value) is list and value else value
         if not dataclasses.is_dataclass(sample):
             raise Unsupported("no dataclass in this payload: the same as serreg")
@@ -170,11 +172,7 @@ class CloudpicklePeer(Pickle5Peer):
         return _version(self.distribution)
 
     def _load(self):
-        try:
-            import cloudpickle
-        except ImportError as error:
-            return f"cloudpickle is not installed ({error})"
-        self._dumps = cloudpickle.dumps
+        self._dumps = cloudpickle.dumps  # a dependency of serreg: always installed
         return None
 
     def serialize(self, value):
@@ -191,11 +189,7 @@ class MsgpackPeer(Peer):
     distribution = "msgpack"
 
     def _load(self):
-        try:
-            import msgpack
-        except ImportError as error:
-            return f"msgpack is not installed ({error})"
-        self._packb = msgpack.packb
+        self._packb = msgpack.packb  # a dependency of serreg: always installed
         self._unpackb = msgpack.unpackb
         return None
 
@@ -228,9 +222,7 @@ class PyforyPeer(Peer):
         try:
             import pyfory
         except ImportError as error:
-            return f"pyfory is not installed ({error}); pip install pyfory"
-        from .payloads import Record
-
+            return f"pyfory is not installed ({error}); pip install 'serreg[bench]'"
         # strict=False: pyfory refuses an Arrow table in strict mode (registering
         # pa.Table makes it a struct), so unregistered types must be allowed.
         self._fory = pyfory.Fory(xlang=False, ref=False, strict=False)
@@ -273,7 +265,7 @@ class RayPeer(Peer):
             import ray._private.worker as worker
             from ray._private.serialization import SerializationContext
         except ImportError as error:
-            return f"ray is not installed ({error}); pip install ray to include it"
+            return f"ray is not installed ({error}); pip install 'serreg[ray]' to include it"
         self._context = SerializationContext(worker.global_worker)
         return None
 

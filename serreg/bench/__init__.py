@@ -1,7 +1,8 @@
 """serreg's benchmark suite: the payloads of issue 4 against pickle5, cloudpickle,
 msgpack, pyfory and Ray, in-process and through a contiguous frame.
 
-Run it with ``serreg bench`` (or ``python -m benchmarks``); see ``serreg bench --help``.
+Run it with ``serreg bench`` (or ``python -m serreg bench``); see ``serreg bench --help``.
+Its optional dependencies come with ``pip install "serreg[bench]"``.
 """
 
 from .payloads import PAYLOADS

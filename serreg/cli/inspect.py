@@ -7,6 +7,9 @@ import math
 import mmap
 import sys
 
+from .._default import default_registry
+from ..errors import SerregError
+from ..inspection import Bin, MapEntries, ValueNode, class_names, inspect_frames, to_json
 from .common import CommandError, add_import_option, import_modules, report_failure
 
 _LINE = 110  # longest value shown on one line before it is cut
@@ -30,18 +33,15 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    import serreg
-    from serreg import inspection
-
     try:
         import_modules(args.imports)
-        names = inspection.class_names(serreg.default_registry())
+        names = class_names(default_registry())
         with _Input(args.file) as data:
-            reports = list(inspection.inspect_frames(data, names))
-    except (CommandError, serreg.SerregError, OSError) as error:
+            reports = list(inspect_frames(data, names))
+    except (CommandError, SerregError, OSError) as error:
         return report_failure("inspect", error)
     if args.json:
-        print(json.dumps({"file": args.file, "frames": inspection.to_json(reports)}, indent=2))
+        print(json.dumps({"file": args.file, "frames": to_json(reports)}, indent=2))
     else:
         for report in reports:
             _print_report(report, len(reports) > 1)
@@ -122,8 +122,6 @@ def _print_node(node, indent: str, label: str) -> None:
 
 
 def _print_children(value, indent: str) -> None:
-    from serreg.inspection import MapEntries, ValueNode
-
     if isinstance(value, MapEntries):
         items = [(_cut(_inline(key), 60) + ": ", item) for key, item in value]
     else:
@@ -139,8 +137,6 @@ def _print_children(value, indent: str) -> None:
 
 
 def _holds_nodes(value) -> bool:
-    from serreg.inspection import MapEntries, ValueNode
-
     if isinstance(value, ValueNode):
         return True
     if isinstance(value, MapEntries):
@@ -151,8 +147,6 @@ def _holds_nodes(value) -> bool:
 
 
 def _inline(value) -> str:
-    from serreg.inspection import Bin, MapEntries, ValueNode
-
     if isinstance(value, ValueNode):
         return f"<{value.class_id or value.class_hash.hex()}>"
     if isinstance(value, MapEntries):

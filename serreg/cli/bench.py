@@ -1,12 +1,14 @@
 """``serreg bench``: serreg against pickle5, cloudpickle, msgpack, pyfory and Ray.
 
-The suite lives in the ``benchmarks`` package; its extra dependencies come
-with ``pip install "serreg[bench]"``.
+The suite lives in ``serreg.bench``; its extra dependencies come with
+``pip install "serreg[bench]"``.
 """
 
 from __future__ import annotations
 
 import sys
+
+from ..bench import PAYLOADS, PEERS, draw_chart, format_table, run_suite, write_json
 
 
 def add_parser(commands) -> None:
@@ -40,17 +42,12 @@ def _names(text):
 
 
 def run(args) -> int:
-    try:
-        import benchmarks
-    except ImportError as error:
-        print(f"serreg bench needs the benchmarks package next to serreg ({error})", file=sys.stderr)
-        return 2
     if args.list:
-        print("payloads:", ", ".join(benchmarks.PAYLOADS))
-        print("peers:", ", ".join(benchmarks.PEERS))
+        print("payloads:", ", ".join(PAYLOADS))
+        print("peers:", ", ".join(PEERS))
         return 0
     try:
-        report = benchmarks.run_suite(
+        report = run_suite(
             _names(args.payloads), _names(args.peers), scale=args.scale, repeats=args.repeats,
             min_time=args.min_time, memory=not args.no_memory, progress=not args.no_progress,
             argv=["serreg", *sys.argv[1:]],  # the command as typed, without the interpreter's path
@@ -58,13 +55,13 @@ def run(args) -> int:
     except ValueError as error:
         print(f"serreg bench: {error}", file=sys.stderr)
         return 2
-    print(benchmarks.format_table(report))
+    print(format_table(report))
     if not args.no_json:
-        benchmarks.write_json(report, args.json)
+        write_json(report, args.json)
         print(f"\nwrote {args.json}")
     if not args.no_chart:
         try:
-            benchmarks.draw_chart(report, args.chart)
+            draw_chart(report, args.chart)
         except ImportError as error:
             print(f"no chart: matplotlib is not installed ({error}); pip install 'serreg[bench]'", file=sys.stderr)
         else:

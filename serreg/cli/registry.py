@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from .._default import default_registry
+from ..errors import SerregError
 from .common import CommandError, add_import_option, import_modules, report_failure
 
 
@@ -23,8 +25,6 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    import serreg
-
     try:
         import_modules(args.imports)
         rows = [
@@ -35,9 +35,9 @@ def run(args) -> int:
                 "origin": r.origin,
                 "python_only": r.python_only,
             }
-            for r in serreg.default_registry().registrations()
+            for r in default_registry().registrations()
         ]
-    except (CommandError, serreg.SerregError) as error:
+    except (CommandError, SerregError) as error:
         return report_failure("registry", error)
     if args.json:
         print(json.dumps(rows, indent=2))
