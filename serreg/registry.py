@@ -70,7 +70,7 @@ class Registry:
         self._dispatch = dispatch = Dispatch(table, self._plugins)
         nested_encoder = NestedEncoder(dispatch)
         nested_decoder = NestedDecoder(table, dispatch, self._settings)
-        self.codec = codec = MsgpackCodec(nested_encoder.encode, nested_decoder.decode, lambda: table.snapshot.rewritten_types)
+        self.codec = codec = MsgpackCodec(nested_encoder.encode, nested_decoder.decode, table)
         self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides)
         self._encoder = Encoder(nested_encoder, codec, self._canonical, table)
         self._decoder = Decoder(nested_decoder, codec, table, self._settings)

@@ -153,23 +153,25 @@ class Decoder:
     ):
         """See :meth:`serreg.Registry.deserialize`."""
         settings = self._settings
-        if (
-            type(data) is SerializationResult and trusted is None and key is None and limits is None
-            and settings.trusted and not data.out_of_band_buffers and DECODE_STATE.get() is None
-        ):
+        is_result = isinstance(data, SerializationResult)
+        if is_result:
             class_hash, in_band = sections(data)
-            value_type = self._table.snapshot.unpacked_as_is.get(class_hash)
-            if value_type is not None:
-                # An in-process dict, list, str ... of the standard serializers: straight to the
-                # codec. Nested values still get the checks (the nested decoder sets up the call
-                # state); any error is reported by the full path below, which decodes the same bytes.
-                try:
-                    value = unpackb(in_band, ext_hook=self._ext_hook, strict_map_key=False)
-                except Exception:
-                    pass
-                else:
-                    if type(value) is value_type:
-                        return value
+            if (
+                type(data) is SerializationResult and trusted is None and key is None and limits is None
+                and settings.trusted and not data.out_of_band_buffers and DECODE_STATE.get() is None
+            ):
+                value_type = self._table.snapshot.unpacked_as_is.get(class_hash)
+                if value_type is not None:
+                    # An in-process dict, list, str ... of the standard serializers: straight to the
+                    # codec. Nested values still get the checks (the nested decoder sets up the call
+                    # state); any error is reported by the full path below, which decodes the same bytes.
+                    try:
+                        value = unpackb(in_band, ext_hook=self._ext_hook, strict_map_key=False)
+                    except Exception:
+                        pass
+                    else:
+                        if type(value) is value_type:
+                            return value
         if trusted is not None and type(trusted) is not bool:
             raise TypeError(f"trusted must be True, False or None (the registry's setting), not {trusted!r}")
         nested = self._nested
@@ -180,19 +182,21 @@ class Decoder:
                 trusted = settings.trusted if outer is None else outer.allowed is None
             elif outer is not None and outer.allowed is not None:
                 trusted = False  # a nested call never widens the outer call's trust
-            state = nested.new_state(trusted, settings.limits if limits is None else limits)
+            state = DecodeState(
+                nested, None if trusted else self._table.snapshot.allowed_hashes,
+                (settings.limits if limits is None else limits).max_depth,
+            )
             if outer is not None:
                 state.depth = outer.depth
             token = DECODE_STATE.set(state)
         else:
             token = None
         try:
-            if isinstance(data, SerializationResult):
+            if is_result:
                 if key is not None:
                     _check_result_key(data, check_key(key))
                 buffers = data.out_of_band_buffers
                 oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
-                class_hash, in_band = sections(data)
                 if class_hash is not None:
                     if in_band is None:
                         in_band = b""

@@ -8,13 +8,13 @@ its out-of-band buffers join the shared list at that moment, so document order
 is buffer order (docs/FORMAT.md, section 3).
 
 The codec knows no Registry: it is given the two callables that run a nested
-value through its serializer (``encode_nested``, ``decode_nested``) and one
-that names the types it must not let msgpack pack by itself.
+value through its serializer (``encode_nested``, ``decode_nested``) and where
+to read the types it must not let msgpack pack by itself (``snapshots``).
 """
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Protocol
 
 from msgpack import ExtType, Packer, unpackb
 from msgpack.exceptions import StackError
@@ -32,6 +32,19 @@ from .scan import holds_any
 EncodeNested = Callable[[object], "tuple[bytes, SerializationResult]"]
 # Decodes one nested value: (ClassIDHash, serializer in-band, the shared buffers, byte offset or None) -> value.
 DecodeNested = Callable[[bytes, memoryview, OutOfBandBuffers, Optional[int]], object]
+
+
+
+class _Snapshot(Protocol):
+    rewritten_types: tuple
+
+
+class SnapshotSource(Protocol):
+    """Where the codec reads, per pack, the types msgpack would pack by itself but must not
+    (bytearray, memoryview, and the native types a user has registered a serializer for)."""
+
+    snapshot: _Snapshot
+
 
 # What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
 _PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, dict))
@@ -69,9 +82,9 @@ class MsgpackCodec:
 
     ``encode_nested(value)`` serializes a value msgpack cannot pack by itself
     and returns its ClassIDHash and result; ``decode_nested(class_hash,
-    in_band, oob, offset)`` decodes a nested value; ``rewritten_types()``
-    returns the types msgpack would pack by itself but must not (bytearray,
-    memoryview, and the native types a user has registered a serializer for).
+    in_band, oob, offset)`` decodes a nested value; ``snapshots.snapshot.
+    rewritten_types`` are the types msgpack would pack by itself but must not
+    (the registry's table, read once per pack).
 
     Thread safety: pack() takes an idle msgpack Packer from a shared pool and
     puts it back when done (creating a Packer allocates a 256 KiB buffer, which
@@ -79,12 +92,10 @@ class MsgpackCodec:
     as one nested inside another, makes a new one.
     """
 
-    def __init__(
-        self, encode_nested: EncodeNested, decode_nested: DecodeNested, rewritten_types: Callable[[], tuple]
-    ) -> None:
+    def __init__(self, encode_nested: EncodeNested, decode_nested: DecodeNested, snapshots: SnapshotSource) -> None:
         self._encode_nested = encode_nested
         self._decode_nested = decode_nested
-        self._rewritten_types = rewritten_types
+        self._snapshots = snapshots
         self._idle: list = []  # (Packer, _PackState) pairs not in use by any thread
 
     def _new_packer(self) -> tuple:
@@ -101,7 +112,7 @@ class MsgpackCodec:
         state.oob = oob
         packed = None
         try:
-            rewrite = self._rewritten_types()
+            rewrite = self._snapshots.snapshot.rewritten_types
             if holds_any(obj, rewrite):
                 obj = _substitute(obj, frozenset(rewrite), state.nested, root=True)
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
