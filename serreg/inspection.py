@@ -35,6 +35,18 @@ from .standard import (
 from .wire.class_id import CLASS_ID_HASH_SIZE, class_id_hash
 from .wire.frame import HEADER, HEADER_SIZE, FrameView
 
+__all__ = [
+    "Bin",
+    "BufferInfo",
+    "FrameReport",
+    "MapEntries",
+    "ValueNode",
+    "class_names",
+    "inspect_frames",
+    "standard_class_names",
+    "to_json",
+]
+
 # docs/FORMAT.md, section 6: the standard class IDs whose serializer in-band is one msgpack value.
 MSGPACK_CLASS_IDS = STANDARD_CLASS_IDS - {FALLBACK_CLASS_ID}
 ARROW_CLASS_IDS = frozenset({ARROW_TABLE_CLASS_ID, ARROW_RECORD_BATCH_CLASS_ID})

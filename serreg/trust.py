@@ -3,11 +3,10 @@
 Unpickling, or importing a module a frame names, runs code chosen by whoever
 wrote the bytes, so in untrusted mode the pickle fallback and serreg.dataclass
 are always refused, and so is every class ID outside the allow-list, before
-its serializer sees a byte. The default allow-list holds
-the standard data class IDs of docs/FORMAT.md section 6
-(``serreg.standard.DATA_CLASS_IDS``), whose serializers build plain data and
-check what they read; a user's class ID is added once its
-serializer is known to be safe on hostile bytes.
+its serializer sees a byte. The default allow-list holds the standard data
+class IDs of docs/FORMAT.md section 6 (``serreg.standard.DATA_CLASS_IDS``),
+whose serializers build plain data and check what they read; a user's class
+ID is added once its serializer is known to be safe on hostile bytes.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import gc
 import platform
 import sys
 import time
-from typing import Callable, Iterable, Optional
+from typing import Iterable, Optional
 
 from . import measure
 from .payloads import PAYLOADS, ZERO_COPY, describe, same_value

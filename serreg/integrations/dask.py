@@ -37,6 +37,14 @@ from ..errors import DeserializationError
 from ..result import SerializationResult
 from .common import has_own_serializer
 
+__all__ = [
+    "FAMILY",
+    "SERIALIZERS",
+    "SerregPlugin",
+    "serreg_dumps",
+    "serreg_loads",
+]
+
 FAMILY = "serreg"
 
 # What to pass as Client(serializers=..., deserializers=...): serreg first, then

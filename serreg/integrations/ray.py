@@ -36,6 +36,12 @@ from ..registry import Registry
 from ..result import SerializationResult
 from .common import has_own_serializer
 
+__all__ = [
+    "install",
+    "installed_classes",
+    "uninstall",
+]
+
 _lock = threading.Lock()
 _installed: set = set()
 

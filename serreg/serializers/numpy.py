@@ -8,7 +8,6 @@ never copied, in one process or from a frame. Data keep their byte order.
 from __future__ import annotations
 
 import re
-import struct
 
 import numpy as np
 from msgpack import packb
@@ -20,6 +19,12 @@ from ..serializer import Serializer
 from ..standard import NDARRAY_CLASS_ID, NUMPY_SCALAR_CLASS_IDS
 
 from .numpy_canonical import write_ndarray, write_scalar
+
+__all__ = [
+    "NDArraySerializer",
+    "NumpyScalarSerializer",
+    "register",
+]
 
 # Kinds of the standard dtypes: bool, signed and unsigned ints, floats, complex.
 STANDARD_KINDS = frozenset("biufc")

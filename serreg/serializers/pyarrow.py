@@ -23,6 +23,12 @@ from ..standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID
 from .arrow_schema import schema_from_description
 from .pyarrow_canonical import write_record_batch, write_table
 
+__all__ = [
+    "ArrowRecordBatchSerializer",
+    "ArrowTableSerializer",
+    "register",
+]
+
 _EMPTY = memoryview(b"")
 
 

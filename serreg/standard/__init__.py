@@ -24,6 +24,22 @@ from .dataclass import DataclassSerializer
 from .datetimes import DateSerializer, DateTimeSerializer, TimeDeltaSerializer, TimeSerializer
 from .scalars import ComplexSerializer, DecimalSerializer, FloatSerializer, IntSerializer, RemoteErrorSerializer, UUIDSerializer
 
+__all__ = [
+    "ARROW_RECORD_BATCH_CLASS_ID",
+    "ARROW_TABLE_CLASS_ID",
+    "CODE_LOADING_CLASS_IDS",
+    "CORE_CLASS_IDS",
+    "DATACLASS_CLASS_ID",
+    "DATA_CLASS_IDS",
+    "ERROR_CLASS_ID",
+    "EXTRA_OF_CLASS_ID",
+    "FALLBACK_CLASS_ID",
+    "NDARRAY_CLASS_ID",
+    "NUMPY_SCALAR_CLASS_IDS",
+    "STANDARD_CLASS_IDS",
+    "install",
+]
+
 # ---------------------------------------------------------------- the table of standard class IDs
 
 FALLBACK_CLASS_ID = "serreg.pickle5"  # the pickle protocol 5 fallback (Python only)
