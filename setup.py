@@ -1,8 +1,8 @@
-"""Build the optional compiled scan (serreg/_scan.c); everything else is in pyproject.toml.
+"""Build the optional compiled scan (serreg/codec/_scan.c); everything else is in pyproject.toml.
 
 The extension is optional: if it cannot be compiled, serreg uses the pure-Python scan.
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("serreg._scan", ["serreg/_scan.c"], optional=True)])
+setup(ext_modules=[Extension("serreg.codec._scan", ["serreg/codec/_scan.c"], optional=True)])

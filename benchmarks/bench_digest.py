@@ -15,15 +15,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sys
-from pathlib import Path
 
 import numpy as np
 
 import serreg
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.measure import median_of_runs as measure  # noqa: E402
+from serreg.bench.measure import median_of_runs as measure
 
 
 def main() -> None:

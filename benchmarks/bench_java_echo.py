@@ -26,14 +26,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
+import serreg
+from serreg.bench.measure import median_of_runs as measure
 
-import serreg  # noqa: E402
+# The Java fixture's build and pipe protocol are the test suite's (tests/java_fixture.py):
+# this developer script drives the very process the cross-language tests drive.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from java_fixture import JavaProcess, build_jar  # noqa: E402
-
-from benchmarks.measure import median_of_runs as measure  # noqa: E402
 
 
 def serreg_round_trip(process: JavaProcess, value):

@@ -39,8 +39,8 @@ import cloudpickle  # noqa: E402,F401
 
 with atheris.instrument_imports():
     import serreg  # noqa: F401
-    import serializers.numpy  # noqa: F401
-    import serializers.pyarrow  # noqa: F401
+    import serreg.serializers.numpy  # noqa: F401
+    import serreg.serializers.pyarrow  # noqa: F401
     from harness import check_input, make_registry
 
 # SERREG_FUZZ_TRUSTED=1 fuzzes the trusted path instead (see harness.make_registry).

@@ -11,9 +11,9 @@ import types
 import pyarrow
 
 import serreg
-import serreg.standard
-import serializers.numpy
-import serializers.pyarrow
+import serreg.serializers.numpy
+import serreg.serializers.pyarrow
+import serreg.standard.dataclass
 from inputs import frame_from_input
 from serreg.errors import DeserializationError
 
@@ -26,13 +26,13 @@ def make_registry(trusted: bool) -> serreg.Registry:
     are turned into ImportError, so the fuzzer cannot run code by design.
     """
     registry = serreg.Registry(plugins=False, fallback=False, trusted=trusted)
-    serializers.numpy.register(registry)
-    serializers.pyarrow.register(registry)
+    serreg.serializers.numpy.register(registry)
+    serreg.serializers.pyarrow.register(registry)
     if trusted:
         def no_import(name, package=None):
             raise ImportError(f"the fuzz harness imports nothing ({name})")
 
-        serreg.standard.importlib = types.SimpleNamespace(import_module=no_import)
+        serreg.standard.dataclass.importlib = types.SimpleNamespace(import_module=no_import)
     return registry
 
 

@@ -16,11 +16,11 @@ pyarrow Buffer, a memoryview); see harness.check_input.
 
 from __future__ import annotations
 
-from serreg.class_id import class_id_hash
 from serreg.result import SerializationResult
-from serreg.trust import STANDARD_DATA_CLASS_IDS
+from serreg.standard import DATA_CLASS_IDS
+from serreg.wire.class_id import class_id_hash
 
-CLASS_IDS = sorted(STANDARD_DATA_CLASS_IDS)
+CLASS_IDS = sorted(DATA_CLASS_IDS)
 HASHES = [class_id_hash(class_id) for class_id in CLASS_IDS]
 
 

@@ -1,6 +1,6 @@
 """Replay a fuzz corpus through the decoder, outside atheris, e.g. under coverage.py.
 
-    python -m coverage run --source=serreg,serializers fuzz/replay.py fuzz/corpus
+    python -m coverage run --source=serreg fuzz/replay.py fuzz/corpus
     python -m coverage report
 
 Every input is judged as the fuzz target judges it (fuzz/harness.py): an

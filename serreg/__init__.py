@@ -5,11 +5,26 @@ in-band bytes plus out-of-band buffers; serreg frames the result as
 ClassIDHash + msgpack in-band + out-of-band buffers (docs/FORMAT.md). Values
 without a registered serializer fall back to pickle protocol 5.
 
-The module-level functions act on a default :class:`Registry`.
+The module-level functions act on a default :class:`Registry`
+(``serreg.default_registry()``). This module is only the public face: every
+name here is defined in one of serreg's modules.
 """
 
 from __future__ import annotations
 
+from ._default import (
+    allow_class_ids,
+    configure_dataclasses,
+    default_registry,
+    deserialize,
+    digest,
+    get_serializer,
+    register_fallback_serializer,
+    register_serializer,
+    serialize,
+    unregister_serializer,
+)
+from ._version import __version__
 from .errors import (
     CanonicalFormError,
     CrossLanguageError,
@@ -23,36 +38,12 @@ from .errors import (
     UntrustedClassIDError,
 )
 from .limits import Limits
-from .frame import FORMAT_VERSION, FrameView
 from .registry import Registration, Registry
 from .result import OutOfBandBuffers, SerializationResult
-from .serializer import Serializer
-from .standard import configure_dataclasses
+from .serializer import Serializer, SerializerLike
+from .wire.frame import FORMAT_VERSION, FrameView
 
-__version__ = "0.1.0"
-
-_DEFAULT = Registry()
-
-
-def _default_registry() -> Registry:
-    return _DEFAULT
-
-
-def default_registry() -> Registry:
-    """The Registry behind the module-level functions."""
-    return _DEFAULT
-
-
-register_serializer = _DEFAULT.register_serializer
-unregister_serializer = _DEFAULT.unregister_serializer
-get_serializer = _DEFAULT.get_serializer
-register_fallback_serializer = _DEFAULT.register_fallback_serializer
-serialize = _DEFAULT.serialize
-deserialize = _DEFAULT.deserialize
-allow_class_ids = _DEFAULT.allow_class_ids
-digest = _DEFAULT.digest
-
-from . import cas  # noqa: E402  (serreg.cas.Store uses the default registry)
+from . import cas  # noqa: E402,F401  (``serreg.cas.Store`` after a plain ``import serreg``)
 
 __all__ = [
     "CanonicalFormError",
@@ -69,10 +60,12 @@ __all__ = [
     "SerializationError",
     "SerializationResult",
     "Serializer",
+    "SerializerLike",
     "SerregError",
     "SignatureError",
     "UnknownClassIDError",
     "UntrustedClassIDError",
+    "__version__",
     "allow_class_ids",
     "configure_dataclasses",
     "default_registry",

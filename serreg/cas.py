@@ -27,15 +27,19 @@ import hashlib
 import mmap
 import os
 import tempfile
-from typing import Union
+from typing import Optional, Union
 
 import msgpack
 
-from .canonical import pieces_digest
-from .class_id import CLASS_ID_HASH_SIZE
+from ._default import default_registry
+from .canonical.form import pieces_digest
 from .errors import SerregError
-from .frame import frame_pieces
-from .result import SerializationResult
+from .registry import Registry
+from .result import buffer_views, with_class_hash
+from .wire.class_id import CLASS_ID_HASH_SIZE
+from .wire.frame import frame_pieces
+
+__all__ = ["IntegrityError", "MissingValueError", "Store", "StoreError"]
 
 RECORD_VERSION = 1
 DIGEST_SIZE = 32
@@ -67,11 +71,9 @@ class Store:
     their large buffers as read-only views of memory-mapped blob files.
     """
 
-    def __init__(self, directory: Union[str, os.PathLike], *, registry=None,
+    def __init__(self, directory: Union[str, os.PathLike], *, registry: Optional[Registry] = None,
                  blob_threshold: int = DEFAULT_BLOB_THRESHOLD) -> None:
         if registry is None:
-            from . import default_registry
-
             registry = default_registry()
         if blob_threshold < 0:
             raise ValueError(f"blob_threshold must be >= 0, not {blob_threshold}")
@@ -92,7 +94,7 @@ class Store:
         """
         result = self.registry.serialize(value, canonical=True)
         in_band = bytes(result.in_band_buffer)
-        buffers = result._buffer_views()
+        buffers = buffer_views(result)
         pieces, _ = frame_pieces([in_band], buffers)
         digest = pieces_digest(pieces)
         record_path = self._value_path(digest)
@@ -131,9 +133,7 @@ class Store:
         pieces, _ = frame_pieces([in_band], buffers)
         if pieces_digest(pieces) != digest:
             self._blame(digest, entries, buffers, record_path)
-        result = SerializationResult._with_class_hash(
-            in_band[:CLASS_ID_HASH_SIZE], in_band[CLASS_ID_HASH_SIZE:], buffers
-        )
+        result = with_class_hash(in_band[:CLASS_ID_HASH_SIZE], in_band[CLASS_ID_HASH_SIZE:], buffers)
         return self.registry.deserialize(result)
 
     def _parse_record(self, record: bytes, path: str):

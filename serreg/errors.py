@@ -8,6 +8,19 @@ where they are known.
 
 from __future__ import annotations
 
+__all__ = [
+    "CanonicalFormError",
+    "CrossLanguageError",
+    "DeserializationError",
+    "LimitExceededError",
+    "RemoteError",
+    "SerializationError",
+    "SerregError",
+    "SignatureError",
+    "UnknownClassIDError",
+    "UntrustedClassIDError",
+]
+
 
 class SerregError(Exception):
     """Base class of every error serreg raises."""
@@ -19,6 +32,10 @@ class SerializationError(SerregError):
     ``path`` is where the value sits inside the object given to ``serialize``
     (``obj`` for the object itself) and ``value_type`` its type; both are
     filled in by the registry before the error reaches the caller.
+
+    While the error travels out of nested ``serialize`` calls the registry
+    keeps two more: ``path_root``, the object ``path`` starts from, and
+    ``via``, the value whose serializer made the nested call that failed.
     """
 
     def __init__(self, message: str, *, value: object = None, path: str | None = None):
@@ -27,6 +44,8 @@ class SerializationError(SerregError):
         self.value = value
         self.value_type = type(value) if value is not None else None
         self.path = path
+        self.path_root: object = None
+        self.via: object = None
 
     def __str__(self) -> str:
         if self.path is None:
@@ -61,11 +80,10 @@ class DeserializationError(SerregError):
     ``class_id`` the class ID being decoded, when known. ``nesting`` lists the
     class IDs of the values that enclose the failing one, outermost first
     (``["dict", "tuple", "numpy.ndarray"]``), when it failed inside a nested value.
+    ``located`` is True once the registry has given the error the class ID and
+    offset of the value that failed; the values around it then only add
+    themselves to ``nesting``.
     """
-
-    # Set once the registry has given the error the class ID of the value that failed;
-    # the values around it then only add themselves to ``nesting``.
-    _located = False
 
     def __init__(self, message: str, *, offset: int | None = None, class_id: str | None = None):
         super().__init__(message)
@@ -73,6 +91,7 @@ class DeserializationError(SerregError):
         self.offset = offset
         self.class_id = class_id
         self.nesting: list[str] = []
+        self.located = False
 
     def __str__(self) -> str:
         details = []

@@ -23,32 +23,36 @@ from typing import Iterator, Optional
 
 import msgpack
 
-from .class_id import CLASS_ID_HASH_SIZE, class_id_hash
-from .codec import NESTED_EXT_TYPE
+from .codec.layout import NESTED_EXT_TYPE
 from .errors import DeserializationError
-from .frame import HEADER, HEADER_SIZE, FrameView
-
-PICKLE5 = "serreg.pickle5"
-
-# docs/FORMAT.md, section 6: class IDs whose serializer in-band is one msgpack value.
-CORE_CLASS_IDS = (
-    "None", "bool", "int", "float", "str", "bytes", "list", "dict", "tuple", "set", "frozenset",
-    "bytearray", "memoryview", "complex", "datetime", "date", "time", "timedelta", "decimal", "uuid",
-    "serreg.error", "serreg.dataclass",
+from .standard import (
+    ARROW_RECORD_BATCH_CLASS_ID,
+    ARROW_TABLE_CLASS_ID,
+    FALLBACK_CLASS_ID,
+    NDARRAY_CLASS_ID,
+    STANDARD_CLASS_IDS,
 )
-NUMPY_CLASS_IDS = ("numpy.ndarray",) + tuple(
-    f"numpy.{name}"
-    for name in (
-        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "float16", "float32", "float64", "complex64", "complex128",
-    )
-)
-ARROW_CLASS_IDS = ("ArrowTable", "ArrowRecordBatch")
-MSGPACK_CLASS_IDS = frozenset(CORE_CLASS_IDS + NUMPY_CLASS_IDS + ARROW_CLASS_IDS)
-STANDARD_CLASS_IDS = MSGPACK_CLASS_IDS | {PICKLE5}
+from .wire.class_id import CLASS_ID_HASH_SIZE, class_id_hash
+from .wire.frame import HEADER, HEADER_SIZE, FrameView
+
+__all__ = [
+    "Bin",
+    "BufferInfo",
+    "FrameReport",
+    "MapEntries",
+    "ValueNode",
+    "class_names",
+    "inspect_frames",
+    "standard_class_names",
+    "to_json",
+]
+
+# docs/FORMAT.md, section 6: the standard class IDs whose serializer in-band is one msgpack value.
+MSGPACK_CLASS_IDS = STANDARD_CLASS_IDS - {FALLBACK_CLASS_ID}
+ARROW_CLASS_IDS = frozenset({ARROW_TABLE_CLASS_ID, ARROW_RECORD_BATCH_CLASS_ID})
 
 # Standard class IDs that take exactly one out-of-band buffer of their own.
-_ONE_BUFFER = frozenset({"bytearray", "memoryview", "numpy.ndarray"})
+_ONE_BUFFER = frozenset({"bytearray", "memoryview", NDARRAY_CLASS_ID})
 
 
 def standard_class_names() -> dict[bytes, str]:
@@ -191,7 +195,7 @@ class _Walker:
             node.value = self._unpack(body, class_id)
             node.walked = True
             self._take(node, self._own_buffer_count(class_id, node.value))
-        elif class_id == PICKLE5:
+        elif class_id == FALLBACK_CLASS_ID:
             node.note = "pickle protocol 5 (scanned, not unpickled)"
             self._take(node, _pickle_buffer_count(body))
         else:

@@ -12,6 +12,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Optional
 
+__all__ = ["Limits"]
+
 # msgpack-python's built-in limit on containers nested inside one msgpack document.
 MSGPACK_MAX_NESTING = 1024
 
@@ -50,15 +52,16 @@ DEFAULT_LIMITS = Limits()
 class DecodeState:
     """What one deserialize call enforces while it decodes nested values.
 
-    ``registry`` is the registry running the call (pickled values that hold
-    registered ones find their serializers there); ``allowed`` is the set of ClassIDHashes untrusted mode decodes, or None
+    ``owner`` is the decoder of the registry running the call (a nested call on
+    the same registry joins the call, one on another registry starts its own);
+    ``allowed`` is the set of ClassIDHashes untrusted mode decodes, or None
     when the call is trusted; ``depth`` counts the nested values being decoded.
     """
 
-    __slots__ = ("registry", "allowed", "max_depth", "depth")
+    __slots__ = ("owner", "allowed", "max_depth", "depth")
 
-    def __init__(self, registry, allowed: Optional[frozenset], max_depth: Optional[int]) -> None:
-        self.registry = registry
+    def __init__(self, owner: object, allowed: Optional[frozenset], max_depth: Optional[int]) -> None:
+        self.owner = owner
         self.allowed = allowed
         self.max_depth = max_depth if max_depth is not None else 1 << 62
         self.depth = 0

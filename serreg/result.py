@@ -1,13 +1,20 @@
-"""SerializationResult: in-band bytes plus out-of-band buffers, as in the proposal."""
+"""SerializationResult: in-band bytes plus out-of-band buffers, as in the proposal.
+
+The functions after the classes are serreg's own access to a result's parts
+(the ClassIDHash kept apart from the in-band, the signing key): the registry,
+the canonical form and the content-addressed store use them.
+"""
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional
+from typing import Iterable, List, Optional, Union
 
-from .frame import frame_length, frame_pieces
 from .errors import DeserializationError
+from .wire.frame import frame_length, frame_pieces
 
-BytesLike = "bytes | bytearray | memoryview"
+__all__ = ["OutOfBandBuffers", "SerializationResult"]
+
+BytesLike = Union[bytes, bytearray, memoryview]
 
 
 class SerializationResult:
@@ -35,15 +42,6 @@ class SerializationResult:
         self._class_hash = None
         self.out_of_band_buffers = [] if out_of_band_buffers is None else out_of_band_buffers
         self._key = None
-
-    @classmethod
-    def _with_class_hash(cls, class_hash: bytes, in_band, buffers) -> "SerializationResult":
-        result = cls.__new__(cls)
-        result._in_band = in_band
-        result._class_hash = class_hash
-        result.out_of_band_buffers = buffers
-        result._key = None
-        return result
 
     @property
     def signed(self) -> bool:
@@ -142,3 +140,37 @@ class OutOfBandBuffers:
 
 # The iterator handed to serializers of a value without out-of-band buffers (it never advances).
 NO_BUFFERS = OutOfBandBuffers(())
+
+
+# ----------------------------------------------------------------- serreg's access to the parts
+
+
+def with_class_hash(class_hash: bytes, in_band, buffers: list, key: Optional[bytes] = None) -> SerializationResult:
+    """A result whose in-band section is ``class_hash`` + ``in_band``, kept apart until read;
+    signed with ``key`` when one is given."""
+    result = SerializationResult.__new__(SerializationResult)
+    result._in_band = in_band
+    result._class_hash = class_hash
+    result.out_of_band_buffers = buffers
+    result._key = key
+    return result
+
+
+def sections(result: SerializationResult) -> tuple:
+    """(ClassIDHash or None, in-band): the hash is None when it is not kept apart from the in-band."""
+    return result._class_hash, result._in_band
+
+
+def signing_key(result: SerializationResult) -> Optional[bytes]:
+    """The key ``result`` was signed with, or None."""
+    return result._key
+
+
+def in_band_parts(result: SerializationResult) -> list:
+    """The pieces of the in-band section, not joined."""
+    return result._in_band_parts()
+
+
+def buffer_views(result: SerializationResult) -> list:
+    """The out-of-band buffers as 1-d byte memoryviews (DeserializationError if one is not contiguous)."""
+    return result._buffer_views()

@@ -1,10 +1,23 @@
-"""The Serializer interface every serializer implements."""
+"""The Serializer interface: the base class with every hook declared, and its typed Protocol.
+
+A serializer turns objects of one class into a SerializationResult and back.
+Extend :class:`Serializer`: it declares ``serialize`` and ``deserialize``,
+which every serializer implements, and each optional hook with its default, so
+a serializer overrides only what it needs. Any other object with ``serialize``
+and ``deserialize`` methods (:class:`SerializerLike`) is accepted too.
+
+The registry reads the optional hooks once, when a serializer is registered
+(:func:`hooks_of`), never while values are serialized.
+"""
 
 from __future__ import annotations
 
-from typing import Iterator
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkable
 
 from .result import SerializationResult
+
+__all__ = ["Serializer", "SerializerLike"]
 
 
 class Serializer:
@@ -18,13 +31,92 @@ class Serializer:
     and ``in_band_buffer.obj`` is the object it returned as in-band; from a
     frame they are views into the frame.
 
-    A serializer may also define ``accepts(obj) -> bool``: when it returns
-    False for a value, that value goes to the fallback serializer instead
-    (for example numpy object arrays).
+    Optional hooks, each declared here with its default:
+
+    - ``accepts(obj) -> bool``: False passes that value on to the dataclass
+      serializer or the fallback (for example numpy object arrays). Default:
+      every value of the registered type.
+    - ``serialize_canonical(obj)``: the canonical form (docs/FORMAT.md,
+      section 9), used by ``serialize(..., canonical=True)`` and ``digest``.
+      Default: none, and such values raise CanonicalFormError.
+    - ``handled_by_pickle``: True when pickle already keeps these values
+      exactly, so the pickle fallback does not route them through this
+      serializer when it meets them inside a pickled object. Default: False.
+    - ``class_id``: the class ID a fallback serializer is registered under
+      (``register_fallback_serializer``). Default: None, which means
+      ``"serreg.pickle5"``.
     """
 
-    def serialize(self, obj) -> SerializationResult:
+    class_id: Optional[str] = None
+    handled_by_pickle: bool = False
+
+    def serialize(self, obj: Any) -> SerializationResult:
         raise NotImplementedError(f"{type(self).__name__} must implement serialize(obj)")
 
-    def deserialize(self, in_band_buffer: memoryview, oob_iterator: Iterator[memoryview]):
+    def deserialize(self, in_band_buffer: memoryview, oob_iterator: Iterator[memoryview]) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement deserialize(in_band_buffer, oob_iterator)")
+
+    def accepts(self, obj: Any) -> bool:
+        """False sends ``obj`` to the dataclass serializer or the fallback instead."""
+        return True
+
+    def serialize_canonical(self, obj: Any) -> SerializationResult:
+        """The canonical form of ``obj``: equal values as identical bytes (docs/FORMAT.md, section 9)."""
+        raise NotImplementedError(f"{type(self).__name__} defines no canonical form")
+
+
+@runtime_checkable
+class SerializerLike(Protocol):
+    """What the registry needs of a serializer: the two methods of :class:`Serializer`."""
+
+    def serialize(self, obj: Any) -> SerializationResult: ...
+
+    def deserialize(self, in_band_buffer: memoryview, oob_iterator: Iterator[memoryview]) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """The optional hooks of one serializer, None where it keeps the default."""
+
+    accepts: Optional[Callable[[Any], bool]]
+    serialize_canonical: Optional[Callable[[Any], SerializationResult]]
+    handled_by_pickle: bool
+    class_id: Optional[str]
+
+
+def _overridden(method, default) -> Optional[Callable]:
+    return None if getattr(method, "__func__", None) is default else method
+
+
+def check_serializer(serializer: object) -> None:
+    """Raise TypeError unless ``serializer`` has serialize() and deserialize() methods."""
+    for method in ("serialize", "deserialize"):
+        if not callable(getattr(serializer, method, None)):
+            raise TypeError(f"a serializer needs a {method}() method; {serializer!r} has none")
+
+
+def hooks_of(serializer: object) -> Hooks:
+    """The optional hooks ``serializer`` defines (see :class:`Serializer`).
+
+    The one place that looks hooks up: for a Serializer, the declared
+    attributes; for any other SerializerLike, those of them it has.
+    """
+    if isinstance(serializer, Serializer):
+        return Hooks(
+            accepts=_overridden(serializer.accepts, Serializer.accepts),
+            serialize_canonical=_overridden(serializer.serialize_canonical, Serializer.serialize_canonical),
+            handled_by_pickle=bool(serializer.handled_by_pickle),
+            class_id=serializer.class_id,
+        )
+    return Hooks(
+        accepts=getattr(serializer, "accepts", None),
+        serialize_canonical=getattr(serializer, "serialize_canonical", None),
+        handled_by_pickle=bool(getattr(serializer, "handled_by_pickle", False)),
+        class_id=getattr(serializer, "class_id", None),
+    )
+
+
+def takes(serializer: object, value: Any) -> bool:
+    """True if ``serializer`` takes ``value`` (its ``accepts`` hook says so, or it has none)."""
+    accepts = hooks_of(serializer).accepts
+    return accepts is None or bool(accepts(value))

@@ -3,32 +3,17 @@
 Unpickling, or importing a module a frame names, runs code chosen by whoever
 wrote the bytes, so in untrusted mode the pickle fallback and serreg.dataclass
 are always refused, and so is every class ID outside the allow-list, before
-its serializer sees a byte. The default allow-list holds
-the standard class IDs of docs/FORMAT.md section 6, whose serializers build
-plain data and check what they read; a user's class ID is added once its
-serializer is known to be safe on hostile bytes.
+its serializer sees a byte. The default allow-list holds the standard data
+class IDs of docs/FORMAT.md section 6 (``serreg.standard.DATA_CLASS_IDS``),
+whose serializers build plain data and check what they read; a user's class
+ID is added once its serializer is known to be safe on hostile bytes.
 """
 
 from __future__ import annotations
 
-from .class_id import class_id_hash
 from .errors import UntrustedClassIDError
-
-FALLBACK_CLASS_ID = "serreg.pickle5"
-
-# Class IDs whose decoding runs code the writer chooses: unpickling, or importing a
-# module named in the frame (serreg.dataclass). They can never be allowed.
-CODE_LOADING_CLASS_IDS = frozenset({FALLBACK_CLASS_ID, "serreg.dataclass"})
-
-STANDARD_DATA_CLASS_IDS = frozenset({
-    "None", "bool", "int", "float", "str", "bytes", "list", "dict", "tuple", "set", "frozenset",
-    "bytearray", "memoryview", "complex", "datetime", "date", "time", "timedelta", "decimal", "uuid",
-    "serreg.error",
-    "numpy.ndarray", "numpy.bool", "numpy.int8", "numpy.int16", "numpy.int32", "numpy.int64",
-    "numpy.uint8", "numpy.uint16", "numpy.uint32", "numpy.uint64", "numpy.float16", "numpy.float32",
-    "numpy.float64", "numpy.complex64", "numpy.complex128",
-    "ArrowTable", "ArrowRecordBatch",
-})
+from .standard import CODE_LOADING_CLASS_IDS
+from .wire.class_id import class_id_hash
 
 
 def allowed_hashes(class_ids) -> frozenset:

@@ -144,7 +144,7 @@ def write(registry=None) -> None:
         import serreg
 
         registry = serreg.default_registry()
-    from serreg.frame import FrameView
+    from serreg.wire.frame import FrameView
 
     os.makedirs(VECTOR_DIR, exist_ok=True)
     manifest = []

@@ -10,10 +10,10 @@ import pickle
 
 import pytest
 
-import benchmarks
-from benchmarks.payloads import PAYLOADS, Record, same_value
-from benchmarks.peers import PEERS, Peer
-from benchmarks.report import goals
+from serreg import bench
+from serreg.bench.payloads import PAYLOADS, Record, same_value
+from serreg.bench.peers import PEERS, Peer
+from serreg.bench.report import goals
 from serreg.cli import main
 
 TINY = 0.0005
@@ -21,7 +21,7 @@ TINY = 0.0005
 
 @pytest.fixture(scope="module")
 def tiny_report():
-    return benchmarks.run_suite(
+    return bench.run_suite(
         peers=["serreg", "pickle5", "msgpack"], scale=TINY, repeats=2, min_time=0.0001, progress=False
     )
 
@@ -58,7 +58,7 @@ def test_peers_are_compared_and_unsupported_ones_say_why(tiny_report):
 
 
 def test_table_and_goals_cover_every_payload(tiny_report):
-    table = benchmarks.format_table(tiny_report)
+    table = bench.format_table(tiny_report)
     for payload in PAYLOADS:
         assert payload in table
     checked = {(check["issue"], check["payload"]) for check in goals(tiny_report)}
@@ -101,7 +101,7 @@ def test_a_peer_that_returns_a_wrong_value_is_flagged(monkeypatch):
 
     monkeypatch.setitem(PEERS, "lossy", TupleLosingPeer)
     monkeypatch.setitem(PAYLOADS, "tuple", lambda scale: (1, 2))
-    report = benchmarks.run_suite(["tuple"], ["lossy"], scale=1, repeats=1, min_time=0.0001, memory=False, progress=False)
+    report = bench.run_suite(["tuple"], ["lossy"], scale=1, repeats=1, min_time=0.0001, memory=False, progress=False)
     results = report["payloads"]["tuple"]["results"]
     assert results["lossy"]["in_process"]["correct"] is False
     assert results["lossy"]["frame"]["correct"] is False

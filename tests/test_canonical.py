@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import serreg
 from serreg.canonical import canonical_decimal_text
-from serreg.frame import FrameView
+from serreg.wire.frame import FrameView
 
 from histories import other_nan, rechunk, rehistory
 from strategies import canonical_values, plain_values

@@ -8,8 +8,8 @@ import random
 import pytest
 
 import serreg
-from serreg.class_id import class_id_hash
-from serreg.frame import FrameView
+from serreg.wire.class_id import class_id_hash
+from serreg.wire.frame import FrameView
 
 from canonical_vectors import MANIFEST, VECTOR_DIR, VECTORS, build
 from histories import rehistory

@@ -1,4 +1,4 @@
-"""The command line: ``serreg --help``, ``serreg inspect`` and ``serreg registry``."""
+"""The command line: ``serreg --help``, ``--version``, ``python -m serreg``, ``serreg demo``, ``inspect`` and ``registry``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,9 +14,9 @@ import pyarrow as pa
 import pytest
 
 import serreg
-from serreg import cli, inspection
-from serreg.class_id import class_id_hash
-from serreg.frame import frame_pieces
+from serreg import cli, inspection, standard
+from serreg.wire.class_id import class_id_hash
+from serreg.wire.frame import frame_pieces
 
 
 def _frame(in_band_parts, buffers=()) -> bytes:
@@ -43,6 +44,55 @@ def test_help_documents_every_command(capsys):
         with pytest.raises(SystemExit):
             cli.main([name, "--help"])
         assert f"usage: serreg {name}" in capsys.readouterr().out
+
+
+def test_version_from_the_command_line_and_python_dash_m(capsys):
+    import importlib.metadata
+
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"serreg {serreg.__version__}\n"
+    assert serreg.__version__ == importlib.metadata.version("serreg")  # one place: serreg/_version.py
+    completed = subprocess.run(
+        [sys.executable, "-m", "serreg", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert (completed.returncode, completed.stdout) == (0, f"serreg {serreg.__version__}\n")
+
+
+# ----------------------------------------------------------------- demo
+
+
+def test_demo_round_trips_an_ndarray_and_an_arrow_table_zero_copy(capsys):
+    assert cli.main(["demo", "--rows", "2000"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "equal after round trip: True" in lines
+    assert "in-process ndarray zero-copy (shares memory): True" in lines
+    assert "in-process Arrow table zero-copy (same buffers): True" in lines
+
+
+def test_demo_without_numpy_and_pyarrow_uses_the_standard_types(tmp_path):
+    # As after a plain ``pip install serreg``: numpy and pyarrow cannot be imported.
+    code = textwrap.dedent("""
+        import sys
+
+        class NotInstalled:
+            def find_spec(self, name, path=None, target=None):
+                if name.partition(".")[0] in ("numpy", "pyarrow"):
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+                return None
+
+        sys.meta_path.insert(0, NotInstalled())
+        from serreg.cli import main
+        sys.exit(main(["demo", "--rows", "2000"]))
+    """)
+    completed = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert "pip install 'serreg[arrow]'" in lines[0]
+    assert "equal after round trip: True" in lines
+    assert "in-process bytearray zero-copy (the same object back): True" in lines
+    assert "in-process memoryview zero-copy (a view of the same memory): True" in lines
 
 
 # ----------------------------------------------------------------- inspect
@@ -296,7 +346,7 @@ def test_command_line_errors_have_no_traceback(tmp_path):
     path = tmp_path / "bad.srg"
     path.write_bytes(b"SREG" + bytes(40))
     completed = subprocess.run(
-        [sys.executable, "-m", "serreg.cli", "inspect", str(path)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "serreg", "inspect", str(path)], capture_output=True, text=True, timeout=60
     )
     assert completed.returncode == 1
     assert "Traceback" not in completed.stderr
@@ -305,10 +355,11 @@ def test_command_line_errors_have_no_traceback(tmp_path):
 
 def test_standard_class_id_table_covers_the_registries():
     core = {r.class_id for r in serreg.Registry(plugins=False).registrations()}
-    assert core <= inspection.STANDARD_CLASS_IDS
+    assert core == standard.STANDARD_CLASS_IDS - set(standard.EXTRA_OF_CLASS_ID)
     everything = {r.class_id for r in serreg.Registry().registrations()}
     numpy_and_arrow = {c for c in everything if c.startswith("numpy.") or c.startswith("Arrow")}
-    assert numpy_and_arrow == set(inspection.NUMPY_CLASS_IDS + inspection.ARROW_CLASS_IDS)
+    assert numpy_and_arrow == set(standard.EXTRA_OF_CLASS_ID)
+    assert everything == standard.STANDARD_CLASS_IDS
 
 
 # ----------------------------------------------------------------- registry
@@ -323,8 +374,8 @@ def test_registry_lists_class_ids_hashes_types_and_origins(capsys):
     }
     assert rows["ArrowTable"]["class_id_hash"] == "cc11f08d1d3a3138"
     assert rows["ArrowTable"]["type"] == "pyarrow.lib.Table"
-    assert rows["ArrowTable"]["origin"] == "plug-in pyarrow (serializers.pyarrow:register)"
-    assert rows["numpy.ndarray"]["origin"] == "plug-in numpy (serializers.numpy:register)"
+    assert rows["ArrowTable"]["origin"] == "plug-in pyarrow (serreg.serializers.pyarrow:register)"
+    assert rows["numpy.ndarray"]["origin"] == "plug-in numpy (serreg.serializers.numpy:register)"
     assert rows["serreg.pickle5"]["origin"] == "serreg (fallback)" and rows["serreg.pickle5"]["python_only"]
     assert rows["tests.Pixels"]["type"] == "cluster_types.Pixels" and rows["tests.Pixels"]["origin"] == "user"
     for row in rows.values():

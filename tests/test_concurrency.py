@@ -119,7 +119,7 @@ def test_threads_serialize_and_deserialize_while_others_register_and_unregister(
     assert all(c > 0 for c in churn_counts), churn_counts
     # Nothing the churners made is left behind, and the fallback forgot their types too.
     assert not [r.class_id for r in registry.registrations() if r.class_id.startswith("churn.")]
-    assert not [c for c in registry._fallback.serializer._dispatch if c.__name__.startswith("Churn")]
+    assert not [c for c in registry._table.snapshot.fallback.serializer.dispatch if c.__name__.startswith("Churn")]
     print(f"{WORKERS} x {OPERATIONS} operations with {sum(churn_counts)} churn rounds in {elapsed:.1f} s")
 
 
@@ -138,7 +138,7 @@ class ExplodingSerializer(serreg.Serializer):
 def snapshot(registry):
     return (
         {r.class_id: (r.cls, r.serializer) for r in registry.registrations()},
-        dict(registry._fallback.serializer._dispatch),
+        dict(registry._table.snapshot.fallback.serializer.dispatch),
     )
 
 
@@ -236,6 +236,6 @@ def test_a_thread_meeting_a_plugin_being_loaded_waits_for_it():
     assert started.wait(5)
     results["second"] = registry.serialize(SlowLocal()).to_bytes()  # while the plug-in is loading
     thread.join(5)
-    expected = serreg.class_id.class_id_hash("slow.Local")
+    expected = serreg.wire.class_id.class_id_hash("slow.Local")
     assert results["first"][32:40] == expected
     assert results["second"][32:40] == expected

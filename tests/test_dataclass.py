@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import serreg
-from serreg.class_id import class_id_hash
+from serreg.result import with_class_hash
+from serreg.wire.class_id import class_id_hash
 
 DATACLASS = class_id_hash("serreg.dataclass")
 PICKLE5 = class_id_hash("serreg.pickle5")
@@ -196,7 +197,7 @@ def test_a_frame_naming_something_else_is_refused():
         ("no colon", {}),
         (f"{__name__}:Point", [1, 2]),
     ]:
-        frame = serreg.SerializationResult._with_class_hash(DATACLASS, codec.pack([reference, state], []), []).to_bytes()
+        frame = with_class_hash(DATACLASS, codec.pack([reference, state], []), []).to_bytes()
         with pytest.raises(serreg.DeserializationError):
             serreg.deserialize(frame)
     assert "no_such_module_for_serreg" not in sys.modules

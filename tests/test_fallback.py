@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 import serreg
-from serreg.class_id import class_id_hash
+from serreg.wire.class_id import class_id_hash
 
 from values import arrow_table
 

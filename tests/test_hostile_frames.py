@@ -13,8 +13,8 @@ import pytest
 
 import serreg
 from serreg import DeserializationError, LimitExceededError, Limits, UnknownClassIDError
-from serreg.class_id import class_id_hash
-from serreg.frame import HEADER, iter_frames
+from serreg.wire.class_id import class_id_hash
+from serreg.wire.frame import HEADER, iter_frames
 
 from samples import all_values
 

@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 import serreg
-from serreg.frame import FrameView
+from serreg.wire.frame import FrameView
 
 from values import arrow_table
 

@@ -147,3 +147,61 @@ def test_each_registry_loads_the_plugin_for_itself(plugin_installed):
     without_plugins = serreg.Registry(plugins=False)
     with pytest.raises(serreg.UnknownClassIDError):
         without_plugins.deserialize(result.to_bytes())
+
+
+# ----------------------------------------------------------------- a library that is not installed
+
+# Run first in a fresh interpreter: numpy and pyarrow cannot be imported, as after a plain
+# ``pip install serreg`` (core dependencies only).
+_WITHOUT_NUMPY_AND_ARROW = """
+import sys
+
+class _NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("numpy", "pyarrow"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, _NotInstalled())
+"""
+
+
+def test_plugins_of_missing_libraries_stay_quiet_and_frames_name_the_extra(tmp_path):
+    import numpy as np
+    import pyarrow as pa
+
+    ndarray_frame = tmp_path / "ndarray.srg"
+    ndarray_frame.write_bytes(serreg.serialize({"a": np.arange(3)}).to_bytes())
+    table_frame = tmp_path / "table.srg"
+    table_frame.write_bytes(serreg.serialize([pa.table({"x": [1, 2]})]).to_bytes())
+    completed = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_NUMPY_AND_ARROW + textwrap.dedent(f"""
+        import warnings
+        import serreg
+
+        warnings.simplefilter("always")
+        caught = warnings.catch_warnings(record=True)
+        recorded = caught.__enter__()
+        registry = serreg.default_registry()
+        print(serreg.deserialize(serreg.serialize({{"plain": [1, 2.5, b"x", (3,)]}}).to_bytes()))
+        print(sorted(c for c in (r.class_id for r in registry.registrations()) if "numpy" in c or "Arrow" in c))
+        for path in ({str(ndarray_frame)!r}, {str(table_frame)!r}):
+            try:
+                serreg.deserialize(open(path, "rb").read())
+            except serreg.UnknownClassIDError as error:
+                print(error)
+        print(sorted(m for m in sys.modules if m.startswith(("numpy", "pyarrow"))))
+        # Other plug-ins installed here (tests/plugin_pkg needs numpy) may warn; serreg's own must not.
+        print([str(w.message) for w in recorded if "serreg.serializers" in str(w.message)])
+        """)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert lines[0] == "{'plain': [1, 2.5, b'x', (3,)]}"
+    assert lines[1] == "[]"  # neither plug-in registered anything
+    assert "'numpy.ndarray' value" in lines[2] and "pip install 'serreg[numpy]'" in lines[2]
+    assert "inside dict" in lines[2]
+    assert "'ArrowTable' value" in lines[3] and "pip install 'serreg[arrow]'" in lines[3]
+    assert lines[4] == "[]"
+    assert lines[5] == "[]"  # no warning about serreg's numpy or pyarrow plug-in

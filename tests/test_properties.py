@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 
 import serreg
-from serreg import scan
+from serreg.codec import scan
 
 from strategies import values
 from values import assert_same

@@ -71,10 +71,10 @@ def test_same_id_same_class_replaces_the_serializer():
 
 
 def test_hash_collision_is_refused(monkeypatch):
-    from serreg import registry as registry_module
+    from serreg._registry import table
 
     registry = serreg.Registry()
-    monkeypatch.setattr(registry_module, "class_id_hash", lambda class_id: b"\x01" * 8)
+    monkeypatch.setattr(table, "class_id_hash", lambda class_id: b"\x01" * 8)
     registry.register_serializer("first", Point, TaggedSerializer(b"1"))
     with pytest.raises(serreg.SerregError, match="same ClassIDHash"):
         registry.register_serializer("second", Point, TaggedSerializer(b"2"))
@@ -83,7 +83,7 @@ def test_hash_collision_is_refused(monkeypatch):
 def test_class_id_hash_is_sha256_prefix():
     import hashlib
 
-    from serreg.class_id import class_id_hash
+    from serreg.wire.class_id import class_id_hash
 
     assert class_id_hash("ArrowTable") == hashlib.sha256(b"ArrowTable").digest()[:8]
     assert class_id_hash("dict").hex() == "6ab47d70854a8c69"  # docs/FORMAT.md, section 2

@@ -12,7 +12,7 @@ import pytest
 
 import serreg
 from serreg import SignatureError
-from serreg.frame import iter_frames
+from serreg.wire.frame import iter_frames
 
 KEY = b"k" * 32
 VECTORS = Path(__file__).parent / "vectors" / "signed"

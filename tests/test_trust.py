@@ -7,7 +7,7 @@ import pytest
 
 import serreg
 from serreg import DeserializationError, UntrustedClassIDError
-from serreg.class_id import class_id_hash
+from serreg.wire.class_id import class_id_hash
 
 UNPICKLED = []
 

@@ -19,7 +19,7 @@ from a plug-in); any other value is declined (``NotImplementedError``), so
 distributed passes it to the next family in the list, which is why
 ``SERIALIZERS`` keeps ``"dask"`` and ``"pickle"`` after ``"serreg"``.
 
-Values use the default registry (``serreg.default_registry()``) of the
+Values use the default registry (``default_registry()``) of the
 process they are in: every worker needs the same serializers registered, which
 is what :class:`SerregPlugin` does.
 """
@@ -32,9 +32,18 @@ import pickle
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.protocol.serialize import register_serialization_family
 
-import serreg
-from serreg.integrations import has_own_serializer
-from serreg.result import SerializationResult
+from .._default import default_registry
+from ..errors import DeserializationError
+from ..result import SerializationResult
+from .common import has_own_serializer
+
+__all__ = [
+    "FAMILY",
+    "SERIALIZERS",
+    "SerregPlugin",
+    "serreg_dumps",
+    "serreg_loads",
+]
 
 FAMILY = "serreg"
 
@@ -60,7 +69,7 @@ def serreg_dumps(value, context=None) -> tuple[dict, list]:
     when serreg has no serializer for ``value`` (distributed then tries the
     next family).
     """
-    registry = serreg.default_registry()
+    registry = default_registry()
     if not has_own_serializer(registry, value):
         raise NotImplementedError(f"serreg has no serializer for {type(value).__module__}.{type(value).__qualname__}")
     result = registry.serialize(value)
@@ -86,16 +95,16 @@ def serreg_loads(header: dict, frames: list):
     Arrays and Arrow buffers in the result are views of the received frames.
     """
     if not frames:
-        raise serreg.DeserializationError("a serreg Dask message has no frames")
+        raise DeserializationError("a serreg Dask message has no frames")
     in_band, *buffers = frames
     writeable = header.get("writeable")
     if writeable is None or len(writeable) != len(buffers):
-        raise serreg.DeserializationError(
+        raise DeserializationError(
             f"a serreg Dask message has {len(buffers)} buffer frames, but its header describes "
             f"{'none' if writeable is None else len(writeable)}"
         )
     views = [_with_writeability(frame, w) for frame, w in zip(buffers, writeable)]
-    return serreg.default_registry().deserialize(SerializationResult(in_band, views))
+    return default_registry().deserialize(SerializationResult(in_band, views))
 
 
 register_serialization_family(FAMILY, serreg_dumps, serreg_loads)

@@ -31,9 +31,16 @@ import threading
 
 import ray.util
 
-import serreg
-from serreg.integrations import has_own_serializer
-from serreg.result import SerializationResult
+from .._default import default_registry
+from ..registry import Registry
+from ..result import SerializationResult
+from .common import has_own_serializer
+
+__all__ = [
+    "install",
+    "installed_classes",
+    "uninstall",
+]
 
 _lock = threading.Lock()
 _installed: set = set()
@@ -58,7 +65,7 @@ def _to_ray(value):
     to Ray's pickler (which tracks the ObjectRefs inside it), by handing Ray
     the value's ordinary reduction.
     """
-    registry = serreg.default_registry()
+    registry = default_registry()
     if not has_own_serializer(registry, value):
         return _PickledAsUsual(value.__reduce_ex__(5))  # the protocol Ray pickles with
     result = registry.serialize(value)
@@ -72,11 +79,11 @@ def _from_ray(carried):
         return carried  # a value Ray unpickled as usual (registered classes are never plain tuples)
     in_band, *buffers = carried
     views = [memoryview(buffer) for buffer in buffers]
-    return serreg.default_registry().deserialize(SerializationResult(in_band, views))
+    return default_registry().deserialize(SerializationResult(in_band, views))
 
 
 def _standard_classes() -> set:
-    return {registration.cls for registration in serreg.Registry(plugins=False).registrations()}
+    return {registration.cls for registration in Registry(plugins=False).registrations()}
 
 
 def install() -> list:
@@ -86,7 +93,7 @@ def install() -> list:
     ``worker_process_setup_hook``). Calling it again registers classes added
     since; it is safe to call any number of times.
     """
-    registry = serreg.default_registry()
+    registry = default_registry()
     standard = _standard_classes()
     classes = []
     with _lock:

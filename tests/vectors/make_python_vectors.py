@@ -130,7 +130,7 @@ def vectors() -> list:
               'ArrayList[Long(1), OpaqueValue(serreg.pickle5), String("after")]', True))
     v.append(("pickle5_with_buffer_then_array", [Holder(np.arange(4, dtype="<i8")), np.arange(2, dtype="<u1")],
               "ArrayList[OpaqueValue(serreg.pickle5), NDArray(|u1, [2], C, 0001)]", True))
-    v.append(("unknown_class_id", Unshared(b"abc"), "OpaqueValue(" + serreg.class_id.class_id_hash(UNSHARED_CLASS_ID).hex() + ")", True))
+    v.append(("unknown_class_id", Unshared(b"abc"), "OpaqueValue(" + serreg.wire.class_id.class_id_hash(UNSHARED_CLASS_ID).hex() + ")", True))
     v.append(("error_frame", serreg.RemoteError("boom from python"), None, True))
     return v
 
@@ -145,13 +145,14 @@ def main(out: Path = OUT) -> None:
     for old in out.glob("*.frame"):
         old.unlink()
     entries = []
+    class_ids = {registration.class_hash: registration.class_id for registration in r.registrations()}
     for name, value, java, java_identical in vectors():
         data = frame_bytes(r, value)
         (out / f"{name}.frame").write_bytes(data)
         entries.append({
             "name": name,
             "file": f"{name}.frame",
-            "class_id": r._by_hash[data[32 + 16 * int.from_bytes(data[8:12], "little"):][:8]].class_id,
+            "class_id": class_ids[data[32 + 16 * int.from_bytes(data[8:12], "little"):][:8]],
             "java": java,
             "java_error": value.message if isinstance(value, serreg.RemoteError) else None,
             "java_writes_identical": java_identical,

@@ -1,0 +1,241 @@
+"""Deserialize: every value through the trust and depth checks, and the top-level call.
+
+:class:`NestedDecoder` decodes one value from its ClassIDHash and in-band:
+every value of a frame passes through it, nested ones included (the codec
+calls it for each ext type 0), so it is where untrusted mode refuses class IDs
+outside the allow-list before their serializer sees a byte, where nesting is
+counted against ``max_depth``, and where an error is given the class ID,
+offset and enclosing values of what failed. :class:`Decoder` is
+``Registry.deserialize``: it checks a frame's layout (and signature) once,
+sets up the call's :class:`~serreg.limits.DecodeState`, and hands the in-band
+section to the nested decoder.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Optional
+
+from msgpack import unpackb
+
+from ..codec import MsgpackCodec
+from ..errors import DeserializationError, LimitExceededError, SerregError, SignatureError
+from ..limits import DECODE_STATE, DecodeState, Limits
+from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, sections, signing_key
+from ..trust import refusal
+from ..wire.class_id import CLASS_ID_HASH_SIZE
+from ..wire.frame import FrameView
+from ..wire.signing import check_key
+from .dispatch import Dispatch
+from .table import Registration, Table
+
+
+class Settings:
+    """The registry-wide defaults of ``deserialize``: ``trusted`` and ``limits``."""
+
+    __slots__ = ("trusted", "limits")
+
+    def __init__(self, trusted: bool, limits: Limits) -> None:
+        self.trusted = trusted
+        self.limits = limits
+
+
+class NestedDecoder:
+    """Decodes one value with its serializer, under the rules of the deserialize call running."""
+
+    def __init__(self, table: Table, dispatch: Dispatch, settings: Settings) -> None:
+        self._table = table
+        self._by_hash = dispatch.by_hash
+        self._settings = settings
+
+    def new_state(self, trusted: bool, limits: Limits) -> DecodeState:
+        """The state of a deserialize call made on this registry."""
+        return DecodeState(self, None if trusted else self._table.snapshot.allowed_hashes, limits.max_depth)
+
+    def decode(self, class_hash: bytes, in_band: memoryview, oob, offset: Optional[int]):
+        """Decode one value: trust and depth checks, then its serializer (every nested value comes here)."""
+        state = DECODE_STATE.get()
+        registration = self._table.snapshot.by_hash.get(class_hash)
+        if state is None:
+            # Outside a deserialize call (a serializer called directly, or the fast path of an
+            # in-process result): this nested value starts one with the registry's own rules.
+            state = self.new_state(self._settings.trusted, self._settings.limits)
+            state.depth = 1  # the value that holds this one
+            token = DECODE_STATE.set(state)
+            try:
+                return self.decode(class_hash, in_band, oob, offset)
+            finally:
+                DECODE_STATE.reset(token)
+        if state.allowed is not None and class_hash not in state.allowed:
+            error = self._refusal(class_hash, offset)
+            error.located = True
+            raise error
+        depth = state.depth + 1
+        if depth > state.max_depth:
+            error = LimitExceededError(
+                f"values are nested more than max_depth={state.max_depth} deep; raise it with "
+                "serreg.Limits(max_depth=...) if such values are expected",
+                offset=offset,
+            )
+            error.located = True
+            raise error
+        if registration is None:
+            registration = self._by_hash(class_hash, offset)
+        state.depth = depth
+        try:
+            return _run_deserializer(registration, in_band, oob, offset)
+        except DeserializationError as error:
+            if error.located:
+                error.nesting.insert(0, registration.class_id)
+            else:
+                error.located = True
+                if error.class_id is None:
+                    error.class_id = registration.class_id
+                if error.offset is None:
+                    error.offset = offset
+            raise
+        finally:
+            state.depth = depth - 1
+
+    def decode_section(self, section: memoryview, oob, offset: Optional[int] = None):
+        """Decode an in-band section: ClassIDHash, then the serializer's in-band."""
+        if section.nbytes < CLASS_ID_HASH_SIZE:
+            raise DeserializationError(
+                f"in-band section of {section.nbytes} bytes is too short to hold a ClassIDHash", offset=offset
+            )
+        return self.decode(bytes(section[:CLASS_ID_HASH_SIZE]), section[CLASS_ID_HASH_SIZE:], oob, offset)
+
+    def _refusal(self, class_hash: bytes, offset) -> DeserializationError:
+        registration = self._table.snapshot.by_hash.get(class_hash)
+        class_id = registration.class_id if registration is not None else None
+        return refusal(class_hash, class_id, registration is not None and registration.fallback, offset)
+
+
+def _run_deserializer(registration: Registration, in_band: memoryview, oob, offset):
+    try:
+        return registration.serializer.deserialize(in_band, oob)
+    except SerregError:
+        raise
+    except StopIteration as error:
+        raise DeserializationError(
+            "the serializer asked for more out-of-band buffers than the frame holds",
+            class_id=registration.class_id, offset=offset,
+        ) from error
+    except RecursionError as error:
+        raise DeserializationError(
+            "nested values are too deep to decode (Python's recursion limit was reached first); "
+            "lower serreg.Limits(max_depth=...)",
+            class_id=registration.class_id, offset=offset,
+        ) from error
+    except Exception as error:
+        raise DeserializationError(
+            f"could not decode the value: {type(error).__name__}: {error}",
+            class_id=registration.class_id, offset=offset,
+        ) from error
+
+
+class Decoder:
+    """``Registry.deserialize`` for one registry."""
+
+    def __init__(self, nested: NestedDecoder, codec: MsgpackCodec, table: Table, settings: Settings) -> None:
+        self._nested = nested
+        self._ext_hook = codec.ext_hook_without_buffers
+        self._table = table
+        self._settings = settings
+
+    def deserialize(
+        self,
+        data,
+        oob_iterator=None,
+        trusted: Optional[bool] = None,
+        key: Optional[bytes] = None,
+        limits: Optional[Limits] = None,
+    ):
+        """See :meth:`serreg.Registry.deserialize`."""
+        settings = self._settings
+        is_result = isinstance(data, SerializationResult)
+        if is_result:
+            class_hash, in_band = sections(data)
+            if (
+                type(data) is SerializationResult and trusted is None and key is None and limits is None
+                and settings.trusted and not data.out_of_band_buffers and DECODE_STATE.get() is None
+            ):
+                value_type = self._table.snapshot.unpacked_as_is.get(class_hash)
+                if value_type is not None:
+                    # An in-process dict, list, str ... of the standard serializers: straight to the
+                    # codec. Nested values still get the checks (the nested decoder sets up the call
+                    # state); any error is reported by the full path below, which decodes the same bytes.
+                    try:
+                        value = unpackb(in_band, ext_hook=self._ext_hook, strict_map_key=False)
+                    except Exception:
+                        pass
+                    else:
+                        if type(value) is value_type:
+                            return value
+        if trusted is not None and type(trusted) is not bool:
+            raise TypeError(f"trusted must be True, False or None (the registry's setting), not {trusted!r}")
+        nested = self._nested
+        outer = DECODE_STATE.get()
+        if outer is None or outer.owner is not nested or (trusted is False and outer.allowed is None):
+            # A new call (or a nested one on another registry, or one that narrows trust).
+            if trusted is None:
+                trusted = settings.trusted if outer is None else outer.allowed is None
+            elif outer is not None and outer.allowed is not None:
+                trusted = False  # a nested call never widens the outer call's trust
+            state = DecodeState(
+                nested, None if trusted else self._table.snapshot.allowed_hashes,
+                (settings.limits if limits is None else limits).max_depth,
+            )
+            if outer is not None:
+                state.depth = outer.depth
+            token = DECODE_STATE.set(state)
+        else:
+            token = None
+        try:
+            if is_result:
+                if key is not None:
+                    _check_result_key(data, check_key(key))
+                buffers = data.out_of_band_buffers
+                oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
+                if class_hash is not None:
+                    if in_band is None:
+                        in_band = b""
+                    if class_hash not in self._table.snapshot.unpacked_as_is:
+                        in_band = memoryview(in_band)  # what serializers are promised; the codec takes any buffer
+                    value = nested.decode(class_hash, in_band, oob, None)
+                else:
+                    value = nested.decode_section(memoryview(data.in_band_buffer or b""), oob, 0)
+                if buffers:
+                    _check_all_used(oob, "serialization result")
+                return value
+            if oob_iterator is not None and key is None:
+                return nested.decode_section(memoryview(data), oob_iterator)
+            frame = FrameView(data, settings.limits if limits is None else limits, None if key is None else check_key(key))
+            buffers = frame.buffers
+            oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
+            value = nested.decode_section(frame.in_band, oob, frame.in_band_offset)
+            if buffers:
+                _check_all_used(oob, "frame")
+            return value
+        finally:
+            if token is not None:
+                DECODE_STATE.reset(token)
+
+
+def _check_result_key(result: SerializationResult, key: bytes) -> None:
+    """In one process a result has no bytes to check: it must have been signed with this very key."""
+    signed_with = signing_key(result)
+    if signed_with is None:
+        raise SignatureError(
+            "the serialization result is not signed, but a key was given; serialize it with key=... "
+            "or deserialize without key="
+        )
+    if not hmac.compare_digest(signed_with, key):
+        raise SignatureError("the serialization result was signed with another key")
+
+
+def _check_all_used(oob: OutOfBandBuffers, what: str) -> None:
+    if oob.remaining:
+        raise DeserializationError(
+            f"the {what} holds {oob.remaining} out-of-band buffer(s) that no serializer used"
+        )

@@ -1,0 +1,238 @@
+"""The canonical form: one byte form per value, and the SHA-256 digest over it.
+
+``serialize(obj, canonical=True)`` writes values so that equal values give
+identical frames whatever their history: dict insertion order, set iteration
+order, array memory layout and byte order, Arrow slicing and chunking, -0.0
+and NaN payloads (docs/FORMAT.md, section 9, lists every rule). Canonical
+frames are ordinary frames: ``serreg.deserialize`` reads them.
+
+How a value finds its canonical writer (in this order):
+
+1. the value's registration is looked up exactly as ``serialize`` does; if it
+   would be the pickle fallback, CanonicalFormError (pickle bytes are not
+   unique per value);
+2. a serializer with a ``serialize_canonical(obj)`` hook is asked for the
+   canonical form with it (how user serializers and the plug-ins in
+   ``serreg.serializers`` give theirs);
+3. a standard serializer has its writer in ``canonical/standard.py``;
+4. anything else raises CanonicalFormError naming the class ID.
+
+The normal serialize path never enters this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Callable, Optional
+
+from msgpack import ExtType, packb
+
+from .._registry.paths import attach_path
+from ..codec.layout import MAX_NESTING, NESTED_EXT_TYPE, array_header, map_header
+from ..errors import CanonicalFormError, SerializationError, SerregError
+from ..result import SerializationResult, buffer_views, in_band_parts, with_class_hash
+from ..wire.frame import frame_pieces
+from .floats import pack_float
+from .standard import STANDARD_WRITERS
+
+_INT_MIN = -(2**63)
+_INT_END = 2**64
+
+
+class CanonicalForm:
+    """Canonical serialization and digests for one Registry.
+
+    ``registration_for(value)`` is the registry's lookup (what ``serialize``
+    would use for the value); ``native_overrides()`` the native types (list,
+    dict, str ...) a user has registered a serializer of their own for.
+    Stateless apart from those, so one instance serves every thread.
+    """
+
+    def __init__(self, registration_for: Callable, native_overrides: Callable[[], frozenset]) -> None:
+        self._registration_for = registration_for
+        self._native_overrides = native_overrides
+
+    # ------------------------------------------------------------------ top level
+
+    def serialize(self, obj, key: Optional[bytes] = None) -> SerializationResult:
+        """The canonical serialization result of ``obj`` (in-band starts with the ClassIDHash)."""
+        try:
+            registration, result = self.serialize_nested(obj)
+        except SerializationError as error:
+            attach_path(error, obj)
+            raise
+        return with_class_hash(registration.class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
+
+    def digest(self, obj) -> bytes:
+        """SHA-256 of the canonical frame of ``obj``, buffers hashed in place."""
+        return result_digest(self.serialize(obj))
+
+    # ------------------------------------------------------------------ one value
+
+    def serialize_nested(self, value):
+        """Canonically serialize one value; return (registration, raw result without the hash)."""
+        registration = self._registration_for(value)
+        if registration.fallback:
+            raise CanonicalFormError(
+                f"{_describe(type(value))} has no canonical form: no serializer is registered for it and the "
+                f"pickle fallback's bytes are not unique per value; register a serializer that defines "
+                f"serialize_canonical(obj) with serreg.register_serializer(class_id, {type(value).__qualname__}, "
+                f"serializer)",
+                value=value,
+            )
+        serializer = registration.serializer
+        try:
+            if registration.serialize_canonical is not None:
+                result = registration.serialize_canonical(value)
+            else:
+                writer = STANDARD_WRITERS.get(type(serializer))
+                if writer is None:
+                    raise CanonicalFormError(
+                        f"the serializer for class ID {registration.class_id!r} ({_describe(type(serializer))}) "
+                        "does not define a canonical form; give it a serialize_canonical(obj) method that writes "
+                        "equal values as identical bytes (docs/FORMAT.md, section 9)"
+                    )
+                result = writer(self, serializer, value)
+        except SerregError:
+            raise
+        except RecursionError as error:
+            raise SerializationError("value is nested too deeply to serialize", value=value) from error
+        except Exception as error:
+            raise SerializationError(
+                f"the canonical form of class ID {registration.class_id!r} failed on a {_describe(type(value))}: "
+                f"{type(error).__name__}: {error}",
+                value=value,
+            ) from error
+        if not isinstance(result, SerializationResult):
+            raise SerializationError(
+                f"serialize_canonical of class ID {registration.class_id!r} returned {type(result).__name__}, "
+                "not a SerializationResult",
+                value=value,
+            )
+        return registration, result
+
+    # ------------------------------------------------------------------ msgpack trees
+
+    def pack(self, value) -> SerializationResult:
+        """One msgpack value in canonical form, nested values as ext 0, buffers in document order."""
+        out = bytearray()
+        oob: list = []
+        self._encode(value, out, oob, 0, self._native_overrides())
+        return SerializationResult(bytes(out), oob)
+
+    def pack_sorted(self, members) -> SerializationResult:
+        """A msgpack array of ``members`` in canonical order: sorted by their encoded bytes (a set)."""
+        encoded = self._encode_sorted(members, _deeper(0, members), self._native_overrides())
+        parts = [array_header(len(encoded))]
+        oob: list = []
+        for packed, member_oob in encoded:
+            parts.append(packed)
+            oob.extend(member_oob)
+        return SerializationResult(b"".join(parts), oob)
+
+    def _encode(self, value, out: bytearray, oob: list, depth: int, overrides: frozenset) -> None:
+        """Append the canonical msgpack of ``value`` to ``out`` and its buffers to ``oob``."""
+        kind = type(value)
+        if kind in overrides:
+            self._encode_nested(value, out, oob, depth)
+        elif kind is str:
+            out += packb(value)
+        elif kind is int:
+            if _INT_MIN <= value < _INT_END:
+                out += packb(value)
+            else:
+                self._encode_nested(value, out, oob, depth)
+        elif kind is float:
+            out += pack_float(value)
+        elif kind is bool or value is None or kind is bytes:
+            out += packb(value, use_bin_type=True)
+        elif kind is list:
+            depth = _deeper(depth, value)
+            out += array_header(len(value))
+            for item in value:
+                self._encode(item, out, oob, depth, overrides)
+        elif kind is dict:
+            self._encode_dict(value, out, oob, _deeper(depth, value), overrides)
+        else:
+            self._encode_nested(value, out, oob, depth)
+
+    def _encode_nested(self, value, out: bytearray, oob: list, depth: int) -> None:
+        _deeper(depth, value)
+        registration, result = self.serialize_nested(value)
+        in_band = result.in_band_buffer
+        payload = registration.class_hash + bytes(in_band) if in_band else registration.class_hash
+        out += packb(ExtType(NESTED_EXT_TYPE, payload))
+        oob.extend(result.out_of_band_buffers)
+
+    def _encode_sorted(self, members, depth: int, overrides: frozenset) -> list:
+        """Encode each member separately; return [(bytes, buffers)] in canonical order."""
+        encoded = []
+        for member in members:
+            member_out = bytearray()
+            member_oob: list = []
+            self._encode(member, member_out, member_oob, depth, overrides)
+            encoded.append((bytes(member_out), member_oob))
+        encoded.sort(key=_sort_key)
+        return encoded
+
+    def _encode_dict(self, value: dict, out: bytearray, oob: list, depth: int, overrides: frozenset) -> None:
+        entries = []
+        for key, item in value.items():
+            key_out = bytearray()
+            key_oob: list = []
+            self._encode(key, key_out, key_oob, depth, overrides)
+            item_out = bytearray()
+            item_oob: list = []
+            self._encode(item, item_out, item_oob, depth, overrides)
+            entries.append((bytes(key_out), key_oob, item_out, item_oob))
+        entries.sort(key=_sort_key)
+        out += map_header(len(entries))
+        previous = None
+        for key_bytes, key_oob, item_out, item_oob in entries:
+            key_id = _sort_key((key_bytes, key_oob))
+            if key_id == previous:
+                raise CanonicalFormError(
+                    "the dict has two keys with the same canonical form (for example two NaN keys, which the "
+                    "canonical form writes as the same NaN); a msgpack map cannot hold both, so merge them",
+                    value=value,
+                )
+            previous = key_id
+            out += key_bytes
+            out += item_out
+            oob.extend(key_oob)
+            oob.extend(item_oob)
+
+
+def result_digest(result: SerializationResult) -> bytes:
+    """SHA-256 of the contiguous frame of ``result``, fed piece by piece (never joined)."""
+    pieces, _ = frame_pieces(in_band_parts(result), buffer_views(result))
+    return pieces_digest(pieces)
+
+
+def pieces_digest(pieces) -> bytes:
+    """SHA-256 of the concatenation of ``pieces``, fed one by one."""
+    hasher = hashlib.sha256()
+    for piece in pieces:
+        hasher.update(piece)
+    return hasher.digest()
+
+
+def _sort_key(entry) -> tuple:
+    # Encoded bytes first (bytes compare unsigned, shorter first on a common prefix);
+    # buffer contents only break ties between members whose in-band bytes are equal.
+    encoded, buffers = entry[0], entry[1]
+    if not buffers:
+        return (encoded, ())
+    return (encoded, tuple(memoryview(b).tobytes() for b in buffers))
+
+
+def _deeper(depth: int, value) -> int:
+    if depth >= MAX_NESTING:
+        raise SerializationError(
+            f"value is nested more than {MAX_NESTING} levels deep or contains itself", value=value
+        )
+    return depth + 1
+
+
+def _describe(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"

@@ -1,0 +1,29 @@
+"""The in-band codec: msgpack with nested values as ext type 0 (docs/FORMAT.md, section 3).
+
+``MsgpackCodec`` packs and unpacks value trees; ``unpack_plain`` and the
+checks of untrusted mode serve serializers that read their own msgpack
+headers; ``array_header``/``map_header`` serve those that join pre-packed
+members. Compiled parts sit beside their pure-Python twins here and export the
+same names: today the scan (``_scan.c``, ``scan.py``), picked once at import
+(``SERREG_PURE_PYTHON=1`` forces the pure one).
+"""
+
+from __future__ import annotations
+
+from .checks import MAX_KEYS_PER_HASH, check_hash_spread, is_untrusted, unpack_plain
+from .layout import MAX_NESTING, NESTED_EXT_TYPE, array_header, map_header
+from .pure import MsgpackCodec
+from .scan import COMPILED as SCAN_COMPILED
+
+__all__ = [
+    "MAX_KEYS_PER_HASH",
+    "MAX_NESTING",
+    "NESTED_EXT_TYPE",
+    "MsgpackCodec",
+    "SCAN_COMPILED",
+    "array_header",
+    "check_hash_spread",
+    "is_untrusted",
+    "map_header",
+    "unpack_plain",
+]

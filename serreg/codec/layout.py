@@ -1,0 +1,32 @@
+"""The msgpack pieces of the in-band layout (docs/FORMAT.md, section 3).
+
+A nested value is msgpack ext type 0 whose payload is its ClassIDHash and its
+serializer's in-band; serializers that join pre-packed members themselves
+(sets, the canonical form) write the container headers with these helpers.
+"""
+
+from __future__ import annotations
+
+# The msgpack ext type of a nested value: ClassIDHash + serializer in-band.
+NESTED_EXT_TYPE = 0
+
+# msgpack's own nesting limit for the values serreg writes; deeper values raise a clear SerializationError.
+MAX_NESTING = 511
+
+
+def array_header(count: int) -> bytes:
+    """The msgpack header of an array of ``count`` items."""
+    if count < 16:
+        return bytes([0x90 | count])
+    if count < 2**16:
+        return b"\xdc" + count.to_bytes(2, "big")
+    return b"\xdd" + count.to_bytes(4, "big")
+
+
+def map_header(count: int) -> bytes:
+    """The msgpack header of a map of ``count`` entries."""
+    if count < 16:
+        return bytes([0x80 | count])
+    if count < 2**16:
+        return b"\xde" + count.to_bytes(2, "big")
+    return b"\xdf" + count.to_bytes(4, "big")

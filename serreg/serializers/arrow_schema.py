@@ -1,0 +1,202 @@
+"""The Arrow schema description: an Arrow schema as plain msgpack (docs/FORMAT.md, section 9.5).
+
+The IPC Schema message is a flatbuffer whose bytes depend on the writer (field
+order inside tables, padding, vtable sharing), so the canonical form describes
+the schema as plain msgpack instead, using the type names of Arrow's
+Schema.fbs: ``[fields, metadata]``, each field ``[name, type, nullable,
+metadata, children]``. ``describe_schema`` writes it (the canonical writer)
+and ``schema_from_description`` reads it (the ``ArrowTable`` reader, which
+accepts either form).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import DeserializationError
+
+_TIME_UNITS = {"s": "SECOND", "ms": "MILLISECOND", "us": "MICROSECOND", "ns": "NANOSECOND"}
+_UNIT_NAMES = {name: unit for unit, name in _TIME_UNITS.items()}
+_FLOAT_PRECISION = {16: "HALF", 32: "SINGLE", 64: "DOUBLE"}
+_FLOAT_TYPES = {"HALF": pa.float16, "SINGLE": pa.float32, "DOUBLE": pa.float64}
+# Names Arrow gives the child fields of list and map types; type equality ignores
+# them and implementations choose differently (Java: "$data$"), so these are written.
+LIST_ITEM_NAME = "item"
+MAP_ENTRIES_NAME, MAP_KEY_NAME, MAP_VALUE_NAME = "entries", "key", "value"
+
+
+def describe_schema(schema: pa.Schema) -> list:
+    """The canonical msgpack-ready description ``[fields, metadata]`` of ``schema``."""
+    return [[_describe_field(field) for field in schema], _metadata(schema.metadata)]
+
+
+def _metadata(metadata):
+    if not metadata:
+        return None
+    return dict(sorted(metadata.items()))
+
+
+def _describe_field(field: pa.Field, name: str | None = None) -> list:
+    arrow_type = field.type
+    t = pa.types
+    if t.is_struct(arrow_type):
+        children = [_describe_field(arrow_type.field(i)) for i in range(arrow_type.num_fields)]
+    elif t.is_map(arrow_type):
+        entries = pa.field(MAP_ENTRIES_NAME, pa.struct([
+            arrow_type.key_field.with_name(MAP_KEY_NAME), arrow_type.item_field.with_name(MAP_VALUE_NAME),
+        ]), nullable=False)
+        children = [_describe_field(entries)]
+    elif t.is_list(arrow_type) or t.is_large_list(arrow_type) or t.is_fixed_size_list(arrow_type):
+        children = [_describe_field(arrow_type.value_field, LIST_ITEM_NAME)]
+    else:
+        children = []
+    return [field.name if name is None else name, _describe_type(arrow_type), field.nullable,
+            _metadata(field.metadata), children]
+
+
+def _describe_type(arrow_type: pa.DataType) -> list:
+    t = pa.types
+    if t.is_null(arrow_type):
+        return ["Null"]
+    if t.is_boolean(arrow_type):
+        return ["Bool"]
+    if t.is_integer(arrow_type):
+        return ["Int", arrow_type.bit_width, t.is_signed_integer(arrow_type)]
+    if t.is_floating(arrow_type):
+        return ["FloatingPoint", _FLOAT_PRECISION[arrow_type.bit_width]]
+    if t.is_decimal(arrow_type):
+        return ["Decimal", arrow_type.precision, arrow_type.scale, arrow_type.bit_width]
+    if t.is_date32(arrow_type):
+        return ["Date", "DAY"]
+    if t.is_date64(arrow_type):
+        return ["Date", "MILLISECOND"]
+    if t.is_time(arrow_type):
+        return ["Time", _TIME_UNITS[arrow_type.unit], arrow_type.bit_width]
+    if t.is_timestamp(arrow_type):
+        return ["Timestamp", _TIME_UNITS[arrow_type.unit], arrow_type.tz]
+    if t.is_duration(arrow_type):
+        return ["Duration", _TIME_UNITS[arrow_type.unit]]
+    if t.is_fixed_size_binary(arrow_type) and not t.is_decimal(arrow_type):
+        return ["FixedSizeBinary", arrow_type.byte_width]
+    if t.is_large_string(arrow_type):
+        return ["LargeUtf8"]
+    if t.is_large_binary(arrow_type):
+        return ["LargeBinary"]
+    if t.is_string(arrow_type):
+        return ["Utf8"]
+    if t.is_binary(arrow_type):
+        return ["Binary"]
+    if t.is_large_list(arrow_type):
+        return ["LargeList"]
+    if t.is_fixed_size_list(arrow_type):
+        return ["FixedSizeList", arrow_type.list_size]
+    if t.is_map(arrow_type):
+        return ["Map", arrow_type.keys_sorted]
+    if t.is_list(arrow_type):
+        return ["List"]
+    if t.is_struct(arrow_type):
+        return ["Struct_"]
+    raise TypeError(f"Arrow type {arrow_type} has no canonical form")
+
+
+def schema_from_description(description) -> pa.Schema:
+    """Rebuild a pyarrow Schema from a schema description (what the ArrowTable reader calls)."""
+    if type(description) is not list or len(description) != 2 or type(description[0]) is not list:
+        raise DeserializationError("an Arrow schema description must be [fields, metadata]")
+    fields, metadata = description
+    return pa.schema([_field_from(field) for field in fields], metadata=_metadata_from(metadata))
+
+
+def _metadata_from(metadata):
+    if metadata is None:
+        return None
+    if type(metadata) is not dict or any(type(k) is not bytes or type(v) is not bytes for k, v in metadata.items()):
+        raise DeserializationError("Arrow metadata must be a map of bin to bin")
+    return metadata
+
+
+def _field_from(description) -> pa.Field:
+    if (type(description) is not list or len(description) != 5 or type(description[0]) is not str
+            or type(description[1]) is not list or not description[1] or type(description[2]) is not bool
+            or type(description[4]) is not list):
+        raise DeserializationError(f"invalid Arrow field description {description!r:.200}")
+    name, type_description, nullable, metadata, children = description
+    children = [_field_from(child) for child in children]
+    arrow_type = _type_from(type_description, children)
+    return pa.field(name, arrow_type, nullable=nullable, metadata=_metadata_from(metadata))
+
+
+def _type_from(description: list, children: list) -> pa.DataType:
+    name, *params = description
+    try:
+        arrow_type = _build_type(name, params, children)
+    except (TypeError, ValueError, KeyError, IndexError, pa.ArrowException) as error:
+        raise DeserializationError(f"invalid Arrow type description {description!r:.200}: {error}") from error
+    if arrow_type is None:
+        raise DeserializationError(f"unknown Arrow type description {description!r:.200}")
+    return arrow_type
+
+
+def _one_child(children: list) -> pa.Field:
+    if len(children) != 1:
+        raise ValueError(f"needs one child field, has {len(children)}")
+    return children[0]
+
+
+def _int_param(value) -> int:
+    if type(value) is not int:
+        raise TypeError(f"expected an int, got {value!r}")
+    return value
+
+
+def _build_type(name, params, children):
+    simple = {"Null": pa.null, "Bool": pa.bool_, "Binary": pa.binary, "Utf8": pa.string,
+              "LargeBinary": pa.large_binary, "LargeUtf8": pa.large_string}
+    if name in simple:
+        if params or children:
+            raise ValueError("takes no parameters or children")
+        return simple[name]()
+    if name == "Int":
+        bits, signed = params
+        return pa.from_numpy_dtype(np.dtype(f"{'i' if signed is True else 'u'}{_int_param(bits) // 8}"))
+    if name == "FloatingPoint":
+        (precision,) = params
+        return _FLOAT_TYPES[precision]()
+    if name == "Decimal":
+        precision, scale, bits = (_int_param(p) for p in params)
+        maker = {32: "decimal32", 64: "decimal64", 128: "decimal128", 256: "decimal256"}[bits]
+        return getattr(pa, maker)(precision, scale)
+    if name == "Date":
+        (unit,) = params
+        return {"DAY": pa.date32, "MILLISECOND": pa.date64}[unit]()
+    if name == "Time":
+        unit, bits = params
+        return (pa.time32 if bits == 32 else pa.time64 if bits == 64 else None)(_UNIT_NAMES[unit])
+    if name == "Timestamp":
+        unit, tz = params
+        if tz is not None and type(tz) is not str:
+            raise TypeError("timezone must be a str or nil")
+        return pa.timestamp(_UNIT_NAMES[unit], tz)
+    if name == "Duration":
+        (unit,) = params
+        return pa.duration(_UNIT_NAMES[unit])
+    if name == "FixedSizeBinary":
+        (width,) = params
+        return pa.binary(_int_param(width))
+    if name == "List":
+        return pa.list_(_one_child(children))
+    if name == "LargeList":
+        return pa.large_list(_one_child(children))
+    if name == "FixedSizeList":
+        (size,) = params
+        return pa.list_(_one_child(children), _int_param(size))
+    if name == "Struct_":
+        return pa.struct(children)
+    if name == "Map":
+        (keys_sorted,) = params
+        entries = _one_child(children)
+        if not pa.types.is_struct(entries.type) or entries.type.num_fields != 2:
+            raise ValueError("a Map's child must be a struct of key and value")
+        return pa.map_(entries.type.field(0), entries.type.field(1), keys_sorted=bool(keys_sorted))
+    return None

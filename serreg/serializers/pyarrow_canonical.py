@@ -1,0 +1,152 @@
+"""Canonical form of Arrow tables and record batches (docs/FORMAT.md, section 9.5).
+
+The schema is written as its plain msgpack description (``arrow_schema.py``),
+not as an IPC Schema message, whose flatbuffer bytes depend on the writer.
+
+A table is written as exactly one batch (its chunks concatenated), and every
+buffer is rebuilt from the logical values only: validity bitmaps are absent
+when there are no nulls and otherwise exactly ceil(length / 8) bytes with zero
+padding bits; slots under a null are zero (fixed width), empty (variable width
+and lists) or null (struct and fixed-size-list children, where the parent's
+nulls are pushed down); offsets start at 0; no buffer has trailing bytes;
+floats are made canonical as in numpy. Buffers that need none of this are the
+table's own memory, not copies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from msgpack import packb
+
+from ..canonical.floats import normalize_float_array
+from ..result import SerializationResult
+
+from .arrow_schema import describe_schema
+
+_EMPTY = memoryview(b"")
+
+
+def _validity(array: pa.Array, parent_valid):
+    """Validity of ``array`` (with its parent's nulls pushed down) as a bool array, or None if all valid."""
+    own = None if array.null_count == 0 else array.is_valid().to_numpy(zero_copy_only=False)
+    if parent_valid is None:
+        return own
+    if own is None:
+        return None if parent_valid.all() else parent_valid
+    return own & parent_valid
+
+
+def _bits(valid: np.ndarray) -> memoryview:
+    return memoryview(np.packbits(valid, bitorder="little"))
+
+
+def _buffer_bytes(buffer, start: int, stop: int) -> np.ndarray:
+    """Bytes start..stop of an Arrow buffer as a uint8 array (a view, no copy)."""
+    if buffer is None:
+        return np.zeros(stop - start, dtype=np.uint8)
+    return np.frombuffer(buffer, dtype=np.uint8)[start:stop]
+
+
+def _canonical_offsets(array: pa.Array, valid, offset_type):
+    """(canonical offsets, first and last source offset, per-slot source lengths) of a variable-width array."""
+    n = len(array)
+    source = np.frombuffer(array.buffers()[1], dtype=offset_type)[array.offset: array.offset + n + 1] \
+        if n else np.zeros(1, dtype=offset_type)
+    lengths = np.diff(source)
+    if valid is not None:
+        lengths = np.where(valid, lengths, 0)
+    offsets = np.zeros(n + 1, dtype=offset_type)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets, source, lengths
+
+
+def _kept_ranges(source: np.ndarray, lengths: np.ndarray):
+    """Mask over source[0]..source[-1] keeping the slots whose (canonical) length was kept, or None for all."""
+    if np.array_equal(lengths, np.diff(source)):
+        return None
+    return np.repeat(lengths == np.diff(source), np.diff(source))
+
+
+def write_array(array: pa.Array, parent_valid, nodes: list, buffers: list) -> None:
+    """Append the canonical field nodes and buffers of ``array`` (section 6.4 order)."""
+    arrow_type = array.type
+    t = pa.types
+    n = len(array)
+    if t.is_null(arrow_type):
+        nodes.append([n, n, 0])
+        return
+    valid = _validity(array, parent_valid)
+    nodes.append([n, 0 if valid is None else n - int(np.count_nonzero(valid)), arrow_type.num_buffers])
+    buffers.append(_EMPTY if valid is None else _bits(valid))
+    source = array.buffers()
+    start = array.offset
+    if t.is_boolean(arrow_type):
+        bits = np.unpackbits(_buffer_bytes(source[1], 0, (start + n + 7) // 8), bitorder="little")[start:start + n]
+        if valid is not None:
+            bits &= valid
+        buffers.append(memoryview(np.packbits(bits, bitorder="little")))
+    elif t.is_struct(arrow_type):
+        for i in range(arrow_type.num_fields):
+            write_array(array.field(i), valid, nodes, buffers)
+    elif t.is_fixed_size_list(arrow_type):
+        size = arrow_type.list_size
+        child = array.values.slice(start * size, n * size)
+        write_array(child, None if valid is None else np.repeat(valid, size), nodes, buffers)
+    elif arrow_type.num_fields:  # list, large list, map: offsets, then the child
+        offset_type = np.int64 if t.is_large_list(arrow_type) else np.int32
+        offsets, source_offsets, lengths = _canonical_offsets(array, valid, offset_type)
+        buffers.append(memoryview(offsets.view(np.uint8)))
+        child = array.values.slice(int(source_offsets[0]), int(source_offsets[-1] - source_offsets[0]))
+        keep = _kept_ranges(source_offsets, lengths)
+        if keep is not None:
+            child = child.filter(pa.array(keep))
+        write_array(child, None, nodes, buffers)
+    elif arrow_type.num_buffers == 3:  # binary and string, small and large: validity, offsets, data
+        offset_type = np.int64 if t.is_large_binary(arrow_type) or t.is_large_string(arrow_type) else np.int32
+        offsets, source_offsets, lengths = _canonical_offsets(array, valid, offset_type)
+        buffers.append(memoryview(offsets.view(np.uint8)))
+        data = _buffer_bytes(source[2], int(source_offsets[0]), int(source_offsets[-1]))
+        keep = _kept_ranges(source_offsets, lengths)
+        buffers.append(memoryview(data if keep is None else data[keep]))
+    else:  # fixed width: integers, floats, decimals, dates, times, timestamps, durations, fixed-size binary
+        width = arrow_type.byte_width
+        data = _buffer_bytes(source[1], start * width, (start + n) * width)
+        if t.is_floating(arrow_type) and n:
+            floats = data.view(f"<f{width}")
+            fixed = normalize_float_array(floats)
+            if fixed is not floats:
+                data = fixed.view(np.uint8)
+        if valid is not None and not valid.all():
+            rows = data.reshape(n, width)
+            if rows[~valid].any():
+                rows = rows.copy()
+                rows[~valid] = 0
+                data = rows.reshape(-1)
+        buffers.append(memoryview(data))
+
+
+def _column_array(column: pa.ChunkedArray) -> pa.Array:
+    if column.num_chunks == 1:
+        return column.chunk(0)
+    if column.num_chunks == 0:
+        return pa.array([], type=column.type)
+    return pa.concat_arrays(column.chunks)
+
+
+def _write(schema: pa.Schema, num_rows: int, columns) -> SerializationResult:
+    nodes: list = []
+    buffers: list = []
+    for column in columns:
+        write_array(column, None, nodes, buffers)
+    return SerializationResult(packb([describe_schema(schema), [[num_rows, nodes]]], use_bin_type=True), buffers)
+
+
+def write_table(table: pa.Table) -> SerializationResult:
+    """The canonical form of a Table (its serializer's ``serialize_canonical``)."""
+    return _write(table.schema, table.num_rows, [_column_array(column) for column in table.columns])
+
+
+def write_record_batch(batch: pa.RecordBatch) -> SerializationResult:
+    """The canonical form of a RecordBatch (its serializer's ``serialize_canonical``)."""
+    return _write(batch.schema, batch.num_rows, batch.columns)

@@ -1,0 +1,50 @@
+"""tuple, set and frozenset (docs/FORMAT.md, section 6.1).
+
+A tuple is written as a msgpack array; a set or frozenset as an array of its
+members sorted by their encoded bytes, so a set has one byte form whatever its
+iteration order. In untrusted mode a set whose members flood one hash value is
+refused before it is built.
+"""
+
+from __future__ import annotations
+
+from ..codec.checks import MAX_KEYS_PER_HASH, check_hash_spread, is_untrusted
+from ..codec.layout import array_header
+from ..result import SerializationResult
+from .base import StandardSerializer
+
+
+class TupleSerializer(StandardSerializer):
+    def serialize(self, obj: tuple) -> SerializationResult:
+        oob: list = []
+        return SerializationResult(self.codec.pack(list(obj), oob), oob)
+
+    def deserialize(self, in_band, oob) -> tuple:
+        return tuple(self.unpack_array(in_band, oob, "tuple"))
+
+
+class SetSerializer(StandardSerializer):
+    """Members sorted by their encoded bytes, so a set has one byte form whatever its iteration order."""
+
+    def __init__(self, codec, kind: type) -> None:
+        super().__init__(codec)
+        self.kind = kind
+
+    def serialize(self, obj) -> SerializationResult:
+        encoded = []
+        for member in obj:
+            member_oob = []
+            encoded.append((self.codec.pack(member, member_oob), member_oob))
+        encoded.sort(key=lambda pair: pair[0])
+        oob = []
+        parts = [array_header(len(encoded))]
+        for packed, member_oob in encoded:
+            parts.append(packed)
+            oob.extend(member_oob)
+        return SerializationResult(b"".join(parts), oob)
+
+    def deserialize(self, in_band, oob):
+        members = self.unpack_array(in_band, oob, self.kind.__name__)
+        if len(members) > MAX_KEYS_PER_HASH and is_untrusted():
+            check_hash_spread(members, self.kind.__name__)
+        return self.kind(members)

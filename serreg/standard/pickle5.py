@@ -1,0 +1,113 @@
+"""The fallback: pickle protocol 5 through cloudpickle, with out-of-band buffers.
+
+Values no registered serializer takes are pickled with ``buffer_callback``, so
+their large buffers stay out-of-band too. The registry's register callback
+keeps a per-serializer dispatch table, and a Pickler subclass consults it in
+``reducer_override``: a registered type met *inside* a pickled object (an Arrow
+table in a dataclass) is still written by its serreg serializer, its buffers
+still out-of-band, as a call to :func:`restore_registered` (the name the
+pickle holds, so it stays where it is). No process-wide pickle state is touched.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from contextvars import ContextVar
+from typing import Callable, Optional
+
+import cloudpickle
+
+from ..errors import DeserializationError
+from ..result import OutOfBandBuffers, SerializationResult
+from ..serializer import Serializer, hooks_of
+
+# While a Pickle5Serializer unpickles: its registry's lookup of a serializer by class ID.
+_UNPICKLING_LOOKUP: ContextVar[Optional[Callable[[str], object]]] = ContextVar("serreg_pickle5_lookup", default=None)
+
+
+class _RegistryAwarePickler(cloudpickle.Pickler):
+    def __init__(self, file, owner: "Pickle5Serializer", buffer_callback) -> None:
+        super().__init__(file, protocol=5, buffer_callback=buffer_callback)
+        self._owner = owner
+        self._serreg_dispatch = owner.dispatch
+
+    def reducer_override(self, obj):
+        cls = type(obj)
+        entry = self._serreg_dispatch.get(cls)
+        if entry is None and not self._owner.has_seen(cls):
+            entry = self._owner.first_sight(cls)
+        if entry is not None and (entry[2] is None or entry[2](obj)):
+            class_id, serializer, _ = entry
+            result = serializer.serialize(obj)
+            in_band = result.in_band_buffer
+            buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
+            return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
+        return super().reducer_override(obj)
+
+
+def restore_registered(class_id: str, in_band: bytes, *buffers):
+    """Rebuild a registered value found inside a pickle, with the serializer of the registry unpickling it."""
+    lookup = _UNPICKLING_LOOKUP.get()
+    if lookup is None:
+        raise DeserializationError(
+            f"this pickle holds a {class_id!r} value written by its serreg serializer; unpickle it with "
+            "serreg.deserialize (the pickle fallback), not with pickle.loads"
+        )
+    serializer = lookup(class_id)
+    views = [b if isinstance(b, memoryview) else memoryview(b) for b in buffers]
+    return serializer.deserialize(memoryview(in_band), OutOfBandBuffers(views))
+
+
+class Pickle5Serializer(Serializer):
+    """Pickle protocol 5 (cloudpickle) with every pickle buffer out-of-band.
+
+    Python only: frames holding it cannot be decoded by other languages (Java
+    keeps them as opaque values), and ``cross_language=True`` refuses it.
+
+    ``resolve_type(cls)`` loads the plug-in serving a type met inside a pickle
+    for the first time; ``serializer_for_id(class_id)`` finds the serializer
+    of a registered value met while unpickling. Both are the registry's.
+    """
+
+    def __init__(
+        self, class_id: str, resolve_type: Callable[[type], object], serializer_for_id: Callable[[str], object]
+    ) -> None:
+        self.class_id = class_id
+        self._resolve_type = resolve_type
+        self._serializer_for_id = serializer_for_id
+        self.dispatch: dict = {}  # type -> (class_id, serializer, accepts or None); replaced whole
+        self._seen_types: set = set()
+
+    def has_seen(self, cls: type) -> bool:
+        return cls in self._seen_types
+
+    def first_sight(self, cls: type):
+        """A type met inside a pickle for the first time may belong to a plug-in not loaded yet."""
+        self._seen_types.add(cls)
+        self._resolve_type(cls)
+        return self.dispatch.get(cls)
+
+    def on_register(self, class_id, cls, serializer) -> None:
+        """The register callback: route ``cls`` through its serreg serializer inside pickles."""
+        dispatch = dict(self.dispatch)
+        hooks = None if serializer is None else hooks_of(serializer)
+        if hooks is None or hooks.handled_by_pickle:
+            dispatch.pop(cls, None)
+        else:
+            dispatch[cls] = (class_id, serializer, hooks.accepts)
+        self.dispatch = dispatch  # replaced whole: picklers running now keep their snapshot
+
+    def serialize(self, obj) -> SerializationResult:
+        buffers: list = []
+        file = io.BytesIO()
+        _RegistryAwarePickler(file, self, buffers.append).dump(obj)
+        return SerializationResult(file.getbuffer(), [b.raw() for b in buffers])
+
+    def deserialize(self, in_band_buffer, oob_iterator):
+        # pickle takes exactly the buffers it wrote from the shared iterator.
+        token = _UNPICKLING_LOOKUP.set(self._serializer_for_id)
+        try:
+            return pickle.loads(in_band_buffer, buffers=oob_iterator)
+        finally:
+            _UNPICKLING_LOOKUP.reset(token)
