@@ -26,14 +26,12 @@ without serreg, so ObjectRefs inside it keep working.
 
 from __future__ import annotations
 
-import pickle
 import threading
 
 import ray.util
 
 import serreg
-from serreg.integrations import has_own_serializer
-from serreg.result import SerializationResult
+from serreg.integrations import classes_with_own_serializers, from_pickle_parts, has_own_serializer, to_pickle_parts
 
 _lock = threading.Lock()
 _installed: set = set()
@@ -61,9 +59,7 @@ def _to_ray(value):
     registry = serreg.default_registry()
     if not has_own_serializer(registry, value):
         return _PickledAsUsual(value.__reduce_ex__(5))  # the protocol Ray pickles with
-    result = registry.serialize(value)
-    in_band = bytes(result.in_band_buffer)
-    return (in_band, *(pickle.PickleBuffer(buffer) for buffer in result.out_of_band_buffers))
+    return to_pickle_parts(registry, value)
 
 
 def _from_ray(carried):
@@ -71,12 +67,7 @@ def _from_ray(carried):
     if type(carried) is not tuple:
         return carried  # a value Ray unpickled as usual (registered classes are never plain tuples)
     in_band, *buffers = carried
-    views = [memoryview(buffer) for buffer in buffers]
-    return serreg.default_registry().deserialize(SerializationResult(in_band, views))
-
-
-def _standard_classes() -> set:
-    return {registration.cls for registration in serreg.Registry(plugins=False).registrations()}
+    return from_pickle_parts(serreg.default_registry(), in_band, buffers)
 
 
 def install() -> list:
@@ -86,16 +77,10 @@ def install() -> list:
     ``worker_process_setup_hook``). Calling it again registers classes added
     since; it is safe to call any number of times.
     """
-    registry = serreg.default_registry()
-    standard = _standard_classes()
-    classes = []
     with _lock:
-        for registration in registry.registrations():  # loads every plug-in first
-            cls = registration.cls
-            if cls in standard or cls in classes:
-                continue
+        classes = classes_with_own_serializers(serreg.default_registry())
+        for cls in classes:
             ray.util.register_serializer(cls, serializer=_to_ray, deserializer=_from_ray)
-            classes.append(cls)
             _installed.add(cls)
     return classes
 
