@@ -176,3 +176,106 @@ def test_preloading_the_module_enables_the_family_without_the_plugin():
         [future] = client.scatter([Pixels("preloaded", np.arange(3))], hash=False, timeout=TIMEOUT)
         result = client.submit(brighten, future).result(timeout=TIMEOUT)
         assert (result.name, result.data.tolist()) == ("preloaded+", [1, 2, 3])
+
+
+# ----------------------------------------------------------------- a scheduler and a worker started on their own
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def separate_cluster(tmp_path_factory):
+    """`dask scheduler` and `dask worker` as separate commands, neither told about serreg,
+    as a user starts them by hand; the tests' own modules are on their path, as a user's are."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    logs = tmp_path_factory.mktemp("dask-logs")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]))
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    port = address.rsplit(":", 1)[1]
+    started = []
+    try:
+        scheduler_log = open(logs / "scheduler.log", "w")
+        started.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", port,
+             "--dashboard-address", ":0"],
+            env=env, stdout=scheduler_log, stderr=subprocess.STDOUT,
+        ))
+        worker_log = open(logs / "worker.log", "w")
+        started.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard"],
+            env=env, stdout=worker_log, stderr=subprocess.STDOUT,
+        ))
+        with Client(address, timeout=TIMEOUT) as setup:
+            setup.wait_for_workers(1, timeout=TIMEOUT)
+        yield address, logs
+    finally:
+        for process in reversed(started):
+            process.terminate()
+        for process in started:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@pytest.fixture
+def installed():
+    from serreg.integrations.dask import install, uninstall
+
+    classes = install()
+    yield classes
+    uninstall()
+
+
+def test_install_makes_pickle_carry_registered_classes_through_serreg(installed):
+    import pickle
+
+    assert Pixels in installed
+    pixels = Pixels("pickled", np.arange(100_000, dtype=np.int64))
+    buffers = []
+    data = pickle.dumps(pixels, protocol=5, buffer_callback=buffers.append)
+    assert len(buffers) == 1 and len(data) < 1000  # the pixels stayed out-of-band
+    back = pickle.loads(data, buffers=buffers)
+    assert back.name == "pickled" and np.shares_memory(back.data, pixels.data)
+    # A value its serializer declines is pickled as it would be without serreg.
+    objects = np.array([1, "a"], dtype=object)
+    assert pickle.loads(pickle.dumps(objects)).tolist() == [1, "a"]
+
+
+def test_uninstall_gives_back_the_reductions_it_replaced(installed):
+    import copyreg
+    import pickle
+
+    from serreg.integrations.dask import installed_classes, uninstall
+
+    assert Pixels in installed_classes()
+    uninstall()
+    assert Pixels not in copyreg.dispatch_table and not installed_classes()
+    with pytest.raises(TypeError, match="must travel through serreg"):
+        pickle.dumps(Pixels("x", np.arange(2)))
+
+
+def test_separately_started_scheduler_runs_tasks_with_inline_registered_values(separate_cluster, installed):
+    address, logs = separate_cluster
+    with Client(address, serializers=SERIALIZERS, deserializers=SERIALIZERS, timeout=TIMEOUT) as client:
+        client.register_plugin(SerregPlugin("cluster_types"))
+        pixels = Pixels("inline", np.arange(12, dtype=np.uint8).reshape(3, 4))
+        # Pixels cannot be pickled: this passes only if serreg carries it inside the task graph.
+        name, shape, total, _ = client.submit(describe, pixels, pure=False).result(timeout=TIMEOUT)
+        assert (name, shape, total) == ("inline", (3, 4), 66)
+        [future] = client.scatter([pixels], hash=False, timeout=TIMEOUT)
+        assert client.submit(brighten, future).result(timeout=TIMEOUT).data.tolist() == (pixels.data + 1).tolist()
+        assert client.gather(client.submit(brighten, future), direct=False).name == "inline+"
+    scheduler_log = (logs / "scheduler.log").read_text()
+    assert "KeyError" not in scheduler_log and "Traceback" not in scheduler_log, scheduler_log[-3000:]

@@ -1,9 +1,17 @@
-"""What the cluster integrations share: does serreg have a serializer of its own for a value?"""
+"""What the cluster integrations share: which values serreg carries itself, and how a value
+travels inside another framework's pickle (a Ray object, a Dask task graph): as serreg's
+in-band bytes plus its out-of-band buffers wrapped in ``pickle.PickleBuffer``.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pickle
+from typing import Optional, Sequence
+
 from ..errors import UnknownClassIDError
 from ..registry import Registry
+from ..result import SerializationResult
 from ..serializer import takes
 
 
@@ -17,3 +25,41 @@ def has_own_serializer(registry: Registry, value: object) -> bool:
     except UnknownClassIDError:
         return False
     return takes(serializer, value)
+
+
+def classes_with_own_serializers(registry: Registry) -> list:
+    """The classes ``registry`` serializes itself, plug-ins loaded first, except the standard
+    types (the standard library's, which pickle already carries exactly)."""
+    standard = {registration.cls for registration in Registry(plugins=False).registrations()}
+    classes: list = []
+    for registration in registry.registrations():  # loads every plug-in first
+        if registration.cls not in standard and registration.cls not in classes:
+            classes.append(registration.cls)
+    return classes
+
+
+def to_pickle_parts(registry: Registry, value: object) -> tuple:
+    """``value`` as (in-band section, buffers...) for another framework's protocol-5 pickle.
+
+    The in-band section is bytes, each out-of-band buffer a ``pickle.PickleBuffer``,
+    so a pickler with a buffer callback keeps the buffers out-of-band.
+    """
+    result = registry.serialize(value)
+    return (bytes(result.in_band_buffer), *(pickle.PickleBuffer(buffer) for buffer in result.out_of_band_buffers))
+
+
+def from_pickle_parts(registry: Registry, in_band: bytes, buffers: Sequence, module: Optional[str] = None) -> object:
+    """Rebuild a value from :func:`to_pickle_parts`; arrays are views of the unpickled buffers.
+
+    ``module``, when given, is the value's class's module: it is imported (as
+    pickle imports a class's module) when the class ID is not registered yet,
+    since modules commonly register their classes when imported.
+    """
+    result = SerializationResult(in_band, [memoryview(buffer) for buffer in buffers])
+    try:
+        return registry.deserialize(result)
+    except UnknownClassIDError:
+        if module is None:
+            raise
+        importlib.import_module(module)
+        return registry.deserialize(result)

@@ -22,12 +22,24 @@ distributed passes it to the next family in the list, which is why
 Values use the default registry (``default_registry()``) of the
 process they are in: every worker needs the same serializers registered, which
 is what :class:`SerregPlugin` does.
+
+Values passed inline to a task (``client.submit(f, value)``) are not messages
+of their own: distributed pickles them inside the task graph, which the
+scheduler unpickles. :func:`install` makes pickle carry every class serreg
+serializes itself through serreg (a ``copyreg`` reduction per class, as
+``serreg.integrations.ray.install`` does for Ray), so such values keep their
+serializers and their buffers stay out-of-band in protocol-5 pickles. The
+process that unpickles them (the scheduler too) imports this module and the
+value's class's module, as pickle does for any class, so a scheduler started
+on its own needs nothing but serreg and your modules on its path.
 """
 
 from __future__ import annotations
 
+import copyreg
 import importlib
 import pickle
+import threading
 
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.protocol.serialize import register_serialization_family
@@ -35,14 +47,17 @@ from distributed.protocol.serialize import register_serialization_family
 from .._default import default_registry
 from ..errors import DeserializationError
 from ..result import SerializationResult
-from .common import has_own_serializer
+from .common import classes_with_own_serializers, from_pickle_parts, has_own_serializer, to_pickle_parts
 
 __all__ = [
     "FAMILY",
     "SERIALIZERS",
     "SerregPlugin",
+    "install",
+    "installed_classes",
     "serreg_dumps",
     "serreg_loads",
+    "uninstall",
 ]
 
 FAMILY = "serreg"
@@ -109,6 +124,63 @@ def serreg_loads(header: dict, frames: list):
 
 register_serialization_family(FAMILY, serreg_dumps, serreg_loads)
 
+_lock = threading.Lock()
+_installed: dict = {}  # class -> the copyreg entry it had before install()
+
+
+def _reduce(value: object) -> tuple:
+    registry = default_registry()
+    if not has_own_serializer(registry, value):
+        return value.__reduce_ex__(5)  # declined by its serializer: pickled as it would be without serreg
+    return _rebuild, (type(value).__module__, *to_pickle_parts(registry, value))
+
+
+def _rebuild(module: str, in_band: bytes, *buffers: object) -> object:
+    value = from_pickle_parts(default_registry(), in_band, buffers, module)
+    cls = type(value)
+    if cls not in _installed:
+        # A process that received a value this way sends it on the same way: the scheduler
+        # unpickles a task graph and pickles its tasks again for the workers.
+        with _lock:
+            _install(cls)
+    return value
+
+
+def install() -> list:
+    """Make pickle carry every class with a serreg serializer of its own through serreg, in this process.
+
+    Covers the classes registered so far (plug-ins are loaded first); call it
+    again after registering more. Returns the classes. :class:`SerregPlugin`
+    calls it on every worker after importing its modules.
+    """
+    with _lock:
+        classes = classes_with_own_serializers(default_registry())
+        for cls in classes:
+            _install(cls)
+    return classes
+
+
+def _install(cls: type) -> None:
+    if cls not in _installed:
+        _installed[cls] = copyreg.dispatch_table.get(cls)
+    copyreg.pickle(cls, _reduce)
+
+
+def uninstall() -> None:
+    """Give back the pickle reductions :func:`install` replaced, in this process."""
+    with _lock:
+        for cls, previous in _installed.items():
+            if previous is None:
+                copyreg.dispatch_table.pop(cls, None)
+            else:
+                copyreg.dispatch_table[cls] = previous
+        _installed.clear()
+
+
+def installed_classes() -> frozenset:
+    """The classes pickle currently carries through serreg in this process."""
+    return frozenset(_installed)
+
 
 class SerregPlugin(WorkerPlugin):
     """Makes a worker speak serreg: one ``client.register_plugin(SerregPlugin(...))`` for all workers.
@@ -116,7 +188,8 @@ class SerregPlugin(WorkerPlugin):
     On every worker, present and future, it imports this module (registering
     the family), then the given modules, which are expected to register the
     user's serializers when imported (plug-ins from the ``serreg.serializers``
-    entry-point group need no module here: they load themselves). Unless
+    entry-point group need no module here: they load themselves), then calls
+    :func:`install`. Unless
     ``serializers`` is None, it also makes the worker use those families when
     it fetches data from other workers, so serreg carries worker-to-worker
     transfers too.
@@ -135,6 +208,7 @@ class SerregPlugin(WorkerPlugin):
     def setup(self, worker) -> None:
         for module in self.modules:
             importlib.import_module(module)
+        install()
         if self.serializers is not None:
             # The worker's connection pool tells a peer which families to answer
             # get_data with, and decodes the answer with the same list.

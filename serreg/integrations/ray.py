@@ -26,15 +26,12 @@ without serreg, so ObjectRefs inside it keep working.
 
 from __future__ import annotations
 
-import pickle
 import threading
 
 import ray.util
 
 from .._default import default_registry
-from ..registry import Registry
-from ..result import SerializationResult
-from .common import has_own_serializer
+from .common import classes_with_own_serializers, from_pickle_parts, has_own_serializer, to_pickle_parts
 
 __all__ = [
     "install",
@@ -68,9 +65,7 @@ def _to_ray(value):
     registry = default_registry()
     if not has_own_serializer(registry, value):
         return _PickledAsUsual(value.__reduce_ex__(5))  # the protocol Ray pickles with
-    result = registry.serialize(value)
-    in_band = bytes(result.in_band_buffer)
-    return (in_band, *(pickle.PickleBuffer(buffer) for buffer in result.out_of_band_buffers))
+    return to_pickle_parts(registry, value)
 
 
 def _from_ray(carried):
@@ -78,12 +73,7 @@ def _from_ray(carried):
     if type(carried) is not tuple:
         return carried  # a value Ray unpickled as usual (registered classes are never plain tuples)
     in_band, *buffers = carried
-    views = [memoryview(buffer) for buffer in buffers]
-    return default_registry().deserialize(SerializationResult(in_band, views))
-
-
-def _standard_classes() -> set:
-    return {registration.cls for registration in Registry(plugins=False).registrations()}
+    return from_pickle_parts(default_registry(), in_band, buffers)
 
 
 def install() -> list:
@@ -93,16 +83,10 @@ def install() -> list:
     ``worker_process_setup_hook``). Calling it again registers classes added
     since; it is safe to call any number of times.
     """
-    registry = default_registry()
-    standard = _standard_classes()
-    classes = []
     with _lock:
-        for registration in registry.registrations():  # loads every plug-in first
-            cls = registration.cls
-            if cls in standard or cls in classes:
-                continue
+        classes = classes_with_own_serializers(default_registry())
+        for cls in classes:
             ray.util.register_serializer(cls, serializer=_to_ray, deserializer=_from_ray)
-            classes.append(cls)
             _installed.add(cls)
     return classes
 
