@@ -11,13 +11,13 @@ import { DeserializationError, LimitExceededError, RemoteError, SerregError, Unt
 import { Limits } from "./limits.js";
 import { readDocument, type ExtReader } from "./msgpack/reader.js";
 import { OutOfBand } from "./oob.js";
-import type { Registration, RegistryTables } from "./serializer.js";
+import type { DecodeContext, Registration, RegistryTables } from "./serializer.js";
 import { OpaqueValue } from "./types/opaque.js";
 
 /** Class IDs whose decoding runs code in Python: never decoded in untrusted mode. */
 export const CODE_LOADING_CLASS_IDS: ReadonlySet<string> = new Set(["serreg.pickle5", "serreg.dataclass"]);
 
-export class DecodeContext {
+export class Decoder implements DecodeContext {
   private depth = 0;
   private extensionScope: Map<unknown, unknown> | null = null;
 

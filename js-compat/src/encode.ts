@@ -16,7 +16,7 @@ import { LoneSurrogateError, Writer } from "./msgpack/writer.js";
 import { SerializationResult } from "./result.js";
 import { Float64 } from "./types/numbers.js";
 import { OpaqueValue } from "./types/opaque.js";
-import type { RegistryTables } from "./serializer.js";
+import type { Encoder as EncodeContext, RegistryTables } from "./serializer.js";
 
 const INT64_MIN = -(2n ** 63n);
 const UINT64_END = 2n ** 64n;
@@ -64,7 +64,7 @@ export function describeValue(value: unknown): string {
 }
 
 /** One serialize call's state: the out-of-band buffers so far and the nesting depth. */
-export class Encoder {
+export class Encoder implements EncodeContext {
   /** Out-of-band buffers, in document order. */
   oob: Uint8Array[] = [];
   private depth = 0;

@@ -17,15 +17,13 @@ addStandardInstaller(installArrow);
 
 export { Registry, STANDARD_DATA_CLASS_IDS } from "./registry.js";
 export type { RegistryOptions, SerializeOptions, DeserializeOptions, FrameInput } from "./registry.js";
-export type { Serializer, Registration, ExtensionType } from "./serializer.js";
+export type { Serializer, Registration, ExtensionType, Encoder, DecodeContext } from "./serializer.js";
 export { SerializationResult } from "./result.js";
 export { OutOfBand } from "./oob.js";
 export { Limits, DEFAULT_LIMITS } from "./limits.js";
 export type { LimitsInit } from "./limits.js";
 export { classIdHash, toHex } from "./classId.js";
 export { SigningKey } from "./signing.js";
-export { Encoder } from "./encode.js";
-export { DecodeContext } from "./decode.js";
 export { Writer } from "./msgpack/writer.js";
 export { readPlain } from "./msgpack/reader.js";
 export * from "./errors.js";

@@ -14,7 +14,7 @@
  * Array, plain objects, Map) are written by the codec and cannot be re-bound.
  */
 import { classIdHash, hashKey, toHex } from "./classId.js";
-import { DecodeContext, CODE_LOADING_CLASS_IDS } from "./decode.js";
+import { Decoder, CODE_LOADING_CLASS_IDS } from "./decode.js";
 import { Encoder } from "./encode.js";
 import { DeserializationError, RegistrationError, SerializationError, SignatureError } from "./errors.js";
 import { HEADER_SIZE, readFrame } from "./frame.js";
@@ -273,7 +273,7 @@ export class Registry implements RegistryTables {
   deserialize(data: FrameInput, options: DeserializeOptions = {}): unknown {
     const limits = options.limits ?? this.limits;
     const trusted = options.trusted ?? this.trusted;
-    const context = new DecodeContext(this, limits, trusted ? null : this.allowed, options.exactFloats ?? true, options.dicts ?? "auto");
+    const context = new Decoder(this, limits, trusted ? null : this.allowed, options.exactFloats ?? true, options.dicts ?? "auto");
     const key = options.key === undefined ? null : toSigningKey(options.key);
     if (data instanceof SerializationResult) {
       if (key !== null) checkResultKey(data, key);

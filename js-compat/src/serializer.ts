@@ -12,8 +12,40 @@
 import type { Writer } from "./msgpack/writer.js";
 import type { OutOfBand } from "./oob.js";
 import type { SerializationResult } from "./result.js";
-import type { DecodeContext } from "./decode.js";
-import type { Encoder } from "./encode.js";
+
+/**
+ * What a serializer may use of the serialize call it serves (the codec's
+ * `Encoder` in encode.ts implements it): the call's out-of-band buffers and
+ * per-call extension state, and the packing of value trees.
+ */
+export interface Encoder {
+  /** Out-of-band buffers of the call so far, in document order. */
+  oob: Uint8Array[];
+  /** Per-call state of extensions (ext types 1..127): one serialize call is one scope. */
+  readonly scope: Map<unknown, unknown>;
+  readonly crossLanguage: boolean;
+  /** Packs a value tree into msgpack bytes plus the buffers of the nested values in it. */
+  pack(value: unknown): SerializationResult;
+  /** Writes `root` as one msgpack value into `w`. */
+  tree(w: Writer, root: unknown): void;
+}
+
+/**
+ * What a serializer may use of the deserialize call it serves (decode.ts's
+ * `Decoder` implements it).
+ */
+export interface DecodeContext {
+  /** Per-call state of extensions (ext types 1..127): one deserialize call is one scope. */
+  readonly scope: Map<unknown, unknown>;
+  readonly trusted: boolean;
+  readonly exactFloats: boolean;
+  /** Decodes one msgpack value tree; its ext 0 values are nested serreg values sharing `oob`. */
+  unpack(bytes: Uint8Array, oob: OutOfBand, base: number | null): unknown;
+  /** Decodes one plain msgpack value (a serializer's own header: no nested values). */
+  plain(bytes: Uint8Array, base: number | null): unknown;
+  /** Decodes an in-band section (ClassIDHash + in-band); `topLevel`: it owns every buffer left. */
+  section(section: Uint8Array, oob: OutOfBand, base: number | null, topLevel: boolean): unknown;
+}
 
 export interface Serializer<T = any> {
   /** In-band bytes (one msgpack value for the standard types) and out-of-band buffers. */

@@ -6,8 +6,7 @@
  * frame's buffers without copying; writing hands out the vectors' own memory.
  */
 import * as arrow from "apache-arrow";
-import type { DecodeContext } from "../decode.js";
-import type { Encoder } from "../encode.js";
+import type { DecodeContext, Encoder } from "../serializer.js";
 import { DeserializationError } from "../errors.js";
 import { Writer } from "../msgpack/writer.js";
 import type { OutOfBand } from "../oob.js";

@@ -2,8 +2,7 @@
  * `numpy.ndarray` (docs/FORMAT.md, section 6.2) as stdlib ndarrays, and the
  * numpy scalars (section 6.3) as {@link Float32} and {@link NumpyScalar}.
  */
-import type { DecodeContext } from "../decode.js";
-import type { Encoder } from "../encode.js";
+import type { DecodeContext, Encoder } from "../serializer.js";
 import { DeserializationError } from "../errors.js";
 import { Writer } from "../msgpack/writer.js";
 import type { OutOfBand } from "../oob.js";

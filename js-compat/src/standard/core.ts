@@ -3,8 +3,7 @@
  * None, bool, int, float, str, bytes, list, dict, tuple, set, frozenset,
  * bytearray, memoryview, complex. Each in-band is one msgpack value.
  */
-import type { DecodeContext } from "../decode.js";
-import type { Encoder } from "../encode.js";
+import type { DecodeContext, Encoder } from "../serializer.js";
 import { DeserializationError } from "../errors.js";
 import { Writer } from "../msgpack/writer.js";
 import type { OutOfBand } from "../oob.js";

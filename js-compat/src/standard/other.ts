@@ -4,7 +4,7 @@
  * TypeScript carries as opaque values (trusted mode only; docs/FORMAT.md,
  * sections 3, 4.4 and 6.1).
  */
-import type { DecodeContext } from "../decode.js";
+import type { DecodeContext } from "../serializer.js";
 import { DeserializationError, RemoteError } from "../errors.js";
 import { Writer } from "../msgpack/writer.js";
 import type { OutOfBand } from "../oob.js";

@@ -4,7 +4,7 @@
  * nil (naive), [offset in microseconds, name or nil] (a fixed offset) or an
  * IANA zone key. A JS Date is written as an aware UTC datetime.
  */
-import type { DecodeContext } from "../decode.js";
+import type { DecodeContext } from "../serializer.js";
 import { DeserializationError } from "../errors.js";
 import { Writer } from "../msgpack/writer.js";
 import type { OutOfBand } from "../oob.js";
