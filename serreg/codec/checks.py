@@ -61,13 +61,19 @@ def dict_from_pairs(pairs: list) -> dict:
     return dict(pairs)
 
 
-def unpack_plain(data):
-    """``msgpack.unpackb`` for a serializer's own header (no nested values), with the
-    structure check of untrusted mode: use it instead of unpackb in serializers."""
+def check_untrusted_structure(data) -> None:
+    """In untrusted mode, walk a msgpack document longer than 1 KiB once without building
+    anything (``check_structure``); for serializers that read their header piece by piece."""
     if len(data) > STRUCTURE_CHECK_THRESHOLD:
         state = DECODE_STATE.get()
         if state is not None and state.allowed is not None:
             check_structure(data)
+
+
+def unpack_plain(data):
+    """``msgpack.unpackb`` for a serializer's own header (no nested values), with the
+    structure check of untrusted mode: use it instead of unpackb in serializers."""
+    check_untrusted_structure(data)
     try:
         return unpackb(data)
     except StackError as error:
