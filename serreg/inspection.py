@@ -82,7 +82,7 @@ class FrameReport:
     buffers: list[BufferInfo]
     root: ValueNode
     unattributed_from: Optional[int] = None  # first buffer that could not be attributed
-    signed: bool = False  # flag 0x01: ends with a 32-byte HMAC-SHA256 trailer (not checked here)
+    signed: bool = False  # flag 0x02: ends with a 32-byte HMAC-SHA256 trailer (not checked here)
 
 
 def alignment(offset: int, cap: int = 4096) -> int:
