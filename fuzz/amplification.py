@@ -78,8 +78,17 @@ class Cost:
     method: str  # "rss" or "tracemalloc"
 
 
+_FULL_COLLECTION_EVERY = 256
+_calls = 0
+
+
 def _release() -> None:
-    gc.collect(0)  # a full collection costs ~10 ms with numpy and pyarrow loaded; cycles are rare here
+    # A full collection costs ~10 ms with numpy and pyarrow loaded: the youngest generation
+    # every time, all of them now and then (failed decodes leave cycles through their
+    # exceptions' tracebacks, which would otherwise pile up in the oldest generation).
+    global _calls
+    _calls += 1
+    gc.collect(0 if _calls % _FULL_COLLECTION_EVERY else 2)
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
     pyarrow.default_memory_pool().release_unused()
@@ -95,10 +104,7 @@ def measure(call: Callable[[], object]) -> Cost:
     else:
         tracemalloc.start()
     started = time.perf_counter()
-    try:
-        outcome = call()
-    except Exception as error:  # the caller judges the outcome; here only the cost counts
-        outcome = error
+    outcome = _outcome(call)
     seconds = time.perf_counter() - started
     if RSS_PEAK:
         peak = (_status_kib(b"VmHWM:") - before) * 1024
@@ -108,6 +114,16 @@ def measure(call: Callable[[], object]) -> Cost:
         tracemalloc.stop()
         method = "tracemalloc"
     return Cost(max(peak, 0), seconds, outcome, method)
+
+
+def _outcome(call: Callable[[], object]):
+    """What ``call()`` returns, or the exception it raises. (Kept apart so that no frame
+    holding the exception is in its own traceback: that cycle would keep every value the
+    call made alive until a full garbage collection.)"""
+    try:
+        return call()
+    except Exception as error:  # the caller judges the outcome; here only the cost counts
+        return error
 
 
 class Amplification(Exception):
