@@ -8,6 +8,7 @@ finding. ``replay.py`` and the regression tests call the same functions.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import hmac
@@ -31,10 +32,19 @@ from serreg.wire.signing import SIGNATURE_SIZE, mac_key, sign
 KEY = bytes(range(32))
 UNTRUSTED = make_registry(trusted=False)
 warm_up()
-# Files are written where they cost least: a RAM disk where there is one.
-SCRATCH = tempfile.mkdtemp(prefix="serreg-fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
 _STORE_PUTS_BEFORE_CLEANING = 500
 _puts = 0
+_scratch_directory = None
+
+
+def scratch() -> str:
+    """A directory for the files of this process's checks, made on first use: on a RAM disk
+    where there is one, so writing a file for every input costs little."""
+    global _scratch_directory
+    if _scratch_directory is None:
+        _scratch_directory = tempfile.mkdtemp(prefix="serreg-fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        atexit.register(shutil.rmtree, _scratch_directory, True)
+    return _scratch_directory
 
 
 def check_signed(data: bytes) -> None:
@@ -64,7 +74,7 @@ def check_inspect(data: bytes) -> None:
     with exactly one line on standard error; never a traceback. The command runs as the
     command line runs it, without parsing the arguments again for every input."""
     content = frame_from_input(data)
-    path = os.path.join(SCRATCH, "inspect.srg")
+    path = os.path.join(scratch(), "inspect.srg")
     with open(path, "wb") as f:
         f.write(content)
     for as_json in (False, True):
@@ -157,7 +167,7 @@ def _store() -> Store:
     """A scratch store, emptied now and then so the fuzzer does not fill the disk."""
     global _puts
     _puts += 1
-    directory = os.path.join(SCRATCH, "store")
+    directory = os.path.join(scratch(), "store")
     if _puts % _STORE_PUTS_BEFORE_CLEANING == 0:
         shutil.rmtree(directory, ignore_errors=True)
     return Store(directory, registry=UNTRUSTED, blob_threshold=64)
