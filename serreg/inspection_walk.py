@@ -33,13 +33,19 @@ from .limits import MSGPACK_MAX_NESTING, DecodeState, Limits
 from .standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID, FALLBACK_CLASS_ID, NDARRAY_CLASS_ID
 from .wire.class_id import CLASS_ID_HASH_SIZE
 
-__all__ = ["Bin", "MapEntries", "ValueNode", "Walker", "ITEM_COST"]
+__all__ = ["Bin", "MapEntries", "ValueNode", "Walker"]
 
 ARROW_CLASS_IDS = frozenset({ARROW_TABLE_CLASS_ID, ARROW_RECORD_BATCH_CLASS_ID})
 # Standard class IDs that take exactly one out-of-band buffer of their own.
 _ONE_BUFFER = frozenset({"bytearray", "memoryview", NDARRAY_CLASS_ID})
-# What one msgpack item costs kept in the report (a Python object and a pointer to it), at most.
-ITEM_COST = 64
+# What one msgpack item costs kept in the report, at most (CPython 3.11, measured): a pointer to
+# it, plus for a container its list (80 bytes and a pointer per item), for a str its object
+# (49 bytes and its text), for a bin a Bin (about 100 bytes), for a nested value its ValueNode.
+ITEM_COST = 16
+CONTAINER_COST = 96
+STR_COST = 64
+BIN_COST = 128
+SECTION_COST = 256
 _BIN_HEAD = 16
 
 
@@ -169,7 +175,7 @@ class Walker:
         """A ValueNode for a section that is not walked, or a _Section to walk."""
         if section.nbytes < CLASS_ID_HASH_SIZE:
             raise DeserializationError(f"a nested in-band section of {section.nbytes} bytes cannot hold a ClassIDHash")
-        self.budget.charge(ITEM_COST * 2, "inspected values")
+        self.budget.charge(SECTION_COST, "inspected values")
         class_hash = bytes(section[:CLASS_ID_HASH_SIZE])
         body = section[CLASS_ID_HASH_SIZE:]
         class_id = self.names.get(class_hash)
@@ -255,9 +261,11 @@ class Walker:
                     is_map = byte in _MAP
                     count = self._length(section, _MAP[byte] if is_map else _ARRAY[byte])
                 if count == 0:
+                    self.budget.charge(CONTAINER_COST, "inspected values")
                     return MapEntries() if is_map else []
                 if count * (2 if is_map else 1) > end - section.position:
                     raise _Invalid(f"a container declares {count} items, more than the bytes left can hold")
+                self.budget.charge(CONTAINER_COST, "inspected values")
                 if len(section.containers) >= MSGPACK_MAX_NESTING:
                     raise LimitExceededError(
                         f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (the decoder's limit)"
@@ -274,6 +282,7 @@ class Walker:
             if byte in _BIN:
                 length = self._length(section, _BIN[byte])
                 data = self._bytes(section, length)
+                self.budget.charge(BIN_COST, "inspected values")
                 return Bin(length, bytes(data[:_BIN_HEAD]))
             if byte in _EXT or byte in _FIXEXT:
                 length = _FIXEXT[byte] if byte in _FIXEXT else self._length(section, _EXT[byte])
@@ -305,7 +314,7 @@ class Walker:
 
     def _str(self, section: _Section, length: int) -> str:
         data = self._bytes(section, length)
-        self.budget.charge(length, "inspected values")
+        self.budget.charge(STR_COST + length, "inspected values")
         try:
             return str(data, "utf-8")
         except UnicodeDecodeError as error:

@@ -124,7 +124,7 @@ def test_maps_with_colliding_tuple_keys_cost_what_ordinary_ones_do():
 
 
 def test_what_inspect_keeps_is_charged_to_the_decoders_memory_budget():
-    data = serreg.serialize(list(range(10_000))).to_bytes()
+    data = serreg.serialize([[i] for i in range(10_000)]).to_bytes()
     names = inspection.standard_class_names()
     assert len(list(inspection.inspect_frames(data, names))[0].root.value) == 10_000
     with pytest.raises(LimitExceededError, match="memory_per_byte"):
