@@ -8,7 +8,8 @@ each about SIZE bytes (default 2 MiB; the Arrow ones as large as their kind
 allows), runs every entry point on each in a fresh process (so one
 measurement's freed memory does not hide the next one's), and prints peak
 memory growth (fuzz/amplification.py: resident set, Arrow's C++ included),
-growth / S, and seconds per MiB.
+the bound 16 x S + 32 MiB, growth beyond 32 MiB per input byte (the factor
+that counts once the allowance is spent), and seconds per MiB.
 
     python fuzz/worst_inputs.py [--size BYTES] [--only NAME]
 """
@@ -117,7 +118,8 @@ def main() -> None:
         print(json.dumps(measure_one(args.one[0], args.one[1], args.size)))
         return
     names = [name for name in inputs(args.size) if args.only is None or args.only in name]
-    print(f"{'input':40} {'entry point':22} {'bytes':>10} {'outcome':28} {'peak MiB':>9} {'x size':>7} {'s/MiB':>7}")
+    print(f"{'input':40} {'entry point':22} {'bytes':>10} {'outcome':20} {'peak MiB':>9} {'bound':>7} "
+          f"{'(peak-32M)/S':>12} {'s':>6} {'s/MiB':>7}")
     for name in names:
         for entry in ENTRY_POINTS:
             completed = subprocess.run([sys.executable, __file__, "--size", str(args.size), "--one", name, entry],
@@ -130,8 +132,11 @@ def main() -> None:
                 print(f"{name:40} {entry:22} {'':>10} {row['outcome']:28}")
                 continue
             mib = row["bytes"] / 2**20
-            print(f"{name:40} {entry:22} {row['bytes']:>10,} {row['outcome'][:28]:28} {row['peak'] / 2**20:>9.1f} "
-                  f"{row['peak'] / row['bytes']:>7.1f} {row['seconds'] / mib:>7.2f}", flush=True)
+            bound = 16 * row["bytes"] + 32 * 2**20
+            beyond = max(0, row["peak"] - 32 * 2**20) / row["bytes"]
+            print(f"{name:40} {entry:22} {row['bytes']:>10,} {row['outcome'][:20]:20} {row['peak'] / 2**20:>9.1f} "
+                  f"{bound / 2**20:>7.1f} {beyond:>12.1f} {row['seconds']:>6.2f} {row['seconds'] / mib:>7.2f}"
+                  + ("" if row["peak"] <= bound else "  over the bound"), flush=True)
 
 
 if __name__ == "__main__":
