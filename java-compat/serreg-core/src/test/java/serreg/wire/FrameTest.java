@@ -13,6 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import serreg.FrameFormatException;
 import serreg.SerializationResult;
+import serreg.SignatureException;
 import serreg.TestFiles;
 
 class FrameTest {
