@@ -6,6 +6,8 @@ Each value gives up to three seeds per form (normal, and canonical where it
 has one), one per input mode of fuzz/inputs.py: the whole frame (first byte
 0), the in-band section plus buffers (1), and the class ID by index (3).
 Values whose frame is larger than 16 KiB are left out (the fuzzer's -max_len).
+Streams of two and three whole frames (and signed ones) are seeds too, for
+fuzz_stream.py and fuzz_signed.py.
 """
 
 from __future__ import annotations
@@ -37,15 +39,24 @@ def results(values):
 
 def seeds(values) -> list:
     out = []
+    frames = []
     for result in results(values):
         frame = result.to_bytes()
         if len(frame) + 1 > MAX_SEED:
             continue
+        frames.append(frame)
         out.append(b"\x00" + frame)
         for by_index in (False, True):
             structured = input_from_result(result, by_index)
             if structured:
                 out.append(structured)
+                out.append(bytes([structured[0] | 0x10]) + structured[1:])  # fuzz_signed: signed by the harness
+    small = [frame for frame in frames if len(frame) < 1024]
+    for i in range(0, len(small) - 2, 3):
+        out.append(b"\x00" + small[i] + small[i + 1])
+        out.append(b"\x00" + small[i] + small[i + 1] + small[i + 2])
+    for frame in small[:20]:
+        out.append(b"\x00" + serreg.serialize(serreg.deserialize(frame), key=bytes(range(32))).to_bytes())
     return out
 
 

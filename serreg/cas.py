@@ -14,20 +14,35 @@ Layout under ``directory``::
 
 A record is one msgpack array ``[1, in_band_section: bin, buffers: array]``;
 each buffer is a bin holding the buffer itself or ``[length: int, sha256: bin]``
-naming a blob. ``get`` re-hashes the frame it rebuilds and refuses a value
-whose hash is not the digest asked for, naming the damaged file. Files are
-written to a temporary name and renamed, so a reader never sees half a file;
-several processes may share a store.
+naming a blob. ``get`` reads the record and its blobs into private memory,
+re-hashes the frame it rebuilds, refuses a value whose hash is not the digest
+asked for (naming the damaged file), and decodes exactly those bytes in
+untrusted mode: ``put`` only writes canonical values, so a record that would
+need pickle (one planted in the directory) is refused, and a file that
+another process changes or shortens meanwhile can neither crash the reader
+(as a memory-mapped one could, with SIGBUS) nor slip unverified bytes in.
+``put`` checks what is already stored under the value's names and rewrites
+any record or blob that is missing or damaged, so "put the value again"
+repairs a store. Files are written to a temporary name (``.tmp-*``, locked
+while written) and renamed, so a reader never sees half a file; a temporary
+file left by a writer that was killed is removed by a later ``put`` into the
+same directory (or :meth:`Store.remove_stale_temporary_files`). Several
+processes may share a store.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import mmap
 import os
 import tempfile
+import time
 from typing import Optional, Union
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: stale temporary files are recognised by age alone
+    fcntl = None
 
 import msgpack
 
@@ -44,6 +59,12 @@ __all__ = ["IntegrityError", "MissingValueError", "Store", "StoreError"]
 RECORD_VERSION = 1
 DIGEST_SIZE = 32
 DEFAULT_BLOB_THRESHOLD = 65536
+TEMPORARY_PREFIX = ".tmp-"
+# A temporary file this old and not locked by a live writer was left by one that died.
+STALE_AFTER_SECONDS = 60
+# Without file locks (not POSIX) only the age tells, so it must be far longer than any write.
+STALE_AFTER_SECONDS_WITHOUT_LOCKS = 24 * 3600
+_HASH_CHUNK = 1 << 20
 
 Digest = Union[bytes, str]
 
@@ -67,8 +88,10 @@ class Store:
     """A directory of canonical values addressed by their digest.
 
     Thread- and process-safe for concurrent ``put`` and ``get``: every file is
-    complete once it has its final name. Values come back from ``get`` with
-    their large buffers as read-only views of memory-mapped blob files.
+    complete once it has its final name. Values come back from ``get`` decoded
+    from private, read-only copies of their blob files (one read each), never
+    from memory another process can change, and always in untrusted mode:
+    a serializer of your own must be allowed with ``registry.allow_class_ids``.
     """
 
     def __init__(self, directory: Union[str, os.PathLike], *, registry: Optional[Registry] = None,
@@ -90,6 +113,8 @@ class Store:
     def put(self, value) -> bytes:
         """Store ``value`` (once, however often it is put); return its 32-byte digest.
 
+        What is already stored under the value's names is checked, and a record or
+        blob that is missing or damaged is written again: putting a value repairs it.
         Raises CanonicalFormError for a value without a canonical form.
         """
         result = self.registry.serialize(value, canonical=True)
@@ -97,22 +122,29 @@ class Store:
         buffers = buffer_views(result)
         pieces, _ = frame_pieces([in_band], buffers)
         digest = pieces_digest(pieces)
-        record_path = self._value_path(digest)
-        if os.path.exists(record_path):
-            return digest
         entries = []
         for buffer in buffers:
             if buffer.nbytes >= self.blob_threshold:
                 blob = hashlib.sha256(buffer).digest()
                 blob_path = self._blob_path(blob)
-                if not os.path.exists(blob_path):
+                if not _holds(blob_path, buffer.nbytes, blob):
                     _write_atomically(blob_path, [buffer])
                 entries.append([buffer.nbytes, blob])
             else:
                 entries.append(buffer.tobytes())
         record = msgpack.packb([RECORD_VERSION, in_band, entries], use_bin_type=True)
-        _write_atomically(record_path, [record])
+        record_path = self._value_path(digest)
+        if not _holds(record_path, len(record), hashlib.sha256(record).digest()):
+            _write_atomically(record_path, [record])
         return digest
+
+    def remove_stale_temporary_files(self) -> int:
+        """Remove the temporary files that writers which died left anywhere in the store;
+        return how many. (``put`` does this for each directory it writes into.)"""
+        removed = 0
+        for root, _, _ in os.walk(self.directory):
+            removed += _remove_stale_temporary_files(root)
+        return removed
 
     # ------------------------------------------------------------------ reading
 
@@ -120,7 +152,11 @@ class Store:
         return os.path.exists(self._value_path(_digest_bytes(digest)))
 
     def get(self, digest: Digest):
-        """The value stored under ``digest``; IntegrityError if any of its files was damaged."""
+        """The value stored under ``digest``; IntegrityError if any of its files was damaged.
+
+        The value is decoded untrusted (only the allow-listed class IDs), from the
+        bytes whose hash was checked.
+        """
         digest = _digest_bytes(digest)
         record_path = self._value_path(digest)
         try:
@@ -134,18 +170,20 @@ class Store:
         if pieces_digest(pieces) != digest:
             self._blame(digest, entries, buffers, record_path)
         result = with_class_hash(in_band[:CLASS_ID_HASH_SIZE], in_band[CLASS_ID_HASH_SIZE:], buffers)
-        return self.registry.deserialize(result)
+        return self.registry.deserialize(result, trusted=False)
 
     def _parse_record(self, record: bytes, path: str):
         try:
             parsed = msgpack.unpackb(record, raw=False)
         except (ValueError, TypeError, msgpack.ExtraData) as error:
-            raise IntegrityError(f"the value record {path} is damaged: not a msgpack record ({error})") from error
+            raise IntegrityError(
+                f"the value record {path} is damaged: not a msgpack record ({error}); put the value again to repair it"
+            ) from error
         if (type(parsed) is not list or len(parsed) != 3 or parsed[0] != RECORD_VERSION
                 or type(parsed[1]) is not bytes or len(parsed[1]) < CLASS_ID_HASH_SIZE or type(parsed[2]) is not list):
             raise IntegrityError(
                 f"the value record {path} is damaged: expected [{RECORD_VERSION}, in-band, buffers]; "
-                "remove it and put the value again"
+                "put the value again to repair it"
             )
         return parsed[1], parsed[2]
 
@@ -154,7 +192,10 @@ class Store:
             return memoryview(entry)
         if (type(entry) is not list or len(entry) != 2 or type(entry[0]) is not int
                 or type(entry[1]) is not bytes or len(entry[1]) != DIGEST_SIZE):
-            raise IntegrityError(f"the value record {record_path} is damaged: buffer {index} is {entry!r}")
+            raise IntegrityError(
+                f"the value record {record_path} is damaged: buffer {index} is {entry!r:.100}; put the value again "
+                "to repair it"
+            )
         length, blob = entry
         path = self._blob_path(blob)
         try:
@@ -165,24 +206,28 @@ class Store:
                         f"blob {path} (buffer {index} of the value record {record_path}) holds {size} bytes, "
                         f"not {length}: it was changed or truncated; put the value again to restore it"
                     )
-                if length == 0:
-                    return memoryview(b"")
-                return memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
+                data = f.read(length)  # private memory: what is hashed is what is decoded
         except FileNotFoundError:
             raise IntegrityError(
                 f"blob {path} (buffer {index} of the value record {record_path}) is missing; put the value again"
             ) from None
+        if len(data) != length:
+            raise IntegrityError(
+                f"blob {path} (buffer {index} of the value record {record_path}) was shortened while it was read; "
+                "put the value again to restore it"
+            )
+        return memoryview(data)
 
     def _blame(self, digest: bytes, entries, buffers, record_path: str):
         for index, (entry, buffer) in enumerate(zip(entries, buffers)):
             if type(entry) is list and hashlib.sha256(buffer).digest() != entry[1]:
                 raise IntegrityError(
                     f"blob {self._blob_path(entry[1])} (buffer {index} of the value record {record_path}) is "
-                    "damaged: its bytes no longer hash to its name; remove it and put the value again"
+                    "damaged: its bytes no longer hash to its name; put the value again to repair it"
                 )
         raise IntegrityError(
             f"the value record {record_path} is damaged: its frame does not hash to {digest.hex()}; "
-            "remove it and put the value again"
+            "put the value again to repair it"
         )
 
     # ------------------------------------------------------------------ paths
@@ -210,16 +255,71 @@ def _digest_bytes(digest: Digest) -> bytes:
     return bytes(digest)
 
 
+def _holds(path: str, size: int, sha256: bytes) -> bool:
+    """True if the file at ``path`` has ``size`` bytes hashing to ``sha256`` (read in chunks)."""
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size != size:
+                return False
+            hasher = hashlib.sha256()
+            for chunk in iter(lambda: f.read(_HASH_CHUNK), b""):
+                hasher.update(chunk)
+    except FileNotFoundError:
+        return False
+    return hasher.digest() == sha256
+
+
 def _write_atomically(path: str, pieces: list) -> None:
+    """Write ``path`` whole or not at all: into a locked temporary file, renamed when complete.
+
+    The lock tells a later cleaner that the writer is alive; a writer that dies
+    loses it, and the file it leaves is removed by the next write here.
+    """
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=TEMPORARY_PREFIX)
     try:
         with os.fdopen(handle, "wb") as f:
+            if fcntl is not None:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX)  # a new file: nobody else holds it
             for piece in pieces:
                 f.write(piece)
-        os.replace(temporary, path)
+            f.flush()
+            os.replace(temporary, path)  # still locked: a cleaner never takes a file being written
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    _remove_stale_temporary_files(directory)
+
+
+def _remove_stale_temporary_files(directory: str) -> int:
+    """Remove the ``.tmp-*`` files in ``directory`` left by writers that died: older than a
+    minute and not locked (a live writer holds its lock until the rename). Returns how many."""
+    removed = 0
+    now = time.time()
+    try:
+        entries = [entry for entry in os.scandir(directory) if entry.name.startswith(TEMPORARY_PREFIX)]
+    except OSError:
+        return 0
+    for entry in entries:
+        with contextlib.suppress(OSError):  # gone already, or not ours to remove
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            age = now - entry.stat(follow_symlinks=False).st_mtime
+            if fcntl is None:
+                if age > STALE_AFTER_SECONDS_WITHOUT_LOCKS:
+                    os.unlink(entry.path)
+                    removed += 1
+                continue
+            if age <= STALE_AFTER_SECONDS:
+                continue
+            with open(entry.path, "rb") as f:
+                try:
+                    fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # a live writer holds it
+                if os.path.samestat(os.fstat(f.fileno()), os.stat(entry.path, follow_symlinks=False)):
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Union
 
-from .errors import DeserializationError
+from .errors import DeserializationError, SerializationError
 from .wire.frame import frame_length, frame_pieces
 
 __all__ = ["OutOfBandBuffers", "SerializationResult"]
@@ -70,6 +70,11 @@ class SerializationResult:
         views = []
         for i, buffer in enumerate(self.out_of_band_buffers):
             view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
+            if "O" in view.format:
+                raise SerializationError(
+                    f"out-of-band buffer {i} holds the addresses of Python objects (format {view.format!r}, e.g. a "
+                    "numpy object array), not data; serializers must return buffers of bytes"
+                )
             if not view.c_contiguous:
                 raise DeserializationError(f"out-of-band buffer {i} is not contiguous; serializers must return contiguous buffers")
             if view.ndim != 1 or view.format != "B":

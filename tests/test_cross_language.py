@@ -16,14 +16,17 @@ import zipfile
 import zoneinfo
 from pathlib import Path
 
+import msgpack
 import numpy as np
 import pyarrow as pa
 import pytest
 
 import serreg
 from example_point import Point
+from flatbuffer_craft import String, field, schema_message
 from java_fixture import MODULES, PUBLISHED_MODULES, ROOT, JavaProcess, javadoc_jars, surefire_reports
 from python_only_types import Holder, PythonOnly
+from serreg.wire.class_id import class_id_hash
 
 sys.path.insert(0, str(ROOT / "tests" / "vectors"))
 import make_python_vectors  # noqa: E402
@@ -243,6 +246,31 @@ def test_signed_frames_through_java_echo_with_a_key(java_jar):
             assert why in raised.value.message
     finally:
         assert process.close() == 0
+
+
+def test_java_refuses_retired_v1_signed_frames(java_jar):
+    key = bytes(range(32))
+    process = JavaProcess("echo", "--key", key.hex())
+    try:
+        v1 = (Path(__file__).parent / "vectors" / "signed" / "signed_list_v1.frame").read_bytes()
+        with pytest.raises(serreg.RemoteError) as raised:
+            serreg.deserialize(process.round_trip(v1), key=key)
+        assert "retired signature scheme" in raised.value.message
+    finally:
+        assert process.close() == 0
+
+
+def test_a_schema_whose_fields_share_one_name_gets_an_error_frame_from_java(java_echo):
+    # Arrow Java copies a shared name into every field: on c2967a7 this 216 KB frame made the
+    # echo fixture die of an OutOfMemoryError (issue 11, section 1).
+    name = String("n" * 60_000)
+    in_band = class_id_hash("ArrowTable") + msgpack.packb([schema_message([field(name) for _ in range(3000)]), []])
+    reply = java_echo.round_trip(serreg.SerializationResult(in_band).to_bytes())
+    with pytest.raises(serreg.RemoteError) as raised:
+        serreg.deserialize(reply)
+    assert "shared" in raised.value.message, raised.value.message
+    back, _, _ = echo(java_echo, [1, "still serving"])
+    assert back == [1, "still serving"]
 
 
 def test_widths_come_back_as_sent(java_echo):

@@ -64,7 +64,7 @@ def test_every_flipped_byte_gives_a_value_or_an_error():
 
 def test_unknown_version_and_flags_and_reserved_fields():
     frame = bytearray(frame_of([1]))
-    for position, value, where in ((4, 2, 4), (5, 0x02, 5), (5, 0x80, 5), (6, 1, 6), (12, 1, 12)):
+    for position, value, where in ((4, 2, 4), (5, 0x04, 5), (5, 0x80, 5), (5, 0x01, 5), (6, 1, 6), (12, 1, 12)):
         mutated = bytearray(frame)
         mutated[position] = value
         error = decode(bytes(mutated))

@@ -188,13 +188,16 @@ class Decoder:
             )
             if outer is not None:
                 state.depth = outer.depth
+                state.budget, state.budget_size, state.frame_size = outer.budget, outer.budget_size, outer.frame_size
             token = DECODE_STATE.set(state)
         else:
-            token = None
+            state = token = None
         try:
             if is_result:
                 if key is not None:
                     _check_result_key(data, check_key(key))
+                if state is not None and outer is None:
+                    state.set_budget(data.nbytes, settings.limits if limits is None else limits)
                 buffers = data.out_of_band_buffers
                 oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
                 if class_hash is not None:
@@ -211,6 +214,8 @@ class Decoder:
             if oob_iterator is not None and key is None:
                 return nested.decode_section(memoryview(data), oob_iterator)
             frame = FrameView(data, settings.limits if limits is None else limits, None if key is None else check_key(key))
+            if state is not None and outer is None:
+                state.set_budget(frame.total_length, settings.limits if limits is None else limits)
             buffers = frame.buffers
             oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
             value = nested.decode_section(frame.in_band, oob, frame.in_band_offset)
@@ -220,6 +225,8 @@ class Decoder:
         finally:
             if token is not None:
                 DECODE_STATE.reset(token)
+                if outer is not None:
+                    outer.budget = state.budget  # a nested call spends the outer call's budget
 
 
 def _check_result_key(result: SerializationResult, key: bytes) -> None:

@@ -17,6 +17,8 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator, Mapping, Optional
 
+from msgpack import ExtType, Timestamp
+
 from ..errors import SerregError, UnknownClassIDError
 from ..serializer import check_serializer, hooks_of
 from ..standard import FALLBACK_CLASS_ID
@@ -25,8 +27,11 @@ from ..wire.class_id import class_id_hash
 
 # Types msgpack packs without asking; overriding one of them needs a tree rewrite.
 NATIVE_TYPES = (type(None), bool, int, float, str, bytes, list, dict)
-# Types msgpack would pack as bin although they are not bytes: always rewritten.
-BIN_LOOKALIKES = (bytearray, memoryview)
+# Types msgpack would pack by itself although serreg must not: bytearray and memoryview as bin (they
+# would come back as bytes), and msgpack's own ExtType and Timestamp as raw ext values (reserved
+# types, or ext -1, which docs/FORMAT.md section 3 forbids). Always rewritten: their serializer, or
+# the fallback.
+ALWAYS_REWRITTEN = (bytearray, memoryview, ExtType, Timestamp)
 
 # The origins of the registrations serreg makes itself (``serreg registry`` shows them).
 STANDARD_ORIGIN = "serreg (standard)"
@@ -78,7 +83,7 @@ class Snapshot:
     allowed_hashes: frozenset = frozenset()
     # Derived from the above by Table._publish:
     native_overrides: frozenset = frozenset()  # native types whose serializer is not the standard one
-    rewritten_types: tuple = BIN_LOOKALIKES  # types the codec must not let msgpack pack by itself
+    rewritten_types: tuple = ALWAYS_REWRITTEN  # types the codec must not let msgpack pack by itself
     packed_as_is: Mapping[type, bytes] = field(default_factory=dict)  # type -> ClassIDHash, plain msgpack
     unpacked_as_is: Mapping[bytes, type] = field(default_factory=dict)  # the same ClassIDHashes -> their type
 
@@ -275,7 +280,7 @@ class Table:
             new,
             current=current,
             native_overrides=native_overrides,
-            rewritten_types=BIN_LOOKALIKES + tuple(native_overrides),
+            rewritten_types=ALWAYS_REWRITTEN + tuple(native_overrides),
             packed_as_is={cls: r.class_hash for cls, r in current.items() if r.plain_msgpack},
             unpacked_as_is={h: r.cls for h, r in new.by_hash.items() if r.plain_msgpack},
         )

@@ -23,6 +23,7 @@ The normal serialize path never enters this module.
 from __future__ import annotations
 
 import hashlib
+from operator import itemgetter
 from typing import Callable, Optional
 
 from msgpack import ExtType, packb
@@ -176,20 +177,26 @@ class CanonicalForm:
         return encoded
 
     def _encode_dict(self, value: dict, out: bytearray, oob: list, depth: int, overrides: frozenset) -> None:
+        # Keys are encoded first and sorted; each value is then encoded straight into ``out``
+        # in that order, so an entry costs its key's bytes and one tuple, not two more buffers.
         entries = []
+        key_oob: list = []
+        keys_with_buffers = False
         for key, item in value.items():
             key_out = bytearray()
-            key_oob: list = []
             self._encode(key, key_out, key_oob, depth, overrides)
-            item_out = bytearray()
-            item_oob: list = []
-            self._encode(item, item_out, item_oob, depth, overrides)
-            entries.append((bytes(key_out), key_oob, item_out, item_oob))
-        entries.sort(key=_sort_key)
+            if key_oob:
+                entries.append((bytes(key_out), key_oob, item))
+                key_oob = []
+                keys_with_buffers = True
+            else:
+                entries.append((bytes(key_out), (), item))
+        # Sorted by key bytes; buffer contents only break ties, so without them no key tuples are made.
+        entries.sort(key=_sort_key if keys_with_buffers else _first)
         out += map_header(len(entries))
         previous = None
-        for key_bytes, key_oob, item_out, item_oob in entries:
-            key_id = _sort_key((key_bytes, key_oob))
+        for key_bytes, buffers, item in entries:
+            key_id = _sort_key((key_bytes, buffers)) if keys_with_buffers else key_bytes
             if key_id == previous:
                 raise CanonicalFormError(
                     "the dict has two keys with the same canonical form (for example two NaN keys, which the "
@@ -198,9 +205,8 @@ class CanonicalForm:
                 )
             previous = key_id
             out += key_bytes
-            out += item_out
-            oob.extend(key_oob)
-            oob.extend(item_oob)
+            oob.extend(buffers)
+            self._encode(item, out, oob, depth, overrides)
 
 
 def result_digest(result: SerializationResult) -> bytes:
@@ -215,6 +221,9 @@ def pieces_digest(pieces) -> bytes:
     for piece in pieces:
         hasher.update(piece)
     return hasher.digest()
+
+
+_first = itemgetter(0)
 
 
 def _sort_key(entry) -> tuple:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import math
-import mmap
 import sys
 
 from .._default import default_registry
 from ..errors import SerregError
-from ..inspection import Bin, MapEntries, ValueNode, class_names, inspect_frames, to_json
+from ..inspection import (
+    Bin, MapEntries, ValueNode, class_names, containers_holding_values, inspect_frames, iter_json, to_json,
+)
 from .common import CommandError, add_import_option, import_modules, report_failure
 
 _LINE = 110  # longest value shown on one line before it is cut
@@ -36,67 +36,55 @@ def run(args) -> int:
     try:
         import_modules(args.imports)
         names = class_names(default_registry())
-        with _Input(args.file) as data:
-            reports = list(inspect_frames(data, names))
+        data = _read_input(args.file)
+        reports = list(inspect_frames(data, names))
+        if args.json:
+            text = "".join(iter_json({"file": args.file, "frames": to_json(reports)}))
+        else:
+            lines: list = []
+            for report in reports:
+                _report_lines(report, len(reports) > 1, lines)
+            text = "\n".join(lines)
     except (CommandError, SerregError, OSError) as error:
         return report_failure("inspect", error)
-    if args.json:
-        print(json.dumps({"file": args.file, "frames": to_json(reports)}, indent=2))
-    else:
-        for report in reports:
-            _print_report(report, len(reports) > 1)
+    except Exception as error:  # a bug here must still end in one line, never a traceback
+        return report_failure("inspect", f"internal error while inspecting: {type(error).__name__}: {error}")
+    print(text)
     return 0
 
 
-class _Input:
-    """The bytes of FILE (memory-mapped, so large frames are not read into memory) or of standard input."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-        self._file = None
-        self._map = None
-
-    def __enter__(self):
-        if self._name == "-":
-            return sys.stdin.buffer.read()
-        self._file = open(self._name, "rb")
-        try:
-            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
-        except ValueError:  # an empty file cannot be mapped
-            return b""
-        return self._map
-
-    def __exit__(self, *exc) -> None:
-        if self._map is not None:
-            try:
-                self._map.close()
-            except BufferError:
-                pass  # views into it are still alive; the process ends soon anyway
-        if self._file is not None:
-            self._file.close()
+def _read_input(name: str) -> bytes:
+    """The bytes of FILE, or of standard input for "-", read into private memory: a file
+    that another process shortens while it is read cannot take the process down (as a
+    memory-mapped one could, with SIGBUS)."""
+    if name == "-":
+        return sys.stdin.buffer.read()
+    with open(name, "rb") as file:
+        return file.read()
 
 
 # ----------------------------------------------------------------- text output
 
 
-def _print_report(report, numbered: bool) -> None:
+def _report_lines(report, numbered: bool, lines: list) -> None:
     title = f"frame at byte {report.start}: " if numbered else "frame: "
-    print(f"{title}{report.length:,} bytes, format version {report.version}")
+    lines.append(f"{title}{report.length:,} bytes, format version {report.version}")
     if report.signed:
-        print(f"signed: HMAC-SHA256 trailer, 32 bytes at offset {report.length - 32:,} "
-              "(not checked here; deserialize(..., key=...) checks it)")
-    print(f"in-band section: {report.in_band_length:,} bytes at offset {report.in_band_offset} "
-          f"(ClassIDHash 8 + serializer in-band {report.in_band_length - 8:,})")
-    print(f"out-of-band buffers: {len(report.buffers)}")
+        lines.append(f"signed: HMAC-SHA256 trailer, 32 bytes at offset {report.length - 32:,} "
+                     "(not checked here; deserialize(..., key=...) checks it)")
+    lines.append(f"in-band section: {report.in_band_length:,} bytes at offset {report.in_band_offset} "
+                 f"(ClassIDHash 8 + serializer in-band {report.in_band_length - 8:,})")
+    lines.append(f"out-of-band buffers: {len(report.buffers)}")
     for buffer in report.buffers:
         owner = f"  {buffer.owner}" if buffer.owner else ""
-        print(f"  #{buffer.index:<3} offset {buffer.offset:>12,}  length {buffer.length:>12,}  "
-              f"alignment {buffer.alignment:>4}{owner}")
+        lines.append(f"  #{buffer.index:<3} offset {buffer.offset:>12,}  length {buffer.length:>12,}  "
+                     f"alignment {buffer.alignment:>4}{owner}")
     if report.unattributed_from is not None:
-        print(f"  (buffers from #{report.unattributed_from} on belong to values of a class ID that is not standard)")
-    print("value:")
-    _print_node(report.root, "  ", "")
-    print()
+        lines.append(f"  (buffers from #{report.unattributed_from} on belong to values of a class ID that is not "
+                     "standard)")
+    lines.append("value:")
+    _tree_lines(report.root, containers_holding_values(report.root), lines)
+    lines.append("")
 
 
 def _node_title(node) -> str:
@@ -109,62 +97,87 @@ def _node_title(node) -> str:
     return ", ".join(parts)
 
 
-def _print_node(node, indent: str, label: str) -> None:
-    title = label + _node_title(node)
-    if not node.walked:
-        print(indent + title)
-        return
-    if not _holds_nodes(node.value):
-        print(indent + _cut(f"{title} = {_inline(node.value)}"))
-        return
-    print(indent + title)
-    _print_children(node.value, indent + "    ")
+def _tree_lines(root, holding: set, lines: list) -> None:
+    """The tree of values, one line per value or container that holds values, without
+    recursion (values may nest 1,024 deep)."""
+    def holds(item) -> bool:
+        return isinstance(item, ValueNode) or id(item) in holding
 
+    def children(value, indent: str) -> list:
+        if isinstance(value, ValueNode):  # an in-band that is one nested value (a tuple of one ext)
+            return [(value, indent, "")]
+        if isinstance(value, MapEntries):
+            return [(item, indent, _inline(key, 60) + ": ") for key, item in value]
+        return [(item, indent, f"[{i}]: ") for i, item in enumerate(value)]
 
-def _print_children(value, indent: str) -> None:
-    if isinstance(value, MapEntries):
-        items = [(_cut(_inline(key), 60) + ": ", item) for key, item in value]
-    else:
-        items = [(f"[{i}]: ", item) for i, item in enumerate(value)]
-    for label, item in items:
+    stack = [(root, "  ", "")]
+    while stack:
+        item, indent, label = stack.pop()
         if isinstance(item, ValueNode):
-            _print_node(item, indent, label)
-        elif _holds_nodes(item):
-            print(indent + label + ("map" if isinstance(item, MapEntries) else "array") + f" of {len(item)}")
-            _print_children(item, indent + "    ")
+            title = label + _node_title(item)
+            if not item.walked:
+                lines.append(indent + title)
+            elif not holds(item.value):
+                lines.append(indent + _cut(f"{title} = {_inline(item.value)}"))
+            else:
+                lines.append(indent + title)
+                stack.extend(reversed(children(item.value, indent + "    ")))
+        elif holds(item):
+            lines.append(indent + label + ("map" if isinstance(item, MapEntries) else "array") + f" of {len(item)}")
+            stack.extend(reversed(children(item, indent + "    ")))
         else:
-            print(indent + _cut(label + _inline(item)))
+            lines.append(indent + _cut(label + _inline(item)))
 
 
-def _holds_nodes(value) -> bool:
-    if isinstance(value, ValueNode):
-        return True
-    if isinstance(value, MapEntries):
-        return any(_holds_nodes(k) or _holds_nodes(v) for k, v in value)
-    if isinstance(value, list):
-        return any(_holds_nodes(item) for item in value)
-    return False
+def _inline(value, width: int = _LINE) -> str:
+    """One-line text of a value, cut after ``width`` characters (built only that far, without recursion)."""
+    pieces: list = []
+    size = 0
+    stack = [value]
+    while stack and size <= width:
+        item = stack.pop()
+        if type(item) is _Text:
+            text = item.text
+        elif isinstance(item, ValueNode):
+            text = f"<{item.class_id or item.class_hash.hex()}>"
+        elif isinstance(item, MapEntries):
+            text = "{"
+            parts: list = []
+            for i, (key, entry) in enumerate(item):
+                parts += [_Text(", ")] if i else []
+                parts += [key, _Text(": "), entry]
+            stack.append(_Text("}"))
+            stack.extend(reversed(parts))
+        elif isinstance(item, list):
+            text = "["
+            parts = []
+            for i, entry in enumerate(item):
+                parts += [_Text(", "), entry] if i else [entry]
+            stack.append(_Text("]"))
+            stack.extend(reversed(parts))
+        elif isinstance(item, Bin):
+            more = "…" if item.length > len(item.head) else ""
+            text = f"bin({item.length} B: {item.head.hex()}{more})"
+        elif isinstance(item, str):
+            text = json.dumps(item[: width + 1], ensure_ascii=False)
+        elif item is None:
+            text = "nil"
+        elif isinstance(item, bool):
+            text = "true" if item else "false"
+        else:
+            text = repr(item)
+        pieces.append(text)
+        size += len(text)
+    return _cut("".join(pieces), width)
 
 
-def _inline(value) -> str:
-    if isinstance(value, ValueNode):
-        return f"<{value.class_id or value.class_hash.hex()}>"
-    if isinstance(value, MapEntries):
-        return "{" + ", ".join(f"{_inline(k)}: {_inline(v)}" for k, v in value) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_inline(item) for item in value) + "]"
-    if isinstance(value, Bin):
-        more = "…" if value.length > len(value.head) else ""
-        return f"bin({value.length} B: {value.head.hex()}{more})"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if value is None:
-        return "nil"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
-    return repr(value)
+class _Text:
+    """Literal text inside _inline's stack (a str there is a value, shown quoted)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def _cut(text: str, width: int = _LINE) -> str:

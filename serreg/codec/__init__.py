@@ -10,7 +10,7 @@ same names: today the scan (``_scan.c``, ``scan.py``), picked once at import
 
 from __future__ import annotations
 
-from .checks import MAX_KEYS_PER_HASH, check_hash_spread, is_untrusted, unpack_plain
+from .checks import MAX_KEYS_PER_HASH, check_hash_spread, check_untrusted_structure, is_untrusted, unpack_plain
 from .layout import MAX_NESTING, NESTED_EXT_TYPE, array_header, map_header
 from .pure import MsgpackCodec
 from .scan import COMPILED as SCAN_COMPILED
@@ -23,6 +23,7 @@ __all__ = [
     "SCAN_COMPILED",
     "array_header",
     "check_hash_spread",
+    "check_untrusted_structure",
     "is_untrusted",
     "map_header",
     "unpack_plain",

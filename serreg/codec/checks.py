@@ -13,15 +13,19 @@ from __future__ import annotations
 
 from collections import Counter
 
-from msgpack import Unpacker, unpackb
+from msgpack import Timestamp, Unpacker, unpackb
 from msgpack.exceptions import StackError
 
 from ..errors import DeserializationError, LimitExceededError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
+from .scan import holds_any
 
 # Untrusted in-bands longer than this have their structure checked before any object
 # is built (see MsgpackCodec.unpack); below it the worst case is a few MiB.
 STRUCTURE_CHECK_THRESHOLD = 1024
+
+# What msgpack-python makes of ext type -1 itself (docs/FORMAT.md, section 3, refuses it).
+TIMESTAMP = (Timestamp,)
 
 # In untrusted mode a map or set in which more keys than this repeat a hash value is
 # refused: Python builds such a dict in quadratic time (hash flooding), and big ints and
@@ -61,21 +65,64 @@ def dict_from_pairs(pairs: list) -> dict:
     return dict(pairs)
 
 
-def unpack_plain(data):
-    """``msgpack.unpackb`` for a serializer's own header (no nested values), with the
-    structure check of untrusted mode: use it instead of unpackb in serializers."""
+def refuse_timestamps(value, nested: list = ()) -> None:
+    """Refuse a decoded document that holds msgpack timestamps (ext type -1).
+
+    msgpack-python turns ext -1 into a Timestamp itself, never calling the ext
+    hook (no option changes that), so the decoded tree is scanned instead, at C
+    speed (serreg.scan). ``nested`` are the values nested values decoded to that
+    hold Timestamps of their own (a pickled one, in trusted mode): only then is
+    the tree walked in Python, around them.
+    """
+    if not holds_any(value, TIMESTAMP):
+        return
+    if nested:
+        skip = {id(item) for item in nested}
+        stack = [value]
+        found = False
+        while stack and not found:
+            item = stack.pop()
+            if id(item) in skip:
+                continue
+            kind = type(item)
+            if kind is Timestamp:
+                found = True
+            elif kind is list:
+                stack.extend(item)
+            elif kind is dict:
+                stack.extend(item)
+                stack.extend(item.values())
+        if not found:
+            return
+    raise DeserializationError(
+        "msgpack ext type -1 (timestamp) is not used by serreg and is refused (docs/FORMAT.md, section 3); "
+        "serreg writes datetime values as class ID 'datetime'"
+    )
+
+
+def check_untrusted_structure(data) -> None:
+    """In untrusted mode, walk a msgpack document longer than 1 KiB once without building
+    anything (``check_structure``); for serializers that read their header piece by piece."""
     if len(data) > STRUCTURE_CHECK_THRESHOLD:
         state = DECODE_STATE.get()
         if state is not None and state.allowed is not None:
             check_structure(data)
+
+
+def unpack_plain(data):
+    """``msgpack.unpackb`` for a serializer's own header (no nested values), with the
+    structure check of untrusted mode: use it instead of unpackb in serializers."""
+    check_untrusted_structure(data)
     try:
-        return unpackb(data)
+        value = unpackb(data)
     except StackError as error:
         raise LimitExceededError(
             f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
         ) from error
     except (ValueError, TypeError, UnicodeDecodeError) as error:
         raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+    refuse_timestamps(value)
+    return value
 
 
 def check_structure(data) -> None:

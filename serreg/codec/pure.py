@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Protocol
 
-from msgpack import ExtType, Packer, unpackb
+from msgpack import ExtType, Packer, Timestamp, unpackb
 from msgpack.exceptions import StackError
 
 from .._registry.paths import locate
@@ -24,7 +24,7 @@ from ..errors import DeserializationError, LimitExceededError, SerializationErro
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
 from ..wire.class_id import CLASS_ID_HASH_SIZE
-from .checks import STRUCTURE_CHECK_THRESHOLD, check_structure, dict_from_pairs
+from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
 from .layout import MAX_NESTING, NESTED_EXT_TYPE
 from .scan import holds_any
 
@@ -147,6 +147,8 @@ class MsgpackCodec:
         if untrusted and len(data) > STRUCTURE_CHECK_THRESHOLD:
             check_structure(data)
 
+        nested_timestamps = []  # nested values that are or hold a Timestamp of their own (say, from pickle)
+
         def ext_hook(code, payload):
             if code != NESTED_EXT_TYPE:
                 raise DeserializationError(f"msgpack ext type {code} is not used by serreg (only ext type 0, nested value)")
@@ -154,13 +156,18 @@ class MsgpackCodec:
                 raise DeserializationError(
                     f"nested value of {len(payload)} bytes is too short to hold a ClassIDHash"
                 )
-            return decode_nested(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], oob, None)
+            value = decode_nested(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], oob, None)
+            kind = type(value)
+            if kind is Timestamp or ((kind is list or kind is dict) and holds_any(value, TIMESTAMP)):
+                nested_timestamps.append(value)
+            return value
 
         try:
             # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
             if untrusted:
-                return unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
-            return unpackb(data, ext_hook=ext_hook, strict_map_key=False)
+                value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
+            else:
+                value = unpackb(data, ext_hook=ext_hook, strict_map_key=False)
         except SerregError:
             raise
         except RecursionError as error:
@@ -173,6 +180,10 @@ class MsgpackCodec:
             raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
         except (ValueError, TypeError, UnicodeDecodeError) as error:
             raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+        refuse_timestamps(value, nested_timestamps)
+        return value
+
+
 
 
 def _substitute(obj, rewritten: frozenset, nested, root: bool = False):

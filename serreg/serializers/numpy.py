@@ -7,7 +7,6 @@ never copied, in one process or from a frame. Data keep their byte order.
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 from msgpack import packb
@@ -29,8 +28,13 @@ __all__ = [
 # Kinds of the standard dtypes: bool, signed and unsigned ints, floats, complex.
 STANDARD_KINDS = frozenset("biufc")
 
-# The array-interface strings of section 6.2, checked before numpy parses them.
-STANDARD_DTYPE = re.compile(r"[<>|][biufc][0-9]{1,2}\Z")
+# The array-interface strings of section 6.2, checked before numpy parses them: no others (an
+# x86 long double, "<f16" or "<c32", is not in the format and Java refuses it).
+STANDARD_DTYPES = frozenset(
+    ["|b1", "|i1", "|u1"]
+    + [f"{order}{kind}{size}" for order in "<>" for kind, size in
+       [("i", 2), ("i", 4), ("i", 8), ("u", 2), ("u", 4), ("u", 8), ("f", 2), ("f", 4), ("f", 8), ("c", 8), ("c", 16)]]
+)
 
 # numpy's limit on dimensions; a longer shape is refused before its size is computed.
 MAX_DIMENSIONS = 64
@@ -48,7 +52,7 @@ class NDArraySerializer(Serializer):
 
     def accepts(self, array: np.ndarray) -> bool:
         dtype = array.dtype
-        return dtype.kind in STANDARD_KINDS and dtype.fields is None and dtype.subdtype is None
+        return dtype.str in STANDARD_DTYPES and dtype.fields is None and dtype.subdtype is None
 
     def serialize(self, array: np.ndarray) -> SerializationResult:
         if array.flags.c_contiguous:
@@ -74,8 +78,10 @@ class NDArraySerializer(Serializer):
             raise DeserializationError(f"ndarray shape has {len(shape)} dimensions; numpy allows at most {MAX_DIMENSIONS}")
         if any(type(n) is not int or n < 0 for n in shape):
             raise DeserializationError(f"invalid ndarray shape {shape!r}")
-        if not STANDARD_DTYPE.match(dtype_str):
-            raise DeserializationError(f"ndarray dtype {dtype_str[:40]!r} is not a standard dtype string")
+        if dtype_str not in STANDARD_DTYPES:
+            raise DeserializationError(
+                f"ndarray dtype {dtype_str[:40]!r} is not a standard dtype string (docs/FORMAT.md, section 6.2)"
+            )
         try:
             dtype = np.dtype(dtype_str)
         except TypeError as error:

@@ -23,22 +23,9 @@ from ..canonical.floats import normalize_float_array
 from ..result import SerializationResult
 
 from .arrow_schema import describe_schema
+from .arrow_validity import BitmapBudget, has_slot_storage, pushed_validity, storage_free_array
 
 _EMPTY = memoryview(b"")
-
-
-def _validity(array: pa.Array, parent_valid):
-    """Validity of ``array`` (with its parent's nulls pushed down) as a bool array, or None if all valid."""
-    own = None if array.null_count == 0 else array.is_valid().to_numpy(zero_copy_only=False)
-    if parent_valid is None:
-        return own
-    if own is None:
-        return None if parent_valid.all() else parent_valid
-    return own & parent_valid
-
-
-def _bits(valid: np.ndarray) -> memoryview:
-    return memoryview(np.packbits(valid, bitorder="little"))
 
 
 def _buffer_bytes(buffer, start: int, stop: int) -> np.ndarray:
@@ -55,7 +42,7 @@ def _canonical_offsets(array: pa.Array, valid, offset_type):
         if n else np.zeros(1, dtype=offset_type)
     lengths = np.diff(source)
     if valid is not None:
-        lengths = np.where(valid, lengths, 0)
+        lengths = np.where(valid.expanded(), lengths, 0)  # an offset per slot: a bool per slot is cheap
     offsets = np.zeros(n + 1, dtype=offset_type)
     np.cumsum(lengths, out=offsets[1:])
     return offsets, source, lengths
@@ -68,40 +55,45 @@ def _kept_ranges(source: np.ndarray, lengths: np.ndarray):
     return np.repeat(lengths == np.diff(source), np.diff(source))
 
 
-def write_array(array: pa.Array, parent_valid, nodes: list, buffers: list) -> None:
-    """Append the canonical field nodes and buffers of ``array`` (section 6.4 order)."""
+def write_array(array: pa.Array, pushed, nodes: list, buffers: list, budget: BitmapBudget, where: str) -> None:
+    """Append the canonical field nodes and buffers of ``array`` (section 6.4 order); ``pushed``
+    is the Validity of the parent's nulls pushed down to it (or None)."""
     arrow_type = array.type
     t = pa.types
     n = len(array)
     if t.is_null(arrow_type):
         nodes.append([n, n, 0])
         return
-    valid = _validity(array, parent_valid)
-    nodes.append([n, 0 if valid is None else n - int(np.count_nonzero(valid)), arrow_type.num_buffers])
-    buffers.append(_EMPTY if valid is None else _bits(valid))
+    valid = pushed_validity(array, pushed)
+    nodes.append([n, 0 if valid is None else n - valid.valid_count(), arrow_type.num_buffers])
+    buffers.append(_EMPTY if valid is None else valid.bitmap(budget, where))
     source = array.buffers()
     start = array.offset
     if t.is_boolean(arrow_type):
         bits = np.unpackbits(_buffer_bytes(source[1], 0, (start + n + 7) // 8), bitorder="little")[start:start + n]
         if valid is not None:
-            bits &= valid
+            bits &= valid.expanded()
         buffers.append(memoryview(np.packbits(bits, bitorder="little")))
     elif t.is_struct(arrow_type):
         for i in range(arrow_type.num_fields):
-            write_array(array.field(i), valid, nodes, buffers)
+            write_array(array.field(i), None if valid is None else valid.repeated(1), nodes, buffers, budget,
+                        f"{where} > child {i}")
     elif t.is_fixed_size_list(arrow_type):
         size = arrow_type.list_size
         child = array.values.slice(start * size, n * size)
-        write_array(child, None if valid is None else np.repeat(valid, size), nodes, buffers)
+        write_array(child, None if valid is None else valid.repeated(size), nodes, buffers, budget,
+                    f"{where} > child 0")
     elif arrow_type.num_fields:  # list, large list, map: offsets, then the child
         offset_type = np.int64 if t.is_large_list(arrow_type) else np.int32
         offsets, source_offsets, lengths = _canonical_offsets(array, valid, offset_type)
         buffers.append(memoryview(offsets.view(np.uint8)))
         child = array.values.slice(int(source_offsets[0]), int(source_offsets[-1] - source_offsets[0]))
-        keep = _kept_ranges(source_offsets, lengths)
-        if keep is not None:
-            child = child.filter(pa.array(keep))
-        write_array(child, None, nodes, buffers)
+        if not np.array_equal(lengths, np.diff(source_offsets)):  # slots under nulls are dropped
+            if has_slot_storage(child):  # a bool per child slot costs at most 8 times the child
+                child = child.filter(pa.array(_kept_ranges(source_offsets, lengths)))
+            else:
+                child = storage_free_array(child.type, int(offsets[-1]))
+        write_array(child, None, nodes, buffers, budget, f"{where} > child 0")
     elif arrow_type.num_buffers == 3:  # binary and string, small and large: validity, offsets, data
         offset_type = np.int64 if t.is_large_binary(arrow_type) or t.is_large_string(arrow_type) else np.int32
         offsets, source_offsets, lengths = _canonical_offsets(array, valid, offset_type)
@@ -117,11 +109,12 @@ def write_array(array: pa.Array, parent_valid, nodes: list, buffers: list) -> No
             fixed = normalize_float_array(floats)
             if fixed is not floats:
                 data = fixed.view(np.uint8)
-        if valid is not None and not valid.all():
+        if valid is not None and width:  # width 0: nothing lies under the nulls
+            null = ~valid.expanded()
             rows = data.reshape(n, width)
-            if rows[~valid].any():
+            if rows[null].any():
                 rows = rows.copy()
-                rows[~valid] = 0
+                rows[null] = 0
                 data = rows.reshape(-1)
         buffers.append(memoryview(data))
 
@@ -137,8 +130,9 @@ def _column_array(column: pa.ChunkedArray) -> pa.Array:
 def _write(schema: pa.Schema, num_rows: int, columns) -> SerializationResult:
     nodes: list = []
     buffers: list = []
-    for column in columns:
-        write_array(column, None, nodes, buffers)
+    budget = BitmapBudget(sum(column.get_total_buffer_size() for column in columns))
+    for i, column in enumerate(columns):
+        write_array(column, None, nodes, buffers, budget, f"column {i} ({schema.field(i).name!r:.60})")
     return SerializationResult(packb([describe_schema(schema), [[num_rows, nodes]]], use_bin_type=True), buffers)
 
 

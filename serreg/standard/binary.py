@@ -10,7 +10,7 @@ from __future__ import annotations
 from msgpack import packb
 
 from ..codec.checks import unpack_plain
-from ..errors import DeserializationError
+from ..errors import DeserializationError, SerializationError
 from ..result import SerializationResult
 from .base import StandardSerializer, describe_value
 
@@ -56,6 +56,10 @@ class ByteArraySerializer(StandardSerializer):
         return bytearray(view)
 
 
+# Buffer formats whose items are pointers to Python objects (numpy's object dtype): never shipped.
+_OBJECT_FORMATS = frozenset({"O"})
+
+
 class MemoryViewSerializer(StandardSerializer):
     """Format, shape and one out-of-band buffer; in one process, a view of the same memory."""
 
@@ -63,6 +67,11 @@ class MemoryViewSerializer(StandardSerializer):
         return len(native_format(obj.format)) == 1
 
     def serialize(self, obj: memoryview) -> SerializationResult:
+        if native_format(obj.format) in _OBJECT_FORMATS:
+            raise SerializationError(
+                f"a memoryview of format {obj.format!r} holds the addresses of Python objects, not data: serialize "
+                "the objects themselves (for a numpy object array, the array)", value=obj,
+            )
         if obj.format == "B" and obj.ndim == 1:
             flat = obj
         elif obj.c_contiguous:

@@ -9,7 +9,10 @@ Layout (docs/FORMAT.md, section 4; all integers little-endian)::
 
 Every OOB buffer starts at a 64-byte-aligned offset from the frame start, so a
 reader can hand out numpy arrays and Arrow buffers that are views into the
-frame. A signed frame (flag bit 0) ends with a 32-byte HMAC-SHA256 trailer.
+frame. A signed frame (flag bit 0x02) ends with a 32-byte HMAC-SHA256 trailer;
+a reader given a key checks and decodes a private copy of the frame unless it
+is an immutable ``bytes`` (another process could change shared memory between
+the check and the decoding).
 
 Reading checks the whole layout once per frame, against :class:`Limits`,
 before any in-band byte is decoded: a frame that fails is rejected with the
@@ -24,7 +27,7 @@ from typing import Iterator, Optional, Sequence
 from ..errors import DeserializationError, LimitExceededError
 from ..limits import DEFAULT_LIMITS, Limits
 from .class_id import CLASS_ID_HASH_SIZE
-from .signing import FLAG_SIGNED, SIGNATURE_SIZE, require_signed, sign, verify
+from .signing import FLAG_SIGNED, FLAG_SIGNED_V1, SIGNATURE_SIZE, private_copy, refuse_v1, require_signed, sign, verify
 
 MAGIC = b"SREG"
 FORMAT_VERSION = 1
@@ -45,8 +48,8 @@ def frame_pieces(in_band_parts: Sequence, buffers: Sequence[memoryview], key: Op
     ``in_band_parts`` are the pieces of the in-band section (the ClassIDHash
     and the serializer in-band); nothing is joined or copied here, so a caller
     can write the pieces one by one (``write_to``) or join them once
-    (``to_bytes``). With a ``key`` the frame is signed: flag bit 0 is set and
-    the last piece is the HMAC-SHA256 trailer over all the others.
+    (``to_bytes``). With a ``key`` the frame is signed: flag bit 0x02 is set
+    and the last piece is the HMAC-SHA256 trailer over all the others.
     """
     in_band_len = sum(map(len, in_band_parts))
     if not buffers and key is None:
@@ -94,13 +97,16 @@ class FrameView:
 
     The views are slices of the memory the frame was read from, so they are
     writable exactly when that memory is. With a ``key`` the frame must be
-    signed with it; the signature is checked before anything else is parsed.
+    signed with it; the signature is checked before anything else is parsed,
+    on a private copy of the frame unless ``data`` is an immutable ``bytes``
+    (or ``owned``: the caller made ``data`` and no one else holds it), and the
+    views are then slices of that copy: the bytes checked are the bytes decoded.
     ``signed`` tells whether the frame carried a signature (checked or not).
     """
 
     __slots__ = ("version", "in_band_offset", "in_band", "buffers", "buffer_offsets", "total_length", "signed")
 
-    def __init__(self, data, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None) -> None:
+    def __init__(self, data, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None, owned: bool = False) -> None:
         view = memoryview(data)
         if view.ndim != 1 or view.itemsize != 1:
             if not view.c_contiguous:
@@ -110,6 +116,11 @@ class FrameView:
                 )
             view = view.cast("B")
         size = view.nbytes
+        if key is not None and not owned:
+            check_frame_size(size, limits)  # before copying: the size given, not one a header claims
+            private = private_copy(data, view, size)
+            if private is not data:
+                view = memoryview(private)
         if size < HEADER_SIZE:
             raise DeserializationError(
                 f"not a serreg frame: {size} bytes is shorter than the {HEADER_SIZE}-byte header", offset=size
@@ -133,9 +144,11 @@ class FrameView:
         end = size
         signed = False
         if flags or key is not None:
+            if flags & FLAG_SIGNED_V1:
+                raise refuse_v1()
             if flags & ~FLAG_SIGNED:
                 raise DeserializationError(
-                    f"unknown frame flags 0x{flags & ~FLAG_SIGNED:02x}; this serreg knows only 0x01 (signed)", offset=5
+                    f"unknown frame flags 0x{flags & ~FLAG_SIGNED:02x}; this serreg knows only 0x02 (signed)", offset=5
                 )
             signed = bool(flags & FLAG_SIGNED)
             if key is not None:
@@ -250,4 +263,4 @@ def iter_frames(stream, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = 
         data = read_frame_bytes(stream, limits)
         if data is None:
             return
-        yield FrameView(data, limits, key)
+        yield FrameView(data, limits, key, owned=True)  # read_frame_bytes made it: no one else holds it

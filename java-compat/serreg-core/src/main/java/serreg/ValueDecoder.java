@@ -9,6 +9,7 @@ import serreg.types.OpaqueValue;
 import serreg.wire.ClassIdHash;
 import serreg.wire.FrameLayout;
 import serreg.wire.FrameReader;
+import serreg.wire.FrameSignature;
 import serreg.wire.FrameView;
 
 /**
@@ -36,6 +37,10 @@ final class ValueDecoder {
 
     /** Reads the frame at {@code frame}'s position; errors carry offsets from the frame's start. */
     Object readFrame(ByteBuffer frame, Limits callLimits, byte[] key) {
+        if (key != null) {
+            // Memory another process may change is copied once: what is verified is what is decoded.
+            frame = FrameSignature.privateCopy(frame.slice(), callLimits);
+        }
         FrameView view = FrameReader.read(frame, callLimits, key);
         List<ByteBuffer> buffers = view.outOfBand();
         long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * buffers.size();

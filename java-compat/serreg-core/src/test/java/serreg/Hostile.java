@@ -81,7 +81,8 @@ public final class Hostile {
             try (Stream<Path> files = Files.list(dir)) {
                 for (Path p : files.sorted().toList()) {
                     String name = p.getFileName().toString();
-                    if (name.endsWith(".frame") || name.endsWith(".srg")) {
+                    // The retired signed-frames-v1 vector is refused whole (SigningTest checks that).
+                    if ((name.endsWith(".frame") || name.endsWith(".srg")) && !name.equals("signed_list_v1.frame")) {
                         out.add(Map.entry(producer + "/" + name, Files.readAllBytes(p)));
                     }
                 }

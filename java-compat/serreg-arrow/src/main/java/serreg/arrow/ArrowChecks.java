@@ -37,6 +37,10 @@ final class ArrowChecks {
      * Parses an encapsulated IPC Schema message held in a bin. The flatbuffer is walked once,
      * within its bounds, before Arrow converts it: a flatbuffer whose offsets loop or share
      * tables could otherwise make the conversion recurse without end or take exponential time.
+     * Every field counts against a budget of a field per 4 bytes, and every name, metadata key
+     * and value and time zone against one of the message's own length: Arrow copies a string
+     * once per reference, so names shared by many fields (a DAG) would make a few kilobytes
+     * cost gigabytes (an OutOfMemoryError on c2967a7); shared or overlapping parts exceed it.
      */
     static Schema readIpcSchema(ByteBuffer bin, long at) {
         ByteBuffer b = bin.slice().order(ByteOrder.LITTLE_ENDIAN);
@@ -63,12 +67,12 @@ final class ArrowChecks {
             if (fb.endianness() != Endianness.Little) {
                 throw new DeserializationException("the Arrow schema is big-endian; serreg frames carry little-endian buffers", at);
             }
-            int[] budget = {length / 4};
+            int[] budget = {length / 4, length}; // fields left; string bytes left
             for (int i = 0; i < fb.fieldsLength(); i++) {
                 walk(fb.fields(i), 1, budget, at);
             }
             for (int i = 0; i < fb.customMetadataLength(); i++) {
-                walk(fb.customMetadata(i), at);
+                walk(fb.customMetadata(i), budget, at);
             }
             return MessageSerializer.deserializeSchema(message);
         } catch (DeserializationException e) {
@@ -89,28 +93,39 @@ final class ArrowChecks {
         if (field.nameAsByteBuffer() == null) {
             throw new DeserializationException("the Arrow schema message has a field without a name", at);
         }
+        charge(field.nameAsByteBuffer().remaining(), budget, at);
         if (field.dictionary() != null) {
             throw new DeserializationException("Arrow field is dictionary-encoded, which the standard Arrow"
                     + " serializers do not carry (docs/FORMAT.md section 6.4)", at);
         }
         if (field.typeType() == Type.Timestamp) {
             Timestamp ts = (Timestamp) field.type(new Timestamp());
-            if (ts != null) {
-                ts.timezoneAsByteBuffer();
+            if (ts != null && ts.timezoneAsByteBuffer() != null) {
+                charge(ts.timezoneAsByteBuffer().remaining(), budget, at);
             }
         }
         for (int i = 0; i < field.customMetadataLength(); i++) {
-            walk(field.customMetadata(i), at);
+            walk(field.customMetadata(i), budget, at);
         }
         for (int i = 0; i < field.childrenLength(); i++) {
             walk(field.children(i), depth + 1, budget, at);
         }
     }
 
-    private static void walk(KeyValue kv, long at) {
+    private static void walk(KeyValue kv, int[] budget, long at) {
         // Each accessor bounds-checks its string against the buffer (throws if it runs past).
         if (kv == null || kv.keyAsByteBuffer() == null || kv.valueAsByteBuffer() == null) {
             throw new DeserializationException("the Arrow schema message has a metadata entry without a key or a value", at);
+        }
+        charge(kv.keyAsByteBuffer().remaining() + kv.valueAsByteBuffer().remaining(), budget, at);
+    }
+
+    private static void charge(int stringBytes, int[] budget, long at) {
+        budget[1] -= stringBytes;
+        if (budget[1] < 0) {
+            throw new DeserializationException("the Arrow schema message's names, metadata and time zones add up to"
+                    + " more bytes than the message holds: its parts are shared (a DAG) or overlap, and Arrow would copy"
+                    + " them once per reference", at);
         }
     }
 

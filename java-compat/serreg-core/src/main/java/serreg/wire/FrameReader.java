@@ -15,7 +15,10 @@ import serreg.SignatureException;
  *
  * <p>Zero-copy: the in-band section and the OOB buffers of the returned {@link FrameView} are views
  * ({@link ByteBuffer#slice}) of the frame buffer, so a frame in a direct or memory-mapped buffer
- * is never copied. Those views share the frame's memory and its read-only-ness.
+ * is never copied. Those views share the frame's memory and its read-only-ness. Except when a key
+ * is given and the frame is in a direct or memory-mapped buffer, which another process may change
+ * between the check and the decoding: the frame is then copied whole to the heap first, checked
+ * there and decoded from there.
  *
  * <p>Every size in the header is a u64 and is compared unsigned, without overflow; a frame that
  * breaks a rule is rejected with a {@link FrameFormatException} (or {@link LimitExceededException},
@@ -47,7 +50,8 @@ public final class FrameReader {
      * @return views of the frame's in-band section and OOB buffers
      */
     public static FrameView read(ByteBuffer frame, Limits limits, byte[] key) {
-        ByteBuffer buf = frame.slice().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer buf = (key == null ? frame.slice() : FrameSignature.privateCopy(frame.slice(), limits))
+                .order(ByteOrder.LITTLE_ENDIAN);
         int available = buf.remaining();
         require(available >= FrameLayout.HEADER_SIZE, "a frame needs a 32-byte header but only "
                 + available + " bytes are there", available);
@@ -70,8 +74,11 @@ public final class FrameReader {
                 + " bytes, shorter than the 32-byte header itself", 24);
         int total = (int) totalLength;
         int flags = buf.get(5) & 0xff;
+        if ((flags & FrameSignature.FLAG_SIGNED_V1) != 0) {
+            throw FrameSignature.retiredV1();
+        }
         require((flags & ~FrameSignature.FLAG_SIGNED) == 0, "unknown frame flags 0x"
-                + Integer.toHexString(flags & ~FrameSignature.FLAG_SIGNED) + "; this reader knows only 0x01 (signed)", 5);
+                + Integer.toHexString(flags & ~FrameSignature.FLAG_SIGNED) + "; this reader knows only 0x02 (signed)", 5);
         boolean signed = (flags & FrameSignature.FLAG_SIGNED) != 0;
         if (key != null && !signed) {
             throw FrameSignature.notSigned();

@@ -1,25 +1,34 @@
 package serreg.wire;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import serreg.LimitExceededException;
+import serreg.Limits;
 import serreg.SignatureException;
 
 /**
- * HMAC-SHA256 signed frames (docs/FORMAT.md section 4.2): flag bit 0x01 in the header and a
- * 32-byte trailer holding the HMAC, under the shared key, of every frame byte before it.
+ * HMAC-SHA256 signed frames v2 (docs/FORMAT.md section 4.2): flag bit 0x02 in the header and a
+ * 32-byte trailer holding the HMAC of every frame byte before it, under a key derived from the
+ * shared key: {@code SHA-256("serreg-frame-key-v2" || u64 big-endian key length || key)}, so no
+ * two keys sign alike (with the key as given, a key equals itself plus zero bytes). Frames of the
+ * retired scheme (flag 0x01, the key as given) are refused.
  */
 public final class FrameSignature {
-    /** The header flag bit of a signed frame. */
-    public static final int FLAG_SIGNED = 0x01;
+    /** The header flag bit of a signed frame (signed frames v2). */
+    public static final int FLAG_SIGNED = 0x02;
+    /** The header flag bit of the retired signed frames v1 (HMAC under the key as given): refused. */
+    public static final int FLAG_SIGNED_V1 = 0x01;
     /** Bytes of the HMAC-SHA256 trailer. */
     public static final int SIZE = 32;
     /** The shortest key accepted. */
     public static final int MIN_KEY_SIZE = 16;
+    private static final byte[] KEY_CONTEXT = "serreg-frame-key-v2".getBytes(StandardCharsets.US_ASCII);
     private static final String ALGORITHM = "HmacSHA256";
 
     private FrameSignature() {
@@ -38,10 +47,23 @@ public final class FrameSignature {
         return key.clone();
     }
 
+    /** The HMAC key of signed frames v2 for the shared {@code key}. */
+    static byte[] macKey(byte[] key) {
+        try {
+            MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+            sha256.update(KEY_CONTEXT);
+            sha256.update(ByteBuffer.allocate(8).putLong(key.length).array());
+            sha256.update(key);
+            return sha256.digest();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+
     private static Mac mac(byte[] key) {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(new SecretKeySpec(key, ALGORITHM));
+            mac.init(new SecretKeySpec(macKey(key), ALGORITHM));
             return mac;
         } catch (NoSuchAlgorithmException | InvalidKeyException e) {
             throw new IllegalStateException("every Java runtime has " + ALGORITHM, e);
@@ -70,6 +92,41 @@ public final class FrameSignature {
             throw new SignatureException("the frame's signature does not match: it was signed with another key or"
                     + " altered after signing; nothing was decoded", signedEnd);
         }
+    }
+
+    static SignatureException retiredV1() {
+        return new SignatureException("the frame is signed with serreg's retired signature scheme (flag 0x01:"
+                + " HMAC-SHA256 under the key as given, which let different keys sign alike); this reader accepts only"
+                + " signed frames v2 (flag 0x02, docs/FORMAT.md section 4.2). Have the writer upgrade serreg and sign"
+                + " again", 5);
+    }
+
+    /**
+     * The frame itself when no other process can change its memory (a heap buffer: the Java heap
+     * is this process's own), else a heap copy of it, so the bytes verified are the bytes decoded.
+     * The copy holds the frame the header announces (at most what was given, and at most
+     * {@code maxFrameSize}: a stream's later frames are not copied); whatever the header said, the
+     * reader then checks the copy.
+     */
+    public static ByteBuffer privateCopy(ByteBuffer frame, Limits limits) {
+        if (!frame.isDirect()) {
+            return frame;
+        }
+        long length = frame.remaining();
+        if (length >= FrameLayout.HEADER_SIZE) {
+            long total = frame.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(frame.position() + 24);
+            if (Long.compareUnsigned(total, limits.maxFrameSize()) > 0) {
+                throw new LimitExceededException("the frame is " + Long.toUnsignedString(total)
+                        + " bytes, more than maxFrameSize=" + limits.maxFrameSize()
+                        + "; raise it with Limits.withMaxFrameSize(...) if such frames are expected", 24);
+            }
+            if (Long.compareUnsigned(total, length) < 0 && total >= FrameLayout.HEADER_SIZE) {
+                length = total;
+            }
+        }
+        ByteBuffer copy = ByteBuffer.allocate((int) length);
+        copy.put(frame.duplicate().limit(frame.position() + (int) length)).flip();
+        return frame.isReadOnly() ? copy.asReadOnlyBuffer() : copy;
     }
 
     public static SignatureException notSigned() {

@@ -13,6 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import serreg.FrameFormatException;
 import serreg.SerializationResult;
+import serreg.SignatureException;
 import serreg.TestFiles;
 
 class FrameTest {
@@ -88,8 +89,11 @@ class FrameTest {
     void readerRejectsEveryBrokenRuleWithItsOffset() {
         assertEquals(0, corrupt(0, (byte) 'X').offset());
         assertTrue(corrupt(4, (byte) 2).getMessage().contains("version 2"));
-        assertEquals(5, corrupt(5, (byte) 2).offset());
+        assertEquals(5, corrupt(5, (byte) 4).offset());
         assertEquals(5, corrupt(5, (byte) 0x80).offset());
+        ByteBuffer v1 = sample().toFrame();
+        v1.put(5, (byte) 1);
+        assertEquals(5, assertThrows(SignatureException.class, () -> FrameReader.read(v1)).offset(), "retired v1 flag");
         assertEquals(6, corrupt(6, (byte) 1).offset());
         assertEquals(12, corrupt(12, (byte) 1).offset());
         assertEquals(32, corrupt(32, (byte) 129).offset(), "misplaced buffer offset");

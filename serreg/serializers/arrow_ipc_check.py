@@ -1,0 +1,377 @@
+"""Checks an Arrow IPC Schema message before any Arrow library reads it.
+
+An ``ArrowTable`` frame carries its schema as an encapsulated Arrow IPC
+Schema message: a flatbuffer (docs/FORMAT.md, section 6.4). Arrow libraries
+turn that flatbuffer into fields without weighing it: a flatbuffer may point
+many times at one table or string (a DAG), and each pointer becomes a copy,
+so a few kilobytes can ask for gigabytes; and pyarrow calls the deserializer
+of any *registered* extension type a field's metadata names, with bytes the
+frame chose, before the caller can look at the field.
+
+This module walks the flatbuffer itself, in pure Python over a memoryview, in
+time linear in its size, and raises :class:`DeserializationError` (naming the
+byte and the field) unless:
+
+- every offset, table, vtable, vector and string lies inside the message,
+  and scalars are aligned as the flatbuffers verifier wants;
+- no table, string or vector is reached twice, and all that is reached adds up
+  to no more bytes than the message holds (nothing is shared or overlaps, so
+  what Arrow builds from it grows with its size; vtables, which writers share
+  on purpose, are read only a few bytes at a time);
+- fields nest at most :data:`MAX_DEPTH` deep and each has the children its
+  type needs; only the standard types of section 6.4 occur (no dictionary
+  encoding, unions, intervals, views, run-end encoding), the schema is
+  little-endian and the message is a version 4 or 5 Schema message without a
+  body;
+- when asked (untrusted mode), no field carries the extension-type metadata
+  keys (``ARROW:extension:name``, ``ARROW:extension:metadata``).
+
+It returns the counts a reader charges against its memory budget. The layout
+read here is Arrow's ``Message.fbs`` and ``Schema.fbs``.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Optional
+
+from ..errors import DeserializationError
+
+__all__ = ["MAX_DEPTH", "EXTENSION_KEYS", "SchemaShape", "check_schema_message"]
+
+# Arrow Java refuses deeper fields too (docs/FORMAT.md, section 4.3).
+MAX_DEPTH = 64
+
+# Field metadata keys that make pyarrow look up a registered extension type and run its deserializer.
+EXTENSION_KEYS = frozenset({b"ARROW:extension:name", b"ARROW:extension:metadata"})
+
+_CONTINUATION = b"\xff\xff\xff\xff"
+_U8 = struct.Struct("<B")
+_U16 = struct.Struct("<H")
+_I16 = struct.Struct("<h")
+_I32 = struct.Struct("<i")
+_U32 = struct.Struct("<I")
+_I64 = struct.Struct("<q")
+_VTABLES: dict = {}  # field count -> the Struct that reads a vtable's field offsets
+
+# MessageHeader union: 1 = Schema. MetadataVersion: V4 = 3, V5 = 4.
+_SCHEMA_HEADER = 1
+_VERSIONS = (3, 4)
+
+# Type union tags of Schema.fbs allowed by docs/FORMAT.md 6.4 -> (name, children: None = any).
+_NULL, _INT, _FLOAT, _BINARY, _UTF8, _BOOL, _DECIMAL, _DATE, _TIME, _TIMESTAMP = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+_LIST, _STRUCT, _FIXED_SIZE_BINARY, _FIXED_SIZE_LIST, _MAP, _DURATION = 12, 13, 15, 16, 17, 18
+_LARGE_BINARY, _LARGE_UTF8, _LARGE_LIST = 19, 20, 21
+_TYPES = {
+    _NULL: ("Null", 0), _INT: ("Int", 0), _FLOAT: ("FloatingPoint", 0), _BINARY: ("Binary", 0),
+    _UTF8: ("Utf8", 0), _BOOL: ("Bool", 0), _DECIMAL: ("Decimal", 0), _DATE: ("Date", 0), _TIME: ("Time", 0),
+    _TIMESTAMP: ("Timestamp", 0), _LIST: ("List", 1), _STRUCT: ("Struct_", None),
+    _FIXED_SIZE_BINARY: ("FixedSizeBinary", 0), _FIXED_SIZE_LIST: ("FixedSizeList", 1), _MAP: ("Map", 1),
+    _DURATION: ("Duration", 0), _LARGE_BINARY: ("LargeBinary", 0), _LARGE_UTF8: ("LargeUtf8", 0),
+    _LARGE_LIST: ("LargeList", 1),
+}
+_OTHER_TYPES = {11: "Interval", 14: "Union", 22: "RunEndEncoded", 23: "BinaryView", 24: "Utf8View",
+                25: "ListView", 26: "LargeListView"}
+
+
+@dataclass(frozen=True)
+class SchemaShape:
+    """What a checked Schema message holds: ``fields`` (every field, children
+    included), ``depth`` (deepest nesting, 1 for flat columns), ``columns``
+    (top-level fields), ``metadata_entries`` and ``string_bytes`` (names,
+    metadata keys and values, time zones)."""
+
+    columns: int
+    fields: int
+    depth: int
+    metadata_entries: int
+    string_bytes: int
+
+
+class _Flatbuffer:
+    """Bounds-checked reads of one flatbuffer; every object reached is claimed once."""
+
+    __slots__ = ("view", "size", "base", "claimed", "reached", "where")
+
+    def __init__(self, view: memoryview, base: int) -> None:
+        self.view = view
+        self.size = view.nbytes
+        self.base = base  # where the flatbuffer starts in the message, for error offsets
+        self.claimed: set = set()
+        self.reached = 0
+        self.where = None  # (where the parent is, child index, field name) of the field being read
+
+    def fail(self, problem: str, position: int):
+        raise DeserializationError(
+            f"invalid Arrow schema message: {problem} (in {_describe(self.where)}, at byte {self.base + position} "
+            "of the message)"
+        )
+
+    def _claim(self, position: int, nbytes: int, what: str) -> None:
+        if position in self.claimed:
+            self.fail(f"the {what} at byte {self.base + position} is reached a second time; Arrow would copy it once "
+                      "per reference, so shared parts (a DAG) are refused", position)
+        self.claimed.add(position)
+        self.reached += nbytes
+        if self.reached > self.size:
+            self.fail(f"its tables, strings and vectors add up to more than its {self.size} bytes: parts overlap",
+                      position)
+
+    def _target(self, position: int) -> int:
+        """The object a uoffset at ``position`` points to (offsets point forward only)."""
+        target = position + _U32.unpack_from(self.view, position)[0]
+        if target >= self.size:
+            self.fail(f"an offset points to byte {self.base + target}, past the end", position)
+        return target
+
+    def table(self, position: int, what: str) -> "_Table":
+        if position % 4 or position + 4 > self.size:
+            self.fail(f"a {what} table at byte {self.base + position} is misaligned or past the end", position)
+        vtable = position - _I32.unpack_from(self.view, position)[0]
+        if vtable < 0 or vtable % 2 or vtable + 4 > self.size:
+            self.fail(f"the vtable of a {what} table lies outside the message", position)
+        vtable_size, table_size = struct.unpack_from("<HH", self.view, vtable)
+        if vtable_size < 4 or vtable_size % 2 or vtable + vtable_size > self.size:
+            self.fail(f"the vtable of a {what} table has an invalid size {vtable_size}", vtable)
+        if table_size < 4 or position + table_size > self.size:
+            self.fail(f"a {what} table of {table_size} bytes runs past the end", position)
+        self._claim(position, table_size, f"{what} table")
+        return _Table(self, position, vtable, vtable_size, table_size, what)
+
+    def vector(self, position: int, element_size: int, what: str) -> tuple:
+        """(first element, count) of the vector at ``position``."""
+        if position % 4 or position + 4 > self.size:
+            self.fail(f"the {what} vector is misaligned or past the end", position)
+        count = _U32.unpack_from(self.view, position)[0]
+        nbytes = 4 + count * element_size
+        if nbytes > self.size - position:
+            self.fail(f"the {what} vector declares {count} elements, more than the message holds", position)
+        self._claim(position, nbytes, f"{what} vector")
+        return position + 4, count
+
+    def string(self, position: int, what: str) -> bytes:
+        if position % 4 or position + 4 > self.size:
+            self.fail(f"the {what} string is misaligned or past the end", position)
+        length = _U32.unpack_from(self.view, position)[0]
+        if length + 5 > self.size - position:
+            self.fail(f"the {what} string declares {length} bytes, more than the message holds", position)
+        if self.view[position + 4 + length] != 0:
+            self.fail(f"the {what} string is not NUL-terminated", position + 4 + length)
+        self._claim(position, length + 5, f"{what} string")
+        return bytes(self.view[position + 4: position + 4 + length])
+
+
+class _Table:
+    __slots__ = ("buffer", "position", "slots", "table_size", "what")
+
+    def __init__(self, buffer: _Flatbuffer, position: int, vtable: int, vtable_size: int, table_size: int,
+                 what: str) -> None:
+        self.buffer = buffer
+        self.position = position
+        count = (vtable_size - 4) // 2
+        layout = _VTABLES.get(count)
+        if layout is None:
+            layout = _VTABLES[count] = struct.Struct(f"<{count}H")
+        self.slots = layout.unpack_from(buffer.view, vtable + 4)  # field offsets, 0 = absent
+        self.table_size = table_size
+        self.what = what
+
+    def _slot(self, index: int, size: int) -> Optional[int]:
+        slots = self.slots
+        if index >= len(slots) or not slots[index]:
+            return None
+        offset = slots[index]
+        position = self.position + offset
+        if offset + size > self.table_size or position % size:
+            self.buffer.fail(f"field {index} of a {self.what} table is misaligned or outside the table", position)
+        return position
+
+    def scalar(self, index: int, kind: struct.Struct, default):
+        position = self._slot(index, kind.size)
+        return default if position is None else kind.unpack_from(self.buffer.view, position)[0]
+
+    def table(self, index: int, what: str) -> Optional[_Table]:
+        position = self._slot(index, 4)
+        return None if position is None else self.buffer.table(self.buffer._target(position), what)
+
+    def string(self, index: int, what: str) -> Optional[bytes]:
+        position = self._slot(index, 4)
+        return None if position is None else self.buffer.string(self.buffer._target(position), what)
+
+    def tables(self, index: int, what: str) -> list:
+        """The tables of a vector of tables (empty if absent)."""
+        position = self._slot(index, 4)
+        if position is None:
+            return []
+        buffer = self.buffer
+        first, count = buffer.vector(buffer._target(position), 4, what)
+        return [buffer.table(buffer._target(first + 4 * i), what) for i in range(count)]
+
+    def vector(self, index: int, element_size: int, what: str) -> None:
+        """Check a vector of scalars (its contents are not needed)."""
+        position = self._slot(index, 4)
+        if position is not None:
+            self.buffer.vector(self.buffer._target(position), element_size, what)
+
+
+class _Counts:
+    __slots__ = ("fields", "depth", "metadata_entries", "string_bytes")
+
+    def __init__(self) -> None:
+        self.fields = self.depth = self.metadata_entries = self.string_bytes = 0
+
+
+def check_schema_message(message, *, untrusted: bool) -> SchemaShape:
+    """Check an encapsulated IPC Schema message (bytes-like); return its shape.
+
+    ``untrusted``: also refuse extension-type metadata keys, which would make
+    pyarrow run a registered extension type's deserializer on frame bytes.
+    """
+    view = memoryview(message).cast("B")
+    size = view.nbytes
+    if size < 8 or view[:4] != _CONTINUATION:
+        raise DeserializationError(
+            "invalid Arrow schema message: it does not start with the IPC continuation marker 0xFFFFFFFF "
+            "(the pre-1.0 IPC format is not read)"
+        )
+    length = _I32.unpack_from(view, 4)[0]
+    if length < 8 or 8 + length != size:
+        raise DeserializationError(
+            f"invalid Arrow schema message: its flatbuffer is said to be {length} bytes, but {size - 8} follow"
+        )
+    buffer = _Flatbuffer(view[8:], 8)
+    counts = _Counts()
+    message_table = buffer.table(buffer._target(0), "Message")
+    version = message_table.scalar(0, _I16, 0)
+    if version not in _VERSIONS:
+        buffer.fail(f"metadata version {version} is not V4 or V5", 0)
+    header_type = message_table.scalar(1, _U8, 0)
+    if header_type != _SCHEMA_HEADER:
+        buffer.fail(f"the message is not a Schema message (header type {header_type})", 0)
+    if message_table.scalar(3, _I64, 0) != 0:
+        buffer.fail("a Schema message has no body, but this one declares one", 0)
+    _metadata(buffer, message_table, 4, counts, untrusted=False)
+    schema = message_table.table(2, "Schema")
+    if schema is None:
+        buffer.fail("the message has no schema", 0)
+    if schema.scalar(0, _I16, 0) != 0:
+        buffer.fail("the schema is big-endian; serreg's Arrow buffers are little-endian", schema.position)
+    _metadata(buffer, schema, 2, counts, untrusted=False)
+    schema.vector(3, 8, "features")
+    columns = schema.tables(1, "Field")
+    # Depth-first, without recursion: (field table, depth, where it is, type tag of its parent).
+    stack = [(field, 1, (None, i, None), 0) for i, field in reversed(list(enumerate(columns)))]
+    while stack:
+        stack.extend(_check_field(buffer, *stack.pop(), counts, untrusted))
+    return SchemaShape(len(columns), counts.fields, counts.depth, counts.metadata_entries, counts.string_bytes)
+
+
+def _metadata(buffer: _Flatbuffer, table: _Table, index: int, counts: _Counts, *, untrusted: bool) -> None:
+    for entry in table.tables(index, "KeyValue"):
+        key = entry.string(0, "metadata key") or b""
+        value = entry.string(1, "metadata value") or b""
+        counts.metadata_entries += 1
+        counts.string_bytes += len(key) + len(value)
+        if untrusted and key in EXTENSION_KEYS:
+            buffer.fail(
+                f"field metadata holds {key.decode()!r}, which makes pyarrow run a registered extension type's "
+                "deserializer on bytes from the frame; extension types are not standard serreg Arrow types and "
+                "untrusted frames may not name them", entry.position,
+            )
+
+
+def _check_field(buffer: _Flatbuffer, field: _Table, depth: int, where: tuple, parent_tag: int, counts: _Counts,
+                 untrusted: bool) -> list:
+    """Check one field; return its children as stack entries (in reverse, so they are visited in order)."""
+    buffer.where = where
+    name = field.string(0, "field name") or b""
+    try:
+        name.decode("utf-8")
+    except UnicodeDecodeError as error:
+        buffer.fail(f"the field name is not UTF-8 ({error.reason})", field.position)
+    where = buffer.where = (where[0], where[1], name)
+    counts.fields += 1
+    counts.string_bytes += len(name)
+    if depth > counts.depth:
+        counts.depth = depth
+        if depth > MAX_DEPTH:
+            buffer.fail(f"fields are nested more than {MAX_DEPTH} deep", field.position)
+    field.scalar(1, _U8, 0)  # nullable: any byte is read as a bool
+    tag = field.scalar(2, _U8, 0)
+    if tag not in _TYPES:
+        other = _OTHER_TYPES.get(tag, f"type tag {tag}")
+        buffer.fail(f"the field has type {other}, which is not a standard serreg Arrow type "
+                    "(docs/FORMAT.md, section 6.4)", field.position)
+    type_name, child_count = _TYPES[tag]
+    type_table = field.table(3, type_name)
+    if type_table is None:
+        buffer.fail("the field has no type table", field.position)
+    _check_type(buffer, tag, type_name, type_table, counts)
+    if field.table(4, "DictionaryEncoding") is not None:
+        buffer.fail("the field is dictionary-encoded, which is not a standard serreg Arrow type", field.position)
+    _metadata(buffer, field, 6, counts, untrusted=untrusted)
+    children = field.tables(5, "Field")
+    if child_count is not None and len(children) != child_count:
+        buffer.fail(f"a {type_name} field needs {child_count} child field(s), this one has {len(children)}",
+                    field.position)
+    if parent_tag == _MAP and (tag != _STRUCT or len(children) != 2):
+        buffer.fail("the child of a Map field must be a struct of key and value", field.position)
+    return [(child, depth + 1, (where, i, None), tag) for i, child in reversed(list(enumerate(children)))]
+
+
+def _describe(where) -> str:
+    """'column 2 ('b') > child 0 ('item')' for a (parent, index, name) chain; None is the message itself."""
+    if where is None:
+        return "the message"
+    parts = []
+    while where is not None:
+        parent, index, name = where
+        label = f"column {index}" if parent is None else f"child {index}"
+        if name is not None:
+            label += f" ({name.decode('utf-8', 'replace')[:60]!r})"
+        parts.append(label)
+        where = parent
+    return " > ".join(reversed(parts))
+
+
+def _check_type(buffer: _Flatbuffer, tag: int, name: str, table: _Table, counts: _Counts) -> None:
+    if tag == _INT:
+        if table.scalar(0, _I32, 0) not in (8, 16, 32, 64):
+            buffer.fail("an Int type must be 8, 16, 32 or 64 bits wide", table.position)
+        table.scalar(1, _U8, 0)
+    elif tag == _FLOAT:
+        if table.scalar(0, _I16, 0) not in (0, 1, 2):
+            buffer.fail("a FloatingPoint precision must be HALF, SINGLE or DOUBLE", table.position)
+    elif tag == _DECIMAL:
+        precision, scale = table.scalar(0, _I32, 0), table.scalar(1, _I32, 0)
+        if table.scalar(2, _I32, 128) not in (32, 64, 128, 256) or precision < 1:
+            buffer.fail(f"a Decimal type has an invalid precision {precision} or bit width", table.position)
+    elif tag == _DATE:
+        if table.scalar(0, _I16, 1) not in (0, 1):
+            buffer.fail("a Date unit must be DAY or MILLISECOND", table.position)
+    elif tag == _TIME:
+        unit, bits = table.scalar(0, _I16, 1), table.scalar(1, _I32, 32)
+        if (unit, bits) not in ((0, 32), (1, 32), (2, 64), (3, 64)):
+            buffer.fail(f"a Time type has unit {unit} and bit width {bits}, which do not go together", table.position)
+    elif tag == _TIMESTAMP:
+        if table.scalar(0, _I16, 0) not in (0, 1, 2, 3):
+            buffer.fail("a Timestamp unit must be SECOND, MILLISECOND, MICROSECOND or NANOSECOND", table.position)
+        zone = table.string(1, "time zone")
+        if zone is not None:
+            counts.string_bytes += len(zone)
+            try:
+                zone.decode("utf-8")
+            except UnicodeDecodeError:
+                buffer.fail("a Timestamp time zone is not UTF-8", table.position)
+    elif tag == _DURATION:
+        if table.scalar(0, _I16, 1) not in (0, 1, 2, 3):
+            buffer.fail("a Duration unit must be SECOND, MILLISECOND, MICROSECOND or NANOSECOND", table.position)
+    elif tag == _FIXED_SIZE_BINARY:
+        if table.scalar(0, _I32, 0) < 0:
+            buffer.fail("a FixedSizeBinary width is negative", table.position)
+    elif tag == _FIXED_SIZE_LIST:
+        if table.scalar(0, _I32, 0) < 0:
+            buffer.fail("a FixedSizeList size is negative", table.position)
+    elif tag == _MAP:
+        table.scalar(0, _U8, 0)
