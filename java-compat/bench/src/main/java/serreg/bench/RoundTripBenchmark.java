@@ -1,0 +1,60 @@
+package serreg.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Round trip of one payload through one codec: encode to a contiguous byte[], decode it back.
+ * Every (payload, codec) pair runs in its own forked JVM, so no codec's code shapes another's
+ * profile. The setup checks that the codec gives back the same data, so a codec that loses data
+ * cannot win. Defaults (3 x 1 s warm-up, 7 x 1 s measurement, one fork) are those of issue 18's
+ * table; {@link Main} adds the allocation profiler and prints the table.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 7, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+public class RoundTripBenchmark {
+    @Param({"smallMap", "longs1k", "strings10k", "records1k", "doubles1M", "points1k"})
+    public String payload;
+
+    @Param({"serreg", "foryXlang", "foryJava", "msgpack"})
+    public String codec;
+
+    private Codec impl;
+    private Object value;
+
+    @Setup
+    public void setUp() {
+        impl = Codec.named(codec, payload);
+        Object original = Payloads.build(payload);
+        value = impl.adapt(payload, original);
+        Object back = impl.unwrap(impl.decode(impl.encode(value)));
+        if (!Payloads.same(original, back)) {
+            throw new IllegalStateException(codec + " does not round-trip " + payload + ": got " + back);
+        }
+    }
+
+    @Benchmark
+    public Object roundTrip() {
+        return impl.decode(impl.encode(value));
+    }
+
+    /** The frame a codec writes for a payload (for the table's frame sizes). */
+    static int frameSize(String codec, String payload) {
+        Codec c = Codec.named(codec, payload);
+        return c.encode(c.adapt(payload, Payloads.build(payload))).length;
+    }
+}
