@@ -43,7 +43,7 @@ final class DecodeState {
     }
 
     void end() {
-        CURRENT.remove();
+        CURRENT.set(null); // keeps the thread's map entry: the next call sets it without allocating one
     }
 
     /** Opens one nested value; {@code at} is the offset of its in-band section (for the error). */

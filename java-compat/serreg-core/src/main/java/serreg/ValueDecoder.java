@@ -105,7 +105,9 @@ final class ValueDecoder {
         try {
             state.enterValue(0);
             try {
-                return registration.serializer().deserialize(body, oob);
+                return registration.serializer() instanceof MsgpackSerializer<?> msgpack
+                        ? readInPlace(msgpack, body, oob, state)
+                        : registration.serializer().deserialize(body, oob);
             } catch (DeserializationException e) {
                 throw e.shiftOffset(ClassIdHash.SIZE).enclosedIn(registration.classId());
             } catch (SerregException e) {
@@ -120,6 +122,19 @@ final class ValueDecoder {
                 started.end();
             }
         }
+    }
+
+    /** What {@link MsgpackSerializer#deserialize} does, with the call's state handed over. */
+    private <T> T readInPlace(MsgpackSerializer<T> serializer, ByteBuffer body, Iterator<ByteBuffer> oob, DecodeState state) {
+        InBandReader in = new InBandReader(this, body, oob, state);
+        T value = serializer.read(in);
+        in.expectEnd();
+        return value;
+    }
+
+    /** The registration under the ClassIDHash whose wire bytes read as this u64 little-endian, or null. */
+    RegistrationTable.Registration registration(long hash) {
+        return table.byHash(ClassIdHash.fromLong(hash));
     }
 
     /**

@@ -94,17 +94,40 @@ public final class FrameWriter {
      * @throws SerializationException if the frame is too large for one ByteBuffer
      */
     public static ByteBuffer toFrame(ByteBuffer inBand, List<ByteBuffer> oob, byte[] key) {
-        FrameLayout layout = layout(inBand, oob);
-        long total = frameLength(layout, key != null);
+        int k = oob.size();
+        int inBandLength = inBand.remaining();
+        long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * k;
+        long end = inBandOffset + inBandLength;
+        for (int i = 0; i < k; i++) {
+            end = FrameLayout.align64(end) + oob.get(i).remaining();
+        }
+        long total = key != null ? end + FrameSignature.SIZE : end;
         if (total > Integer.MAX_VALUE - 8) {
             throw new SerializationException("a frame of " + total
                     + " bytes does not fit in one Java ByteBuffer; use writeTo(channel)");
         }
-        ByteBuffer frame = ByteBuffer.allocate((int) total);
-        for (ByteBuffer piece : pieces(inBand, oob, key, layout)) {
-            frame.put(piece);
+        // One array, written in place: header, table, in-band, each buffer at its aligned offset
+        // (a new array is zero, so the padding is already there), then the trailer of a signed frame.
+        byte[] frame = new byte[(int) total];
+        ByteBuffer out = ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN);
+        out.put(0, MAGIC).put(4, VERSION).put(5, (byte) (key != null ? FrameSignature.FLAG_SIGNED : 0));
+        out.putInt(8, k).putLong(16, inBandLength).putLong(24, total);
+        inBand.duplicate().get(frame, (int) inBandOffset, inBandLength);
+        long at = inBandOffset + inBandLength;
+        for (int i = 0; i < k; i++) {
+            ByteBuffer b = oob.get(i);
+            int length = b.remaining();
+            at = FrameLayout.align64(at);
+            int entry = FrameLayout.HEADER_SIZE + FrameLayout.TABLE_ENTRY_SIZE * i;
+            out.putLong(entry, at).putLong(entry + 8, length);
+            b.duplicate().get(frame, (int) at, length);
+            at += length;
         }
-        return frame.flip();
+        if (key != null) {
+            byte[] trailer = FrameSignature.sign(key, List.of(ByteBuffer.wrap(frame, 0, (int) end)));
+            System.arraycopy(trailer, 0, frame, (int) end, trailer.length);
+        }
+        return ByteBuffer.wrap(frame);
     }
 
     /**
