@@ -60,7 +60,7 @@ public final class InBandReader {
     /** Copy of a str's bytes when there is no backing array. */
     private byte[] scratch;
     /** The stack of arrays and maps being filled, shared by nested documents read in place. */
-    private final ContainerStack open = new ContainerStack();
+    private ContainerStack open;
     /** The last ClassIDHash met in an ext 0 and its registration (lists are mostly of one class). */
     private long lastHash;
     private RegistrationTable.Registration lastRegistration;
@@ -192,6 +192,10 @@ public final class InBandReader {
     }
 
     private Object readContainer() {
+        if (open == null) {
+            open = new ContainerStack();
+        }
+        ContainerStack open = this.open;
         int bottom = open.size;
         try {
             while (true) {
@@ -337,7 +341,8 @@ public final class InBandReader {
                 lastRegistration = registration;
             }
         }
-        if (registration == null || !(registration.serializer() instanceof MsgpackSerializer<?> msgpack)) {
+        MsgpackSerializer<Object> msgpack = registration == null ? null : registration.msgpack();
+        if (msgpack == null) {
             try {
                 return decoder.readSection(source.slice(start - base, n), outOfBand, false);
             } catch (DeserializationException e) {
@@ -351,7 +356,7 @@ public final class InBandReader {
             limit = end;
             pos = start + 8;
             nesting = 0;
-            Object value = ((MsgpackSerializer<Object>) msgpack).read(this);
+            Object value = msgpack.read(this);
             expectEnd();
             return value;
         } catch (DeserializationException e) {
@@ -694,12 +699,12 @@ public final class InBandReader {
      */
     private static final class ContainerStack {
         private static final Object NO_KEY = new Object();
-        Object[] containers = new Object[8];
-        int[] left = new int[8];
-        Object[] keys = new Object[8];
-        KeyCollisionGuard[] guards = new KeyCollisionGuard[8];
-        long[] offsets = new long[8];
-        boolean[] maps = new boolean[8];
+        Object[] containers = new Object[4];
+        int[] left = new int[4];
+        Object[] keys = new Object[4];
+        KeyCollisionGuard[] guards = new KeyCollisionGuard[4];
+        long[] offsets = new long[4];
+        boolean[] maps = new boolean[4];
         int size;
 
         void push(Object container, boolean map, int n, long at) {

@@ -33,9 +33,11 @@ public final class InBandWriter {
     private List<ByteBuffer> outOfBand;
     /** Whether {@link #buf} came from {@link ScratchBuffers} and goes back there on {@link #release}. */
     private final boolean pooled;
-    /** The last class looked up and its registration: lists are mostly of one class. */
-    private Class<?> lastClass;
-    private RegistrationTable.Registration lastRegistration;
+    /** The classes met last and their registrations (replaced round-robin). */
+    private static final int SEEN = 4;
+    private final Class<?>[] seenClasses = new Class<?>[SEEN];
+    private final RegistrationTable.Registration[] seenRegistrations = new RegistrationTable.Registration[SEEN];
+    private int nextSeen;
 
     /**
      * A writer for one document.
@@ -80,38 +82,44 @@ public final class InBandWriter {
             return this;
         }
         RegistrationTable.Registration registration = registrationFor(value);
-        if (registration.serializer() instanceof InlineSerializer<?> inline && writesInline(inline, value)) {
-            writeInline(inline, value);
+        InlineSerializer<Object> inline = registration.inline();
+        if (inline != null && inline.writesInline(value)) {
+            inline.writeInline(value, this);
         } else {
             int headerAt = reserveExtHeader();
             int start = pos;
-            writeHash(registration.hash().toLong());
+            Bytes.putLongLE(buf, pos, registration.hash().toLong()); // reserveExtHeader made room for it
+            pos += 8;
             encoder.writeBody(registration, value, this);
             patchExtHeader(headerAt, start);
         }
         return this;
     }
 
+    /**
+     * The registration of a value's class, from a few classes this writer met last (a document
+     * mostly repeats a few classes), else from the registry. Values that name their own class
+     * ID ({@link HasClassId}) and null are never cached.
+     */
     private RegistrationTable.Registration registrationFor(Object value) {
-        if (value == null || value instanceof HasClassId) {
-            return encoder.registrationFor(value);
+        if (value == null) {
+            return encoder.registrationFor(null);
         }
         Class<?> cls = value.getClass();
-        if (cls != lastClass) {
-            lastRegistration = encoder.registrationFor(value);
-            lastClass = cls;
+        Class<?>[] classes = seenClasses;
+        for (int i = 0; i < classes.length; i++) {
+            if (classes[i] == cls) {
+                return seenRegistrations[i];
+            }
         }
-        return lastRegistration;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> boolean writesInline(InlineSerializer<T> serializer, Object value) {
-        return serializer.writesInline((T) value);
-    }
-
-    @SuppressWarnings("unchecked")
-    private <T> void writeInline(InlineSerializer<T> serializer, Object value) {
-        serializer.writeInline((T) value, this);
+        RegistrationTable.Registration found = encoder.registrationFor(value);
+        if (!(value instanceof HasClassId)) {
+            int slot = nextSeen;
+            classes[slot] = cls;
+            seenRegistrations[slot] = found;
+            nextSeen = (slot + 1) & (SEEN - 1);
+        }
+        return found;
     }
 
     /** Writes an opaque value's in-band section (its ClassIDHash and in-band, as received) and takes its buffers. */
@@ -138,8 +146,9 @@ public final class InBandWriter {
         pos += n;
     }
 
+    /** Reserves the ext 8 header and makes room for the ClassIDHash after it. */
     private int reserveExtHeader() {
-        ensure(RESERVED_EXT_HEADER);
+        ensure(RESERVED_EXT_HEADER + 8);
         int at = pos;
         pos += RESERVED_EXT_HEADER;
         return at;

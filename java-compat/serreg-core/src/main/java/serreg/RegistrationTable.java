@@ -16,8 +16,20 @@ import serreg.wire.ClassIdHash;
  * only door. Writes are synchronized; reads are lock-free from any thread.
  */
 final class RegistrationTable {
-    /** One class ID, its hash, its serializer and the Java classes it is bound to. */
-    record Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes) {
+    /**
+     * One class ID, its hash, its serializer and the Java classes it is bound to; {@code inline}
+     * and {@code msgpack} are the serializer again when it is an {@link InlineSerializer} or a
+     * {@link MsgpackSerializer} (else null), so the writer and reader test a field, not a type,
+     * for every value.
+     */
+    record Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes,
+            InlineSerializer<Object> inline, MsgpackSerializer<Object> msgpack) {
+        @SuppressWarnings("unchecked")
+        Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes) {
+            this(classId, hash, serializer, classes,
+                    serializer instanceof InlineSerializer<?> i ? (InlineSerializer<Object>) i : null,
+                    serializer instanceof MsgpackSerializer<?> m ? (MsgpackSerializer<Object>) m : null);
+        }
     }
 
     /** Interfaces tried, in this order, when a value's exact class has no class ID. */

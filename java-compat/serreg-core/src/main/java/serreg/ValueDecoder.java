@@ -1,6 +1,7 @@
 package serreg;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -93,7 +94,8 @@ final class ValueDecoder {
             throw new DeserializationException("an in-band section starts with an 8-byte ClassIDHash but only "
                     + section.remaining() + " bytes are there", 0);
         }
-        ClassIdHash hash = ClassIdHash.readFrom(section, section.position());
+        long bits = section.getLong(section.position());
+        ClassIdHash hash = ClassIdHash.fromLong(section.order() == ByteOrder.LITTLE_ENDIAN ? bits : Long.reverseBytes(bits));
         ByteBuffer body = section.slice(section.position() + ClassIdHash.SIZE, section.remaining() - ClassIdHash.SIZE);
         RegistrationTable.Registration registration = table.byHash(hash);
         if (registration == null) {

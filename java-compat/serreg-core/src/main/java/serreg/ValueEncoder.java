@@ -68,8 +68,9 @@ final class ValueEncoder {
     @SuppressWarnings("unchecked")
     <T> void writeBody(RegistrationTable.Registration registration, Object value, InBandWriter out) {
         try {
-            if (registration.serializer() instanceof MsgpackSerializer<?> msgpack) {
-                ((MsgpackSerializer<T>) msgpack).write((T) value, out);
+            MsgpackSerializer<Object> msgpack = registration.msgpack();
+            if (msgpack != null) {
+                msgpack.write(value, out);
             } else {
                 SerializationResult own = ((Serializer<T>) registration.serializer()).serialize((T) value);
                 out.writeRaw(own.inBand());

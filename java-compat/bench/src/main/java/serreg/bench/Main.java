@@ -39,11 +39,14 @@ public final class Main {
         OptionsBuilder builder = new OptionsBuilder();
         builder.parent(cli);
         if (cli.getIncludes().isEmpty()) {
-            builder.include(RoundTripBenchmark.class.getName() + ".roundTrip");
+            builder.include(RoundTripBenchmark.class.getName() + ".roundTrip$");
         }
         if (cli.getProfilers().stream().noneMatch(p -> p.getKlass().equals(GCProfiler.class.getName())
                 || p.getKlass().equals("gc"))) {
             builder.addProfiler(GCProfiler.class);
+        }
+        if (cli.getProfilers().stream().noneMatch(p -> p.getKlass().equals(CpuTimeProfiler.class.getName()))) {
+            builder.addProfiler(CpuTimeProfiler.class);
         }
         Options options = builder.build();
         Collection<RunResult> results = new Runner(options).run();
@@ -63,33 +66,42 @@ public final class Main {
         }
     }
 
-    private record Cell(double medianUs, double bytesPerOp) {
+    private record Cell(double medianUs, double cpuUs, double bytesPerOp) {
     }
 
     private static void printTable(Collection<RunResult> results) {
         Map<String, Map<String, Cell>> cells = new LinkedHashMap<>();
         for (RunResult r : results) {
+            if (!r.getParams().getBenchmark().endsWith(".roundTrip")) {
+                continue; // encode / decode alone: JMH's own summary above has them
+            }
             String payload = r.getParams().getParam("payload");
             String codec = r.getParams().getParam("codec");
             double median = r.getPrimaryResult().getStatistics().getPercentile(50.0);
             Result<?> alloc = r.getSecondaryResults().get("gc.alloc.rate.norm");
-            cells.computeIfAbsent(payload, p -> new LinkedHashMap<>())
-                    .put(codec, new Cell(median, alloc == null ? Double.NaN : alloc.getScore()));
+            Result<?> cpu = r.getSecondaryResults().get("cpu.time.norm");
+            cells.computeIfAbsent(payload, p -> new LinkedHashMap<>()).put(codec, new Cell(median,
+                    cpu == null ? Double.NaN : cpu.getScore() / 1000, alloc == null ? Double.NaN : alloc.getScore()));
         }
         System.out.println();
-        System.out.println("Median us per round trip (bytes allocated per round trip; frame bytes); last column:"
-                + " serreg's median over the fastest peer's.");
+        System.out.println("Per round trip: median wall time, CPU time (the JVM's, per op), bytes allocated; then the"
+                + " frame size. Last columns: serreg over the fastest peer, by wall median and by CPU time.");
         System.out.println();
         List<String> present = new ArrayList<>(CODECS);
-        System.out.println("| payload | " + String.join(" | ", present) + " | serreg / fastest peer |");
-        System.out.println("|---" + "|---".repeat(present.size() + 1) + "|");
+        StringBuilder head = new StringBuilder("| payload |");
+        for (String codec : present) {
+            head.append(' ').append(codec).append(": wall / CPU / alloc / frame |");
+        }
+        System.out.println(head + " serreg / fastest peer (wall) | (CPU) |");
+        System.out.println("|---" + "|---".repeat(present.size() + 2) + "|");
         for (String payload : Payloads.NAMES) {
             Map<String, Cell> row = cells.get(payload);
             if (row == null) {
                 continue;
             }
             StringBuilder line = new StringBuilder("| " + payload + " |");
-            double fastestPeer = Double.POSITIVE_INFINITY;
+            double fastestWall = Double.POSITIVE_INFINITY;
+            double fastestCpu = Double.POSITIVE_INFINITY;
             for (String codec : present) {
                 Cell c = row.get(codec);
                 if (c == null) {
@@ -97,20 +109,26 @@ public final class Main {
                     continue;
                 }
                 if (!codec.equals("serreg")) {
-                    fastestPeer = Math.min(fastestPeer, c.medianUs());
+                    fastestWall = Math.min(fastestWall, c.medianUs());
+                    fastestCpu = Math.min(fastestCpu, c.cpuUs());
                 }
-                line.append(String.format(Locale.ROOT, " %s (%s B; %s B) |", time(c.medianUs()), bytes(c.bytesPerOp()),
-                        bytes(RoundTripBenchmark.frameSize(codec, payload))));
+                line.append(String.format(Locale.ROOT, " %s / %s / %s B / %s B |", time(c.medianUs()), time(c.cpuUs()),
+                        bytes(c.bytesPerOp()), bytes(RoundTripBenchmark.frameSize(codec, payload))));
             }
             Cell serreg = row.get("serreg");
-            line.append(serreg == null || Double.isInfinite(fastestPeer) ? " - |"
-                    : String.format(Locale.ROOT, " %.2fx |", serreg.medianUs() / fastestPeer));
+            if (serreg == null || Double.isInfinite(fastestWall)) {
+                line.append(" - | - |");
+            } else {
+                line.append(String.format(Locale.ROOT, " %.2fx | %.2fx |", serreg.medianUs() / fastestWall,
+                        serreg.cpuUs() / fastestCpu));
+            }
             System.out.println(line);
         }
     }
 
     private static String time(double us) {
-        return us >= 100 ? String.format(Locale.ROOT, "%,.0f us", us) : String.format(Locale.ROOT, "%.3g us", us);
+        return Double.isNaN(us) ? "?" : us >= 100 ? String.format(Locale.ROOT, "%,.0f us", us)
+                : String.format(Locale.ROOT, "%.3g us", us);
     }
 
     private static String bytes(double b) {

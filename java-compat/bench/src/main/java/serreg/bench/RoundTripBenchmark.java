@@ -35,13 +35,15 @@ public class RoundTripBenchmark {
 
     private Codec impl;
     private Object value;
+    private byte[] encoded;
 
     @Setup
     public void setUp() {
         impl = Codec.named(codec, payload);
         Object original = Payloads.build(payload);
         value = impl.adapt(payload, original);
-        Object back = impl.unwrap(impl.decode(impl.encode(value)));
+        encoded = impl.encode(value);
+        Object back = impl.unwrap(impl.decode(encoded));
         if (!Payloads.same(original, back)) {
             throw new IllegalStateException(codec + " does not round-trip " + payload + ": got " + back);
         }
@@ -50,6 +52,18 @@ public class RoundTripBenchmark {
     @Benchmark
     public Object roundTrip() {
         return impl.decode(impl.encode(value));
+    }
+
+    /** Encoding alone (not in the default run: {@code Main} includes only {@link #roundTrip}). */
+    @Benchmark
+    public byte[] encode() {
+        return impl.encode(value);
+    }
+
+    /** Decoding alone, of the frame the setup encoded. */
+    @Benchmark
+    public Object decode() {
+        return impl.decode(encoded);
     }
 
     /** The frame a codec writes for a payload (for the table's frame sizes). */
