@@ -38,6 +38,9 @@ public final class InBandWriter {
     private final Class<?>[] seenClasses = new Class<?>[SEEN];
     private final RegistrationTable.Registration[] seenRegistrations = new RegistrationTable.Registration[SEEN];
     private int nextSeen;
+    /** The class of the last value written (and its registration): lists are mostly of one class. */
+    private Class<?> lastClass;
+    private RegistrationTable.Registration lastRegistration;
 
     /**
      * A writer for one document.
@@ -106,10 +109,19 @@ public final class InBandWriter {
             return encoder.registrationFor(null);
         }
         Class<?> cls = value.getClass();
+        if (cls == lastClass) {
+            return lastRegistration;
+        }
+        return registrationOfOther(value, cls);
+    }
+
+    private RegistrationTable.Registration registrationOfOther(Object value, Class<?> cls) {
         Class<?>[] classes = seenClasses;
-        for (int i = 0; i < classes.length; i++) {
+        for (int i = 0; i < SEEN; i++) {
             if (classes[i] == cls) {
-                return seenRegistrations[i];
+                lastClass = cls;
+                lastRegistration = seenRegistrations[i];
+                return lastRegistration;
             }
         }
         RegistrationTable.Registration found = encoder.registrationFor(value);
@@ -118,6 +130,8 @@ public final class InBandWriter {
             classes[slot] = cls;
             seenRegistrations[slot] = found;
             nextSeen = (slot + 1) & (SEEN - 1);
+            lastClass = cls;
+            lastRegistration = found;
         }
         return found;
     }

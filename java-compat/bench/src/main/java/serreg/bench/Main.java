@@ -76,7 +76,7 @@ public final class Main {
                 continue; // encode / decode alone: JMH's own summary above has them
             }
             String payload = r.getParams().getParam("payload");
-            String codec = r.getParams().getParam("codec");
+            String codec = r.getParams().getParam("serializer");
             double median = r.getPrimaryResult().getStatistics().getPercentile(50.0);
             Result<?> alloc = r.getSecondaryResults().get("gc.alloc.rate.norm");
             Result<?> cpu = r.getSecondaryResults().get("cpu.time.norm");

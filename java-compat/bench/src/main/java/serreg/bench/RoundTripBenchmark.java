@@ -15,8 +15,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Round trip of one payload through one codec: encode to a contiguous byte[], decode it back.
- * Every (payload, codec) pair runs in its own forked JVM, so no codec's code shapes another's
- * profile. The setup checks that the codec gives back the same data, so a codec that loses data
+ * Every (payload, serializer) pair runs in its own forked JVM, so no codec's code shapes another's
+ * profile; JMH orders the pairs by parameter name, so the four serializers of one payload run one
+ * after the other (close in time on a shared machine). The setup checks that the codec gives back the same data, so a codec that loses data
  * cannot win. Defaults (3 x 1 s warm-up, 7 x 1 s measurement, one fork) are those of issue 18's
  * table; {@link Main} adds the allocation profiler and prints the table.
  */
@@ -31,7 +32,7 @@ public class RoundTripBenchmark {
     public String payload;
 
     @Param({"serreg", "foryXlang", "foryJava", "msgpack"})
-    public String codec;
+    public String serializer;
 
     private Codec impl;
     private Object value;
@@ -39,13 +40,13 @@ public class RoundTripBenchmark {
 
     @Setup
     public void setUp() {
-        impl = Codec.named(codec, payload);
+        impl = Codec.named(serializer, payload);
         Object original = Payloads.build(payload);
         value = impl.adapt(payload, original);
         encoded = impl.encode(value);
         Object back = impl.unwrap(impl.decode(encoded));
         if (!Payloads.same(original, back)) {
-            throw new IllegalStateException(codec + " does not round-trip " + payload + ": got " + back);
+            throw new IllegalStateException(serializer + " does not round-trip " + payload + ": got " + back);
         }
     }
 
