@@ -120,7 +120,11 @@ public final class InBandReader {
         return limit - pos;
     }
 
-    /** Offset of the next unread byte, from the start of this reader's in-band bytes. */
+    /**
+     * Offset of the next unread byte, from the start of the in-band bytes this reader was given
+     * (a nested value read in place counts from there too, so the offsets in errors need no
+     * shifting on their way out).
+     */
     public long offset() {
         return pos - base;
     }

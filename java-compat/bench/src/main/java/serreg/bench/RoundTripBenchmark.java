@@ -18,13 +18,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * Every (payload, serializer) pair runs in its own forked JVM, so no codec's code shapes another's
  * profile; JMH orders the pairs by parameter name, so the four serializers of one payload run one
  * after the other (close in time on a shared machine). The setup checks that the codec gives back the same data, so a codec that loses data
- * cannot win. Defaults (3 x 1 s warm-up, 7 x 1 s measurement, one fork) are those of issue 18's
- * table; {@link Main} adds the allocation profiler and prints the table.
+ * cannot win. Defaults: 10 x 1 s warm-up (on a shared 2-core machine 3 s left serreg's code
+ * partly in C1-compiled form: its round trip kept speeding up for 10 s), 7 x 1 s measurement,
+ * one fork; {@link Main} adds the allocation and CPU-time profilers and prints the table.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 10, time = 1)
 @Measurement(iterations = 7, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
 public class RoundTripBenchmark {
