@@ -59,6 +59,11 @@ final class DecodeState {
         depth--;
     }
 
+    /** Nested values open (1 while the frame's top-level value is read, 0 outside any). */
+    int depth() {
+        return depth;
+    }
+
     /** What a frame may make Java allocate beyond its own size, however small the frame (see below). */
     static final long EXTRA_ALLOCATION_FLOOR = 1 << 20;
 

@@ -99,6 +99,34 @@ public final class InBandReader {
     }
 
     /**
+     * A list for {@code declared} items (a count {@link #readArrayHeader()} checked against the
+     * bytes left). Pre-sized to the count when this reader is reading the frame's top-level value:
+     * its in-band holds every item, so the list costs at most a few bytes per in-band byte. Inside
+     * nested values, where declared counts could add up across levels, as {@link #newList}.
+     *
+     * @param <T> the item type
+     * @param declared the count the array header declared
+     * @return an empty list
+     */
+    public <T> List<T> newListForItems(int declared) {
+        return state.depth() <= 1 ? new ArrayList<>(declared) : newList(declared);
+    }
+
+    /**
+     * A map for {@code declared} entries (a count {@link #readMapHeader()} checked), pre-sized as
+     * {@link #newListForItems} pre-sizes a list.
+     *
+     * @param <K> the key type
+     * @param <V> the value type
+     * @param declared the count the map header declared
+     * @return an empty insertion-ordered map
+     */
+    public <K, V> Map<K, V> newMapForEntries(int declared) {
+        int n = state.depth() <= 1 ? declared : Math.min(declared, MAX_PRESIZE);
+        return new LinkedHashMap<>(n + n / 3 + 1);
+    }
+
+    /**
      * Accounts for {@code bytes} a serializer must allocate that the frame does not hold (for
      * example a bitmap Arrow Java builds itself): the total of such allocations in one
      * deserialize call may not exceed the frame's size plus 1 MiB, so a small frame cannot cost
@@ -195,40 +223,99 @@ public final class InBandReader {
         return b <= 0x8f || b >= 0xde;
     }
 
+    /**
+     * Reads an array or map. One whose items are all scalars or nested values (ext 0) is filled
+     * directly; at the first item that is itself an array or map, the container, as far as it is
+     * filled, goes on an explicit stack of open containers, and the rest is read without
+     * recursion: msgpack nesting costs no thread stack (it is bounded by
+     * {@link Limits#maxMsgpackNesting()}). One method, so a level of nested values (ext 0, which
+     * do recurse, at most {@link Limits#maxDepth()} deep) costs few stack frames.
+     */
     private Object readContainer() {
+        long at = offset();
+        boolean map = isMap(peek());
+        int n = map ? readMapHeader() : readArrayHeader();
+        enterContainer(at);
+        Object container;
+        KeyCollisionGuard guard = null;
+        int left = n;
+        Object pendingKey = ContainerStack.NO_KEY;
+        boolean handedOver = false;
+        try {
+            flat: {
+                if (map) {
+                    Map<Object, Object> m = newMap(n);
+                    container = m;
+                    guard = n > KeyCollisionGuard.PER_KEY ? new KeyCollisionGuard(n, "map", at) : null;
+                    for (; left > 0; left--) {
+                        int b = peek();
+                        if (isContainer(b)) {
+                            break flat;
+                        }
+                        Object key = isExt(b) ? readNested() : readScalar(b);
+                        b = peek();
+                        if (isContainer(b)) {
+                            pendingKey = key;
+                            break flat;
+                        }
+                        Object value = isExt(b) ? readNested() : readScalar(b);
+                        if (guard != null) {
+                            guard.put(m, key, value);
+                        } else {
+                            KeyCollisionGuard.putFew(m, key, value, "map", at);
+                        }
+                    }
+                } else {
+                    List<Object> list = newList(n);
+                    container = list;
+                    for (; left > 0; left--) {
+                        int b = peek();
+                        if (isContainer(b)) {
+                            break flat;
+                        }
+                        list.add(isExt(b) ? readNested() : readScalar(b));
+                    }
+                }
+                return container;
+            }
+            handedOver = true;
+        } finally {
+            if (!handedOver) {
+                nesting--;
+            }
+        }
         if (open == null) {
             open = new ContainerStack();
         }
         ContainerStack open = this.open;
         int bottom = open.size;
+        open.push(container, map, left, at, pendingKey, guard);
         try {
             while (true) {
-                long at = offset();
+                long itemAt = offset();
                 int b = peek();
                 Object value;
                 if (isContainer(b)) {
-                    boolean map = isMap(b);
-                    int n = map ? readMapHeader() : readArrayHeader();
-                    enterContainer(at);
-                    Object container = map ? newMap(n) : newList(n);
-                    if (n > 0) {
-                        open.push(container, map, n, at);
+                    boolean isMap = isMap(b);
+                    int count = isMap ? readMapHeader() : readArrayHeader();
+                    enterContainer(itemAt);
+                    Object inner = isMap ? newMap(count) : newList(count);
+                    if (count > 0) {
+                        open.push(inner, isMap, count, itemAt, ContainerStack.NO_KEY,
+                                isMap && count > KeyCollisionGuard.PER_KEY ? new KeyCollisionGuard(count, "map", itemAt) : null);
                         continue;
                     }
                     nesting--;
-                    value = container;
+                    value = inner;
                 } else {
                     value = isExt(b) ? readNested() : readScalar(b);
                 }
-                while (true) {
+                while (open.add(value)) {
+                    value = open.pop();
+                    nesting--;
                     if (open.size == bottom) {
                         return value;
                     }
-                    if (!open.add(value)) {
-                        break;
-                    }
-                    value = open.pop();
-                    nesting--;
                 }
             }
         } finally {
@@ -702,7 +789,7 @@ public final class InBandReader {
      * to need counting).
      */
     private static final class ContainerStack {
-        private static final Object NO_KEY = new Object();
+        static final Object NO_KEY = new Object();
         Object[] containers = new Object[4];
         int[] left = new int[4];
         Object[] keys = new Object[4];
@@ -711,7 +798,7 @@ public final class InBandReader {
         boolean[] maps = new boolean[4];
         int size;
 
-        void push(Object container, boolean map, int n, long at) {
+        void push(Object container, boolean map, int n, long at, Object key, KeyCollisionGuard guard) {
             if (size == containers.length) {
                 int grown = size * 2;
                 containers = java.util.Arrays.copyOf(containers, grown);
@@ -723,9 +810,9 @@ public final class InBandReader {
             }
             containers[size] = container;
             left[size] = n;
-            keys[size] = NO_KEY;
+            keys[size] = key;
             maps[size] = map;
-            guards[size] = map && n > KeyCollisionGuard.PER_KEY ? new KeyCollisionGuard(n, "map", at) : null;
+            guards[size] = guard;
             offsets[size] = at;
             size++;
         }

@@ -35,8 +35,8 @@ public final class InBandWriter {
     private final boolean pooled;
     /** The classes met last and their registrations (replaced round-robin). */
     private static final int SEEN = 4;
-    private final Class<?>[] seenClasses = new Class<?>[SEEN];
-    private final RegistrationTable.Registration[] seenRegistrations = new RegistrationTable.Registration[SEEN];
+    private Class<?>[] seenClasses;
+    private RegistrationTable.Registration[] seenRegistrations;
     private int nextSeen;
     /** The class of the last value written (and its registration): lists are mostly of one class. */
     private Class<?> lastClass;
@@ -116,6 +116,10 @@ public final class InBandWriter {
     }
 
     private RegistrationTable.Registration registrationOfOther(Object value, Class<?> cls) {
+        if (seenClasses == null) {
+            seenClasses = new Class<?>[SEEN];
+            seenRegistrations = new RegistrationTable.Registration[SEEN];
+        }
         Class<?>[] classes = seenClasses;
         for (int i = 0; i < SEEN; i++) {
             if (classes[i] == cls) {

@@ -1,7 +1,5 @@
 package serreg;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * Strict UTF-8 for msgpack str, without encoder or decoder objects: the writer and the reader
  * call these on their own byte arrays. Text that is not valid UTF-16 (a lone surrogate) is not
@@ -86,10 +84,11 @@ final class Utf8 {
      *
      * @return the text, or null if the bytes are not well-formed UTF-8
      */
+    @SuppressWarnings("deprecation") // String(byte[], int hibyte, ...): the shortest way to a Latin-1 string
     static String decode(byte[] b, int from, int length) {
         int end = from + length;
         if (isAscii(b, from, end)) {
-            return new String(b, from, length, StandardCharsets.ISO_8859_1);
+            return new String(b, 0, from, length);
         }
         char[] out = new char[length];
         int n = 0;

@@ -46,7 +46,9 @@ final class ValueDecoder {
         List<ByteBuffer> buffers = view.outOfBand();
         long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * buffers.size();
         try {
-            return readTopLevel(view.inBand(), buffers, callLimits, FrameReader.frameLength(frame));
+            long total = frame.getLong(frame.position() + 24); // checked by FrameReader.read
+            return readTopLevel(view.inBand(), buffers, callLimits,
+                    frame.order() == ByteOrder.LITTLE_ENDIAN ? total : Long.reverseBytes(total));
         } catch (DeserializationException e) {
             throw e.shiftOffset(inBandOffset);
         }

@@ -1,6 +1,8 @@
 package serreg.wire;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.GatheringByteChannel;
@@ -17,6 +19,8 @@ import serreg.SerializationException;
 public final class FrameWriter {
     static final byte[] MAGIC = {'S', 'R', 'E', 'G'};
     static final byte VERSION = 1;
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(FrameLayout.ALIGNMENT).asReadOnlyBuffer();
 
     private FrameWriter() {
@@ -109,17 +113,25 @@ public final class FrameWriter {
         // One array, written in place: header, table, in-band, each buffer at its aligned offset
         // (a new array is zero, so the padding is already there), then the trailer of a signed frame.
         byte[] frame = new byte[(int) total];
-        ByteBuffer out = ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN);
-        out.put(0, MAGIC).put(4, VERSION).put(5, (byte) (key != null ? FrameSignature.FLAG_SIGNED : 0));
-        out.putInt(8, k).putLong(16, inBandLength).putLong(24, total);
-        inBand.duplicate().get(frame, (int) inBandOffset, inBandLength);
+        System.arraycopy(MAGIC, 0, frame, 0, MAGIC.length);
+        frame[4] = VERSION;
+        frame[5] = (byte) (key != null ? FrameSignature.FLAG_SIGNED : 0);
+        INT_LE.set(frame, 8, k);
+        LONG_LE.set(frame, 16, (long) inBandLength);
+        LONG_LE.set(frame, 24, total);
+        if (inBand.hasArray()) {
+            System.arraycopy(inBand.array(), inBand.arrayOffset() + inBand.position(), frame, (int) inBandOffset, inBandLength);
+        } else {
+            inBand.duplicate().get(frame, (int) inBandOffset, inBandLength);
+        }
         long at = inBandOffset + inBandLength;
         for (int i = 0; i < k; i++) {
             ByteBuffer b = oob.get(i);
             int length = b.remaining();
             at = FrameLayout.align64(at);
             int entry = FrameLayout.HEADER_SIZE + FrameLayout.TABLE_ENTRY_SIZE * i;
-            out.putLong(entry, at).putLong(entry + 8, length);
+            LONG_LE.set(frame, entry, at);
+            LONG_LE.set(frame, entry + 8, (long) length);
             b.duplicate().get(frame, (int) at, length);
             at += length;
         }
