@@ -43,7 +43,7 @@ final class DecodeState {
     }
 
     void end() {
-        CURRENT.remove();
+        CURRENT.set(null); // keeps the thread's map entry: the next call sets it without allocating one
     }
 
     /** Opens one nested value; {@code at} is the offset of its in-band section (for the error). */
@@ -57,6 +57,11 @@ final class DecodeState {
 
     void exitValue() {
         depth--;
+    }
+
+    /** Nested values open (1 while the frame's top-level value is read, 0 outside any). */
+    int depth() {
+        return depth;
     }
 
     /** What a frame may make Java allocate beyond its own size, however small the frame (see below). */

@@ -1,21 +1,13 @@
 package serreg;
 
-import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.msgpack.core.MessageFormat;
-import org.msgpack.core.MessagePack;
-import org.msgpack.core.MessagePackException;
-import org.msgpack.core.MessageUnpacker;
-import org.msgpack.value.ValueType;
 
 /**
  * Reads one serializer's in-band msgpack document, resolving ext 0 nested values through the
@@ -27,6 +19,10 @@ import org.msgpack.value.ValueType;
  * ext types other than 0 are rejected (section 3). Errors carry the byte offset inside the
  * in-band bytes this reader was given. Not thread-safe.
  *
+ * <p>Decoding reads the given buffer where it lies (its backing array, or the buffer itself when
+ * it is direct or read-only): nothing is copied first. A nested value whose serializer is a
+ * {@link MsgpackSerializer} is read in place by this same reader, bounded to its ext 0 payload.
+ *
  * <p>Hostile input: a str, bin or ext that declares more bytes than follow, and an array or map
  * that declares more items than the bytes left could hold (every item takes at least one byte),
  * are rejected before anything is allocated for them; arrays and maps nested deeper than
@@ -34,29 +30,100 @@ import org.msgpack.value.ValueType;
  * beyond a small bound, so memory grows only with the items actually present.
  */
 public final class InBandReader {
-    private final ValueDecoder decoder;
-    private final ByteBuffer inBand;
-    private final Iterator<ByteBuffer> outOfBand;
-    private final MessageUnpacker unpacker;
-    private final DecodeState state;
-    /** Arrays and maps open in this document. */
-    private int nesting;
+    /** msgpack-core's name for each first byte, for {@link #nextFormat()} and the messages. */
+    private static final MessageFormat[] FORMATS = new MessageFormat[256];
 
-    /** Initial capacity of a decoded list: a declared count is not trusted beyond this. */
-    private static final int MAX_PRESIZE = 1024;
-
-    public InBandReader(SerializerRegistry registry, ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
-        this.decoder = registry.decoder();
-        this.inBand = onHeap(inBand);
-        this.outOfBand = outOfBand;
-        this.unpacker = MessagePack.newDefaultUnpacker(this.inBand.duplicate());
-        DecodeState current = DecodeState.current();
-        this.state = current != null ? current : DecodeState.detached(registry.limits(), this.inBand.remaining());
+    static {
+        for (int b = 0; b < 256; b++) {
+            FORMATS[b] = MessageFormat.valueOf((byte) b);
+        }
     }
 
-    /** A list for {@code declared} items, pre-sized no further than the bytes and a small bound allow. */
+    /** Initial capacity of a decoded list or map: a declared count is not trusted beyond this. */
+    private static final int MAX_PRESIZE = 1024;
+
+    private final ValueDecoder decoder;
+    /** The in-band bytes (position 0 = offset 0); views and slices are cut from it. */
+    private final ByteBuffer source;
+    /** The source's backing array, or null to read through {@link #source} (direct or read-only). */
+    private final byte[] array;
+    /** Index in {@link #array} of offset 0 (0 without an array). */
+    private final int base;
+    /** Index of the next unread byte (an array index, or a source index when there is no array). */
+    private int pos;
+    /** Index just past the bytes this reader may read (the end of a nested value while it is read). */
+    private int limit;
+    private final Iterator<ByteBuffer> outOfBand;
+    private final DecodeState state;
+    /** Arrays and maps open in the document being read (each nested in-band counts from 0). */
+    private int nesting;
+    /** Copy of a str's bytes when there is no backing array. */
+    private byte[] scratch;
+    /** The stack of arrays and maps being filled, shared by nested documents read in place. */
+    private ContainerStack open;
+    /** The last ClassIDHash met in an ext 0 and its registration (lists are mostly of one class). */
+    private long lastHash;
+    private RegistrationTable.Registration lastRegistration;
+
+    public InBandReader(SerializerRegistry registry, ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
+        this(registry.decoder(), inBand, outOfBand, null);
+    }
+
+    /** A reader within a deserialize call whose state the caller already holds (null: look it up). */
+    InBandReader(ValueDecoder decoder, ByteBuffer inBand, Iterator<ByteBuffer> outOfBand, DecodeState state) {
+        this.decoder = decoder;
+        this.source = inBand.slice();
+        if (source.hasArray()) {
+            this.array = source.array();
+            this.base = source.arrayOffset();
+        } else {
+            this.array = null;
+            this.base = 0;
+        }
+        this.pos = base;
+        this.limit = base + source.remaining();
+        this.outOfBand = outOfBand;
+        DecodeState current = state != null ? state : DecodeState.current();
+        this.state = current != null ? current : DecodeState.detached(decoder.limits(), source.remaining());
+    }
+
+    /**
+     * A list for {@code declared} items, pre-sized no further than a small bound allows.
+     *
+     * @param <T> the item type
+     * @param declared the count an array header declares
+     * @return an empty list
+     */
     public static <T> List<T> newList(int declared) {
         return new ArrayList<>(Math.min(declared, MAX_PRESIZE));
+    }
+
+    /**
+     * A list for {@code declared} items (a count {@link #readArrayHeader()} checked against the
+     * bytes left). Pre-sized to the count when this reader is reading the frame's top-level value:
+     * its in-band holds every item, so the list costs at most a few bytes per in-band byte. Inside
+     * nested values, where declared counts could add up across levels, as {@link #newList}.
+     *
+     * @param <T> the item type
+     * @param declared the count the array header declared
+     * @return an empty list
+     */
+    public <T> List<T> newListForItems(int declared) {
+        return state.depth() <= 1 ? new ArrayList<>(declared) : newList(declared);
+    }
+
+    /**
+     * A map for {@code declared} entries (a count {@link #readMapHeader()} checked), pre-sized as
+     * {@link #newListForItems} pre-sizes a list.
+     *
+     * @param <K> the key type
+     * @param <V> the value type
+     * @param declared the count the map header declared
+     * @return an empty insertion-ordered map
+     */
+    public <K, V> Map<K, V> newMapForEntries(int declared) {
+        int n = state.depth() <= 1 ? declared : Math.min(declared, MAX_PRESIZE);
+        return new LinkedHashMap<>(n + n / 3 + 1);
     }
 
     /**
@@ -78,27 +145,60 @@ public final class InBandReader {
 
     /** Bytes of this in-band not read yet. */
     public long remaining() {
-        return inBand.limit() - offset();
+        return limit - pos;
     }
 
     /**
-     * msgpack-core reads direct memory through JDK internals that Java 17 does not export, so a
-     * direct in-band is copied to the heap once (nested readers then slice that copy). In-band
-     * bytes are small by design: the large data travels in the OOB buffers, which stay views.
+     * Offset of the next unread byte, from the start of the in-band bytes this reader was given
+     * (a nested value read in place counts from there too, so the offsets in errors need no
+     * shifting on their way out).
      */
-    private static ByteBuffer onHeap(ByteBuffer inBand) {
-        if (!inBand.isDirect()) {
-            return inBand.slice();
-        }
-        ByteBuffer copy = ByteBuffer.allocate(inBand.remaining());
-        copy.put(inBand.duplicate()).flip();
-        return copy;
+    public long offset() {
+        return pos - base;
     }
 
-    /** Offset of the next unread byte, from the start of this reader's in-band bytes. */
-    public long offset() {
-        return unpacker.getTotalReadBytes();
+    // ---- bytes ----
+
+    private int u8(int i) {
+        return array != null ? array[i] & 0xff : source.get(i) & 0xff;
     }
+
+    private int u16(int i) {
+        return array != null ? Bytes.getShortBE(array, i) & 0xffff : source.getShort(i) & 0xffff;
+    }
+
+    private long u32(int i) {
+        return (array != null ? Bytes.getIntBE(array, i) : source.getInt(i)) & 0xffffffffL;
+    }
+
+    private long i64(int i) {
+        return array != null ? Bytes.getLongBE(array, i) : source.getLong(i);
+    }
+
+    /** The first byte of the next value, not consumed. */
+    private int peek() {
+        if (pos >= limit) {
+            throw error("the in-band ends before the value is complete", offset());
+        }
+        return u8(pos);
+    }
+
+    /** Checks that the {@code n} bytes after the first byte of the value at {@code pos} are there. */
+    private void needHeader(int n, String what) {
+        if (n > limit - pos - 1) {
+            throw error("malformed msgpack " + what + ": the in-band ends inside its header", offset());
+        }
+    }
+
+    /** Length of a str, bin or ext payload (a u32 may exceed an int), checked against the bytes left. */
+    private int payloadLength(long length, long at, String what) {
+        if (length > limit - pos) {
+            throw error(what + " of " + length + " bytes runs past the end of the in-band", at);
+        }
+        return (int) length;
+    }
+
+    // ---- any value ----
 
     /**
      * Reads any value. Arrays and maps are built with an explicit stack of open containers, not
@@ -107,49 +207,127 @@ public final class InBandReader {
      * {@link Limits#maxDepth()} deep.
      */
     public Object readValue() {
-        ValueType type = nextFormat().getValueType();
-        if (type == ValueType.ARRAY || type == ValueType.MAP) {
-            return readContainer();
-        }
-        return type == ValueType.EXTENSION ? readNested() : readScalar();
+        int b = peek();
+        return isContainer(b) ? readContainer() : isExt(b) ? readNested() : readScalar(b);
     }
 
-    /** An array or map being filled. */
-    private static final class Open {
-        final List<Object> list;
-        final Map<Object, Object> map;
-        final KeyCollisionGuard guard;
-        int left;
-        Object key;
-        boolean haveKey;
+    private static boolean isContainer(int b) {
+        return (b >= 0x80 && b <= 0x9f) || (b >= 0xdc && b <= 0xdf);
+    }
 
-        Open(List<Object> list, Map<Object, Object> map, KeyCollisionGuard guard, int left) {
-            this.list = list;
-            this.map = map;
-            this.guard = guard;
-            this.left = left;
-        }
+    private static boolean isExt(int b) {
+        return (b >= 0xd4 && b <= 0xd8) || (b >= 0xc7 && b <= 0xc9);
+    }
 
-        /** Adds an item (a map's key, then its value); true when the container is complete. */
-        boolean add(Object item) {
-            if (list != null) {
-                list.add(item);
-                return --left == 0;
+    private static boolean isMap(int b) {
+        return b <= 0x8f || b >= 0xde;
+    }
+
+    /**
+     * Reads an array or map. One whose items are all scalars or nested values (ext 0) is filled
+     * directly; at the first item that is itself an array or map, the container, as far as it is
+     * filled, goes on an explicit stack of open containers, and the rest is read without
+     * recursion: msgpack nesting costs no thread stack (it is bounded by
+     * {@link Limits#maxMsgpackNesting()}). One method, so a level of nested values (ext 0, which
+     * do recurse, at most {@link Limits#maxDepth()} deep) costs few stack frames.
+     */
+    private Object readContainer() {
+        long at = offset();
+        boolean map = isMap(peek());
+        int n = map ? readMapHeader() : readArrayHeader();
+        enterContainer(at);
+        Object container;
+        KeyCollisionGuard guard = null;
+        int left = n;
+        Object pendingKey = ContainerStack.NO_KEY;
+        boolean handedOver = false;
+        try {
+            flat: {
+                if (map) {
+                    Map<Object, Object> m = newMap(n);
+                    container = m;
+                    guard = n > KeyCollisionGuard.PER_KEY ? new KeyCollisionGuard(n, "map", at) : null;
+                    for (; left > 0; left--) {
+                        int b = peek();
+                        if (isContainer(b)) {
+                            break flat;
+                        }
+                        Object key = isExt(b) ? readNested() : readScalar(b);
+                        b = peek();
+                        if (isContainer(b)) {
+                            pendingKey = key;
+                            break flat;
+                        }
+                        Object value = isExt(b) ? readNested() : readScalar(b);
+                        if (guard != null) {
+                            guard.put(m, key, value);
+                        } else {
+                            KeyCollisionGuard.putFew(m, key, value, "map", at);
+                        }
+                    }
+                } else {
+                    List<Object> list = newList(n);
+                    container = list;
+                    for (; left > 0; left--) {
+                        int b = peek();
+                        if (isContainer(b)) {
+                            break flat;
+                        }
+                        list.add(isExt(b) ? readNested() : readScalar(b));
+                    }
+                }
+                return container;
             }
-            if (!haveKey) {
-                key = item;
-                haveKey = true;
-                return false;
+            handedOver = true;
+        } finally {
+            if (!handedOver) {
+                nesting--;
             }
-            guard.put(map, key, item);
-            key = null;
-            haveKey = false;
-            return --left == 0;
         }
+        if (open == null) {
+            open = new ContainerStack();
+        }
+        ContainerStack open = this.open;
+        int bottom = open.size;
+        open.push(container, map, left, at, pendingKey, guard);
+        try {
+            while (true) {
+                long itemAt = offset();
+                int b = peek();
+                Object value;
+                if (isContainer(b)) {
+                    boolean isMap = isMap(b);
+                    int count = isMap ? readMapHeader() : readArrayHeader();
+                    enterContainer(itemAt);
+                    Object inner = isMap ? newMap(count) : newList(count);
+                    if (count > 0) {
+                        open.push(inner, isMap, count, itemAt, ContainerStack.NO_KEY,
+                                isMap && count > KeyCollisionGuard.PER_KEY ? new KeyCollisionGuard(count, "map", itemAt) : null);
+                        continue;
+                    }
+                    nesting--;
+                    value = inner;
+                } else {
+                    value = isExt(b) ? readNested() : readScalar(b);
+                }
+                while (open.add(value)) {
+                    value = open.pop();
+                    nesting--;
+                    if (open.size == bottom) {
+                        return value;
+                    }
+                }
+            }
+        } finally {
+            nesting -= open.size - bottom;
+            open.truncate(bottom);
+        }
+    }
 
-        Object value() {
-            return list != null ? list : map;
-        }
+    /** A map for {@code declared} entries, pre-sized (load factor 0.75) no further than a small bound. */
+    private static Map<Object, Object> newMap(int declared) {
+        int n = Math.min(declared, MAX_PRESIZE);
+        return new LinkedHashMap<>(n + n / 3 + 1);
     }
 
     private void enterContainer(long at) {
@@ -161,126 +339,219 @@ public final class InBandReader {
         nesting++;
     }
 
-    private Object readContainer() {
-        java.util.ArrayDeque<Open> open = new java.util.ArrayDeque<>();
-        try {
-            while (true) {
-                long at = offset();
-                ValueType type = nextFormat().getValueType();
-                Object value;
-                if (type == ValueType.ARRAY || type == ValueType.MAP) {
-                    int n = type == ValueType.ARRAY ? readArrayHeader() : readMapHeader();
-                    enterContainer(at);
-                    Open container = type == ValueType.ARRAY ? new Open(newList(n), null, null, n)
-                            : new Open(null, new LinkedHashMap<>(), new KeyCollisionGuard(n, "map", at), n);
-                    if (n > 0) {
-                        open.push(container);
-                        continue;
-                    }
-                    nesting--;
-                    value = container.value();
-                } else {
-                    value = type == ValueType.EXTENSION ? readNested() : readScalar();
-                }
-                while (true) {
-                    Open top = open.peek();
-                    if (top == null) {
-                        return value;
-                    }
-                    if (!top.add(value)) {
-                        break;
-                    }
-                    open.pop();
-                    nesting--;
-                    value = top.value();
-                }
-            }
-        } finally {
-            nesting -= open.size();
+    /** Any value but an array or map, whose first byte is {@code b}. */
+    private Object readScalar(int b) {
+        if (b <= 0x7f) {
+            pos++;
+            return (long) b;
+        }
+        if (b >= 0xe0) {
+            pos++;
+            return (long) (byte) b;
+        }
+        if (b >= 0xa0 && b <= 0xbf || b >= 0xd9 && b <= 0xdb) {
+            return readString();
+        }
+        switch (b) {
+            case 0xc0:
+                pos++;
+                return null;
+            case 0xc2:
+                pos++;
+                return Boolean.FALSE;
+            case 0xc3:
+                pos++;
+                return Boolean.TRUE;
+            case 0xcb:
+            case 0xca:
+                return readDouble();
+            case 0xc4:
+            case 0xc5:
+            case 0xc6:
+                return readBinary();
+            case 0xc7:
+            case 0xc8:
+            case 0xc9:
+            case 0xd4:
+            case 0xd5:
+            case 0xd6:
+            case 0xd7:
+            case 0xd8:
+                return readNested();
+            case 0xc1:
+                throw error("byte 0xc1 is not a msgpack value (msgpack never uses it)", offset());
+            default:
+                return readInteger(); // 0xcc..0xd3
         }
     }
 
-    private Object readScalar() {
-        long at = offset();
-        MessageFormat format = nextFormat();
-        try {
-            switch (format.getValueType()) {
-                case NIL:
-                    unpacker.unpackNil();
-                    return null;
-                case BOOLEAN:
-                    return unpacker.unpackBoolean();
-                case INTEGER:
-                    return readInteger();
-                case FLOAT:
-                    return readDouble();
-                case STRING:
-                    return readString();
-                case BINARY:
-                    return readBinary();
-                default:
-                    throw error("unexpected msgpack format " + format, at);
-            }
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack: " + e.getMessage(), at, e);
-        }
-    }
-
-    /** Reads an ext 0 nested value (section 3). */
+    /**
+     * Reads an ext 0 nested value (section 3): its in-band section, a ClassIDHash and the nested
+     * serializer's in-band. A {@link MsgpackSerializer}'s value is read by this reader, bounded to
+     * the section; any other goes through the decoder with a view of the section. One method, so
+     * each level of nested values costs few stack frames (values may nest {@code maxDepth} deep).
+     */
+    @SuppressWarnings("unchecked")
     private Object readNested() {
         long at = offset();
-        org.msgpack.core.ExtensionTypeHeader header;
+        int b = u8(pos);
+        long length;
+        int header;
+        if (b >= 0xd4 && b <= 0xd8) {
+            needHeader(1, "ext");
+            length = 1L << (b - 0xd4);
+            header = 2;
+        } else if (b == 0xc7) {
+            needHeader(2, "ext");
+            length = u8(pos + 1);
+            header = 3;
+        } else if (b == 0xc8) {
+            needHeader(3, "ext");
+            length = u16(pos + 1);
+            header = 4;
+        } else {
+            needHeader(5, "ext");
+            length = u32(pos + 1);
+            header = 6;
+        }
+        byte type = (byte) u8(pos + header - 1);
+        if (type != 0) {
+            throw error("msgpack ext type " + type + " is reserved; serreg uses only ext 0", at);
+        }
+        pos += header;
+        int n = payloadLength(length, at, "ext 0 payload");
+        int start = pos;
+        int end = start + n;
+        pos = end;
+        RegistrationTable.Registration registration = null;
+        if (n >= 8) {
+            long hash = array != null ? Bytes.getLongLE(array, start) : Long.reverseBytes(source.getLong(start));
+            registration = lastRegistration != null && hash == lastHash ? lastRegistration : decoder.registration(hash);
+            if (registration != null) {
+                lastHash = hash;
+                lastRegistration = registration;
+            }
+        }
+        MsgpackSerializer<Object> msgpack = registration == null ? null : registration.msgpack();
+        if (msgpack == null) {
+            try {
+                return decoder.readSection(source.slice(start - base, n), outOfBand, false);
+            } catch (DeserializationException e) {
+                throw e.shiftOffset(start - base);
+            }
+        }
+        int savedLimit = limit;
+        int savedNesting = nesting;
+        state.enterValue(start - base);
         try {
-            header = unpacker.unpackExtensionTypeHeader();
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack ext: " + e.getMessage(), at, e);
-        }
-        if (header.getType() != 0) {
-            throw error("msgpack ext type " + header.getType() + " is reserved; serreg uses only ext 0", at);
-        }
-        int start = (int) offset();
-        int length = header.getLength();
-        if (length < 0 || start + (long) length > inBand.limit()) {
-            throw error("ext 0 payload of " + Integer.toUnsignedString(length) + " bytes runs past the end of the in-band", at);
-        }
-        try {
-            unpacker.readPayloadAsReference(length);
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack ext: " + e.getMessage(), at, e);
-        }
-        ByteBuffer section = inBand.slice(start, length);
-        try {
-            return decoder.readSection(section, outOfBand, false);
+            limit = end;
+            pos = start + 8;
+            nesting = 0;
+            Object value = msgpack.read(this);
+            expectEnd();
+            return value;
         } catch (DeserializationException e) {
-            throw e.shiftOffset(start);
+            throw e.enclosedIn(registration.classId()); // offsets are already from this reader's start
+        } catch (SerregException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+        } finally {
+            state.exitValue();
+            limit = savedLimit;
+            nesting = savedNesting;
+            pos = end;
         }
     }
+
+    // ---- typed reads ----
 
     public Object readInteger() {
         long at = offset();
-        MessageFormat format = nextFormat();
-        try {
-            if (format == MessageFormat.UINT64) {
-                BigInteger v = unpacker.unpackBigInteger();
-                return v.bitLength() < 64 ? (Object) v.longValue() : v;
-            }
-            if (format.getValueType() != ValueType.INTEGER) {
-                throw error("expected an int, found " + format, at);
-            }
-            return unpacker.unpackLong();
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack int: " + e.getMessage(), at, e);
+        int b = peek();
+        if (b <= 0x7f) {
+            pos++;
+            return (long) b;
         }
+        if (b >= 0xe0) {
+            pos++;
+            return (long) (byte) b;
+        }
+        if (b == 0xcf) {
+            needHeader(8, "int");
+            long bits = i64(pos + 1);
+            pos += 9;
+            return bits >= 0 ? (Object) bits : new BigInteger(Long.toUnsignedString(bits));
+        }
+        return readSmallInteger(b, at);
+    }
+
+    /** An int other than a fixint and uint64 (0xcc..0xce, 0xd0..0xd3). */
+    private long readSmallInteger(int b, long at) {
+        long v;
+        switch (b) {
+            case 0xcc -> {
+                needHeader(1, "int");
+                v = u8(pos + 1);
+                pos += 2;
+            }
+            case 0xcd -> {
+                needHeader(2, "int");
+                v = u16(pos + 1);
+                pos += 3;
+            }
+            case 0xce -> {
+                needHeader(4, "int");
+                v = u32(pos + 1);
+                pos += 5;
+            }
+            case 0xd0 -> {
+                needHeader(1, "int");
+                v = (byte) u8(pos + 1);
+                pos += 2;
+            }
+            case 0xd1 -> {
+                needHeader(2, "int");
+                v = (short) u16(pos + 1);
+                pos += 3;
+            }
+            case 0xd2 -> {
+                needHeader(4, "int");
+                v = (int) u32(pos + 1);
+                pos += 5;
+            }
+            case 0xd3 -> {
+                needHeader(8, "int");
+                v = i64(pos + 1);
+                pos += 9;
+            }
+            default -> throw unexpected(b, "an int", at);
+        }
+        return v;
     }
 
     /** Reads an int that must fit in a long. */
     public long readLong() {
         long at = offset();
-        Object v = readInteger();
-        if (v instanceof Long l) {
-            return l;
+        int b = peek();
+        if (b <= 0x7f) {
+            pos++;
+            return b;
         }
-        throw error("integer " + v + " does not fit in 64 signed bits", at);
+        if (b >= 0xe0) {
+            pos++;
+            return (byte) b;
+        }
+        if (b == 0xcf) {
+            needHeader(8, "int");
+            long bits = i64(pos + 1);
+            if (bits < 0) {
+                throw error("integer " + Long.toUnsignedString(bits) + " does not fit in 64 signed bits", at);
+            }
+            pos += 9;
+            return bits;
+        }
+        return readSmallInteger(b, at);
     }
 
     /** Reads an int in [lo, hi]. */
@@ -294,63 +565,107 @@ public final class InBandReader {
     }
 
     public boolean readBoolean() {
-        long at = offset();
-        expect(ValueType.BOOLEAN, "a bool");
-        try {
-            return unpacker.unpackBoolean();
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack bool", at, e);
+        int b = peek();
+        if (b != 0xc2 && b != 0xc3) {
+            throw unexpected(b, "a bool", offset());
         }
+        pos++;
+        return b == 0xc3;
     }
 
     /** Reads a float 64; a float 32 is an error here (section 3). */
     public double readDouble() {
         long at = offset();
-        MessageFormat format = nextFormat();
-        if (format != MessageFormat.FLOAT64) {
-            throw error("expected a float 64, found " + format
-                    + (format == MessageFormat.FLOAT32 ? " (float 32 is only valid inside numpy.float32/complex64)" : ""), at);
+        int b = peek();
+        if (b != 0xcb) {
+            throw b == 0xca ? error("expected a float 64, found FLOAT32 (float 32 is only valid inside"
+                    + " numpy.float32/complex64)", at) : unexpected(b, "a float 64", at);
         }
-        try {
-            return unpacker.unpackDouble();
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack float", at, e);
-        }
+        needHeader(8, "float");
+        double v = Double.longBitsToDouble(i64(pos + 1));
+        pos += 9;
+        return v;
     }
 
     /** Reads a float 32 (numpy.float32 and numpy.complex64 only). */
     public float readFloat() {
         long at = offset();
-        if (nextFormat() != MessageFormat.FLOAT32) {
-            throw error("expected a float 32, found " + nextFormat(), at);
+        int b = peek();
+        if (b != 0xca) {
+            throw unexpected(b, "a float 32", at);
         }
-        try {
-            return unpacker.unpackFloat();
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack float", at, e);
-        }
+        needHeader(4, "float");
+        float v = Float.intBitsToFloat((int) u32(pos + 1));
+        pos += 5;
+        return v;
     }
 
     /** Reads a msgpack str as strict UTF-8. */
     public String readString() {
         long at = offset();
-        expect(ValueType.STRING, "a str");
-        ByteBuffer bytes = readPayload(() -> unpacker.unpackRawStringHeader(), at);
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(bytes).toString();
-        } catch (CharacterCodingException e) {
-            throw new DeserializationException("str is not valid UTF-8", at, e);
+        int b = peek();
+        long length;
+        if (b >= 0xa0 && b <= 0xbf) {
+            length = b & 0x1f;
+            pos += 1;
+        } else if (b == 0xd9) {
+            needHeader(1, "str");
+            length = u8(pos + 1);
+            pos += 2;
+        } else if (b == 0xda) {
+            needHeader(2, "str");
+            length = u16(pos + 1);
+            pos += 3;
+        } else if (b == 0xdb) {
+            needHeader(4, "str");
+            length = u32(pos + 1);
+            pos += 5;
+        } else {
+            throw unexpected(b, "a str", offset());
         }
+        int n = payloadLength(length, at, "payload");
+        int start = pos;
+        pos += n;
+        String s;
+        if (array != null) {
+            s = Utf8.decode(array, start, n);
+        } else {
+            if (scratch == null || scratch.length < n) {
+                scratch = new byte[Math.max(n, 64)];
+            }
+            source.get(start, scratch, 0, n);
+            s = Utf8.decode(scratch, 0, n);
+        }
+        if (s == null) {
+            throw new DeserializationException("str is not valid UTF-8", at);
+        }
+        return s;
     }
 
     /** Reads a msgpack bin as a view of the in-band bytes (no copy). */
     public ByteBuffer readBinaryView() {
         long at = offset();
-        expect(ValueType.BINARY, "a bin");
-        return readPayload(() -> unpacker.unpackBinaryHeader(), at);
+        int b = peek();
+        long length;
+        if (b == 0xc4) {
+            needHeader(1, "bin");
+            length = u8(pos + 1);
+            pos += 2;
+        } else if (b == 0xc5) {
+            needHeader(2, "bin");
+            length = u16(pos + 1);
+            pos += 3;
+        } else if (b == 0xc6) {
+            needHeader(4, "bin");
+            length = u32(pos + 1);
+            pos += 5;
+        } else {
+            throw unexpected(b, "a bin", offset());
+        }
+        int n = payloadLength(length, at, "payload");
+        ByteBuffer view = source.slice(pos - base, n);
+        pos += n;
+        return view;
     }
 
     /** Reads a msgpack bin into a fresh array. */
@@ -367,18 +682,27 @@ public final class InBandReader {
      */
     public int readArrayHeader() {
         long at = offset();
-        expect(ValueType.ARRAY, "an array");
-        int n;
-        try {
-            n = unpacker.unpackArrayHeader();
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack array: " + e.getMessage(), at, e);
+        int b = peek();
+        long n;
+        if (b >= 0x90 && b <= 0x9f) {
+            n = b & 0x0f;
+            pos += 1;
+        } else if (b == 0xdc) {
+            needHeader(2, "array");
+            n = u16(pos + 1);
+            pos += 3;
+        } else if (b == 0xdd) {
+            needHeader(4, "array");
+            n = u32(pos + 1);
+            pos += 5;
+        } else {
+            throw unexpected(b, "an array", offset());
         }
         if (n > remaining()) {
-            throw error("msgpack array declares " + Integer.toUnsignedString(n) + " items but only " + remaining()
+            throw error("msgpack array declares " + n + " items but only " + remaining()
                     + " bytes follow in the in-band", at);
         }
-        return n;
+        return (int) n;
     }
 
     /** Reads an array header that must announce exactly {@code size} elements. */
@@ -393,48 +717,45 @@ public final class InBandReader {
     /** Reads a map header; the count is checked against the bytes left (a key and a value take at least two). */
     public int readMapHeader() {
         long at = offset();
-        expect(ValueType.MAP, "a map");
-        int n;
-        try {
-            n = unpacker.unpackMapHeader();
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack map: " + e.getMessage(), at, e);
+        int b = peek();
+        long n;
+        if (b >= 0x80 && b <= 0x8f) {
+            n = b & 0x0f;
+            pos += 1;
+        } else if (b == 0xde) {
+            needHeader(2, "map");
+            n = u16(pos + 1);
+            pos += 3;
+        } else if (b == 0xdf) {
+            needHeader(4, "map");
+            n = u32(pos + 1);
+            pos += 5;
+        } else {
+            throw unexpected(b, "a map", offset());
         }
-        if (2L * n > remaining()) {
-            throw error("msgpack map declares " + Integer.toUnsignedString(n) + " entries but only " + remaining()
+        if (2 * n > remaining()) {
+            throw error("msgpack map declares " + n + " entries but only " + remaining()
                     + " bytes follow in the in-band", at);
         }
-        return n;
+        return (int) n;
     }
 
     /** True and consumes it when the next value is nil. */
     public boolean tryReadNil() {
-        if (nextFormat() != MessageFormat.NIL) {
+        if (peek() != 0xc0) {
             return false;
         }
-        try {
-            unpacker.unpackNil();
-        } catch (IOException e) {
-            throw new DeserializationException("malformed msgpack nil", offset(), e);
-        }
+        pos++;
         return true;
     }
 
     /** Format of the next value, without consuming it. */
     public MessageFormat nextFormat() {
-        MessageFormat format;
-        try {
-            if (!unpacker.hasNext()) {
-                throw error("the in-band ends before the value is complete", offset());
-            }
-            format = unpacker.getNextFormat();
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack", offset(), e);
-        }
-        if (format == MessageFormat.NEVER_USED) {
+        int b = peek();
+        if (b == 0xc1) {
             throw error("byte 0xc1 is not a msgpack value (msgpack never uses it)", offset());
         }
-        return format;
+        return FORMATS[b];
     }
 
     /** The next OOB buffer of the frame; {@code what} names it in the error if there is none. */
@@ -447,41 +768,18 @@ public final class InBandReader {
 
     /** Checks that the whole in-band was read: a serializer's in-band is exactly one msgpack value. */
     public void expectEnd() {
-        try {
-            if (unpacker.hasNext()) {
-                throw error((inBand.limit() - offset()) + " unexpected bytes after the msgpack value", offset());
-            }
-        } catch (IOException e) {
-            throw new DeserializationException("malformed msgpack", offset(), e);
+        if (pos < limit) {
+            throw error((limit - pos) + " unexpected bytes after the msgpack value", offset());
         }
+    }
+
+    /** The error for a value of the wrong type (or the never-used byte 0xc1) where {@code what} was expected. */
+    private DeserializationException unexpected(int b, String what, long at) {
+        return b == 0xc1 ? error("byte 0xc1 is not a msgpack value (msgpack never uses it)", at)
+                : error("expected " + what + ", found msgpack " + FORMATS[b], at);
     }
 
     public DeserializationException error(String what, long offset) {
         return new DeserializationException(what, offset);
-    }
-
-    private void expect(ValueType type, String what) {
-        MessageFormat format = nextFormat();
-        if (format.getValueType() != type) {
-            throw error("expected " + what + ", found msgpack " + format, offset());
-        }
-    }
-
-    private interface HeaderRead {
-        int read() throws IOException;
-    }
-
-    private ByteBuffer readPayload(HeaderRead header, long at) {
-        try {
-            int length = header.read();
-            int start = (int) offset();
-            if (length < 0 || start + (long) length > inBand.limit()) {
-                throw error("payload of " + Integer.toUnsignedString(length) + " bytes runs past the end of the in-band", at);
-            }
-            unpacker.readPayloadAsReference(length);
-            return inBand.slice(start, length);
-        } catch (IOException | MessagePackException e) {
-            throw new DeserializationException("malformed msgpack: " + e.getMessage(), at, e);
-        }
     }
 }

@@ -61,7 +61,23 @@ public final class KeyCollisionGuard {
         }
     }
 
+    /**
+     * Puts an entry of a container of at most {@value #PER_KEY} declared keys (which is never
+     * counted), refusing a key too deep to hash as {@link #put} does, without a guard object.
+     */
+    static <K, V> void putFew(Map<K, V> map, K key, V value, String what, long at) {
+        try {
+            map.put(key, value);
+        } catch (StackOverflowError e) {
+            throw tooDeep(what, at);
+        }
+    }
+
     private LimitExceededException tooDeep() {
+        return tooDeep(what, at);
+    }
+
+    private static LimitExceededException tooDeep(String what, long at) {
         // Hashing and comparing only read the key: nothing is left half-changed (the map is dropped).
         return new LimitExceededException("a key of this " + what + " is nested too deeply for Java to hash it on this"
                 + " thread's stack; lower Limits.maxDepth / maxMsgpackNesting or decode on a thread with a larger stack", at);

@@ -21,15 +21,23 @@ public abstract class MsgpackSerializer<T> implements Serializer<T> {
     /** Reads the value written by {@link #write}. */
     protected abstract T read(InBandReader in);
 
+    /**
+     * Final: inside a frame the registry calls {@link #write} and {@link #read} directly on the
+     * frame's writer and reader (no intermediate arrays), so these two must be exactly that.
+     */
     @Override
-    public SerializationResult serialize(T value) {
-        InBandWriter out = new InBandWriter(registry);
-        write(value, out);
-        return out.finish();
+    public final SerializationResult serialize(T value) {
+        InBandWriter out = InBandWriter.pooled(registry);
+        try {
+            write(value, out);
+            return out.finish();
+        } finally {
+            out.release();
+        }
     }
 
     @Override
-    public T deserialize(ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
+    public final T deserialize(ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
         InBandReader in = new InBandReader(registry, inBand, outOfBand);
         T value = read(in);
         in.expectEnd();

@@ -16,8 +16,20 @@ import serreg.wire.ClassIdHash;
  * only door. Writes are synchronized; reads are lock-free from any thread.
  */
 final class RegistrationTable {
-    /** One class ID, its hash, its serializer and the Java classes it is bound to. */
-    record Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes) {
+    /**
+     * One class ID, its hash, its serializer and the Java classes it is bound to; {@code inline}
+     * and {@code msgpack} are the serializer again when it is an {@link InlineSerializer} or a
+     * {@link MsgpackSerializer} (else null), so the writer and reader test a field, not a type,
+     * for every value.
+     */
+    record Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes,
+            InlineSerializer<Object> inline, MsgpackSerializer<Object> msgpack) {
+        @SuppressWarnings("unchecked")
+        Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes) {
+            this(classId, hash, serializer, classes,
+                    serializer instanceof InlineSerializer<?> i ? (InlineSerializer<Object>) i : null,
+                    serializer instanceof MsgpackSerializer<?> m ? (MsgpackSerializer<Object>) m : null);
+        }
     }
 
     /** Interfaces tried, in this order, when a value's exact class has no class ID. */
@@ -28,6 +40,12 @@ final class RegistrationTable {
     private final Map<ClassIdHash, Registration> byHash = new ConcurrentHashMap<>();
     /** Class to its class IDs, oldest first; lists are replaced, never mutated. */
     private final Map<Class<?>, List<String>> idsByClass = new ConcurrentHashMap<>();
+    /**
+     * What {@link #forValue} found for a class (not for null or {@link HasClassId} values). Each
+     * registration change replaces the whole map after changing the tables, so a lookup that
+     * raced with it can only fill a map that is already dropped.
+     */
+    private volatile Map<Class<?>, Registration> resolved = new ConcurrentHashMap<>();
 
     RegistrationTable(Function<String, ClassIdHash> hasher) {
         this.hasher = hasher;
@@ -64,6 +82,7 @@ final class RegistrationTable {
             ids.add(classId);
             idsByClass.put(cls, List.copyOf(ids));
         }
+        resolved = new ConcurrentHashMap<>();
     }
 
     synchronized void unregister(String classId) {
@@ -81,6 +100,7 @@ final class RegistrationTable {
                 idsByClass.put(cls, List.copyOf(ids));
             }
         }
+        resolved = new ConcurrentHashMap<>();
     }
 
     /** The registration under {@code classId}, or null. */
@@ -108,6 +128,20 @@ final class RegistrationTable {
      * of {@code List}, {@code Map}, {@code Set} it implements that has one.
      */
     Registration forValue(Object value) {
+        if (value != null && !(value instanceof HasClassId)) {
+            Map<Class<?>, Registration> cache = resolved;
+            Registration known = cache.get(value.getClass());
+            if (known != null) {
+                return known;
+            }
+            Registration found = lookUp(value);
+            cache.put(value.getClass(), found);
+            return found;
+        }
+        return lookUp(value);
+    }
+
+    private Registration lookUp(Object value) {
         String classId;
         if (value == null) {
             classId = "None";

@@ -28,8 +28,20 @@ public final class SerializationResult {
 
     public SerializationResult(ByteBuffer inBand, List<ByteBuffer> outOfBand) {
         this.inBand = inBand.slice();
-        this.outOfBand = outOfBand.stream().map(ByteBuffer::slice).toList();
+        this.outOfBand = slices(outOfBand);
         this.signingKey = null;
+    }
+
+    private static List<ByteBuffer> slices(List<ByteBuffer> buffers) {
+        int n = buffers.size();
+        if (n == 0) {
+            return List.of();
+        }
+        ByteBuffer[] out = new ByteBuffer[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = buffers.get(i).slice();
+        }
+        return List.of(out);
     }
 
     private SerializationResult(SerializationResult unsigned, byte[] key) {
@@ -68,7 +80,15 @@ public final class SerializationResult {
 
     /** The OOB buffers in order (fresh views). */
     public List<ByteBuffer> outOfBand() {
-        return outOfBand.stream().map(ByteBuffer::duplicate).toList();
+        int n = outOfBand.size();
+        if (n == 0) {
+            return List.of();
+        }
+        ByteBuffer[] out = new ByteBuffer[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = outOfBand.get(i).duplicate();
+        }
+        return List.of(out);
     }
 
     /** Size in bytes of the contiguous frame for this result (section 4), the trailer of a signed one included. */

@@ -70,7 +70,7 @@ public final class SerializerRegistry {
     /** An empty registry with another hash function: only for testing the collision rule. */
     SerializerRegistry(Function<String, ClassIdHash> hasher) {
         this.table = new RegistrationTable(hasher);
-        this.encoder = new ValueEncoder(table);
+        this.encoder = new ValueEncoder(table, this);
         this.decoder = new ValueDecoder(table);
     }
 
@@ -288,7 +288,7 @@ public final class SerializerRegistry {
      * @return the frame, position 0
      */
     public ByteBuffer serializeToFrame(Object value) {
-        return serialize(value).toFrame();
+        return encoder.toFrame(value, null);
     }
 
     /**
@@ -299,7 +299,7 @@ public final class SerializerRegistry {
      * @return the signed frame, position 0
      */
     public ByteBuffer serializeToFrame(Object value, byte[] key) {
-        return serialize(value, key).toFrame();
+        return encoder.toFrame(value, FrameSignature.checkKey(key));
     }
 
     /**

@@ -1,6 +1,7 @@
 package serreg;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -45,7 +46,9 @@ final class ValueDecoder {
         List<ByteBuffer> buffers = view.outOfBand();
         long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * buffers.size();
         try {
-            return readTopLevel(view.inBand(), buffers, callLimits, FrameReader.frameLength(frame));
+            long total = frame.getLong(frame.position() + 24); // checked by FrameReader.read
+            return readTopLevel(view.inBand(), buffers, callLimits,
+                    frame.order() == ByteOrder.LITTLE_ENDIAN ? total : Long.reverseBytes(total));
         } catch (DeserializationException e) {
             throw e.shiftOffset(inBandOffset);
         }
@@ -93,7 +96,8 @@ final class ValueDecoder {
             throw new DeserializationException("an in-band section starts with an 8-byte ClassIDHash but only "
                     + section.remaining() + " bytes are there", 0);
         }
-        ClassIdHash hash = ClassIdHash.readFrom(section, section.position());
+        long bits = section.getLong(section.position());
+        ClassIdHash hash = ClassIdHash.fromLong(section.order() == ByteOrder.LITTLE_ENDIAN ? bits : Long.reverseBytes(bits));
         ByteBuffer body = section.slice(section.position() + ClassIdHash.SIZE, section.remaining() - ClassIdHash.SIZE);
         RegistrationTable.Registration registration = table.byHash(hash);
         if (registration == null) {
@@ -105,7 +109,9 @@ final class ValueDecoder {
         try {
             state.enterValue(0);
             try {
-                return registration.serializer().deserialize(body, oob);
+                return registration.serializer() instanceof MsgpackSerializer<?> msgpack
+                        ? readInPlace(msgpack, body, oob, state)
+                        : registration.serializer().deserialize(body, oob);
             } catch (DeserializationException e) {
                 throw e.shiftOffset(ClassIdHash.SIZE).enclosedIn(registration.classId());
             } catch (SerregException e) {
@@ -120,6 +126,19 @@ final class ValueDecoder {
                 started.end();
             }
         }
+    }
+
+    /** What {@link MsgpackSerializer#deserialize} does, with the call's state handed over. */
+    private <T> T readInPlace(MsgpackSerializer<T> serializer, ByteBuffer body, Iterator<ByteBuffer> oob, DecodeState state) {
+        InBandReader in = new InBandReader(this, body, oob, state);
+        T value = serializer.read(in);
+        in.expectEnd();
+        return value;
+    }
+
+    /** The registration under the ClassIDHash whose wire bytes read as this u64 little-endian, or null. */
+    RegistrationTable.Registration registration(long hash) {
+        return table.byHash(ClassIdHash.fromLong(hash));
     }
 
     /**

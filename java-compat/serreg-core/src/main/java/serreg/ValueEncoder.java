@@ -2,49 +2,82 @@ package serreg;
 
 import java.nio.ByteBuffer;
 import serreg.types.OpaqueValue;
-import serreg.wire.ClassIdHash;
+import serreg.wire.FrameWriter;
 
 /**
  * Writes values as in-band sections (ClassIDHash + the serializer's in-band) with their OOB
- * buffers. {@link InBandWriter} asks it directly for nested values (and writes those whose
- * serializer is an {@link InlineSerializer} natively, the rest as ext 0, docs/FORMAT.md section
- * 3), so a value's trip through serialize never goes back through the registry's public face.
- * Package-private; it knows the registration table, not the writer.
+ * buffers. {@link InBandWriter} asks it for nested values' registrations and bodies (and writes
+ * those whose serializer is an {@link InlineSerializer} natively, the rest as ext 0 in place,
+ * docs/FORMAT.md section 3), so a value's trip through serialize never goes back through the
+ * registry's public face. A {@link MsgpackSerializer}'s body is written by its {@code write} on
+ * the caller's writer, with no intermediate array; any other serializer's result is copied in.
+ * Package-private; it knows the registration table, not the writer's internals.
  */
 final class ValueEncoder {
     private final RegistrationTable table;
+    /** The registry this encoder belongs to (what {@link InBandWriter#registry()} answers). */
+    private final SerializerRegistry registry;
 
-    ValueEncoder(RegistrationTable table) {
+    ValueEncoder(RegistrationTable table, SerializerRegistry registry) {
         this.table = table;
+        this.registry = registry;
     }
 
     /** The value's in-band section (starting with its ClassIDHash) and OOB buffers. */
     SerializationResult serialize(Object value) {
+        InBandWriter out = InBandWriter.pooled(registry);
+        try {
+            writeSection(value, out);
+            return out.finish();
+        } finally {
+            out.release();
+        }
+    }
+
+    /** The contiguous frame of a value, built straight from the writer's array (signed when {@code key} is not null). */
+    ByteBuffer toFrame(Object value, byte[] key) {
+        InBandWriter out = InBandWriter.pooled(registry);
+        try {
+            writeSection(value, out);
+            return FrameWriter.toFrame(out.written(), out.outOfBand(), key);
+        } finally {
+            out.release();
+        }
+    }
+
+    private void writeSection(Object value, InBandWriter out) {
         if (value instanceof OpaqueValue opaque) {
-            return opaque.toSerializationResult();
+            out.writeSectionOf(opaque);
+            return;
         }
         RegistrationTable.Registration registration = table.forValue(value);
-        SerializationResult own = callSerialize(registration, value);
-        ByteBuffer body = own.inBand();
-        ByteBuffer section = ByteBuffer.allocate(ClassIdHash.SIZE + body.remaining());
-        registration.hash().writeTo(section);
-        section.put(body).flip();
-        return new SerializationResult(section, own.outOfBand());
+        out.writeHash(registration.hash().toLong());
+        writeBody(registration, value, out);
+    }
+
+    /** The registration a value is written with (see {@link RegistrationTable#forValue}). */
+    RegistrationTable.Registration registrationFor(Object value) {
+        return table.forValue(value);
     }
 
     /**
-     * The serializer that would write {@code value}, for {@link InBandWriter} to ask whether it
-     * writes the value inline (an {@link InlineSerializer}); null for an {@link OpaqueValue},
-     * which is always written back as it was read.
+     * Writes the serializer in-band of {@code value} (without its ClassIDHash) into {@code out}
+     * and gives it the value's OOB buffers; a serializer's failure becomes a SerializationException
+     * naming the class ID.
      */
-    Serializer<?> serializerFor(Object value) {
-        return value instanceof OpaqueValue ? null : table.forValue(value).serializer();
-    }
-
     @SuppressWarnings("unchecked")
-    private static <T> SerializationResult callSerialize(RegistrationTable.Registration registration, Object value) {
+    <T> void writeBody(RegistrationTable.Registration registration, Object value, InBandWriter out) {
         try {
-            return ((Serializer<T>) registration.serializer()).serialize((T) value);
+            MsgpackSerializer<Object> msgpack = registration.msgpack();
+            if (msgpack != null) {
+                msgpack.write(value, out);
+            } else {
+                SerializationResult own = ((Serializer<T>) registration.serializer()).serialize((T) value);
+                out.writeRaw(own.inBand());
+                for (ByteBuffer b : own.outOfBand()) {
+                    out.addOutOfBand(b);
+                }
+            }
         } catch (SerregException e) {
             throw e;
         } catch (RuntimeException e) {

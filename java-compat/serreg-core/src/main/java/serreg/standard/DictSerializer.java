@@ -1,6 +1,5 @@
 package serreg.standard;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 import serreg.InBandReader;
 import serreg.InBandWriter;
@@ -36,7 +35,7 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
     protected Map<?, ?> read(InBandReader in) {
         long at = in.offset();
         int n = in.readMapHeader();
-        Map<Object, Object> map = new LinkedHashMap<>();
+        Map<Object, Object> map = in.newMapForEntries(n);
         KeyCollisionGuard guard = new KeyCollisionGuard(n, "dict", at);
         for (int i = 0; i < n; i++) {
             Object key = in.readValue();

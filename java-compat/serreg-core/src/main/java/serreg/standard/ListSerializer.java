@@ -29,7 +29,7 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
     @Override
     protected List<?> read(InBandReader in) {
         int n = in.readArrayHeader();
-        List<Object> list = InBandReader.newList(n);
+        List<Object> list = in.newListForItems(n);
         for (int i = 0; i < n; i++) {
             list.add(in.readValue());
         }

@@ -53,32 +53,48 @@ public final class FrameReader {
         ByteBuffer buf = (key == null ? frame.slice() : FrameSignature.privateCopy(frame.slice(), limits))
                 .order(ByteOrder.LITTLE_ENDIAN);
         int available = buf.remaining();
-        require(available >= FrameLayout.HEADER_SIZE, "a frame needs a 32-byte header but only "
-                + available + " bytes are there", available);
-        for (int i = 0; i < FrameWriter.MAGIC.length; i++) {
-            require(buf.get(i) == FrameWriter.MAGIC[i], "not a serreg frame: it does not start with \"SREG\"", i);
+        if (!(available >= FrameLayout.HEADER_SIZE)) {
+            throw invalid("a frame needs a 32-byte header but only "
+                    + available + " bytes are there", available);
         }
-        require(buf.get(4) == FrameWriter.VERSION, "unsupported format version " + (buf.get(4) & 0xff)
-                + " (this reader knows version 1)", 4);
-        require(buf.getShort(6) == 0, "reserved bytes 6..7 are not zero", 6);
-        require(buf.getInt(12) == 0, "reserved bytes 12..15 are not zero", 12);
+        for (int i = 0; i < FrameWriter.MAGIC.length; i++) {
+            if (!(buf.get(i) == FrameWriter.MAGIC[i])) {
+                throw invalid("not a serreg frame: it does not start with \"SREG\"", i);
+            }
+        }
+        if (!(buf.get(4) == FrameWriter.VERSION)) {
+            throw invalid("unsupported format version " + (buf.get(4) & 0xff)
+                    + " (this reader knows version 1)", 4);
+        }
+        if (!(buf.getShort(6) == 0)) {
+            throw invalid("reserved bytes 6..7 are not zero", 6);
+        }
+        if (!(buf.getInt(12) == 0)) {
+            throw invalid("reserved bytes 12..15 are not zero", 12);
+        }
         long totalLength = buf.getLong(24);
         if (Long.compareUnsigned(totalLength, limits.maxFrameSize()) > 0) {
             throw new LimitExceededException("the frame is " + Long.toUnsignedString(totalLength)
                     + " bytes, more than maxFrameSize=" + limits.maxFrameSize()
                     + "; raise it with Limits.withMaxFrameSize(...) if such frames are expected", 24);
         }
-        require(Long.compareUnsigned(totalLength, available) <= 0, "the header says the frame is "
-                + Long.toUnsignedString(totalLength) + " bytes, but only " + available + " bytes were given", 24);
-        require(totalLength >= FrameLayout.HEADER_SIZE, "the header says the frame is " + totalLength
-                + " bytes, shorter than the 32-byte header itself", 24);
+        if (!(Long.compareUnsigned(totalLength, available) <= 0)) {
+            throw invalid("the header says the frame is "
+                    + Long.toUnsignedString(totalLength) + " bytes, but only " + available + " bytes were given", 24);
+        }
+        if (!(totalLength >= FrameLayout.HEADER_SIZE)) {
+            throw invalid("the header says the frame is " + totalLength
+                    + " bytes, shorter than the 32-byte header itself", 24);
+        }
         int total = (int) totalLength;
         int flags = buf.get(5) & 0xff;
         if ((flags & FrameSignature.FLAG_SIGNED_V1) != 0) {
             throw FrameSignature.retiredV1();
         }
-        require((flags & ~FrameSignature.FLAG_SIGNED) == 0, "unknown frame flags 0x"
-                + Integer.toHexString(flags & ~FrameSignature.FLAG_SIGNED) + "; this reader knows only 0x02 (signed)", 5);
+        if (!((flags & ~FrameSignature.FLAG_SIGNED) == 0)) {
+            throw invalid("unknown frame flags 0x"
+                    + Integer.toHexString(flags & ~FrameSignature.FLAG_SIGNED) + "; this reader knows only 0x02 (signed)", 5);
+        }
         boolean signed = (flags & FrameSignature.FLAG_SIGNED) != 0;
         if (key != null && !signed) {
             throw FrameSignature.notSigned();
@@ -86,8 +102,10 @@ public final class FrameReader {
         int end = total;
         if (signed) {
             end = total - FrameSignature.SIZE;
-            require(end >= FrameLayout.HEADER_SIZE, "a signed frame ends with a 32-byte signature after its header,"
-                    + " but the header says the frame is only " + total + " bytes", 24);
+            if (!(end >= FrameLayout.HEADER_SIZE)) {
+                throw invalid("a signed frame ends with a 32-byte signature after its header,"
+                        + " but the header says the frame is only " + total + " bytes", 24);
+            }
             if (key != null) {
                 FrameSignature.verify(key, buf, end);
             }
@@ -99,13 +117,16 @@ public final class FrameReader {
                     + limits.maxBuffers() + "; raise it with Limits.withMaxBuffers(...) if such frames are expected", 8);
         }
         long tableEnd = FrameLayout.HEADER_SIZE + FrameLayout.TABLE_ENTRY_SIZE * k;
-        require(tableEnd <= end, "the frame declares " + k + " out-of-band buffers, but their table does not fit in its "
-                + end + " bytes", 8);
+        if (!(tableEnd <= end)) {
+            throw invalid("the frame declares " + k + " out-of-band buffers, but their table does not fit in its "
+                    + end + " bytes", 8);
+        }
         long inBandLength = buf.getLong(16);
-        require(Long.compareUnsigned(inBandLength, ClassIdHash.SIZE) >= 0
-                        && Long.compareUnsigned(inBandLength, end - tableEnd) <= 0,
-                "in-band section length " + Long.toUnsignedString(inBandLength) + " is invalid: it is at least 8 and"
+        if (!(Long.compareUnsigned(inBandLength, ClassIdHash.SIZE) >= 0
+                        && Long.compareUnsigned(inBandLength, end - tableEnd) <= 0)) {
+            throw invalid("in-band section length " + Long.toUnsignedString(inBandLength) + " is invalid: it is at least 8 and"
                         + " must fit between the table's end at " + tableEnd + " and the end of the frame's parts at " + end, 16);
+        }
 
         long expected = tableEnd + inBandLength;
         List<ByteBuffer> oob = new ArrayList<>((int) k);
@@ -114,19 +135,27 @@ public final class FrameReader {
             long offset = buf.getLong(entry);
             long length = buf.getLong(entry + 8);
             long aligned = FrameLayout.align64(expected);
-            require(offset == aligned, "out-of-band buffer " + i + " starts at " + Long.toUnsignedString(offset)
-                    + ", expected the 64-byte-aligned offset " + aligned
-                    + " (buffers follow each other in order, without overlap)", entry);
-            require(aligned <= end && Long.compareUnsigned(length, end - aligned) <= 0, "out-of-band buffer " + i
-                    + " (" + Long.toUnsignedString(length) + " bytes at offset " + offset
-                    + ") runs past the end of the frame's parts at " + end, entry + 8);
+            if (!(offset == aligned)) {
+                throw invalid("out-of-band buffer " + i + " starts at " + Long.toUnsignedString(offset)
+                        + ", expected the 64-byte-aligned offset " + aligned
+                        + " (buffers follow each other in order, without overlap)", entry);
+            }
+            if (!(aligned <= end && Long.compareUnsigned(length, end - aligned) <= 0)) {
+                throw invalid("out-of-band buffer " + i
+                        + " (" + Long.toUnsignedString(length) + " bytes at offset " + offset
+                        + ") runs past the end of the frame's parts at " + end, entry + 8);
+            }
             for (int p = (int) expected; p < aligned; p++) {
-                require(buf.get(p) == 0, "padding before out-of-band buffer " + i + " is not zero", p);
+                if (!(buf.get(p) == 0)) {
+                    throw invalid("padding before out-of-band buffer " + i + " is not zero", p);
+                }
             }
             oob.add(buf.slice((int) offset, (int) length));
             expected = offset + length;
         }
-        require(expected == end, "the frame has " + (end - expected) + " bytes after its last part", expected);
+        if (!(expected == end)) {
+            throw invalid("the frame has " + (end - expected) + " bytes after its last part", expected);
+        }
         ByteBuffer inBand = buf.slice((int) tableEnd, (int) inBandLength);
         return new FrameView(inBand, List.copyOf(oob), signed);
     }
@@ -138,13 +167,14 @@ public final class FrameReader {
      * @return the header's total length field
      */
     public static long frameLength(ByteBuffer frame) {
-        require(frame.remaining() >= FrameLayout.HEADER_SIZE, "a frame needs a 32-byte header", frame.remaining());
+        if (!(frame.remaining() >= FrameLayout.HEADER_SIZE)) {
+            throw invalid("a frame needs a 32-byte header", frame.remaining());
+        }
         return frame.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(frame.position() + 24);
     }
 
-    private static void require(boolean ok, String what, long offset) {
-        if (!ok) {
-            throw new FrameFormatException("invalid frame: " + what, offset);
-        }
+    /** The error for a rule the frame breaks (the message is built only then, not for every frame read). */
+    private static FrameFormatException invalid(String what, long offset) {
+        return new FrameFormatException("invalid frame: " + what, offset);
     }
 }

@@ -30,6 +30,6 @@ public record FrameView(ByteBuffer inBand, List<ByteBuffer> outOfBand, boolean s
      */
     @Override
     public List<ByteBuffer> outOfBand() {
-        return outOfBand.stream().map(ByteBuffer::duplicate).toList();
+        return outOfBand.isEmpty() ? List.of() : outOfBand.stream().map(ByteBuffer::duplicate).toList();
     }
 }

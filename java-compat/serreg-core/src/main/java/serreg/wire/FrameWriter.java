@@ -1,6 +1,8 @@
 package serreg.wire;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.GatheringByteChannel;
@@ -17,6 +19,8 @@ import serreg.SerializationException;
 public final class FrameWriter {
     static final byte[] MAGIC = {'S', 'R', 'E', 'G'};
     static final byte VERSION = 1;
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(FrameLayout.ALIGNMENT).asReadOnlyBuffer();
 
     private FrameWriter() {
@@ -94,17 +98,48 @@ public final class FrameWriter {
      * @throws SerializationException if the frame is too large for one ByteBuffer
      */
     public static ByteBuffer toFrame(ByteBuffer inBand, List<ByteBuffer> oob, byte[] key) {
-        FrameLayout layout = layout(inBand, oob);
-        long total = frameLength(layout, key != null);
+        int k = oob.size();
+        int inBandLength = inBand.remaining();
+        long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * k;
+        long end = inBandOffset + inBandLength;
+        for (int i = 0; i < k; i++) {
+            end = FrameLayout.align64(end) + oob.get(i).remaining();
+        }
+        long total = key != null ? end + FrameSignature.SIZE : end;
         if (total > Integer.MAX_VALUE - 8) {
             throw new SerializationException("a frame of " + total
                     + " bytes does not fit in one Java ByteBuffer; use writeTo(channel)");
         }
-        ByteBuffer frame = ByteBuffer.allocate((int) total);
-        for (ByteBuffer piece : pieces(inBand, oob, key, layout)) {
-            frame.put(piece);
+        // One array, written in place: header, table, in-band, each buffer at its aligned offset
+        // (a new array is zero, so the padding is already there), then the trailer of a signed frame.
+        byte[] frame = new byte[(int) total];
+        System.arraycopy(MAGIC, 0, frame, 0, MAGIC.length);
+        frame[4] = VERSION;
+        frame[5] = (byte) (key != null ? FrameSignature.FLAG_SIGNED : 0);
+        INT_LE.set(frame, 8, k);
+        LONG_LE.set(frame, 16, (long) inBandLength);
+        LONG_LE.set(frame, 24, total);
+        if (inBand.hasArray()) {
+            System.arraycopy(inBand.array(), inBand.arrayOffset() + inBand.position(), frame, (int) inBandOffset, inBandLength);
+        } else {
+            inBand.duplicate().get(frame, (int) inBandOffset, inBandLength);
         }
-        return frame.flip();
+        long at = inBandOffset + inBandLength;
+        for (int i = 0; i < k; i++) {
+            ByteBuffer b = oob.get(i);
+            int length = b.remaining();
+            at = FrameLayout.align64(at);
+            int entry = FrameLayout.HEADER_SIZE + FrameLayout.TABLE_ENTRY_SIZE * i;
+            LONG_LE.set(frame, entry, at);
+            LONG_LE.set(frame, entry + 8, (long) length);
+            b.duplicate().get(frame, (int) at, length);
+            at += length;
+        }
+        if (key != null) {
+            byte[] trailer = FrameSignature.sign(key, List.of(ByteBuffer.wrap(frame, 0, (int) end)));
+            System.arraycopy(trailer, 0, frame, (int) end, trailer.length);
+        }
+        return ByteBuffer.wrap(frame);
     }
 
     /**

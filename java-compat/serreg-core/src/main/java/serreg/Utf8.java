@@ -1,0 +1,151 @@
+package serreg;
+
+/**
+ * Strict UTF-8 for msgpack str, without encoder or decoder objects: the writer and the reader
+ * call these on their own byte arrays. Text that is not valid UTF-16 (a lone surrogate) is not
+ * encoded, and bytes that are not well-formed UTF-8 (Unicode section 3.9, table 3-7: no overlong
+ * forms, no encoded surrogates, nothing above U+10FFFF, no truncated sequence) are not decoded,
+ * as Python's strict codec. ASCII, the common case, is copied byte for byte. Package-private.
+ */
+final class Utf8 {
+    private Utf8() {
+    }
+
+    /** Whether {@code b[from, to)} is all ASCII (no byte with the high bit set). */
+    static boolean isAscii(byte[] b, int from, int to) {
+        int i = from;
+        // Eight bytes at a time: a long with any high bit set has a non-ASCII byte.
+        for (; i + 8 <= to; i += 8) {
+            if ((Bytes.getLongLE(b, i) & 0x8080808080808080L) != 0) {
+                return false;
+            }
+        }
+        for (; i < to; i++) {
+            if (b[i] < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The UTF-8 length of {@code s}, or -1 - (index of the first lone surrogate) if it has one.
+     */
+    static long encodedLength(String s) {
+        int n = s.length();
+        long bytes = n;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                if (c < 0x800) {
+                    bytes += 1;
+                } else if (Character.isSurrogate(c)) {
+                    if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                        bytes += 2; // two chars, four bytes
+                        i++;
+                    } else {
+                        return -1L - i;
+                    }
+                } else {
+                    bytes += 2;
+                }
+            }
+        }
+        return bytes;
+    }
+
+    /** Encodes {@code s} (already checked by {@link #encodedLength}) at {@code b[at]}; returns the end. */
+    static int encode(String s, byte[] b, int at) {
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                b[at++] = (byte) c;
+            } else if (c < 0x800) {
+                b[at++] = (byte) (0xc0 | (c >> 6));
+                b[at++] = (byte) (0x80 | (c & 0x3f));
+            } else if (Character.isHighSurrogate(c)) {
+                int cp = Character.toCodePoint(c, s.charAt(++i));
+                b[at++] = (byte) (0xf0 | (cp >> 18));
+                b[at++] = (byte) (0x80 | ((cp >> 12) & 0x3f));
+                b[at++] = (byte) (0x80 | ((cp >> 6) & 0x3f));
+                b[at++] = (byte) (0x80 | (cp & 0x3f));
+            } else {
+                b[at++] = (byte) (0xe0 | (c >> 12));
+                b[at++] = (byte) (0x80 | ((c >> 6) & 0x3f));
+                b[at++] = (byte) (0x80 | (c & 0x3f));
+            }
+        }
+        return at;
+    }
+
+    /**
+     * Decodes {@code b[from, from + length)} as strict UTF-8.
+     *
+     * @return the text, or null if the bytes are not well-formed UTF-8
+     */
+    @SuppressWarnings("deprecation") // String(byte[], int hibyte, ...): the shortest way to a Latin-1 string
+    static String decode(byte[] b, int from, int length) {
+        int end = from + length;
+        if (isAscii(b, from, end)) {
+            return new String(b, 0, from, length);
+        }
+        char[] out = new char[length];
+        int n = 0;
+        int i = from;
+        while (i < end) {
+            int b0 = b[i] & 0xff;
+            if (b0 < 0x80) {
+                out[n++] = (char) b0;
+                i++;
+                continue;
+            }
+            int need;
+            int cp;
+            int lo = 0x80;
+            int hi = 0xbf;
+            if (b0 >= 0xc2 && b0 <= 0xdf) {
+                need = 1;
+                cp = b0 & 0x1f;
+            } else if (b0 >= 0xe0 && b0 <= 0xef) {
+                need = 2;
+                cp = b0 & 0x0f;
+                if (b0 == 0xe0) {
+                    lo = 0xa0; // no overlong forms
+                } else if (b0 == 0xed) {
+                    hi = 0x9f; // no surrogates
+                }
+            } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+                need = 3;
+                cp = b0 & 0x07;
+                if (b0 == 0xf0) {
+                    lo = 0x90; // no overlong forms
+                } else if (b0 == 0xf4) {
+                    hi = 0x8f; // nothing above U+10FFFF
+                }
+            } else {
+                return null;
+            }
+            if (i + need >= end) {
+                return null; // truncated
+            }
+            for (int k = 1; k <= need; k++) {
+                int bk = b[i + k] & 0xff;
+                if (bk < lo || bk > hi) {
+                    return null;
+                }
+                lo = 0x80;
+                hi = 0xbf;
+                cp = (cp << 6) | (bk & 0x3f);
+            }
+            i += need + 1;
+            if (cp >= 0x10000) {
+                out[n++] = Character.highSurrogate(cp);
+                out[n++] = Character.lowSurrogate(cp);
+            } else {
+                out[n++] = (char) cp;
+            }
+        }
+        return new String(out, 0, n);
+    }
+}
