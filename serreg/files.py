@@ -45,14 +45,15 @@ STALE_AFTER_SECONDS = 60
 STALE_AFTER_SECONDS_WITHOUT_LOCKS = 24 * 3600
 
 
-def write_atomically(path: str, pieces: Iterable, *, mode: Optional[int] = None) -> int:
+def write_atomically(path: str, pieces: Iterable, *, mode: Optional[int] = None, clean: bool = True) -> int:
     """Write the concatenation of ``pieces`` to ``path`` whole or not at all; return the bytes written.
 
     The pieces go one by one into a locked temporary file in the same directory,
     which is renamed to ``path`` when complete (``mode``: its permission bits,
     e.g. 0o400 for a file nobody should write again). The lock tells a later
     cleaner that the writer is alive; a writer that dies loses it, and the file
-    it leaves is removed by the next write into that directory.
+    it leaves is removed by the next write into that directory (``clean=False``:
+    the caller cleans up itself).
     """
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
@@ -72,7 +73,8 @@ def write_atomically(path: str, pieces: Iterable, *, mode: Optional[int] = None)
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    remove_stale_files(directory, TEMPORARY_PREFIX)
+    if clean:
+        remove_stale_files(directory, TEMPORARY_PREFIX)
     return written
 
 

@@ -59,10 +59,10 @@ def dump(value: Any, path: PathLike, *, registry: Optional[Registry] = None, key
     return write_result(result, os.fspath(path))
 
 
-def write_result(result, path: str, *, mode: Optional[int] = None) -> int:
+def write_result(result, path: str, *, mode: Optional[int] = None, clean: bool = True) -> int:
     """Write a SerializationResult's frame into ``path`` piece by piece (renamed into place when whole)."""
     pieces, total = frame_pieces(in_band_parts(result), buffer_views(result), signing_key(result))
-    write_atomically(path, pieces, mode=mode)
+    write_atomically(path, pieces, mode=mode, clean=clean)
     return total
 
 

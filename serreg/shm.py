@@ -20,8 +20,9 @@ Lifetime:
   losing the handle, or the writer exiting, never invalidates a value already
   read; the memory is freed when the last value that views it is garbage
   collected (and the name is gone).
-- Nothing outlives the processes that use it for long: every ``put`` and
-  ``get`` first removes the regions whose writer (the process id in the name)
+- Nothing outlives the processes that use it for long: ``put`` and ``get``
+  (the first call in a process, then at most once per :data:`CLEANUP_INTERVAL`
+  seconds) remove the regions whose writer (the process id in the name)
   is no longer running, that no process has mapped (a reader holds a shared
   file lock while it has the region mapped) and that are older than
   :data:`GRACE_SECONDS`, so a handle sent by a writer that then exited can still
@@ -55,6 +56,8 @@ import re
 import secrets
 import stat
 import tempfile
+import threading
+import time
 from typing import Any, Optional
 
 from ._default import default_registry
@@ -72,6 +75,11 @@ GRACE_SECONDS = 10.0
 DIRECTORY_VARIABLE = "SERREG_SHM_DIR"
 _NAME = re.compile(r"region-([0-9]{1,10})-[0-9a-f]{32}")
 _READ_ONLY = 0o400
+# put and get look for stale regions at most this often per process (cleanup() always does).
+CLEANUP_INTERVAL = 1.0
+_checked_directories: dict = {}
+_last_cleanup = [float("-inf")]
+_lock = threading.Lock()
 
 
 class RegionGoneError(DeserializationError, LookupError):
@@ -130,6 +138,9 @@ def directory() -> str:
     temporary directory; in it, ``serreg-<uid>``.
     """
     base = os.environ.get(DIRECTORY_VARIABLE)
+    known = _checked_directories.get(base)
+    if known is not None:
+        return known
     if not base:
         base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
     uid = os.getuid() if hasattr(os, "getuid") else 0
@@ -140,6 +151,7 @@ def directory() -> str:
         raise SerregError(
             f"{path} is not a directory owned by this user (uid {uid}); remove it or set {DIRECTORY_VARIABLE}"
         )
+    _checked_directories[os.environ.get(DIRECTORY_VARIABLE)] = path
     return path
 
 
@@ -153,10 +165,10 @@ def put(value: Any, *, registry: Optional[Registry] = None, key: Optional[bytes]
     """
     registry = default_registry() if registry is None else registry
     folder = directory()
-    cleanup(folder)
+    _cleanup_now_and_then(folder)
     result = registry.serialize(value, cross_language=cross_language, key=key)
     name = f"{REGION_PREFIX}{os.getpid()}-{secrets.token_hex(16)}"
-    size = write_result(result, os.path.join(folder, name), mode=_READ_ONLY)
+    size = write_result(result, os.path.join(folder, name), mode=_READ_ONLY, clean=False)
     return Handle(name, size)
 
 
@@ -174,7 +186,7 @@ def get(handle: Handle, *, trusted: bool = False, key: Optional[bytes] = None, l
     registry = default_registry() if registry is None else registry
     limits = registry.limits if limits is None else limits
     folder = directory()
-    cleanup(folder)
+    _cleanup_now_and_then(folder)
     path = os.path.join(folder, handle.name)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
@@ -206,11 +218,21 @@ def cleanup(folder: Optional[str] = None, grace_seconds: float = GRACE_SECONDS) 
     """Remove the regions (and half-written ones) that no live process uses; return how many.
 
     A region is removed when its writer is no longer running, no process has it
-    mapped, and it is older than ``grace_seconds``. ``put`` and ``get`` call this.
+    mapped, and it is older than ``grace_seconds``. ``put`` and ``get`` call this
+    (at most once per CLEANUP_INTERVAL seconds in a process).
     """
     folder = directory() if folder is None else folder
     removed = remove_stale_files(folder, REGION_PREFIX, grace_seconds, _writer_alive)
     return removed + remove_stale_files(folder, TEMPORARY_PREFIX)
+
+
+def _cleanup_now_and_then(folder: str) -> None:
+    now = time.monotonic()
+    with _lock:
+        if now - _last_cleanup[0] < CLEANUP_INTERVAL:
+            return
+        _last_cleanup[0] = now
+    cleanup(folder)
 
 
 def _writer_alive(name: str) -> bool:

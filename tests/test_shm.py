@@ -27,6 +27,7 @@ from serreg.integrations.processes import Shared
 @pytest.fixture(autouse=True)
 def region_directory(tmp_path, monkeypatch):
     monkeypatch.setenv(shm.DIRECTORY_VARIABLE, str(tmp_path / "regions"))
+    monkeypatch.setattr(shm, "CLEANUP_INTERVAL", 0)  # every open looks for stale regions
     return tmp_path / "regions"
 
 
