@@ -11,6 +11,8 @@ times are comparable across the two processes.
 Methods:
   shm     serreg.shm.put in the sender, the handle through a multiprocessing pipe, serreg.shm.get
           (release=True) in the receiver: a mapping of the region, buffers read in place
+  shm-ready  the value is already in a region (put before the clock starts, as a value built with
+          serreg.shm.empty or received from another process is): the handle, then serreg.shm.get
   pipe    serreg's frame written through an OS pipe (result.write_to), read whole (read_frame_bytes),
           deserialize
   queue   multiprocessing.Queue (pickle, as ProcessPoolExecutor sends arguments)
@@ -41,7 +43,7 @@ import time
 
 SIZES = {"1KB": 1_000, "1MB": 1_000_000, "100MB": 100_000_000, "1GB": 1_000_000_000}
 REPS = {"1KB": 15, "1MB": 15, "100MB": 5, "1GB": 3}
-METHODS = ["shm", "pipe", "queue", "arrow"]
+METHODS = ["shm", "shm-ready", "pipe", "queue", "arrow"]
 
 
 def make(kind, nbytes):
@@ -78,8 +80,7 @@ def memory():
 
 
 def cpu():
-    times = os.times()
-    return times.user + times.system
+    return time.process_time()  # every thread of the process (the Queue's feeder thread too)
 
 
 def arrow_path():
@@ -96,6 +97,7 @@ def receiver(method, control, data):
     base_peak, _ = memory()
     control.send(base_peak)
     while True:
+        c0 = cpu()
         if method == "queue":
             value = data.get()
             if value is None:
@@ -111,10 +113,11 @@ def receiver(method, control, data):
                 break
             if method == "shm":
                 value = serreg.shm.get(message, release=True)
+            elif method == "shm-ready":
+                value = serreg.shm.get(message)
             else:
                 source = pa.memory_map(message)
                 value = pa.ipc.read_tensor(source) if message.endswith(".tensor") else pa.ipc.open_file(source).read_all()
-        c0 = cpu()
         t_got = time.perf_counter()
         total = read_all(value)
         t_read = time.perf_counter()
@@ -133,6 +136,8 @@ def send(method, value, kind, data, control, pa, serreg, sink):
         sink.flush()
     elif method == "shm":
         control.send(serreg.shm.put(value))
+    elif method == "shm-ready":
+        control.send(value)  # the handle of a region written before the clock started
     else:
         path = arrow_path() + (".tensor" if kind == "ndarray" else "")
         with pa.OSFile(path, "wb") as out:
@@ -165,6 +170,8 @@ def run_case(method, kind, size, reps):
         sink = os.fdopen(data.fileno(), "wb", closefd=False)
     value = make(kind, SIZES[size])
     expected = read_all(value)
+    if method == "shm-ready":
+        value = serreg.shm.put(value)
     process = ctx.Process(target=receiver, args=(method, child_control, child_data))
     process.start()
     receiver_base = control.recv()
@@ -190,6 +197,8 @@ def run_case(method, kind, size, reps):
         control.send(None)
     receiver_peak, _ = control.recv()
     process.join()
+    if method == "shm-ready":
+        value.release()
     sender_peak, _ = memory()
     return {
         "method": method, "kind": kind, "size": size, "reps": reps,

@@ -45,7 +45,8 @@ STALE_AFTER_SECONDS = 60
 STALE_AFTER_SECONDS_WITHOUT_LOCKS = 24 * 3600
 
 
-def write_atomically(path: str, pieces: Iterable, *, mode: Optional[int] = None, clean: bool = True) -> int:
+def write_atomically(path: str, pieces: Iterable, *, mode: Optional[int] = None, clean: bool = True,
+                     before_rename: Optional[Callable] = None) -> int:
     """Write the concatenation of ``pieces`` to ``path`` whole or not at all; return the bytes written.
 
     The pieces go one by one into a locked temporary file in the same directory,
@@ -53,7 +54,8 @@ def write_atomically(path: str, pieces: Iterable, *, mode: Optional[int] = None,
     e.g. 0o400 for a file nobody should write again). The lock tells a later
     cleaner that the writer is alive; a writer that dies loses it, and the file
     it leaves is removed by the next write into that directory (``clean=False``:
-    the caller cleans up itself).
+    the caller cleans up itself). ``before_rename(file, temporary_path)`` is
+    called on the complete file (flushed) just before it gets its name.
     """
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
@@ -66,6 +68,8 @@ def write_atomically(path: str, pieces: Iterable, *, mode: Optional[int] = None,
             for piece in pieces:
                 written += f.write(piece)
             f.flush()
+            if before_rename is not None:
+                before_rename(f, temporary)
             if mode is not None:
                 os.fchmod(f.fileno(), mode)
             os.replace(temporary, path)  # still locked: a cleaner never takes a file being written

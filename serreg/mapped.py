@@ -35,13 +35,13 @@ from typing import Any, Optional, Union
 
 from ._default import default_registry
 from .errors import DeserializationError
-from .files import write_atomically
+from .files import lock_shared, write_atomically
 from .limits import Limits
 from .registry import Registry
 from .result import buffer_views, in_band_parts, signing_key
 from .wire.frame import HEADER, HEADER_SIZE, MAGIC, check_frame_size, frame_pieces
 
-__all__ = ["dump", "load", "map_frame", "write_result"]
+__all__ = ["create_mapped", "dump", "load", "map_frame", "write_result"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -64,6 +64,35 @@ def write_result(result, path: str, *, mode: Optional[int] = None, clean: bool =
     pieces, total = frame_pieces(in_band_parts(result), buffer_views(result), signing_key(result))
     write_atomically(path, pieces, mode=mode, clean=clean)
     return total
+
+
+def create_mapped(result, path: str, *, mode: Optional[int] = None):
+    """Write a one-buffer result's frame into ``path`` *without* its buffer's bytes (the file is
+    extended with zeros, which a RAM-backed file system does not allocate until written) and
+    return ``(writable mapping of the whole file, frame length)``: the caller fills the buffer,
+    the last ``nbytes`` of the mapping, in place. The file is renamed into place at once.
+    """
+    pieces, total = frame_pieces(in_band_parts(result), buffer_views(result), signing_key(result))
+    data = pieces.pop()  # the buffer: left as zeros
+    head = sum(len(memoryview(piece).cast("B")) for piece in pieces)
+    if head + memoryview(data).nbytes != total:
+        raise ValueError("create_mapped takes a result whose frame ends with its one buffer (unsigned)")
+    holder = {}
+
+    def extend_and_map(f, temporary):
+        f.truncate(total)
+        # A descriptor of its own, locked shared once the writer's exclusive lock is gone (with
+        # the rename): the mapping then keeps the region in use, as a reader's does.
+        holder["fd"] = os.open(temporary, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+        holder["mapping"] = _mmap.mmap(holder["fd"], total, access=_mmap.ACCESS_WRITE)
+
+    try:
+        write_atomically(path, pieces, mode=mode, clean=False, before_rename=extend_and_map)
+        lock_shared(holder["fd"])
+    finally:
+        if "fd" in holder:
+            os.close(holder["fd"])
+    return holder["mapping"], total
 
 
 def load(path: PathLike, *, mmap: bool = True, trusted: bool = False, key: Optional[bytes] = None,

@@ -64,10 +64,10 @@ from ._default import default_registry
 from .errors import DeserializationError, SerregError
 from .files import TEMPORARY_PREFIX, lock_shared, process_is_alive, remove_stale_files
 from .limits import Limits
-from .mapped import map_frame, write_result
+from .mapped import create_mapped, map_frame, write_result
 from .registry import Registry
 
-__all__ = ["GRACE_SECONDS", "Handle", "RegionGoneError", "cleanup", "directory", "get", "put", "release"]
+__all__ = ["GRACE_SECONDS", "Handle", "RegionGoneError", "cleanup", "directory", "empty", "get", "put", "release"]
 
 REGION_PREFIX = "region-"
 # How long a region whose writer has exited stays readable (a handle may still be on its way).
@@ -170,6 +170,30 @@ def put(value: Any, *, registry: Optional[Registry] = None, key: Optional[bytes]
     name = f"{REGION_PREFIX}{os.getpid()}-{secrets.token_hex(16)}"
     size = write_result(result, os.path.join(folder, name), mode=_READ_ONLY, clean=False)
     return Handle(name, size)
+
+
+def empty(shape, dtype="float64", *, registry: Optional[Registry] = None):
+    """A new region holding a numpy array of ``shape`` and ``dtype``: ``(array, handle)``.
+
+    ``array`` is a writable view of the region (zero-filled, pages allocated as
+    they are first written): build the data in it, then send ``handle``. The
+    reader maps what is already there, so handing over the array costs the
+    same at any size. The region is complete and read-only for everyone else
+    from the start; only this ``array`` writes it: finish writing before the
+    handle leaves the process (a reader sees later writes, and a value read
+    while it changes is torn).
+    """
+    import numpy as np
+
+    registry = default_registry() if registry is None else registry
+    folder = directory()
+    _cleanup_now_and_then(folder)
+    template = np.zeros(shape, dtype)  # calloc'ed: no page of it is touched
+    result = registry.serialize(template)
+    name = f"{REGION_PREFIX}{os.getpid()}-{secrets.token_hex(16)}"
+    mapping, size = create_mapped(result, os.path.join(folder, name), mode=_READ_ONLY)
+    array = np.ndarray(template.shape, template.dtype, buffer=mapping, offset=size - template.nbytes)
+    return array, Handle(name, size)
 
 
 def get(handle: Handle, *, trusted: bool = False, key: Optional[bytes] = None, limits: Optional[Limits] = None,

@@ -221,3 +221,22 @@ def test_shared_through_a_queue():
     queue.put(Shared(np.arange(10)))
     np.testing.assert_array_equal(queue.get(timeout=60), np.arange(10))
     assert regions() == []
+
+
+def test_an_array_built_in_a_region_is_handed_over_without_a_copy():
+    array, handle = shm.empty((512, 256), "<u2")
+    assert array.flags.writeable and array.ctypes.data % 64 == 0
+    array[:] = np.arange(512 * 256, dtype=np.uint16).reshape(512, 256)
+    assert os.stat(os.path.join(shm.directory(), handle.name)).st_mode & 0o777 == 0o400
+    child = run_child("""
+        import pickle, sys, numpy as np, serreg
+        a = serreg.shm.get(pickle.loads(bytes.fromhex(sys.argv[1])), release=True)
+        assert a.dtype == np.dtype("<u2") and a.shape == (512, 256) and not a.flags.writeable
+        assert a.tobytes() == np.arange(512 * 256, dtype=np.uint16).tobytes()
+        print("ok")
+    """, pickle.dumps(handle).hex())
+    assert child.returncode == 0 and child.stdout.strip() == "ok", child.stderr
+    assert regions() == []
+    array[0, 0] = 7  # the writer's view outlives the name
+    nothing, empty_handle = shm.empty((0,), "f8")
+    assert nothing.shape == (0,) and shm.get(empty_handle, release=True).shape == (0,)
