@@ -71,8 +71,7 @@ public final class MappedFrames {
             temporary = Files.createTempFile(target.getParent(), TEMPORARY_PREFIX, "");
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
-                result.writeTo(new IntoMapping(mapping));
-                mapping.force();
+                result.writeTo(new IntoMapping(mapping)); // no force(): a rename, not durability, makes it whole
             }
             if (readOnly) {
                 Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("r--------"));

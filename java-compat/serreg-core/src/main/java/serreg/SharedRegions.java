@@ -63,8 +63,20 @@ public final class SharedRegions {
         }
     }
 
+    private static volatile Path directory;
+
     /** @return the directory of this user's regions (created, mode 0700, on first use) */
     public static Path directory() {
+        Path known = directory;
+        if (known != null && Files.isDirectory(known)) {
+            return known;
+        }
+        known = findDirectory();
+        directory = known;
+        return known;
+    }
+
+    private static Path findDirectory() {
         String base = System.getenv(DIRECTORY_VARIABLE);
         Path root;
         if (base != null && !base.isEmpty()) {
