@@ -52,7 +52,9 @@ def dump(value: Any, path: PathLike, *, registry: Optional[Registry] = None, key
 
     The buffers go from the value's memory to the file without an intermediate
     copy. ``key`` signs the frame; ``cross_language=True`` refuses values that
-    would need the Python-only fallback.
+    would need the Python-only fallback. The file is created readable and
+    writable by its owner only (mode 0600, like ``tempfile.mkstemp``): chmod it
+    to share it with other users.
     """
     registry = default_registry() if registry is None else registry
     result = registry.serialize(value, cross_language=cross_language, key=key)
