@@ -116,7 +116,7 @@ public final class SharedRegions {
     }
 
     /**
-     * Writes {@code value}'s frame into a new region (through a mapping, renamed into place when whole,
+     * Writes {@code value}'s frame into a new region (a gathering write, renamed into place when whole,
      * then read-only).
      *
      * @param registry the registry that serializes it
