@@ -19,8 +19,8 @@ import java.nio.file.attribute.PosixFilePermissions;
  * in-band, each out-of-band buffer at its 64-byte-aligned offset, straight from the value's own
  * buffers: no frame-sized copy on the heap), then renames it to {@code path}: the file at
  * {@code path} is always whole, and a file someone has mapped is never changed or shortened in
- * place by a later dump. (Writing through a read-write mapping instead was measured 3.4x slower
- * than the write for 1 GB into /dev/shm: one page fault per 4 KiB page; docs/BENCHMARKS.md.)
+ * place by a later dump. (Writing through a read-write mapping instead took 2.9x as long for 1 GB
+ * into /dev/shm, 6.2 s against 2.1 s, a page fault per 4 KiB page; docs/BENCHMARKS.md.)
  *
  * <p>{@link #load} checks the file's size against the frame header (and {@link Limits#maxFrameSize})
  * before mapping it, maps it read-only and deserializes the mapping: an {@code NDArray}'s data and
