@@ -129,13 +129,14 @@ def map_frame(fd: int, limits: Limits, where: str, expected_size: Optional[int] 
             "another process shortened, grew or replaced it; nothing was mapped",
             offset=min(size, expected_size),
         )
-    _check_header(os.pread(fd, HEADER_SIZE, 0), size, limits, where)
+    _check_header(_read_header(fd), size, limits, where)
     return _mmap.mmap(fd, size, access=_mmap.ACCESS_READ)
 
 
 def _read_frame(f, limits: Limits, where: str) -> bytes:
     size = os.fstat(f.fileno()).st_size
-    _check_header(os.pread(f.fileno(), HEADER_SIZE, 0), size, limits, where)
+    _check_header(_read_header(f.fileno()), size, limits, where)
+    f.seek(0)
     data = f.read(size)
     if len(data) != size:
         raise DeserializationError(
@@ -143,6 +144,13 @@ def _read_frame(f, limits: Limits, where: str) -> bytes:
             offset=len(data),
         )
     return data
+
+
+def _read_header(fd: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, HEADER_SIZE, 0)
+    os.lseek(fd, 0, os.SEEK_SET)  # no pread (Windows): the descriptor is ours, its position free
+    return os.read(fd, HEADER_SIZE)
 
 
 def _check_header(header: bytes, size: int, limits: Limits, where: str) -> None:

@@ -11,11 +11,11 @@ columns read-only views of the shared memory, and releases the region's name
     from concurrent.futures import ProcessPoolExecutor
     from serreg.integrations.processes import Shared
 
-    def column_sums(table):               # a pyarrow.Table, read in place
-        return Shared({name: pc.sum(col).as_py() for name, col in zip(table.column_names, table.columns)})
+    def column_means(array):              # a read-only view of the shared memory
+        return Shared(array.mean(axis=0))  # the result comes back the same way
 
     with ProcessPoolExecutor() as pool:
-        sums = pool.submit(column_sums, Shared(table)).result()
+        means = pool.submit(column_means, Shared(array)).result()
 
 Uses no framework import; works with the fork, spawn and forkserver start
 methods. Decoding is untrusted (as ``serreg.shm.get``) unless ``trusted=True``:
