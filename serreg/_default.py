@@ -34,6 +34,7 @@ def configure_dataclasses(registry: Optional[Registry] = None, enabled: bool = T
 
 
 register_serializer = DEFAULT.register_serializer
+register = DEFAULT.register
 unregister_serializer = DEFAULT.unregister_serializer
 get_serializer = DEFAULT.get_serializer
 register_fallback_serializer = DEFAULT.register_fallback_serializer

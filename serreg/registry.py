@@ -22,7 +22,7 @@ runs. With ``key=...`` it checks the frame's HMAC-SHA256 signature first.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, TypeVar
 
 from ._registry.decode import Decoder, NestedDecoder, Settings
 from ._registry.dispatch import Dispatch
@@ -33,11 +33,13 @@ from .canonical.form import CanonicalForm
 from .codec import MsgpackCodec
 from .limits import DEFAULT_LIMITS, Limits
 from .result import SerializationResult
-from .serializer import SerializerLike
+from .serializer import DeserializeFunction, FunctionSerializer, SerializeFunction, SerializerLike, serializer_of_class
 from .standard import DATA_CLASS_IDS, FALLBACK_CLASS_ID, install
 from .standard.pickle5 import Pickle5Serializer
 
 __all__ = ["Registration", "Registry"]
+
+_Class = TypeVar("_Class", bound=type)
 
 
 class Registry:
@@ -107,8 +109,20 @@ class Registry:
 
     # ----------------------------------------------------------------- registration
 
-    def register_serializer(self, class_id: str, cls: type, serializer: SerializerLike) -> None:
-        """Bind ``class_id`` to ``cls`` and ``serializer``.
+    def register_serializer(
+        self,
+        class_id: str,
+        cls: type,
+        serializer: Optional[SerializerLike] = None,
+        *,
+        serialize: Optional[SerializeFunction] = None,
+        deserialize: Optional[DeserializeFunction] = None,
+    ) -> None:
+        """Bind ``class_id`` to ``cls`` and a serializer: an object with ``serialize`` and
+        ``deserialize`` methods (a :class:`Serializer`), or the two functions
+        ``serialize=`` and ``deserialize=`` (see :class:`serreg.serializer.FunctionSerializer`:
+        ``serialize(obj)`` may return plain bytes, ``deserialize`` takes the in-band
+        memoryview and, if it has a second parameter, the out-of-band iterator).
 
         The newest class ID registered for a type is the one used to serialize
         it; frames written under an older ID of that type still deserialize.
@@ -116,7 +130,44 @@ class Registry:
         bound to a different class, or whose ClassIDHash equals another ID's,
         is refused.
         """
+        if serializer is None:
+            if serialize is None or deserialize is None:
+                raise TypeError("register_serializer needs a serializer, or both serialize= and deserialize=")
+            serializer = FunctionSerializer(serialize, deserialize)
+        elif serialize is not None or deserialize is not None:
+            raise TypeError("register_serializer takes a serializer or serialize= and deserialize=, not both")
         self._table.register(class_id, cls, serializer)
+
+    def register(
+        self,
+        class_id: str,
+        cls: Optional[type] = None,
+        *,
+        serialize: Optional[SerializeFunction] = None,
+        deserialize: Optional[DeserializeFunction] = None,
+    ) -> Callable[[_Class], _Class]:
+        """A class decorator that registers under ``class_id``; it returns the class unchanged.
+
+        On the class of your values: ``@register("myapp.Point", serialize=f, deserialize=g)``,
+        or ``@register("myapp.Point")`` when the class defines ``serialize(self)`` and a
+        ``deserialize`` classmethod or staticmethod. On a serializer class:
+        ``@register("myapp.Point", Point)`` registers an instance of it, made without
+        arguments, for ``Point``.
+        """
+
+        def decorate(decorated: _Class) -> _Class:
+            if cls is not None:
+                if serialize is not None or deserialize is not None:
+                    raise TypeError("@register takes the served class (on a serializer class) or serialize= and "
+                                    "deserialize= (on the class of the values), not both")
+                self.register_serializer(class_id, cls, decorated())
+            elif serialize is not None or deserialize is not None:
+                self.register_serializer(class_id, decorated, serialize=serialize, deserialize=deserialize)
+            else:
+                self.register_serializer(class_id, decorated, serializer_of_class(decorated))
+            return decorated
+
+        return decorate
 
     def unregister_serializer(self, class_id: str) -> None:
         """Remove ``class_id``; the previous class ID registered for its type, if any, is used again."""

@@ -150,6 +150,17 @@ NO_BUFFERS = OutOfBandBuffers(())
 # ----------------------------------------------------------------- serreg's access to the parts
 
 
+def as_result(returned: object) -> Optional[SerializationResult]:
+    """What a serializer returned, as a SerializationResult: the result itself, or plain
+    in-band bytes (bytes, bytearray, memoryview) as a result without out-of-band buffers;
+    None for anything else (the caller reports it)."""
+    if isinstance(returned, SerializationResult):
+        return returned
+    if isinstance(returned, (bytes, bytearray, memoryview)):
+        return SerializationResult(returned)
+    return None
+
+
 def with_class_hash(class_hash: bytes, in_band, buffers: list, key: Optional[bytes] = None) -> SerializationResult:
     """A result whose in-band section is ``class_hash`` + ``in_band``, kept apart until read;
     signed with ``key`` when one is given."""

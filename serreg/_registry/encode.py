@@ -16,7 +16,7 @@ from typing import Optional
 from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
-from ..result import SerializationResult, with_class_hash
+from ..result import SerializationResult, as_result, with_class_hash
 from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
 from .paths import attach_path
@@ -57,12 +57,14 @@ class NestedEncoder:
                     f"{type(error).__name__}: {error}"
                 )
             raise SerializationError(message, value=value) from error
-        if not isinstance(result, SerializationResult):
-            raise SerializationError(
-                f"the serializer for class ID {registration.class_id!r} returned {type(result).__name__}, "
-                "not a SerializationResult",
-                value=value,
-            )
+        if type(result) is not SerializationResult:
+            returned, result = result, as_result(result)
+            if result is None:
+                raise SerializationError(
+                    f"the serializer for class ID {registration.class_id!r} returned {type(returned).__name__}, "
+                    "not a SerializationResult or bytes",
+                    value=value,
+                )
         return registration.class_hash, result
 
 

@@ -31,7 +31,7 @@ from msgpack import ExtType, packb
 from .._registry.paths import attach_path
 from ..codec.layout import MAX_NESTING, NESTED_EXT_TYPE, array_header, map_header
 from ..errors import CanonicalFormError, SerializationError, SerregError
-from ..result import SerializationResult, buffer_views, in_band_parts, with_class_hash
+from ..result import SerializationResult, as_result, buffer_views, in_band_parts, with_class_hash
 from ..wire.frame import frame_pieces
 from .floats import pack_float
 from .standard import STANDARD_WRITERS
@@ -104,12 +104,14 @@ class CanonicalForm:
                 f"{type(error).__name__}: {error}",
                 value=value,
             ) from error
-        if not isinstance(result, SerializationResult):
-            raise SerializationError(
-                f"serialize_canonical of class ID {registration.class_id!r} returned {type(result).__name__}, "
-                "not a SerializationResult",
-                value=value,
-            )
+        if type(result) is not SerializationResult:
+            returned, result = result, as_result(result)
+            if result is None:
+                raise SerializationError(
+                    f"serialize_canonical of class ID {registration.class_id!r} returned {type(returned).__name__}, "
+                    "not a SerializationResult or bytes",
+                    value=value,
+                )
         return registration, result
 
     # ------------------------------------------------------------------ msgpack trees

@@ -18,8 +18,8 @@ from typing import Callable, Optional
 
 import cloudpickle
 
-from ..errors import DeserializationError
-from ..result import OutOfBandBuffers, SerializationResult
+from ..errors import DeserializationError, SerializationError
+from ..result import OutOfBandBuffers, SerializationResult, as_result
 from ..serializer import Serializer, hooks_of
 
 # While a Pickle5Serializer unpickles: its registry's lookup of a serializer by class ID.
@@ -39,7 +39,12 @@ class _RegistryAwarePickler(cloudpickle.Pickler):
             entry = self._owner.first_sight(cls)
         if entry is not None and (entry[2] is None or entry[2](obj)):
             class_id, serializer, _ = entry
-            result = serializer.serialize(obj)
+            result = as_result(serializer.serialize(obj))
+            if result is None:
+                raise SerializationError(
+                    f"the serializer for class ID {class_id!r} returned neither a SerializationResult nor bytes",
+                    value=obj,
+                )
             in_band = result.in_band_buffer
             buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
             return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
