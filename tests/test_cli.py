@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import json
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 import serreg
 from serreg import cli, inspection, standard
+from serreg.codec import SCAN_COMPILED
 from serreg.wire.class_id import class_id_hash
 from serreg.wire.frame import frame_pieces
 
@@ -52,12 +54,22 @@ def test_version_from_the_command_line_and_python_dash_m(capsys):
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["--version"])
     assert exit_info.value.code == 0
-    assert capsys.readouterr().out == f"serreg {serreg.__version__}\n"
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"serreg {serreg.__version__}"
+    assert lines[1] == f"frame format version {serreg.FORMAT_VERSION}"
+    expected_codec = "compiled parts in use: serreg.codec._scan" if SCAN_COMPILED else "pure Python"
+    assert lines[2].startswith(f"codec: {expected_codec}")
+    assert lines[3].startswith("Python 3.")
     assert serreg.__version__ == importlib.metadata.version("serreg")  # one place: serreg/_version.py
     completed = subprocess.run(
         [sys.executable, "-m", "serreg", "--version"], capture_output=True, text=True, timeout=60
     )
-    assert (completed.returncode, completed.stdout) == (0, f"serreg {serreg.__version__}\n")
+    assert (completed.returncode, completed.stdout.splitlines()[:3]) == (0, lines[:3])
+    forced = subprocess.run(
+        [sys.executable, "-m", "serreg", "--version"], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "SERREG_PURE_PYTHON": "1"},
+    )
+    assert forced.stdout.splitlines()[2] == "codec: pure Python (SERREG_PURE_PYTHON is set)"
 
 
 # ----------------------------------------------------------------- demo

@@ -1,4 +1,4 @@
-"""serreg's benchmark suite: the payloads of issue 4 against pickle5, cloudpickle,
+"""serreg's benchmark suite: nine standard payloads against pickle5, cloudpickle,
 msgpack, pyfory and Ray, in-process and through a contiguous frame.
 
 Run it with ``serreg bench`` (or ``python -m serreg bench``); see ``serreg bench --help``.

@@ -1,6 +1,6 @@
-"""The standard payloads of issue 4, built at full size or scaled down.
+"""The standard payloads of the benchmark suite, built at full size or scaled down.
 
-Every payload is built by a function of ``scale`` (1.0 = the sizes the issue
+Every payload is built by a function of ``scale`` (1.0 = the sizes the README
 names); tests run the suite at a tiny scale so it cannot rot. The names keep
 the full-size label even when scaled; the JSON report records the real sizes.
 """
