@@ -37,7 +37,7 @@ import hashlib
 import os
 import tempfile
 import time
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 try:
     import fcntl
@@ -110,7 +110,7 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    def put(self, value) -> bytes:
+    def put(self, value: Any) -> bytes:
         """Store ``value`` (once, however often it is put); return its 32-byte digest.
 
         What is already stored under the value's names is checked, and a record or
@@ -172,7 +172,7 @@ class Store:
         result = with_class_hash(in_band[:CLASS_ID_HASH_SIZE], in_band[CLASS_ID_HASH_SIZE:], buffers)
         return self.registry.deserialize(result, trusted=False)
 
-    def _parse_record(self, record: bytes, path: str):
+    def _parse_record(self, record: bytes, path: str) -> tuple:
         try:
             parsed = msgpack.unpackb(record, raw=False)
         except (ValueError, TypeError, msgpack.ExtraData) as error:
@@ -218,7 +218,7 @@ class Store:
             )
         return memoryview(data)
 
-    def _blame(self, digest: bytes, entries, buffers, record_path: str):
+    def _blame(self, digest: bytes, entries, buffers, record_path: str) -> None:
         for index, (entry, buffer) in enumerate(zip(entries, buffers)):
             if type(entry) is list and hashlib.sha256(buffer).digest() != entry[1]:
                 raise IntegrityError(
@@ -269,7 +269,7 @@ def _holds(path: str, size: int, sha256: bytes) -> bool:
     return hasher.digest() == sha256
 
 
-def _write_atomically(path: str, pieces: list) -> None:
+def _write_atomically(path: str, pieces: list[Any]) -> None:
     """Write ``path`` whole or not at all: into a locked temporary file, renamed when complete.
 
     The lock tells a later cleaner that the writer is alive; a writer that dies

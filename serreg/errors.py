@@ -38,7 +38,7 @@ class SerializationError(SerregError):
     ``via``, the value whose serializer made the nested call that failed.
     """
 
-    def __init__(self, message: str, *, value: object = None, path: str | None = None):
+    def __init__(self, message: str, *, value: object = None, path: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.value = value
@@ -52,7 +52,7 @@ class SerializationError(SerregError):
             return self.message
         return f"{self.message} (at {self.path})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple:
         return (_rebuild_serialization_error, (type(self), self.message, self.path))
 
 
@@ -85,7 +85,7 @@ class DeserializationError(SerregError):
     themselves to ``nesting``.
     """
 
-    def __init__(self, message: str, *, offset: int | None = None, class_id: str | None = None):
+    def __init__(self, message: str, *, offset: int | None = None, class_id: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.offset = offset
@@ -103,7 +103,7 @@ class DeserializationError(SerregError):
             details.append("inside " + " > ".join(self.nesting))
         return f"{self.message} ({', '.join(details)})" if details else self.message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple:
         return (_rebuild_deserialization_error, (type(self), str(self)))
 
 
@@ -136,9 +136,9 @@ class RemoteError(DeserializationError):
     with serreg can answer a request it cannot read.
     """
 
-    def __init__(self, message: str):
+    def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple:
         return (RemoteError, (self.message,))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from .errors import DeserializationError
 from .inspection_walk import Bin, MapEntries, ValueNode, Walker
@@ -151,13 +151,13 @@ def _inspect_frame(frame: FrameView, start: int, names: dict[bytes, str], limits
     return report
 
 
-def containers_holding_values(root: ValueNode) -> set:
+def containers_holding_values(root: ValueNode) -> set[Any]:
     """The ids of the lists and maps under ``root`` that hold a nested value (ValueNode) at
     any depth: what the text output shows as a tree rather than on one line."""
-    holding: set = set()
+    holding: set[Any] = set()
     # Post-order without recursion: a container is decided after everything in it.
     stack = [(root, False)]
-    parents: list = []
+    parents: list[Any] = []
     while stack:
         item, done = stack.pop()
         if done:
@@ -182,7 +182,7 @@ def containers_holding_values(root: ValueNode) -> set:
 # ----------------------------------------------------------------- plain data for --json
 
 
-def to_json(reports: list[FrameReport]) -> list[dict]:
+def to_json(reports: list[FrameReport]) -> list[dict[Any, Any]]:
     """The reports as JSON-ready dicts (built without recursion: values may nest 1,024 deep)."""
     return [
         {
@@ -202,7 +202,7 @@ def to_json(reports: list[FrameReport]) -> list[dict]:
     ]
 
 
-def _value_json(value):
+def _value_json(value: Any):
     holder = [None]
     stack = [(value, holder, 0)]
     while stack:
@@ -231,12 +231,12 @@ def _value_json(value):
     return holder[0]
 
 
-def iter_json(value, indent: int = 2) -> Iterator[str]:
+def iter_json(value: Any, indent: int = 2) -> Iterator[str]:
     """The pieces of the JSON text of plain data (dicts with str keys, lists, str, numbers,
     bools, None), laid out as ``json.dumps(value, indent=indent)`` lays it out, without
     recursion (json.dumps recurses once per level and fails on values nested 1,024 deep)."""
     scalar = json.JSONEncoder().encode
-    stack: list = []  # [items iterator, is a dict, level, first item still to come]
+    stack: list[Any] = []  # [items iterator, is a dict, level, first item still to come]
 
     def start(item, level: int) -> str:
         if isinstance(item, (dict, list)) and item:

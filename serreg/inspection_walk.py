@@ -25,7 +25,7 @@ from __future__ import annotations
 import pickletools
 import struct
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from .codec.layout import NESTED_EXT_TYPE
 from .errors import DeserializationError, LimitExceededError
@@ -116,24 +116,24 @@ class _Section:
         self.node = node
         self.body = body
         self.position = 0
-        self.containers: list = []
+        self.containers: list[Any] = []
         self.root = None
 
 
 class Walker:
     """Walks in-band sections in document order, handing out buffer indices as a reader would."""
 
-    def __init__(self, names: dict, buffer_count: int, limits: Limits, budget: DecodeState) -> None:
+    def __init__(self, names: dict[Any, Any], buffer_count: int, limits: Limits, budget: DecodeState) -> None:
         self.names = names
         self.buffer_count = buffer_count
-        self.owners: list = [None] * buffer_count  # class ID (or hash hex) of the value taking each buffer
+        self.owners: list[Any] = [None] * buffer_count  # class ID (or hash hex) of the value taking each buffer
         self.max_depth = limits.max_depth
         self.budget = budget
         self.next_buffer = 0
         self.lost = False  # True after a value whose buffer count is unknown
-        self.msgpack_class_ids: frozenset = frozenset()
+        self.msgpack_class_ids: frozenset[Any] = frozenset()
 
-    def walk(self, section: memoryview, msgpack_class_ids: frozenset) -> ValueNode:
+    def walk(self, section: memoryview, msgpack_class_ids: frozenset[Any]) -> ValueNode:
         """The tree of the frame's in-band section (the top-level value)."""
         self.msgpack_class_ids = msgpack_class_ids
         root = self._open(section, top=True)
@@ -171,7 +171,7 @@ class Walker:
 
     # ------------------------------------------------------------------ sections
 
-    def _open(self, section: memoryview, top: bool = False):
+    def _open(self, section: memoryview, top: bool = False) -> ValueNode | _Section:
         """A ValueNode for a section that is not walked, or a _Section to walk."""
         if section.nbytes < CLASS_ID_HASH_SIZE:
             raise DeserializationError(f"a nested in-band section of {section.nbytes} bytes cannot hold a ClassIDHash")
@@ -197,7 +197,7 @@ class Walker:
                 self.lost = True
         return node
 
-    def _close(self, section: _Section, value) -> ValueNode:
+    def _close(self, section: _Section, value: Any) -> ValueNode:
         node = section.node
         node.value = value
         node.walked = True
@@ -321,7 +321,7 @@ class Walker:
             raise _Invalid(f"a str is not UTF-8 ({error.reason})") from None
 
 
-def _own_buffer_count(class_id: Optional[str], value) -> int:
+def _own_buffer_count(class_id: Optional[str], value: Any) -> int:
     if class_id in _ONE_BUFFER:
         return 1
     if class_id == "bytes":

@@ -201,7 +201,7 @@ class Registry:
         self._table.allow(class_ids)
 
     @property
-    def allowed_class_ids(self) -> frozenset:
+    def allowed_class_ids(self) -> frozenset[Any]:
         """The class IDs untrusted mode decodes."""
         return self._table.snapshot.allowed_ids
 

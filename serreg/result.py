@@ -7,7 +7,7 @@ the canonical form and the content-addressed store use them.
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Union
+from typing import Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
 from .wire.frame import frame_length, frame_pieces
@@ -37,7 +37,7 @@ class SerializationResult:
 
     __slots__ = ("_in_band", "_class_hash", "out_of_band_buffers", "_key")
 
-    def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None):
+    def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None) -> None:
         self._in_band = in_band_buffer
         self._class_hash = None
         self.out_of_band_buffers = [] if out_of_band_buffers is None else out_of_band_buffers
@@ -56,17 +56,17 @@ class SerializationResult:
         return self._in_band
 
     @in_band_buffer.setter
-    def in_band_buffer(self, value) -> None:
+    def in_band_buffer(self, value: Any) -> None:
         self._in_band = value
         self._class_hash = None
 
-    def _in_band_parts(self) -> list:
+    def _in_band_parts(self) -> list[Any]:
         parts = [] if self._class_hash is None else [self._class_hash]
         if self._in_band is not None:
             parts.append(self._in_band)
         return parts
 
-    def _buffer_views(self) -> list:
+    def _buffer_views(self) -> list[Any]:
         views = []
         for i, buffer in enumerate(self.out_of_band_buffers):
             view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
@@ -123,11 +123,11 @@ class OutOfBandBuffers:
 
     __slots__ = ("_buffers", "_next")
 
-    def __init__(self, buffers: Iterable) -> None:
+    def __init__(self, buffers: Iterable[Any]) -> None:
         self._buffers = buffers if isinstance(buffers, (list, tuple)) else list(buffers)
         self._next = 0
 
-    def __iter__(self):
+    def __iter__(self) -> OutOfBandBuffers:
         return self
 
     def __next__(self) -> memoryview:
@@ -161,7 +161,7 @@ def as_result(returned: object) -> Optional[SerializationResult]:
     return None
 
 
-def with_class_hash(class_hash: bytes, in_band, buffers: list, key: Optional[bytes] = None) -> SerializationResult:
+def with_class_hash(class_hash: bytes, in_band, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:
     """A result whose in-band section is ``class_hash`` + ``in_band``, kept apart until read;
     signed with ``key`` when one is given."""
     result = SerializationResult.__new__(SerializationResult)
@@ -172,7 +172,7 @@ def with_class_hash(class_hash: bytes, in_band, buffers: list, key: Optional[byt
     return result
 
 
-def sections(result: SerializationResult) -> tuple:
+def sections(result: SerializationResult) -> tuple[Any, ...]:
     """(ClassIDHash or None, in-band): the hash is None when it is not kept apart from the in-band."""
     return result._class_hash, result._in_band
 
@@ -182,11 +182,11 @@ def signing_key(result: SerializationResult) -> Optional[bytes]:
     return result._key
 
 
-def in_band_parts(result: SerializationResult) -> list:
+def in_band_parts(result: SerializationResult) -> list[Any]:
     """The pieces of the in-band section, not joined."""
     return result._in_band_parts()
 
 
-def buffer_views(result: SerializationResult) -> list:
+def buffer_views(result: SerializationResult) -> list[Any]:
     """The out-of-band buffers as 1-d byte memoryviews (DeserializationError if one is not contiguous)."""
     return result._buffer_views()

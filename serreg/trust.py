@@ -11,12 +11,14 @@ ID is added once its serializer is known to be safe on hostile bytes.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .errors import UntrustedClassIDError
 from .standard import CODE_LOADING_CLASS_IDS
 from .wire.class_id import class_id_hash
 
 
-def allowed_hashes(class_ids) -> frozenset:
+def allowed_hashes(class_ids) -> frozenset[Any]:
     """The ClassIDHashes of ``class_ids``: what the decoder compares, 8 bytes at a time."""
     return frozenset(class_id_hash(class_id) for class_id in class_ids)
 

@@ -22,7 +22,7 @@ every plug-in not loaded yet, then is looked up again.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Optional
+from typing import Any, Optional
 
 from ..errors import CrossLanguageError, SerializationError, UnknownClassIDError
 from ..standard import EXTRA_OF_CLASS_ID, STANDARD_CLASS_IDS
@@ -50,7 +50,7 @@ class Dispatch:
         self._table = table
         self._plugins = plugins
 
-    def registration_for(self, value) -> Registration:
+    def registration_for(self, value: Any) -> Registration:
         """The registration that serializes ``value`` (steps 1 to 4 above)."""
         cls = type(value)
         snapshot = self._table.snapshot
@@ -117,7 +117,7 @@ class Dispatch:
             raise UnknownClassIDError(f"no serializer is registered for type {describe(cls)}")
         return registration
 
-    def registrations(self) -> list:
+    def registrations(self) -> list[Any]:
         """Every registration (the fallback included), plug-ins loaded first, sorted by class ID."""
         if self._plugins is not None:
             self._plugins.load_all()

@@ -11,7 +11,7 @@ else goes through the nested encoder once for the top-level value.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
@@ -29,7 +29,7 @@ class NestedEncoder:
     def __init__(self, dispatch: Dispatch) -> None:
         self._registration_for = dispatch.registration_for
 
-    def encode(self, value) -> tuple:
+    def encode(self, value: Any) -> tuple[Any, ...]:
         """(ClassIDHash, the serializer's raw result) of ``value``."""
         registration = self._registration_for(value)
         try:
@@ -78,7 +78,7 @@ class Encoder:
         self._table = table
 
     def serialize(
-        self, obj, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
+        self, obj: Any, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
     ) -> SerializationResult:
         """See :meth:`serreg.Registry.serialize`."""
         if key is not None:
@@ -90,7 +90,7 @@ class Encoder:
             # output as it is: skip the generic dispatch (same bytes, same errors).
             class_hash = self._table.snapshot.packed_as_is.get(type(obj))
             if class_hash is not None:
-                oob: list = []
+                oob: list[Any] = []
                 try:
                     in_band = self._pack(obj, oob)
                 except SerializationError as error:

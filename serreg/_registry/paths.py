@@ -20,7 +20,8 @@ def _key_text(key) -> str:
     return json.dumps(key, ensure_ascii=False) if type(key) is str else repr(key)
 
 
-def _children(node):
+from typing import Iterator
+def _children(node) -> Iterator:
     if isinstance(node, dict):
         for i, (key, value) in enumerate(node.items()):
             yield f"<key {i}: {_key_text(key)}>", key

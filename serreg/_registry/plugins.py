@@ -14,6 +14,8 @@ fails in any other way is reported with a warning and rolled back.
 
 from __future__ import annotations
 
+from typing import Any
+
 import threading
 import warnings
 from importlib.metadata import entry_points
@@ -39,11 +41,11 @@ class PluginLoader:
         self.failed: dict[str, str] = {}  # name -> why it could not be loaded
         self.unavailable: dict[str, str] = {}  # name -> the import error of its missing library
 
-    def _pending_entry_points(self) -> dict:
+    def _pending_entry_points(self) -> dict[Any, Any]:
         with self._lock:
             return self._read_entry_points()
 
-    def _read_entry_points(self) -> dict:
+    def _read_entry_points(self) -> dict[Any, Any]:
         if self._pending is None:
             found = {}
             for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -51,7 +53,7 @@ class PluginLoader:
             self._pending = found
         return self._pending
 
-    def available(self) -> dict:
+    def available(self) -> dict[Any, Any]:
         """Names of every plug-in, loaded or not, with its entry point value."""
         with self._lock:
             names = {name: ep.value for name, ep in self._pending_entry_points().items()}

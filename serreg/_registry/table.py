@@ -74,16 +74,16 @@ class Snapshot:
 
     by_id: Mapping[str, Registration] = field(default_factory=dict)
     by_hash: Mapping[bytes, Registration] = field(default_factory=dict)
-    stacks: Mapping[type, tuple] = field(default_factory=dict)  # type -> its registrations, newest last
+    stacks: Mapping[type, tuple[Any, ...]] = field(default_factory=dict)  # type -> its registrations, newest last
     current: Mapping[type, Registration] = field(default_factory=dict)  # type -> the registration in use
     fallback: Optional[Registration] = None
     dataclass_reader: Optional[Registration] = None  # serreg.dataclass, readable by every registry
     dataclass_writer: Optional[Registration] = None  # the same, once switched on (lookup step 3)
-    allowed_ids: frozenset = frozenset()
-    allowed_hashes: frozenset = frozenset()
+    allowed_ids: frozenset[Any] = frozenset()
+    allowed_hashes: frozenset[Any] = frozenset()
     # Derived from the above by Table._publish:
-    native_overrides: frozenset = frozenset()  # native types whose serializer is not the standard one
-    rewritten_types: tuple = ALWAYS_REWRITTEN  # types the codec must not let msgpack pack by itself
+    native_overrides: frozenset[Any] = frozenset()  # native types whose serializer is not the standard one
+    rewritten_types: tuple[Any, ...] = ALWAYS_REWRITTEN  # types the codec must not let msgpack pack by itself
     packed_as_is: Mapping[type, bytes] = field(default_factory=dict)  # type -> ClassIDHash, plain msgpack
     unpacked_as_is: Mapping[bytes, type] = field(default_factory=dict)  # the same ClassIDHashes -> their type
 

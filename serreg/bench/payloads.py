@@ -8,7 +8,7 @@ the full-size label even when scaled; the JSON report records the real sizes.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from typing import Any, Callable
 
 
 @dataclasses.dataclass
@@ -19,26 +19,26 @@ class Record:
     name: str
     score: float
     active: bool
-    tags: list
+    tags: list[Any]
 
 
 def _count(n: int, scale: float) -> int:
     return max(1, int(n * scale))
 
 
-def small_dict(scale: float):
+def small_dict(scale: float) -> dict[str, float | str | list[int] | bool]:
     return {"a": 1, "b": 2.5, "c": "hello", "d": [1, 2, 3], "e": True}
 
 
-def ints_1k(scale: float):
+def ints_1k(scale: float) -> list:
     return list(range(_count(1000, scale)))
 
 
-def strs_10k(scale: float):
+def strs_10k(scale: float) -> list:
     return [f"s{i}" for i in range(_count(10000, scale))]
 
 
-def records_1k(scale: float):
+def records_1k(scale: float) -> list:
     return [{"id": i, "name": f"user{i}", "score": i * 0.5, "tags": ["a", "b"]} for i in range(_count(1000, scale))]
 
 
@@ -71,7 +71,7 @@ def dataclass_1(scale: float):
     return Record(7, "user7", 3.5, True, ["a", "b"])
 
 
-def dataclasses_1k(scale: float):
+def dataclasses_1k(scale: float) -> list:
     return [Record(i, f"user{i}", i * 0.5, i % 2 == 0, ["a", "b"]) for i in range(_count(1000, scale))]
 
 
@@ -92,7 +92,7 @@ PAYLOADS: dict[str, Callable[[float], object]] = {
 ZERO_COPY = frozenset({"bytes_10MB", "ndarray_100MB", "arrow_1M"})
 
 
-def describe(value) -> str:
+def describe(value: Any) -> str:
     """A short description of a payload's real size, for the report."""
     kind = type(value)
     if kind is list:

@@ -26,6 +26,7 @@ import msgpack
 from .._default import configure_dataclasses, deserialize, serialize
 from ..registry import Registry
 from .payloads import Record
+from typing import Any
 
 
 class Unsupported(Exception):
@@ -67,10 +68,10 @@ class Peer:
     def version(self) -> str:
         return _version(self.distribution) if self.distribution else "?"
 
-    def check(self, value) -> None:
+    def check(self, value: Any) -> None:
         """Raise Unsupported if this peer cannot take ``value`` at all."""
 
-    def serialize(self, value):
+    def serialize(self, value: Any):
         raise NotImplementedError
 
     def deserialize(self, result):
@@ -79,7 +80,7 @@ class Peer:
     def wire_bytes(self, result) -> int:
         raise NotImplementedError
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any):
         raise NotImplementedError
 
     def from_frame(self, frame):
@@ -91,12 +92,12 @@ class SerregPeer(Peer):
     how = "serreg.serialize / serreg.deserialize; frame: SerializationResult.to_bytes()"
     distribution = "serreg"
 
-    def _load(self):
+    def _load(self) -> None:
         self._serialize = serialize
         self._deserialize = deserialize
         return None
 
-    def serialize(self, value):
+    def serialize(self, value: Any):
         return self._serialize(value)
 
     def deserialize(self, result):
@@ -105,7 +106,7 @@ class SerregPeer(Peer):
     def wire_bytes(self, result) -> int:
         return len(result.in_band_buffer) + sum(memoryview(b).nbytes for b in result.out_of_band_buffers)
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any):
         return self._serialize(value).to_bytes()
 
     def from_frame(self, frame):
@@ -121,19 +122,21 @@ class SerregDataclassesPeer(SerregPeer):
     name = "serreg+dc"
     how = "serreg with configure_dataclasses() (serreg.dataclass instead of the pickle fallback); own Registry"
 
-    def _load(self):
+    def _load(self) -> None:
         registry = Registry()
         configure_dataclasses(registry)
         self._serialize = registry.serialize
         self._deserialize = registry.deserialize
         return None
 
-    def check(self, value) -> None:
+    def check(self, value: Any) -> None:
         sample = value[0] if type(value) is list and value else value
         if not dataclasses.is_dataclass(sample):
             raise Unsupported("no dataclass in this payload: the same as serreg")
 
 
+from typing import Any
+from typing import Any
 class Pickle5Peer(Peer):
     name = "pickle5"
     how = "pickle.dumps(protocol=5, buffer_callback) / pickle.loads(buffers=); frame: pickle.dumps(protocol=5)"
@@ -143,11 +146,11 @@ class Pickle5Peer(Peer):
     def version(self) -> str:
         return f"protocol {pickle.HIGHEST_PROTOCOL} (stdlib)"
 
-    def serialize(self, value):
+    def serialize(self, value: Any):
         buffers = []
         return pickle.dumps(value, protocol=5, buffer_callback=buffers.append), buffers
 
-    def deserialize(self, result):
+    def deserialize(self, result) -> Any:
         data, buffers = result
         return pickle.loads(data, buffers=buffers)
 
@@ -155,10 +158,10 @@ class Pickle5Peer(Peer):
         data, buffers = result
         return len(data) + sum(b.raw().nbytes for b in buffers)
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any):
         return pickle.dumps(value, protocol=5)
 
-    def from_frame(self, frame):
+    def from_frame(self, frame) -> Any:
         return pickle.loads(frame)
 
 
@@ -171,15 +174,15 @@ class CloudpicklePeer(Pickle5Peer):
     def version(self) -> str:
         return _version(self.distribution)
 
-    def _load(self):
+    def _load(self) -> None:
         self._dumps = cloudpickle.dumps  # a dependency of serreg: always installed
         return None
 
-    def serialize(self, value):
+    def serialize(self, value: Any) -> tuple:
         buffers = []
         return self._dumps(value, protocol=5, buffer_callback=buffers.append), buffers
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any):
         return self._dumps(value, protocol=5)
 
 
@@ -188,18 +191,18 @@ class MsgpackPeer(Peer):
     how = "msgpack.packb / msgpack.unpackb (no out-of-band buffers: in-process and frame are the same bytes)"
     distribution = "msgpack"
 
-    def _load(self):
+    def _load(self) -> None:
         self._packb = msgpack.packb  # a dependency of serreg: always installed
         self._unpackb = msgpack.unpackb
         return None
 
-    def check(self, value) -> None:
+    def check(self, value: Any) -> None:
         try:
             self._packb(value)
         except TypeError as error:
             raise Unsupported(f"msgpack has no encoding for it ({error})") from None
 
-    def serialize(self, value):
+    def serialize(self, value: Any):
         return self._packb(value)
 
     def deserialize(self, result):
@@ -218,7 +221,7 @@ class PyforyPeer(Peer):
            "keeping each BufferObject.getbuffer() out-of-band / deserialize(buffers=); frame: serialize() in-band")
     distribution = "pyfory"
 
-    def _load(self):
+    def _load(self) -> str | None:
         try:
             import pyfory
         except ImportError as error:
@@ -229,7 +232,7 @@ class PyforyPeer(Peer):
         self._fory.register(Record)
         return None
 
-    def serialize(self, value):
+    def serialize(self, value: Any) -> tuple:
         buffers = []
 
         def keep_out_of_band(buffer_object) -> bool:
@@ -246,7 +249,7 @@ class PyforyPeer(Peer):
         data, buffers = result
         return len(data) + sum(memoryview(b).nbytes for b in buffers)
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any):
         return self._fory.serialize(value)
 
     def from_frame(self, frame):
@@ -260,7 +263,7 @@ class RayPeer(Peer):
            "Ray worker's object store creates, so it is not measured")
     distribution = "ray"
 
-    def _load(self):
+    def _load(self) -> str | None:
         try:
             import ray._private.worker as worker
             from ray._private.serialization import SerializationContext
@@ -269,7 +272,7 @@ class RayPeer(Peer):
         self._context = SerializationContext(worker.global_worker)
         return None
 
-    def serialize(self, value):
+    def serialize(self, value: Any):
         return self._context.serialize(value)
 
     def deserialize(self, result):
@@ -278,7 +281,7 @@ class RayPeer(Peer):
     def wire_bytes(self, result) -> int:
         return result.total_bytes
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any):
         serialized = self._context.serialize(value)
         to_bytes = getattr(serialized, "to_bytes", None)
         if to_bytes is None:

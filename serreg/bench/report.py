@@ -6,6 +6,7 @@ import json
 
 from .payloads import ZERO_COPY
 from .suite import MODES, REFERENCE, fastest_peer
+from typing import Any
 
 # Issue 2, "Speed": in-process round trip, serreg over pickle5, at most this.
 ISSUE2_PICKLE5_LIMITS = {"small_dict": 1.5, "ints_1k": 1.5, "strs_10k": 1.0, "ndarray_100MB": 2.0, "arrow_1M": 2.0}
@@ -32,7 +33,7 @@ def _size(count) -> str:
     return f"{count / 2**20:.1f}MiB"
 
 
-def _ratio(value) -> str:
+def _ratio(value: Any) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
@@ -43,7 +44,7 @@ COLUMNS = (
 )
 
 
-def format_table(report: dict) -> str:
+def format_table(report: dict[Any, Any]) -> str:
     """One block per payload: a row per peer; ``f.`` columns are through the contiguous frame.
 
     rt is a round trip (serialize then deserialize); bytes are in-band plus
@@ -94,7 +95,7 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def goals(report: dict) -> list[dict]:
+def goals(report: dict[Any, Any]) -> list[dict[Any, Any]]:
     """serreg's speed and size goals, each with what was measured and whether it is met.
 
     ``group``: "pickle5" (in-process speed against pickle protocol 5), "peers"
@@ -149,7 +150,7 @@ def goals(report: dict) -> list[dict]:
     return checks
 
 
-def format_goals(report: dict) -> list[str]:
+def format_goals(report: dict[Any, Any]) -> list[str]:
     lines = ["goals (measured: serreg/peer ratio unless stated):"]
     if report["scale"] != 1:
         lines.append(f"  (scale {report['scale']}: the goals are stated for the full-size payloads, scale 1)")
@@ -164,7 +165,7 @@ def format_goals(report: dict) -> list[str]:
     return lines
 
 
-def write_json(report: dict, path) -> None:
+def write_json(report: dict[Any, Any], path) -> None:
     data = dict(report)
     data["goals"] = goals(report)
     with open(path, "w") as file:
@@ -172,7 +173,7 @@ def write_json(report: dict, path) -> None:
         file.write("\n")
 
 
-def draw_chart(report: dict, path) -> None:
+def draw_chart(report: dict[Any, Any], path) -> None:
     """Bars of serreg's round-trip time over each peer's, per payload; in-process above, frame below."""
     import matplotlib
 

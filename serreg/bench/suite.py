@@ -12,7 +12,7 @@ import gc
 import platform
 import sys
 import time
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from . import measure
 from .payloads import PAYLOADS, ZERO_COPY, describe, same_value
@@ -23,7 +23,7 @@ STEPS = ("serialize", "deserialize", "round_trip")
 REFERENCE = "serreg"
 
 
-def _operations(peer, value) -> dict:
+def _operations(peer, value: Any) -> dict[Any, Any]:
     """(mode, step) -> zero-argument callable, or the reason it cannot run."""
     operations = {}
     try:
@@ -55,7 +55,7 @@ def _operations(peer, value) -> dict:
     return operations
 
 
-def _check(peer, value, operations: dict) -> dict:
+def _check(peer, value: Any, operations: dict[Any, Any]) -> dict[Any, Any]:
     """Correctness and size of one peer's round trips, before any timing."""
     facts = {}
     for mode in MODES:
@@ -131,8 +131,8 @@ def run_suite(
     min_time: float = 0.02,
     memory: bool = True,
     progress: bool = True,
-    argv: Optional[list] = None,
-) -> dict:
+    argv: Optional[list[Any]] = None,
+) -> dict[Any, Any]:
     """Measure every payload with every peer; return the report as a JSON-ready dict.
 
     Times are medians over ``repeats`` samples, in seconds per call. serreg is
@@ -191,7 +191,7 @@ def run_suite(
     return report
 
 
-def _run_payload(payload_name, value, instances, usable, repeats, min_time, memory, bar, rss) -> dict:
+def _run_payload(payload_name, value: Any, instances, usable, repeats, min_time, memory, bar, rss) -> dict[Any, Any]:
     entry = {"description": describe(value), "zero_copy": payload_name in ZERO_COPY, "results": {}}
     timed = {}  # (peer, mode, step) -> operation
     for name in usable:
@@ -249,7 +249,7 @@ def _run_payload(payload_name, value, instances, usable, repeats, min_time, memo
     return entry
 
 
-def _ratios(results: dict) -> dict:
+def _ratios(results: dict[Any, Any]) -> dict[Any, Any]:
     """serreg's time (and bytes) over each peer's: below 1 means serreg is faster (smaller)."""
     reference = results.get(REFERENCE)
     ratios = {}
@@ -273,7 +273,7 @@ def _ratios(results: dict) -> dict:
     return ratios
 
 
-def fastest_peer(results: dict, mode: str) -> Optional[tuple]:
+def fastest_peer(results: dict[Any, Any], mode: str) -> Optional[tuple[Any, ...]]:
     """(name, seconds) of the fastest correct peer's round trip in ``mode``, serreg (in any setup) excluded."""
     best = None
     for name, result in results.items():

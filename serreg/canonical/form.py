@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from operator import itemgetter
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from msgpack import ExtType, packb
 
@@ -49,13 +49,13 @@ class CanonicalForm:
     Stateless apart from those, so one instance serves every thread.
     """
 
-    def __init__(self, registration_for: Callable, native_overrides: Callable[[], frozenset]) -> None:
+    def __init__(self, registration_for: Callable[..., Any], native_overrides: Callable[[], frozenset[Any]]) -> None:
         self._registration_for = registration_for
         self._native_overrides = native_overrides
 
     # ------------------------------------------------------------------ top level
 
-    def serialize(self, obj, key: Optional[bytes] = None) -> SerializationResult:
+    def serialize(self, obj: Any, key: Optional[bytes] = None) -> SerializationResult:
         """The canonical serialization result of ``obj`` (in-band starts with the ClassIDHash)."""
         try:
             registration, result = self.serialize_nested(obj)
@@ -64,13 +64,13 @@ class CanonicalForm:
             raise
         return with_class_hash(registration.class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
 
-    def digest(self, obj) -> bytes:
+    def digest(self, obj: Any) -> bytes:
         """SHA-256 of the canonical frame of ``obj``, buffers hashed in place."""
         return result_digest(self.serialize(obj))
 
     # ------------------------------------------------------------------ one value
 
-    def serialize_nested(self, value):
+    def serialize_nested(self, value: Any) -> tuple:
         """Canonically serialize one value; return (registration, raw result without the hash)."""
         registration = self._registration_for(value)
         if registration.fallback:
@@ -116,10 +116,10 @@ class CanonicalForm:
 
     # ------------------------------------------------------------------ msgpack trees
 
-    def pack(self, value) -> SerializationResult:
+    def pack(self, value: Any) -> SerializationResult:
         """One msgpack value in canonical form, nested values as ext 0, buffers in document order."""
         out = bytearray()
-        oob: list = []
+        oob: list[Any] = []
         self._encode(value, out, oob, 0, self._native_overrides())
         return SerializationResult(bytes(out), oob)
 
@@ -127,13 +127,13 @@ class CanonicalForm:
         """A msgpack array of ``members`` in canonical order: sorted by their encoded bytes (a set)."""
         encoded = self._encode_sorted(members, _deeper(0, members), self._native_overrides())
         parts = [array_header(len(encoded))]
-        oob: list = []
+        oob: list[Any] = []
         for packed, member_oob in encoded:
             parts.append(packed)
             oob.extend(member_oob)
         return SerializationResult(b"".join(parts), oob)
 
-    def _encode(self, value, out: bytearray, oob: list, depth: int, overrides: frozenset) -> None:
+    def _encode(self, value: Any, out: bytearray, oob: list[Any], depth: int, overrides: frozenset[Any]) -> None:
         """Append the canonical msgpack of ``value`` to ``out`` and its buffers to ``oob``."""
         kind = type(value)
         if kind in overrides:
@@ -159,7 +159,7 @@ class CanonicalForm:
         else:
             self._encode_nested(value, out, oob, depth)
 
-    def _encode_nested(self, value, out: bytearray, oob: list, depth: int) -> None:
+    def _encode_nested(self, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
         _deeper(depth, value)
         registration, result = self.serialize_nested(value)
         in_band = result.in_band_buffer
@@ -167,22 +167,22 @@ class CanonicalForm:
         out += packb(ExtType(NESTED_EXT_TYPE, payload))
         oob.extend(result.out_of_band_buffers)
 
-    def _encode_sorted(self, members, depth: int, overrides: frozenset) -> list:
+    def _encode_sorted(self, members, depth: int, overrides: frozenset[Any]) -> list[Any]:
         """Encode each member separately; return [(bytes, buffers)] in canonical order."""
         encoded = []
         for member in members:
             member_out = bytearray()
-            member_oob: list = []
+            member_oob: list[Any] = []
             self._encode(member, member_out, member_oob, depth, overrides)
             encoded.append((bytes(member_out), member_oob))
         encoded.sort(key=_sort_key)
         return encoded
 
-    def _encode_dict(self, value: dict, out: bytearray, oob: list, depth: int, overrides: frozenset) -> None:
+    def _encode_dict(self, value: dict[Any, Any], out: bytearray, oob: list[Any], depth: int, overrides: frozenset[Any]) -> None:
         # Keys are encoded first and sorted; each value is then encoded straight into ``out``
         # in that order, so an entry costs its key's bytes and one tuple, not two more buffers.
         entries = []
-        key_oob: list = []
+        key_oob: list[Any] = []
         keys_with_buffers = False
         for key, item in value.items():
             key_out = bytearray()
@@ -228,7 +228,7 @@ def pieces_digest(pieces) -> bytes:
 _first = itemgetter(0)
 
 
-def _sort_key(entry) -> tuple:
+def _sort_key(entry) -> tuple[Any, ...]:
     # Encoded bytes first (bytes compare unsigned, shorter first on a common prefix);
     # buffer contents only break ties between members whose in-band bytes are equal.
     encoded, buffers = entry[0], entry[1]
@@ -237,7 +237,7 @@ def _sort_key(entry) -> tuple:
     return (encoded, tuple(memoryview(b).tobytes() for b in buffers))
 
 
-def _deeper(depth: int, value) -> int:
+def _deeper(depth: int, value: Any) -> int:
     if depth >= MAX_NESTING:
         raise SerializationError(
             f"value is nested more than {MAX_NESTING} levels deep or contains itself", value=value

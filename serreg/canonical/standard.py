@@ -13,7 +13,7 @@ import decimal
 import struct
 import sys
 import zoneinfo
-from typing import Callable
+from typing import Any, Callable
 
 from msgpack import packb
 
@@ -34,39 +34,39 @@ from ..standard.scalars import (
 from .floats import normalize_float_array, pack_float
 
 
-def _write_as_normal(form, serializer, value) -> SerializationResult:
+def _write_as_normal(form, serializer, value: Any) -> SerializationResult:
     # These in-bands are already unique per value (docs/FORMAT.md, section 9.3 says why).
     return serializer.serialize(value)
 
 
-def _write_msgpack_value(form, serializer, value) -> SerializationResult:
+def _write_msgpack_value(form, serializer, value: Any) -> SerializationResult:
     return form.pack(value)
 
 
-def _write_tuple(form, serializer, value) -> SerializationResult:
+def _write_tuple(form, serializer, value: Any) -> SerializationResult:
     return form.pack(list(value))
 
 
-def _write_float(form, serializer, value) -> SerializationResult:
+def _write_float(form, serializer, value: Any) -> SerializationResult:
     return SerializationResult(pack_float(value))
 
 
-def _write_complex(form, serializer, value) -> SerializationResult:
+def _write_complex(form, serializer, value: Any) -> SerializationResult:
     return SerializationResult(b"\x92" + pack_float(value.real) + pack_float(value.imag))
 
 
-def _write_set(form, serializer, value) -> SerializationResult:
+def _write_set(form, serializer, value: Any) -> SerializationResult:
     return form.pack_sorted(value)
 
 
-def _canonical_tz(tzinfo):
+def _canonical_tz(tzinfo) -> list:
     encoded = encode_tz(tzinfo)
     if type(encoded) is list:
         return [encoded[0], None]  # a fixed offset's name does not take part in timezone equality
     return encoded
 
 
-def _canonical_fold(value) -> int:
+def _canonical_fold(value: Any) -> int:
     # fold only changes a value when it selects the other UTC offset of an ambiguous
     # (or skipped) wall-clock time in an IANA zone; anywhere else it is written as 0.
     if value.fold and type(value.tzinfo) is zoneinfo.ZoneInfo and isinstance(value, datetime.datetime):
@@ -110,7 +110,7 @@ def _write_decimal(form, serializer, value: decimal.Decimal) -> SerializationRes
     return SerializationResult(packb(canonical_decimal_text(value)))
 
 
-def _format_by_size(signed: str, unsigned: str) -> dict:
+def _format_by_size(signed: str, unsigned: str) -> dict[Any, Any]:
     aliases = {}
     for chars, family in ((signed, "bhiq"), (unsigned, "BHIQ")):
         by_size = {struct.calcsize(c): c for c in family}
@@ -148,7 +148,7 @@ def _write_memoryview(form, serializer, view: memoryview) -> SerializationResult
 
 
 # Standard serializer class -> writer(form, serializer, value) -> SerializationResult.
-STANDARD_WRITERS: dict[type, Callable] = {
+STANDARD_WRITERS: dict[type, Callable[..., Any]] = {
     IntSerializer: _write_as_normal,
     BytesSerializer: _write_as_normal,
     ByteArraySerializer: _write_as_normal,

@@ -19,6 +19,7 @@ from msgpack.exceptions import StackError
 from ..errors import DeserializationError, LimitExceededError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from .scan import holds_any
+from typing import Any
 
 # Untrusted in-bands longer than this have their structure checked before any object
 # is built (see MsgpackCodec.unpack); below it the worst case is a few MiB.
@@ -39,7 +40,7 @@ def is_untrusted() -> bool:
     return state is not None and state.allowed is not None
 
 
-def check_hash_spread(keys: list, what: str) -> None:
+def check_hash_spread(keys: list[Any], what: str) -> None:
     """Refuse ``keys`` if more than MAX_KEYS_PER_HASH of them repeat a hash another key has.
 
     The work of building a dict grows with the square of its keys' repeated
@@ -58,14 +59,14 @@ def check_hash_spread(keys: list, what: str) -> None:
         )
 
 
-def dict_from_pairs(pairs: list) -> dict:
+def dict_from_pairs(pairs: list[Any]) -> dict[Any, Any]:
     """msgpack's object_pairs_hook in untrusted mode: a dict, once its keys are known not to flood."""
     if len(pairs) > MAX_KEYS_PER_HASH:
         check_hash_spread([key for key, _ in pairs], "map")
     return dict(pairs)
 
 
-def refuse_timestamps(value, nested: list = ()) -> None:
+def refuse_timestamps(value: Any, nested: list[Any] = ()) -> None:
     """Refuse a decoded document that holds msgpack timestamps (ext type -1).
 
     msgpack-python turns ext -1 into a Timestamp itself, never calling the ext

@@ -14,7 +14,7 @@ to read the types it must not let msgpack pack by itself (``snapshots``).
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
 from msgpack import ExtType, Packer, Timestamp, unpackb
 from msgpack.exceptions import StackError
@@ -36,7 +36,7 @@ DecodeNested = Callable[[bytes, memoryview, OutOfBandBuffers, Optional[int]], ob
 
 
 class _Snapshot(Protocol):
-    rewritten_types: tuple
+    rewritten_types: tuple[Any, ...]
 
 
 class SnapshotSource(Protocol):
@@ -57,9 +57,9 @@ class _PackState:
 
     def __init__(self, encode_nested: EncodeNested) -> None:
         self.encode_nested = encode_nested
-        self.oob: Optional[list] = None
+        self.oob: Optional[list[Any]] = None
 
-    def nested(self, value) -> ExtType:
+    def nested(self, value: Any) -> ExtType:
         class_hash, result = self.encode_nested(value)
         self.oob.extend(result.out_of_band_buffers)
         in_band = result.in_band_buffer
@@ -96,13 +96,13 @@ class MsgpackCodec:
         self._encode_nested = encode_nested
         self._decode_nested = decode_nested
         self._snapshots = snapshots
-        self._idle: list = []  # (Packer, _PackState) pairs not in use by any thread
+        self._idle: list[Any] = []  # (Packer, _PackState) pairs not in use by any thread
 
-    def _new_packer(self) -> tuple:
+    def _new_packer(self) -> tuple[Any, ...]:
         state = _PackState(self._encode_nested)
         return Packer(default=state.nested, strict_types=True, use_bin_type=True, autoreset=True), state
 
-    def pack(self, obj, oob: list) -> bytes:
+    def pack(self, obj: Any, oob: list[Any]) -> bytes:
         """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``."""
         idle = self._idle
         try:
@@ -186,7 +186,7 @@ class MsgpackCodec:
 
 
 
-def _substitute(obj, rewritten: frozenset, nested, root: bool = False):
+def _substitute(obj: Any, rewritten: frozenset[Any], nested, root: bool = False):
     """Replace the values msgpack would pack by itself, but must not, by ext values.
 
     msgpack packs bytearray and memoryview as bin (they would come back as
@@ -207,7 +207,7 @@ def _substitute(obj, rewritten: frozenset, nested, root: bool = False):
     return obj
 
 
-def _explain_pack_error(obj, error: Exception) -> SerializationError:
+def _explain_pack_error(obj: Any, error: Exception) -> SerializationError:
     message = str(error)
     if "recursion limit" in message or isinstance(error, RecursionError):
         return SerializationError(
@@ -219,7 +219,7 @@ def _explain_pack_error(obj, error: Exception) -> SerializationError:
     return SerializationError(f"msgpack could not pack the value: {type(error).__name__}: {message}", path="obj")
 
 
-def _is_unencodable_str(value) -> bool:
+def _is_unencodable_str(value: Any) -> bool:
     if type(value) is not str:
         return False
     try:

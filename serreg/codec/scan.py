@@ -10,11 +10,12 @@ the extension is not built (or ``SERREG_PURE_PYTHON=1``); the tests run both.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 _MAX_DEPTH = 2000
 
 
-def holds_any_python(obj, types: tuple) -> bool:
+def holds_any_python(obj: Any, types: tuple[Any, ...]) -> bool:
     """Pure-Python scan; too deep or cyclic trees answer True so the slow path reports them."""
     special = frozenset(types)
     stack = [(obj, 0)]

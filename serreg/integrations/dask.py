@@ -48,6 +48,7 @@ from .._default import default_registry
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from .common import classes_with_own_serializers, from_pickle_parts, has_own_serializer, to_pickle_parts
+from typing import Any
 
 __all__ = [
     "FAMILY",
@@ -76,7 +77,7 @@ def _flat(buffer) -> memoryview:
     return pickle.PickleBuffer(view).raw()
 
 
-def serreg_dumps(value, context=None) -> tuple[dict, list]:
+def serreg_dumps(value: Any, context=None) -> tuple[dict[Any, Any], list[Any]]:
     """Serialize ``value`` into a distributed header and frames.
 
     Frame 0 is the in-band section; frames 1.. are the out-of-band buffers as
@@ -104,7 +105,7 @@ def _with_writeability(frame, writeable: bool) -> memoryview:
     return view
 
 
-def serreg_loads(header: dict, frames: list):
+def serreg_loads(header: dict[Any, Any], frames: list[Any]):
     """Deserialize the frames written by :func:`serreg_dumps`.
 
     Arrays and Arrow buffers in the result are views of the received frames.
@@ -125,10 +126,10 @@ def serreg_loads(header: dict, frames: list):
 register_serialization_family(FAMILY, serreg_dumps, serreg_loads)
 
 _lock = threading.Lock()
-_installed: dict = {}  # class -> the copyreg entry it had before install()
+_installed: dict[Any, Any] = {}  # class -> the copyreg entry it had before install()
 
 
-def _reduce(value: object) -> tuple:
+def _reduce(value: object) -> tuple[Any, ...]:
     registry = default_registry()
     if not has_own_serializer(registry, value):
         return value.__reduce_ex__(5)  # declined by its serializer: pickled as it would be without serreg
@@ -146,7 +147,7 @@ def _rebuild(module: str, in_band: bytes, *buffers: object) -> object:
     return value
 
 
-def install() -> list:
+def install() -> list[Any]:
     """Make pickle carry every class with a serreg serializer of its own through serreg, in this process.
 
     Covers the classes registered so far (plug-ins are loaded first); call it
@@ -177,7 +178,7 @@ def uninstall() -> None:
         _installed.clear()
 
 
-def installed_classes() -> frozenset:
+def installed_classes() -> frozenset[Any]:
     """The classes pickle currently carries through serreg in this process."""
     return frozenset(_installed)
 

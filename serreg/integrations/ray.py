@@ -32,6 +32,7 @@ import ray.util
 
 from .._default import default_registry
 from .common import classes_with_own_serializers, from_pickle_parts, has_own_serializer, to_pickle_parts
+from typing import Any
 
 __all__ = [
     "install",
@@ -40,7 +41,7 @@ __all__ = [
 ]
 
 _lock = threading.Lock()
-_installed: set = set()
+_installed: set[Any] = set()
 
 
 class _PickledAsUsual:
@@ -55,7 +56,7 @@ class _PickledAsUsual:
         return self.reduction
 
 
-def _to_ray(value):
+def _to_ray(value: Any) -> _PickledAsUsual:
     """What Ray pickles in place of ``value``: a tuple of the in-band section and the buffers, out-of-band.
 
     A value serreg would send through its own pickle fallback is instead left
@@ -76,7 +77,7 @@ def _from_ray(carried):
     return from_pickle_parts(default_registry(), in_band, buffers)
 
 
-def install() -> list:
+def install() -> list[Any]:
     """Register serreg's serializers with Ray in this process; return the classes registered.
 
     Needs a connected Ray (call it after ``ray.init``, or as the workers'
@@ -99,6 +100,6 @@ def uninstall() -> None:
         _installed.clear()
 
 
-def installed_classes() -> frozenset:
+def installed_classes() -> frozenset[Any]:
     """The classes whose values Ray currently pickles through serreg in this process."""
     return frozenset(_installed)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from ..errors import DeserializationError
 
@@ -53,7 +53,7 @@ _I16 = struct.Struct("<h")
 _I32 = struct.Struct("<i")
 _U32 = struct.Struct("<I")
 _I64 = struct.Struct("<q")
-_VTABLES: dict = {}  # field count -> the Struct that reads a vtable's field offsets
+_VTABLES: dict[Any, Any] = {}  # field count -> the Struct that reads a vtable's field offsets
 
 # MessageHeader union: 1 = Schema. MetadataVersion: V4 = 3, V5 = 4.
 _SCHEMA_HEADER = 1
@@ -98,7 +98,7 @@ class _Flatbuffer:
         self.view = view
         self.size = view.nbytes
         self.base = base  # where the flatbuffer starts in the message, for error offsets
-        self.claimed: set = set()
+        self.claimed: set[Any] = set()
         self.reached = 0
         self.where = None  # (where the parent is, child index, field name) of the field being read
 
@@ -139,7 +139,7 @@ class _Flatbuffer:
         self._claim(position, table_size, f"{what} table")
         return _Table(self, position, vtable, vtable_size, table_size, what)
 
-    def vector(self, position: int, element_size: int, what: str) -> tuple:
+    def vector(self, position: int, element_size: int, what: str) -> tuple[Any, ...]:
         """(first element, count) of the vector at ``position``."""
         if position % 4 or position + 4 > self.size:
             self.fail(f"the {what} vector is misaligned or past the end", position)
@@ -199,7 +199,7 @@ class _Table:
         position = self._slot(index, 4)
         return None if position is None else self.buffer.string(self.buffer._target(position), what)
 
-    def tables(self, index: int, what: str) -> list:
+    def tables(self, index: int, what: str) -> list[Any]:
         """The tables of a vector of tables (empty if absent)."""
         position = self._slot(index, 4)
         if position is None:
@@ -281,8 +281,8 @@ def _metadata(buffer: _Flatbuffer, table: _Table, index: int, counts: _Counts, *
             )
 
 
-def _check_field(buffer: _Flatbuffer, field: _Table, depth: int, where: tuple, parent_tag: int, counts: _Counts,
-                 untrusted: bool) -> list:
+def _check_field(buffer: _Flatbuffer, field: _Table, depth: int, where: tuple[Any, ...], parent_tag: int, counts: _Counts,
+                 untrusted: bool) -> list[Any]:
     """Check one field; return its children as stack entries (in reverse, so they are visited in order)."""
     buffer.where = where
     name = field.string(0, "field name") or b""

@@ -17,6 +17,7 @@ import pyarrow as pa
 from ..errors import DeserializationError
 from ..limits import charge
 from .arrow_ipc_check import MAX_DEPTH
+from typing import Any
 
 # What reading a field costs in memory (pyarrow 26, CPython 3.11, measured and rounded up),
 # charged against the deserialize call's budget before it is built (serreg.limits.charge).
@@ -33,18 +34,18 @@ LIST_ITEM_NAME = "item"
 MAP_ENTRIES_NAME, MAP_KEY_NAME, MAP_VALUE_NAME = "entries", "key", "value"
 
 
-def describe_schema(schema: pa.Schema) -> list:
+def describe_schema(schema: pa.Schema) -> list[Any]:
     """The canonical msgpack-ready description ``[fields, metadata]`` of ``schema``."""
     return [[_describe_field(field) for field in schema], _metadata(schema.metadata)]
 
 
-def _metadata(metadata):
+def _metadata(metadata) -> dict | None:
     if not metadata:
         return None
     return dict(sorted(metadata.items()))
 
 
-def _describe_field(field: pa.Field, name: str | None = None) -> list:
+def _describe_field(field: pa.Field, name: str | None = None) -> list[Any]:
     arrow_type = field.type
     t = pa.types
     if t.is_struct(arrow_type):
@@ -62,7 +63,7 @@ def _describe_field(field: pa.Field, name: str | None = None) -> list:
             _metadata(field.metadata), children]
 
 
-def _describe_type(arrow_type: pa.DataType) -> list:
+def _describe_type(arrow_type: pa.DataType) -> list[Any]:
     t = pa.types
     if t.is_null(arrow_type):
         return ["Null"]
@@ -115,7 +116,7 @@ def schema_from_description(description) -> pa.Schema:
     return pa.schema([_field_from(field) for field in fields], metadata=_metadata_from(metadata))
 
 
-def _metadata_from(metadata):
+def _metadata_from(metadata) -> None:
     if metadata is None:
         return None
     if type(metadata) is not dict or any(type(k) is not bytes or type(v) is not bytes for k, v in metadata.items()):
@@ -139,7 +140,7 @@ def _field_from(description, depth: int = 1) -> pa.Field:
     return pa.field(name, arrow_type, nullable=nullable, metadata=_metadata_from(metadata))
 
 
-def _type_from(description: list, children: list) -> pa.DataType:
+def _type_from(description: list[Any], children: list[Any]) -> pa.DataType:
     name, *params = description
     try:
         arrow_type = _build_type(name, params, children)
@@ -150,13 +151,13 @@ def _type_from(description: list, children: list) -> pa.DataType:
     return arrow_type
 
 
-def _one_child(children: list) -> pa.Field:
+def _one_child(children: list[Any]) -> pa.Field:
     if len(children) != 1:
         raise ValueError(f"needs one child field, has {len(children)}")
     return children[0]
 
 
-def _int_param(value) -> int:
+def _int_param(value: Any) -> int:
     if type(value) is not int:
         raise TypeError(f"expected an int, got {value!r}")
     return value

@@ -111,14 +111,14 @@ class BitmapBudget:
             )
 
 
-def own_validity(array: pa.Array):
+def own_validity(array: pa.Array) -> None:
     """The array's own validity as one bool per slot, or None when it has no nulls."""
     if array.null_count == 0:
         return None
     return array.is_valid().to_numpy(zero_copy_only=False)
 
 
-def pushed_validity(array: pa.Array, pushed):
+def pushed_validity(array: pa.Array, pushed) -> Validity | None:
     """The validity of ``array`` with its parent's nulls (``pushed``, a Validity or None)
     pushed down: a Validity, or None when every slot is valid."""
     own = own_validity(array)

@@ -18,6 +18,7 @@ from ..serializer import Serializer
 from ..standard import NDARRAY_CLASS_ID, NUMPY_SCALAR_CLASS_IDS
 
 from .numpy_canonical import write_ndarray, write_scalar
+from typing import Any
 
 __all__ = [
     "NDArraySerializer",
@@ -104,7 +105,7 @@ class NDArraySerializer(Serializer):
         return write_ndarray(array)
 
 
-def _bad(kind, value):
+def _bad(kind, value: Any) -> None:
     raise DeserializationError(f"numpy.{np.dtype(kind).name} in-band holds {type(value).__name__}, not its value")
 
 
@@ -117,7 +118,7 @@ class NumpyScalarSerializer(Serializer):
         self.kind = kind
         self.name = np.dtype(kind).name
 
-    def serialize(self, value) -> SerializationResult:
+    def serialize(self, value: Any) -> SerializationResult:
         kind = self.kind
         if kind is np.bool_:
             return SerializationResult(packb(bool(value)))
@@ -171,7 +172,7 @@ class NumpyScalarSerializer(Serializer):
             raise DeserializationError("numpy.complex128 must be an array of two msgpack float 64")
         return np.complex128(complex(value[0], value[1]))
 
-    def serialize_canonical(self, value) -> SerializationResult:
+    def serialize_canonical(self, value: Any) -> SerializationResult:
         return write_scalar(self.kind, value, self.serialize)
 
 

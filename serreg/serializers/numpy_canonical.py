@@ -14,6 +14,7 @@ from msgpack import packb
 
 from ..canonical.floats import canonical_float_bits, normalize_float_array, pack_float
 from ..result import SerializationResult
+from typing import Any
 
 
 def canonical_elements(array: np.ndarray) -> np.ndarray:
@@ -44,7 +45,7 @@ def write_ndarray(array: np.ndarray) -> SerializationResult:
     return SerializationResult(meta, [memoryview(data.reshape(-1).view(np.uint8))])
 
 
-def write_scalar(kind: type, value, serialize) -> SerializationResult:
+def write_scalar(kind: type, value: Any, serialize) -> SerializationResult:
     """The canonical form of a numpy scalar of type ``kind``; ``serialize`` writes the
     types whose normal form is already canonical (bool and the integers)."""
     if kind is np.float64:
@@ -61,6 +62,6 @@ def write_scalar(kind: type, value, serialize) -> SerializationResult:
     return serialize(value)  # bool and integers: already one form per value
 
 
-def _pack_float32(value) -> bytes:
+def _pack_float32(value: Any) -> bytes:
     bits = canonical_float_bits(int(np.asarray(value, dtype="<f4").view("<u4")), 4)
     return b"\xca" + bits.to_bytes(4, "big")

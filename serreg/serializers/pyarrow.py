@@ -25,6 +25,7 @@ from ..standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID
 from .arrow_ipc_check import check_schema_message
 from .arrow_schema import FIELD_COST, METADATA_COST, schema_from_description
 from .pyarrow_canonical import write_record_batch, write_table
+from typing import Any
 
 __all__ = [
     "ArrowRecordBatchSerializer",
@@ -81,7 +82,7 @@ def _check_field(field: pa.Field, where: str) -> None:
         )
 
 
-def _children(array: pa.Array) -> list:
+def _children(array: pa.Array) -> list[Any]:
     arrow_type = array.type
     if pa.types.is_struct(arrow_type):
         return [array.field(i) for i in range(arrow_type.num_fields)]
@@ -94,7 +95,7 @@ def _has_offsets(array: pa.Array) -> bool:
     return array.offset != 0 or any(_has_offsets(child) for child in _children(array))
 
 
-def _write_array(array: pa.Array, nodes: list, buffers: list) -> None:
+def _write_array(array: pa.Array, nodes: list[Any], buffers: list[Any]) -> None:
     arrow_type = array.type
     if pa.types.is_null(arrow_type):
         nodes.append([len(array), len(array), 0])
@@ -107,7 +108,7 @@ def _write_array(array: pa.Array, nodes: list, buffers: list) -> None:
         _write_array(child, nodes, buffers)
 
 
-def _write_batch(batch: pa.RecordBatch, buffers: list) -> list:
+def _write_batch(batch: pa.RecordBatch, buffers: list[Any]) -> list[Any]:
     nodes = []
     for column in batch.columns:
         if _has_offsets(column):
@@ -119,7 +120,7 @@ def _write_batch(batch: pa.RecordBatch, buffers: list) -> list:
 class _NodeReader:
     """Rebuilds arrays from the field nodes and buffers of one batch, in order."""
 
-    def __init__(self, nodes: list, oob) -> None:
+    def __init__(self, nodes: list[Any], oob) -> None:
         self._nodes = nodes
         self._next = 0
         self._oob = oob
@@ -172,7 +173,7 @@ class _NodeReader:
 
 
 class _ArrowSerializer(Serializer):
-    def accepts(self, value) -> bool:
+    def accepts(self, value: Any) -> bool:
         return all(_is_standard_type(field.type) for field in value.schema)
 
     def _serialize_batches(self, schema: pa.Schema, batches) -> SerializationResult:
@@ -180,7 +181,7 @@ class _ArrowSerializer(Serializer):
         written = [_write_batch(batch, buffers) for batch in batches]
         return SerializationResult(packb([schema.serialize().to_pybytes(), written]), buffers)
 
-    def _deserialize_batches(self, in_band, oob):
+    def _deserialize_batches(self, in_band, oob) -> tuple:
         # Read [schema, batches] one batch at a time: each batch's nodes are charged before any
         # array is built from them, and the msgpack lists of one batch are dropped before the next.
         check_untrusted_structure(in_band)

@@ -15,6 +15,8 @@ table's own memory, not copies.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 from msgpack import packb
@@ -35,7 +37,7 @@ def _buffer_bytes(buffer, start: int, stop: int) -> np.ndarray:
     return np.frombuffer(buffer, dtype=np.uint8)[start:stop]
 
 
-def _canonical_offsets(array: pa.Array, valid, offset_type):
+def _canonical_offsets(array: pa.Array, valid, offset_type) -> tuple[ndarray, ndarray, ndarray]:
     """(canonical offsets, first and last source offset, per-slot source lengths) of a variable-width array."""
     n = len(array)
     source = np.frombuffer(array.buffers()[1], dtype=offset_type)[array.offset: array.offset + n + 1] \
@@ -48,14 +50,14 @@ def _canonical_offsets(array: pa.Array, valid, offset_type):
     return offsets, source, lengths
 
 
-def _kept_ranges(source: np.ndarray, lengths: np.ndarray):
+def _kept_ranges(source: np.ndarray, lengths: np.ndarray) -> None:
     """Mask over source[0]..source[-1] keeping the slots whose (canonical) length was kept, or None for all."""
     if np.array_equal(lengths, np.diff(source)):
         return None
     return np.repeat(lengths == np.diff(source), np.diff(source))
 
 
-def write_array(array: pa.Array, pushed, nodes: list, buffers: list, budget: BitmapBudget, where: str) -> None:
+def write_array(array: pa.Array, pushed, nodes: list[Any], buffers: list[Any], budget: BitmapBudget, where: str) -> None:
     """Append the canonical field nodes and buffers of ``array`` (section 6.4 order); ``pushed``
     is the Validity of the parent's nulls pushed down to it (or None)."""
     arrow_type = array.type
@@ -128,8 +130,8 @@ def _column_array(column: pa.ChunkedArray) -> pa.Array:
 
 
 def _write(schema: pa.Schema, num_rows: int, columns) -> SerializationResult:
-    nodes: list = []
-    buffers: list = []
+    nodes: list[Any] = []
+    buffers: list[Any] = []
     budget = BitmapBudget(sum(column.get_total_buffer_size() for column in columns))
     for i, column in enumerate(columns):
         write_array(column, None, nodes, buffers, budget, f"column {i} ({schema.field(i).name!r:.60})")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from ..serializer import Serializer
+from typing import Any
 
 
 class StandardSerializer(Serializer):
@@ -24,7 +25,7 @@ class StandardSerializer(Serializer):
     def __init__(self, codec) -> None:
         self.codec = codec
 
-    def unpack_array(self, in_band, oob, name: str, length: int | None = None) -> list:
+    def unpack_array(self, in_band, oob, name: str, length: int | None = None) -> list[Any]:
         """The in-band as a msgpack array (of ``length`` items, when given), nested values decoded."""
         value = self.codec.unpack(in_band, oob)
         if type(value) is not list or (length is not None and len(value) != length):
@@ -33,7 +34,7 @@ class StandardSerializer(Serializer):
         return value
 
 
-def describe_value(value) -> str:
+def describe_value(value: Any) -> str:
     """What a decoded msgpack value is, for error messages (``an array of 3``, ``a str``)."""
     if type(value) is list:
         return f"an array of {len(value)}"
@@ -52,8 +53,8 @@ class MsgpackValueSerializer(StandardSerializer):
         super().__init__(codec)
         self.expected_type = expected_type
 
-    def serialize(self, obj) -> SerializationResult:
-        oob: list = []
+    def serialize(self, obj: Any) -> SerializationResult:
+        oob: list[Any] = []
         return SerializationResult(self.codec.pack(obj, oob), oob)
 
     def deserialize(self, in_band, oob):

@@ -12,14 +12,15 @@ from ..codec.checks import MAX_KEYS_PER_HASH, check_hash_spread, is_untrusted
 from ..codec.layout import array_header
 from ..result import SerializationResult
 from .base import StandardSerializer
+from typing import Any
 
 
 class TupleSerializer(StandardSerializer):
-    def serialize(self, obj: tuple) -> SerializationResult:
-        oob: list = []
+    def serialize(self, obj: tuple[Any, ...]) -> SerializationResult:
+        oob: list[Any] = []
         return SerializationResult(self.codec.pack(list(obj), oob), oob)
 
-    def deserialize(self, in_band, oob) -> tuple:
+    def deserialize(self, in_band, oob) -> tuple[Any, ...]:
         return tuple(self.unpack_array(in_band, oob, "tuple"))
 
 
@@ -30,7 +31,7 @@ class SetSerializer(StandardSerializer):
         super().__init__(codec)
         self.kind = kind
 
-    def serialize(self, obj) -> SerializationResult:
+    def serialize(self, obj: Any) -> SerializationResult:
         encoded = []
         for member in obj:
             member_oob = []

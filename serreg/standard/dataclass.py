@@ -14,6 +14,7 @@ import sys
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from .base import StandardSerializer
+from typing import Any
 
 _OBJECT_GETSTATE = getattr(object, "__getstate__", None)  # Python 3.11+
 _VERDICTS_MAX = 4096  # classes remembered by DataclassSerializer; dynamic classes must not pile up
@@ -62,17 +63,17 @@ class DataclassSerializer(StandardSerializer):
 
     def __init__(self, codec) -> None:
         super().__init__(codec)
-        self._verdicts: dict = {}  # class -> its "module:qualname", or False
-        self._classes: dict = {}  # "module:qualname" -> (module, class), for reading
+        self._verdicts: dict[Any, Any] = {}  # class -> its "module:qualname", or False
+        self._classes: dict[Any, Any] = {}  # "module:qualname" -> (module, class), for reading
 
-    def accepts(self, obj) -> bool:
+    def accepts(self, obj: Any) -> bool:
         cls = type(obj)
         verdict = self._verdicts.get(cls)
         if verdict is None:
             verdict = self._verdict(cls)
         return verdict is not False and type(getattr(obj, "__dict__", None)) is dict
 
-    def _verdict(self, cls: type):
+    def _verdict(self, cls: type) -> bool:
         """False, or the class reference written on the wire."""
         verdict = f"{cls.__module__}:{cls.__qualname__}" if pickled_by_reference(cls) else False
         verdicts = {} if len(self._verdicts) >= _VERDICTS_MAX else dict(self._verdicts)
@@ -80,10 +81,10 @@ class DataclassSerializer(StandardSerializer):
         self._verdicts = verdicts
         return verdict
 
-    def serialize(self, obj) -> SerializationResult:
+    def serialize(self, obj: Any) -> SerializationResult:
         cls = type(obj)
         reference = self._verdicts.get(cls) or self._verdict(cls)
-        oob: list = []
+        oob: list[Any] = []
         return SerializationResult(self.codec.pack([reference, obj.__dict__], oob), oob)
 
     def deserialize(self, in_band, oob):

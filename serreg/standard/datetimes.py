@@ -15,6 +15,7 @@ from msgpack import packb
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from .base import StandardSerializer
+from typing import Any
 
 
 def encode_tz(tzinfo):
@@ -39,7 +40,7 @@ def supported_tz(tzinfo) -> bool:
     return type(tzinfo) is zoneinfo.ZoneInfo and tzinfo.key is not None
 
 
-def decode_tz(value):
+def decode_tz(value: Any):
     """The tzinfo of a wire form written by encode_tz."""
     if value is None:
         return None

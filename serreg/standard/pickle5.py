@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import pickle
 from contextvars import ContextVar
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import cloudpickle
 
@@ -32,7 +32,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):
         self._owner = owner
         self._serreg_dispatch = owner.dispatch
 
-    def reducer_override(self, obj):
+    def reducer_override(self, obj: Any) -> tuple | NotImplementedType:
         cls = type(obj)
         entry = self._serreg_dispatch.get(cls)
         if entry is None and not self._owner.has_seen(cls):
@@ -64,6 +64,7 @@ def restore_registered(class_id: str, in_band: bytes, *buffers):
     return serializer.deserialize(memoryview(in_band), OutOfBandBuffers(views))
 
 
+from typing import Any
 class Pickle5Serializer(Serializer):
     """Pickle protocol 5 (cloudpickle) with every pickle buffer out-of-band.
 
@@ -103,13 +104,13 @@ class Pickle5Serializer(Serializer):
             dispatch[cls] = (class_id, serializer, hooks.accepts)
         self.dispatch = dispatch  # replaced whole: picklers running now keep their snapshot
 
-    def serialize(self, obj) -> SerializationResult:
+    def serialize(self, obj: Any) -> SerializationResult:
         buffers: list = []
         file = io.BytesIO()
         _RegistryAwarePickler(file, self, buffers.append).dump(obj)
         return SerializationResult(file.getbuffer(), [b.raw() for b in buffers])
 
-    def deserialize(self, in_band_buffer, oob_iterator):
+    def deserialize(self, in_band_buffer, oob_iterator) -> Any:
         # pickle takes exactly the buffers it wrote from the shared iterator.
         token = _UNPICKLING_LOOKUP.set(self._serializer_for_id)
         try:

@@ -17,6 +17,7 @@ from ..codec.checks import unpack_plain
 from ..errors import DeserializationError, RemoteError
 from ..result import SerializationResult
 from .base import StandardSerializer, describe_value
+from typing import Any
 
 _MSGPACK_FLOAT64 = 0xCB
 _INT_MIN = -(2**63)
@@ -60,7 +61,7 @@ class ComplexSerializer(StandardSerializer):
         return complex(real, imag)
 
 
-def _floats(value, count: int, name: str) -> list:
+def _floats(value: Any, count: int, name: str) -> list[Any]:
     if type(value) is not list or len(value) != count or any(type(v) is not float for v in value):
         raise DeserializationError(f"{name} in-band must be an array of {count} floats")
     return value
@@ -99,7 +100,7 @@ class RemoteErrorSerializer(StandardSerializer):
     def serialize(self, obj: RemoteError) -> SerializationResult:
         return SerializationResult(packb({"message": obj.message}))
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band, oob) -> None:
         value = unpack_plain(in_band)
         message = value.get("message") if type(value) is dict else None
         if type(message) is not str:

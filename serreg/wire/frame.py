@@ -22,7 +22,7 @@ byte offset of the field at fault.
 from __future__ import annotations
 
 import struct
-from typing import Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 from ..errors import DeserializationError, LimitExceededError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -42,7 +42,7 @@ def _align(n: int) -> int:
     return (n + ALIGNMENT - 1) & ~(ALIGNMENT - 1)
 
 
-def frame_pieces(in_band_parts: Sequence, buffers: Sequence[memoryview], key: Optional[bytes] = None) -> tuple[list, int]:
+def frame_pieces(in_band_parts: Sequence[Any], buffers: Sequence[memoryview], key: Optional[bytes] = None) -> tuple[list[Any], int]:
     """Return the pieces of a frame, in order, and its total length.
 
     ``in_band_parts`` are the pieces of the in-band section (the ClassIDHash
