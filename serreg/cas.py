@@ -42,7 +42,7 @@ from typing import Any, Optional, Union
 try:
     import fcntl
 except ImportError:  # not POSIX: stale temporary files are recognised by age alone
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 import msgpack
 
@@ -94,7 +94,7 @@ class Store:
     a serializer of your own must be allowed with ``registry.allow_class_ids``.
     """
 
-    def __init__(self, directory: Union[str, os.PathLike], *, registry: Optional[Registry] = None,
+    def __init__(self, directory: Union[str, os.PathLike[str]], *, registry: Optional[Registry] = None,
                  blob_threshold: int = DEFAULT_BLOB_THRESHOLD) -> None:
         if registry is None:
             registry = default_registry()
@@ -151,7 +151,7 @@ class Store:
     def __contains__(self, digest: Digest) -> bool:
         return os.path.exists(self._value_path(_digest_bytes(digest)))
 
-    def get(self, digest: Digest):
+    def get(self, digest: Digest) -> Any:
         """The value stored under ``digest``; IntegrityError if any of its files was damaged.
 
         The value is decoded untrusted (only the allow-listed class IDs), from the
@@ -187,7 +187,7 @@ class Store:
             )
         return parsed[1], parsed[2]
 
-    def _load_buffer(self, entry, index: int, record_path: str) -> memoryview:
+    def _load_buffer(self, entry: Any, index: int, record_path: str) -> memoryview:
         if type(entry) is bytes:
             return memoryview(entry)
         if (type(entry) is not list or len(entry) != 2 or type(entry[0]) is not int
@@ -218,7 +218,7 @@ class Store:
             )
         return memoryview(data)
 
-    def _blame(self, digest: bytes, entries, buffers, record_path: str) -> None:
+    def _blame(self, digest: bytes, entries: Any, buffers: Any, record_path: str) -> None:
         for index, (entry, buffer) in enumerate(zip(entries, buffers)):
             if type(entry) is list and hashlib.sha256(buffer).digest() != entry[1]:
                 raise IntegrityError(

@@ -8,6 +8,8 @@ where they are known.
 
 from __future__ import annotations
 
+from typing import Optional, Any
+
 __all__ = [
     "CanonicalFormError",
     "CrossLanguageError",
@@ -52,11 +54,11 @@ class SerializationError(SerregError):
             return self.message
         return f"{self.message} (at {self.path})"
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_serialization_error, (type(self), self.message, self.path))
 
 
-def _rebuild_serialization_error(cls, message, path):
+def _rebuild_serialization_error(cls: type[SerializationError], message: str, path: Optional[str]) -> SerializationError:
     return cls(message, path=path)
 
 
@@ -103,11 +105,11 @@ class DeserializationError(SerregError):
             details.append("inside " + " > ".join(self.nesting))
         return f"{self.message} ({', '.join(details)})" if details else self.message
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_deserialization_error, (type(self), str(self)))
 
 
-def _rebuild_deserialization_error(cls, text):
+def _rebuild_deserialization_error(cls: type[DeserializationError], text: str) -> DeserializationError:
     error = DeserializationError.__new__(cls)
     DeserializationError.__init__(error, text)
     return error
@@ -140,5 +142,5 @@ class RemoteError(DeserializationError):
         super().__init__(message)
         self.message = message
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         return (RemoteError, (self.message,))

@@ -55,7 +55,7 @@ def standard_class_names() -> dict[bytes, str]:
     return {class_id_hash(class_id): class_id for class_id in STANDARD_CLASS_IDS}
 
 
-def class_names(registry) -> dict[bytes, str]:
+def class_names(registry: Any) -> dict[bytes, str]:
     """ClassIDHash -> class ID for the standard class IDs and everything ``registry`` knows (plug-ins loaded)."""
     names = standard_class_names()
     for registration in registry.registrations():
@@ -92,7 +92,7 @@ def alignment(offset: int, cap: int = 4096) -> int:
     return min(offset & -offset, cap)
 
 
-def inspect_frames(data, names: dict[bytes, str], limits: Limits = DEFAULT_LIMITS) -> Iterator[FrameReport]:
+def inspect_frames(data: Any, names: dict[bytes, str], limits: Limits = DEFAULT_LIMITS) -> Iterator[FrameReport]:
     """Describe each of the consecutive frames in ``data``, within the decoder's ``limits``
     (the memory budget is that of one frame the size of ``data``).
 
@@ -238,7 +238,7 @@ def iter_json(value: Any, indent: int = 2) -> Iterator[str]:
     scalar = json.JSONEncoder().encode
     stack: list[Any] = []  # [items iterator, is a dict, level, first item still to come]
 
-    def start(item, level: int) -> str:
+    def start(item: Any, level: int) -> str:
         if isinstance(item, (dict, list)) and item:
             is_dict = isinstance(item, dict)
             stack.append([iter(item.items() if is_dict else item), is_dict, level + 1, True])

@@ -221,7 +221,7 @@ class Walker:
     # ------------------------------------------------------------------ msgpack
 
     @staticmethod
-    def _add(container: _Container, item) -> bool:
+    def _add(container: _Container, item: Any) -> bool:
         """Put ``item`` in ``container``; True when the container is complete."""
         if container.is_map:
             if not container.has_key:

@@ -81,7 +81,7 @@ class DecodeState:
         self.allowed = allowed
         self.max_depth = max_depth if max_depth is not None else 1 << 62
         self.depth = 0
-        self.budget = None  # bytes serializers may still build, or None (no budget)
+        self.budget: Optional[int] = None  # bytes serializers may still build, or None (no budget)
         self.budget_size = 0
         self.frame_size = 0
 

@@ -205,7 +205,7 @@ class Registry:
         """The class IDs untrusted mode decodes."""
         return self._table.snapshot.allowed_ids
 
-    def get_serializer(self, class_id_or_type) -> Any:
+    def get_serializer(self, class_id_or_type: Any) -> Any:
         """The serializer for a class ID (any registered one) or a type (the one in use)."""
         if isinstance(class_id_or_type, str):
             return self._dispatch.by_id(class_id_or_type).serializer

@@ -39,9 +39,9 @@ class SerializationResult:
 
     def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None) -> None:
         self._in_band = in_band_buffer
-        self._class_hash = None
+        self._class_hash: Optional[bytes] = None
         self.out_of_band_buffers = [] if out_of_band_buffers is None else out_of_band_buffers
-        self._key = None
+        self._key: Optional[bytes] = None
 
     @property
     def signed(self) -> bool:
@@ -49,7 +49,7 @@ class SerializationResult:
         return self._key is not None
 
     @property
-    def in_band_buffer(self):
+    def in_band_buffer(self) -> Optional[BytesLike]:
         if self._class_hash is not None:
             self._in_band = self._class_hash + (self._in_band if self._in_band is not None else b"")
             self._class_hash = None
@@ -96,7 +96,7 @@ class SerializationResult:
         pieces, _ = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
         return b"".join(pieces)
 
-    def write_to(self, file) -> int:
+    def write_to(self, file: Any) -> int:
         """Write the contiguous frame to a binary file object; return the bytes written.
 
         The buffers are written one by one, never joined into one object first.
@@ -161,7 +161,7 @@ def as_result(returned: object) -> Optional[SerializationResult]:
     return None
 
 
-def with_class_hash(class_hash: bytes, in_band, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:
+def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:
     """A result whose in-band section is ``class_hash`` + ``in_band``, kept apart until read;
     signed with ``key`` when one is given."""
     result = SerializationResult.__new__(SerializationResult)

@@ -170,7 +170,7 @@ class Hooks:
     class_id: Optional[str]
 
 
-def _overridden(method, default) -> Optional[Callable[..., Any]]:
+def _overridden(method: Any, default: Any) -> Optional[Callable[..., Any]]:
     return None if getattr(method, "__func__", None) is default else method
 
 

@@ -70,7 +70,7 @@ class Dispatch:
                 value=value,
             )
         dataclass = snapshot.dataclass_writer
-        if dataclass is not None and hasattr(cls, "__dataclass_fields__") and dataclass.accepts(value):
+        if dataclass is not None and hasattr(cls, "__dataclass_fields__") and (dataclass.accepts is None or dataclass.accepts(value)):
             return dataclass
         if snapshot.fallback is None:
             raise SerializationError(f"no serializer is registered for {describe(cls)} and there is no fallback", value=value)
@@ -106,7 +106,7 @@ class Dispatch:
             raise UnknownClassIDError(f"no serializer is registered under class ID {class_id!r}")
         return registration
 
-    def serializer_by_id(self, class_id: str):
+    def serializer_by_id(self, class_id: str) -> Any:
         """The serializer of a class ID (what the pickle fallback needs to restore a registered value)."""
         return self.by_id(class_id).serializer
 

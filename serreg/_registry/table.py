@@ -112,7 +112,7 @@ class Table:
     def _origin(self) -> str:
         return getattr(self._local, "origin", None) or "user"
 
-    def _registration(self, class_id: str, cls: type, serializer, **flags) -> Registration:
+    def _registration(self, class_id: str, cls: type, serializer: Any, **flags: Any) -> Registration:
         hooks = hooks_of(serializer)
         return Registration(
             class_id, cls, serializer, class_id_hash(class_id), self._origin(),
@@ -122,7 +122,7 @@ class Table:
 
     # ----------------------------------------------------------------- registering
 
-    def register(self, class_id: str, cls: type, serializer, *, plain_msgpack: bool = False) -> None:
+    def register(self, class_id: str, cls: type, serializer: Any, *, plain_msgpack: bool = False) -> None:
         """Bind ``class_id`` to ``cls`` and ``serializer`` (see Registry.register_serializer)."""
         if not isinstance(class_id, str) or not class_id:
             raise TypeError(f"class_id must be a non-empty str, not {class_id!r}")
@@ -178,7 +178,7 @@ class Table:
             self._publish(snapshot, by_id=by_id, by_hash=by_hash, stacks=stacks)
             self._notify(registration.cls)
 
-    def register_fallback(self, serializer, register_callback: Optional[RegisterCallback] = None) -> None:
+    def register_fallback(self, serializer: Any, register_callback: Optional[RegisterCallback] = None) -> None:
         """Use ``serializer`` for every value no registered serializer takes (see Registry)."""
         check_serializer(serializer)
         class_id = hooks_of(serializer).class_id or FALLBACK_CLASS_ID
@@ -206,7 +206,7 @@ class Table:
                 for cls, current in self.snapshot.current.items():
                     register_callback(current.class_id, cls, current.serializer)
 
-    def install_dataclass(self, class_id: str, serializer) -> None:
+    def install_dataclass(self, class_id: str, serializer: Any) -> None:
         """Register the reader of dataclass instances; writing them is switched on by
         :meth:`use_dataclass` (lookup step 3, after plug-ins, before the fallback).
 
@@ -235,7 +235,7 @@ class Table:
                 )
             self._publish(snapshot, dataclass_writer=snapshot.dataclass_reader if enabled else None)
 
-    def allow(self, class_ids) -> None:
+    def allow(self, class_ids: Any) -> None:
         """Add ``class_ids`` to the allow-list of untrusted mode (the code-loading ones are refused)."""
         class_ids = tuple(class_ids)
         for class_id in class_ids:
@@ -266,7 +266,7 @@ class Table:
 
     # ----------------------------------------------------------------- publishing
 
-    def _publish(self, snapshot: Snapshot, **changes) -> None:
+    def _publish(self, snapshot: Snapshot, **changes: Any) -> None:
         # One attribute write publishes everything: readers see the old or the new
         # snapshot, never a mixture, so a frame written with a newly published
         # serializer can always be read back.

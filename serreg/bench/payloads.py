@@ -108,7 +108,7 @@ def describe(value: Any) -> str:
     return kind.__name__
 
 
-def same_value(expected, actual) -> bool:
+def same_value(expected: Any, actual: Any) -> bool:
     """True when ``actual`` equals ``expected`` and has the same types all the way down."""
     kind = type(expected)
     if type(actual) is not kind:

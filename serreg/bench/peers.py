@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.metadata
 import pickle
+from typing import Any
 
 import cloudpickle
 import msgpack
@@ -26,7 +27,6 @@ import msgpack
 from .._default import configure_dataclasses, deserialize, serialize
 from ..registry import Registry
 from .payloads import Record
-from typing import Any
 
 
 class Unsupported(Exception):
@@ -74,16 +74,16 @@ class Peer:
     def serialize(self, value: Any):
         raise NotImplementedError
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any):
         raise NotImplementedError
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         raise NotImplementedError
 
     def to_frame(self, value: Any):
         raise NotImplementedError
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any):
         raise NotImplementedError
 
 
@@ -100,16 +100,16 @@ class SerregPeer(Peer):
     def serialize(self, value: Any):
         return self._serialize(value)
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any):
         return self._deserialize(result)
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         return len(result.in_band_buffer) + sum(memoryview(b).nbytes for b in result.out_of_band_buffers)
 
     def to_frame(self, value: Any):
         return self._serialize(value).to_bytes()
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any):
         return self._deserialize(frame)
 
 
@@ -135,8 +135,6 @@ class SerregDataclassesPeer(SerregPeer):
             raise Unsupported("no dataclass in this payload: the same as serreg")
 
 
-from typing import Any
-from typing import Any
 class Pickle5Peer(Peer):
     name = "pickle5"
     how = "pickle.dumps(protocol=5, buffer_callback) / pickle.loads(buffers=); frame: pickle.dumps(protocol=5)"
@@ -150,18 +148,18 @@ class Pickle5Peer(Peer):
         buffers = []
         return pickle.dumps(value, protocol=5, buffer_callback=buffers.append), buffers
 
-    def deserialize(self, result) -> Any:
+    def deserialize(self, result: Any) -> Any:
         data, buffers = result
         return pickle.loads(data, buffers=buffers)
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         data, buffers = result
         return len(data) + sum(b.raw().nbytes for b in buffers)
 
     def to_frame(self, value: Any):
         return pickle.dumps(value, protocol=5)
 
-    def from_frame(self, frame) -> Any:
+    def from_frame(self, frame: Any) -> Any:
         return pickle.loads(frame)
 
 
@@ -205,10 +203,10 @@ class MsgpackPeer(Peer):
     def serialize(self, value: Any):
         return self._packb(value)
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any):
         return self._unpackb(result)
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         return len(result)
 
     to_frame = serialize
@@ -235,24 +233,24 @@ class PyforyPeer(Peer):
     def serialize(self, value: Any) -> tuple:
         buffers = []
 
-        def keep_out_of_band(buffer_object) -> bool:
+        def keep_out_of_band(buffer_object: Any) -> bool:
             buffers.append(buffer_object.getbuffer())
             return False  # False: out-of-band
 
         return self._fory.serialize(value, buffer_callback=keep_out_of_band), buffers
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any):
         data, buffers = result
         return self._fory.deserialize(data, buffers=buffers)
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         data, buffers = result
         return len(data) + sum(memoryview(b).nbytes for b in buffers)
 
     def to_frame(self, value: Any):
         return self._fory.serialize(value)
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any):
         return self._fory.deserialize(frame)
 
 
@@ -275,10 +273,10 @@ class RayPeer(Peer):
     def serialize(self, value: Any):
         return self._context.serialize(value)
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any):
         raise Unsupported("Ray deserializes only from object-store buffers (needs ray.init and a raylet)")
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         return result.total_bytes
 
     def to_frame(self, value: Any):
@@ -288,7 +286,7 @@ class RayPeer(Peer):
             raise Unsupported(f"Ray's {type(serialized).__name__} has no to_bytes() outside the object store")
         return to_bytes()
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any):
         raise Unsupported("Ray deserializes only from object-store buffers (needs ray.init and a raylet)")
 
 

@@ -13,7 +13,7 @@ ISSUE2_PICKLE5_LIMITS = {"small_dict": 1.5, "ints_1k": 1.5, "strs_10k": 1.0, "nd
 ISSUE2_NDARRAY_LIMIT_S = 50e-6
 
 
-def _time(seconds) -> str:
+def _time(seconds: Any) -> str:
     if seconds is None:
         return "-"
     if seconds < 1e-3:
@@ -23,7 +23,7 @@ def _time(seconds) -> str:
     return f"{seconds:.2f}s"
 
 
-def _size(count) -> str:
+def _size(count: Any) -> str:
     if count is None:
         return "-"
     if count < 10_000:
@@ -104,7 +104,7 @@ def goals(report: dict[Any, Any]) -> list[dict[Any, Any]]:
     checks = []
     payloads = report["payloads"]
 
-    def serreg_facts(payload, mode):
+    def serreg_facts(payload: Any, mode: Any):
         return payloads[payload]["results"].get(REFERENCE, {}).get(mode, {})
 
     for payload, limit in ISSUE2_PICKLE5_LIMITS.items():
@@ -165,7 +165,7 @@ def format_goals(report: dict[Any, Any]) -> list[str]:
     return lines
 
 
-def write_json(report: dict[Any, Any], path) -> None:
+def write_json(report: dict[Any, Any], path: Any) -> None:
     data = dict(report)
     data["goals"] = goals(report)
     with open(path, "w") as file:
@@ -173,7 +173,7 @@ def write_json(report: dict[Any, Any], path) -> None:
         file.write("\n")
 
 
-def draw_chart(report: dict[Any, Any], path) -> None:
+def draw_chart(report: dict[Any, Any], path: Any) -> None:
     """Bars of serreg's round-trip time over each peer's, per payload; in-process above, frame below."""
     import matplotlib
 

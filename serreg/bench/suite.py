@@ -23,7 +23,7 @@ STEPS = ("serialize", "deserialize", "round_trip")
 REFERENCE = "serreg"
 
 
-def _operations(peer, value: Any) -> dict[Any, Any]:
+def _operations(peer: Any, value: Any) -> dict[Any, Any]:
     """(mode, step) -> zero-argument callable, or the reason it cannot run."""
     operations = {}
     try:
@@ -55,7 +55,7 @@ def _operations(peer, value: Any) -> dict[Any, Any]:
     return operations
 
 
-def _check(peer, value: Any, operations: dict[Any, Any]) -> dict[Any, Any]:
+def _check(peer: Any, value: Any, operations: dict[Any, Any]) -> dict[Any, Any]:
     """Correctness and size of one peer's round trips, before any timing."""
     facts = {}
     for mode in MODES:
@@ -191,7 +191,7 @@ def run_suite(
     return report
 
 
-def _run_payload(payload_name, value: Any, instances, usable, repeats, min_time, memory, bar, rss) -> dict[Any, Any]:
+def _run_payload(payload_name: Any, value: Any, instances: Any, usable: Any, repeats: Any, min_time: Any, memory: Any, bar: Any, rss: Any) -> dict[Any, Any]:
     entry = {"description": describe(value), "zero_copy": payload_name in ZERO_COPY, "results": {}}
     timed = {}  # (peer, mode, step) -> operation
     for name in usable:

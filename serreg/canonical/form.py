@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from operator import itemgetter
-from typing import Any, Callable, Optional
+from typing import Sequence, Any, Callable, Optional
 
 from msgpack import ExtType, packb
 
@@ -123,7 +123,7 @@ class CanonicalForm:
         self._encode(value, out, oob, 0, self._native_overrides())
         return SerializationResult(bytes(out), oob)
 
-    def pack_sorted(self, members) -> SerializationResult:
+    def pack_sorted(self, members: Any) -> SerializationResult:
         """A msgpack array of ``members`` in canonical order: sorted by their encoded bytes (a set)."""
         encoded = self._encode_sorted(members, _deeper(0, members), self._native_overrides())
         parts = [array_header(len(encoded))]
@@ -167,7 +167,7 @@ class CanonicalForm:
         out += packb(ExtType(NESTED_EXT_TYPE, payload))
         oob.extend(result.out_of_band_buffers)
 
-    def _encode_sorted(self, members, depth: int, overrides: frozenset[Any]) -> list[Any]:
+    def _encode_sorted(self, members: Any, depth: int, overrides: frozenset[Any]) -> list[Any]:
         """Encode each member separately; return [(bytes, buffers)] in canonical order."""
         encoded = []
         for member in members:
@@ -181,7 +181,7 @@ class CanonicalForm:
     def _encode_dict(self, value: dict[Any, Any], out: bytearray, oob: list[Any], depth: int, overrides: frozenset[Any]) -> None:
         # Keys are encoded first and sorted; each value is then encoded straight into ``out``
         # in that order, so an entry costs its key's bytes and one tuple, not two more buffers.
-        entries = []
+        entries: list[tuple[bytes, Sequence[Any], Any]] = []
         key_oob: list[Any] = []
         keys_with_buffers = False
         for key, item in value.items():
@@ -217,7 +217,7 @@ def result_digest(result: SerializationResult) -> bytes:
     return pieces_digest(pieces)
 
 
-def pieces_digest(pieces) -> bytes:
+def pieces_digest(pieces: Any) -> bytes:
     """SHA-256 of the concatenation of ``pieces``, fed one by one."""
     hasher = hashlib.sha256()
     for piece in pieces:
@@ -228,7 +228,7 @@ def pieces_digest(pieces) -> bytes:
 _first = itemgetter(0)
 
 
-def _sort_key(entry) -> tuple[Any, ...]:
+def _sort_key(entry: Any) -> tuple[Any, ...]:
     # Encoded bytes first (bytes compare unsigned, shorter first on a common prefix);
     # buffer contents only break ties between members whose in-band bytes are equal.
     encoded, buffers = entry[0], entry[1]

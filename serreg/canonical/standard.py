@@ -13,7 +13,7 @@ import decimal
 import struct
 import sys
 import zoneinfo
-from typing import Any, Callable
+from typing import Union, Any, Callable
 
 from msgpack import packb
 
@@ -34,32 +34,32 @@ from ..standard.scalars import (
 from .floats import normalize_float_array, pack_float
 
 
-def _write_as_normal(form, serializer, value: Any) -> SerializationResult:
+def _write_as_normal(form: Any, serializer: Any, value: Any) -> SerializationResult:
     # These in-bands are already unique per value (docs/FORMAT.md, section 9.3 says why).
     return serializer.serialize(value)
 
 
-def _write_msgpack_value(form, serializer, value: Any) -> SerializationResult:
+def _write_msgpack_value(form: Any, serializer: Any, value: Any) -> SerializationResult:
     return form.pack(value)
 
 
-def _write_tuple(form, serializer, value: Any) -> SerializationResult:
+def _write_tuple(form: Any, serializer: Any, value: Any) -> SerializationResult:
     return form.pack(list(value))
 
 
-def _write_float(form, serializer, value: Any) -> SerializationResult:
+def _write_float(form: Any, serializer: Any, value: Any) -> SerializationResult:
     return SerializationResult(pack_float(value))
 
 
-def _write_complex(form, serializer, value: Any) -> SerializationResult:
+def _write_complex(form: Any, serializer: Any, value: Any) -> SerializationResult:
     return SerializationResult(b"\x92" + pack_float(value.real) + pack_float(value.imag))
 
 
-def _write_set(form, serializer, value: Any) -> SerializationResult:
+def _write_set(form: Any, serializer: Any, value: Any) -> SerializationResult:
     return form.pack_sorted(value)
 
 
-def _canonical_tz(tzinfo) -> list:
+def _canonical_tz(tzinfo: Any) -> Union[None, str, list[Any]]:
     encoded = encode_tz(tzinfo)
     if type(encoded) is list:
         return [encoded[0], None]  # a fixed offset's name does not take part in timezone equality
@@ -75,14 +75,14 @@ def _canonical_fold(value: Any) -> int:
     return 0
 
 
-def _write_datetime(form, serializer, value: datetime.datetime) -> SerializationResult:
+def _write_datetime(form: Any, serializer: Any, value: datetime.datetime) -> SerializationResult:
     return SerializationResult(packb([
         value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
         _canonical_fold(value), _canonical_tz(value.tzinfo),
     ]))
 
 
-def _write_time(form, serializer, value: datetime.time) -> SerializationResult:
+def _write_time(form: Any, serializer: Any, value: datetime.time) -> SerializationResult:
     return SerializationResult(packb([
         value.hour, value.minute, value.second, value.microsecond, 0, _canonical_tz(value.tzinfo),
     ]))
@@ -100,13 +100,14 @@ def canonical_decimal_text(value: decimal.Decimal) -> str:
     if value.is_zero():
         return "0"
     sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # finite: specials returned above
     end = len(digits)
     while digits[end - 1] == 0:
         end -= 1
     return str(decimal.Decimal((sign, digits[:end], exponent + len(digits) - end)))
 
 
-def _write_decimal(form, serializer, value: decimal.Decimal) -> SerializationResult:
+def _write_decimal(form: Any, serializer: Any, value: decimal.Decimal) -> SerializationResult:
     return SerializationResult(packb(canonical_decimal_text(value)))
 
 
@@ -123,7 +124,7 @@ def _format_by_size(signed: str, unsigned: str) -> dict[Any, Any]:
 _FORMAT_ALIASES = _format_by_size("bhilqn", "BHILQNP")
 
 
-def _write_memoryview(form, serializer, view: memoryview) -> SerializationResult:
+def _write_memoryview(form: Any, serializer: Any, view: memoryview) -> SerializationResult:
     fmt = native_format(view.format)
     fmt = _FORMAT_ALIASES.get(fmt, fmt)
     if view.c_contiguous:
@@ -143,8 +144,8 @@ def _write_memoryview(form, serializer, view: memoryview) -> SerializationResult
         array = array.astype(array.dtype.newbyteorder("<"), copy=False)
         if fmt in "efd":
             array = normalize_float_array(array)
-        data = memoryview(array.view(np.uint8))
-    return SerializationResult(packb([fmt, list(view.shape)]), [data])
+        data = array.view(np.uint8).data
+    return SerializationResult(packb([fmt, list(view.shape or ())]), [data])
 
 
 # Standard serializer class -> writer(form, serializer, value) -> SerializationResult.

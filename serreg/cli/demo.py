@@ -7,6 +7,8 @@ which travel out-of-band the same way.
 
 from __future__ import annotations
 
+from typing import Any
+
 import array
 import datetime
 import time
@@ -14,7 +16,7 @@ import time
 from .._default import deserialize, serialize
 
 
-def add_parser(commands) -> None:
+def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "demo", help="round-trip a nested object with an ndarray and an Arrow table and show what was zero-copy"
     )
@@ -22,7 +24,7 @@ def add_parser(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: Any) -> int:
     """Round-trip the demo object; show what was zero-copy, the sizes and the timings."""
     try:
         import numpy as np  # optional (serreg[arrow]): the ndarray and Arrow table demo
@@ -52,7 +54,7 @@ def run(args) -> int:
     from_frame = deserialize(frame)
     frame_done = time.perf_counter()
 
-    def shares(a, b) -> bool:
+    def shares(a: Any, b: Any) -> bool:
         return np.shares_memory(a, b)
 
     table_shared = all(
@@ -114,7 +116,7 @@ class _Sink:
         self._view = memoryview(target)
         self._position = 0
 
-    def write(self, data) -> int:
+    def write(self, data: Any) -> int:
         data = memoryview(data)
         if data.format != "B" or data.ndim != 1:
             data = data.cast("B")

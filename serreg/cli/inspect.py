@@ -16,7 +16,7 @@ from typing import Any
 _LINE = 110  # longest value shown on one line before it is cut
 
 
-def add_parser(commands) -> None:
+def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "inspect",
         help="show a frame's structure: format version, class IDs, in-band sizes, out-of-band buffers, nested values",
@@ -33,7 +33,7 @@ def add_parser(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: Any) -> int:
     try:
         import_modules(args.imports)
         names = class_names(default_registry())
@@ -67,7 +67,7 @@ def _read_input(name: str) -> bytes:
 # ----------------------------------------------------------------- text output
 
 
-def _report_lines(report, numbered: bool, lines: list[Any]) -> None:
+def _report_lines(report: Any, numbered: bool, lines: list[Any]) -> None:
     title = f"frame at byte {report.start}: " if numbered else "frame: "
     lines.append(f"{title}{report.length:,} bytes, format version {report.version}")
     if report.signed:
@@ -88,7 +88,7 @@ def _report_lines(report, numbered: bool, lines: list[Any]) -> None:
     lines.append("")
 
 
-def _node_title(node) -> str:
+def _node_title(node: Any) -> str:
     name = node.class_id if node.class_id else "?"
     parts = [f"{name} [{node.class_hash.hex()}] in-band {node.in_band_length:,} B"]
     if node.buffers:
@@ -98,10 +98,10 @@ def _node_title(node) -> str:
     return ", ".join(parts)
 
 
-def _tree_lines(root, holding: set[Any], lines: list[Any]) -> None:
+def _tree_lines(root: Any, holding: set[Any], lines: list[Any]) -> None:
     """The tree of values, one line per value or container that holds values, without
     recursion (values may nest 1,024 deep)."""
-    def holds(item) -> bool:
+    def holds(item: Any) -> bool:
         return isinstance(item, ValueNode) or id(item) in holding
 
     def children(value: Any, indent: str) -> list[Any]:

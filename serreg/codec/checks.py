@@ -19,7 +19,7 @@ from msgpack.exceptions import StackError
 from ..errors import DeserializationError, LimitExceededError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from .scan import holds_any
-from typing import Any
+from typing import Sequence, Any
 
 # Untrusted in-bands longer than this have their structure checked before any object
 # is built (see MsgpackCodec.unpack); below it the worst case is a few MiB.
@@ -66,7 +66,7 @@ def dict_from_pairs(pairs: list[Any]) -> dict[Any, Any]:
     return dict(pairs)
 
 
-def refuse_timestamps(value: Any, nested: list[Any] = ()) -> None:
+def refuse_timestamps(value: Any, nested: Sequence[Any] = ()) -> None:
     """Refuse a decoded document that holds msgpack timestamps (ext type -1).
 
     msgpack-python turns ext -1 into a Timestamp itself, never calling the ext
@@ -101,7 +101,7 @@ def refuse_timestamps(value: Any, nested: list[Any] = ()) -> None:
     )
 
 
-def check_untrusted_structure(data) -> None:
+def check_untrusted_structure(data: Any) -> None:
     """In untrusted mode, walk a msgpack document longer than 1 KiB once without building
     anything (``check_structure``); for serializers that read their header piece by piece."""
     if len(data) > STRUCTURE_CHECK_THRESHOLD:
@@ -110,7 +110,7 @@ def check_untrusted_structure(data) -> None:
             check_structure(data)
 
 
-def unpack_plain(data):
+def unpack_plain(data: Any) -> Any:
     """``msgpack.unpackb`` for a serializer's own header (no nested values), with the
     structure check of untrusted mode: use it instead of unpackb in serializers."""
     check_untrusted_structure(data)
@@ -126,7 +126,7 @@ def unpack_plain(data):
     return value
 
 
-def check_structure(data) -> None:
+def check_structure(data: Any) -> None:
     """Walk one msgpack document without building it: refuse one that is truncated or
     declares more items than it holds, before any container is allocated for them."""
     unpacker = Unpacker(max_buffer_size=len(data))

@@ -126,14 +126,14 @@ class MsgpackCodec:
             if len(idle) < _MAX_IDLE_PACKERS and (packed is None or len(packed) <= _KEEP_PACKER_MAX_OUTPUT):
                 idle.append(entry)
 
-    def ext_hook_without_buffers(self, code, payload):
+    def ext_hook_without_buffers(self, code: int, payload: bytes) -> Any:
         """The ext hook for in-band data known to have no out-of-band buffers (an in-process
         result without any): one bound method instead of a closure per call."""
         if code != NESTED_EXT_TYPE or len(payload) < CLASS_ID_HASH_SIZE:
             raise DeserializationError("not a nested value")  # the caller retries on the full path
         return self._decode_nested(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], NO_BUFFERS, None)
 
-    def unpack(self, data, oob):
+    def unpack(self, data: Any, oob: Any) -> Any:
         """Unpack one msgpack value; nested values are decoded by their serializers.
 
         msgpack never accepts a declared length larger than the bytes it reads
@@ -149,7 +149,7 @@ class MsgpackCodec:
 
         nested_timestamps = []  # nested values that are or hold a Timestamp of their own (say, from pickle)
 
-        def ext_hook(code, payload):
+        def ext_hook(code: int, payload: bytes) -> Any:
             if code != NESTED_EXT_TYPE:
                 raise DeserializationError(f"msgpack ext type {code} is not used by serreg (only ext type 0, nested value)")
             if len(payload) < CLASS_ID_HASH_SIZE:
@@ -186,7 +186,7 @@ class MsgpackCodec:
 
 
 
-def _substitute(obj: Any, rewritten: frozenset[Any], nested, root: bool = False):
+def _substitute(obj: Any, rewritten: frozenset[Any], nested: Any, root: bool = False) -> Any:
     """Replace the values msgpack would pack by itself, but must not, by ext values.
 
     msgpack packs bytearray and memoryview as bin (they would come back as

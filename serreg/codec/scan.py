@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+__all__ = ["COMPILED", "holds_any", "holds_any_python"]
+
 _MAX_DEPTH = 2000
 
 

@@ -68,7 +68,7 @@ FAMILY = "serreg"
 SERIALIZERS = (FAMILY, "dask", "pickle")
 
 
-def _flat(buffer) -> memoryview:
+def _flat(buffer: Any) -> memoryview:
     # A zero-copy 1-D unsigned-byte view of any contiguous buffer (C or Fortran order),
     # the shape distributed expects of a frame.
     view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
@@ -77,7 +77,7 @@ def _flat(buffer) -> memoryview:
     return pickle.PickleBuffer(view).raw()
 
 
-def serreg_dumps(value: Any, context=None) -> tuple[dict[Any, Any], list[Any]]:
+def serreg_dumps(value: Any, context: Any = None) -> tuple[dict[Any, Any], list[Any]]:
     """Serialize ``value`` into a distributed header and frames.
 
     Frame 0 is the in-band section; frames 1.. are the out-of-band buffers as
@@ -96,7 +96,7 @@ def serreg_dumps(value: Any, context=None) -> tuple[dict[Any, Any], list[Any]]:
     return header, [result.in_band_buffer, *buffers]
 
 
-def _with_writeability(frame, writeable: bool) -> memoryview:
+def _with_writeability(frame: Any, writeable: bool) -> memoryview:
     view = _flat(frame)
     if writeable and view.readonly:
         return memoryview(bytearray(view))  # the sender's value was writable; only a copy can be
@@ -199,14 +199,14 @@ class SerregPlugin(WorkerPlugin):
     name = "serreg"
     idempotent = False  # registering again replaces the plug-in (new modules are imported)
 
-    def __init__(self, *modules: str, serializers=SERIALIZERS) -> None:
+    def __init__(self, *modules: str, serializers: Any = SERIALIZERS) -> None:
         for module in modules:
             if not isinstance(module, str):
                 raise TypeError(f"SerregPlugin takes module names, not {module!r}")
         self.modules = modules
         self.serializers = None if serializers is None else list(serializers)
 
-    def setup(self, worker) -> None:
+    def setup(self, worker: Any) -> None:
         for module in self.modules:
             importlib.import_module(module)
         install()

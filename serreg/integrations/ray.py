@@ -49,7 +49,7 @@ class _PickledAsUsual:
 
     __slots__ = ("reduction",)
 
-    def __init__(self, reduction) -> None:
+    def __init__(self, reduction: Any) -> None:
         self.reduction = reduction
 
     def __reduce__(self):
@@ -69,7 +69,7 @@ def _to_ray(value: Any) -> _PickledAsUsual:
     return to_pickle_parts(registry, value)
 
 
-def _from_ray(carried):
+def _from_ray(carried: Any):
     """Rebuild a value from what :func:`_to_ray` returned; buffers stay views of Ray's memory."""
     if type(carried) is not tuple:
         return carried  # a value Ray unpickled as usual (registered classes are never plain tuples)

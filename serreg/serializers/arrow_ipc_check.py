@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import NoReturn, Any, Optional
 
 from ..errors import DeserializationError
 
@@ -100,9 +100,9 @@ class _Flatbuffer:
         self.base = base  # where the flatbuffer starts in the message, for error offsets
         self.claimed: set[Any] = set()
         self.reached = 0
-        self.where = None  # (where the parent is, child index, field name) of the field being read
+        self.where: Optional[tuple[Any, ...]] = None  # (where the parent is, child index, field name) of the field being read
 
-    def fail(self, problem: str, position: int):
+    def fail(self, problem: str, position: int) -> NoReturn:
         raise DeserializationError(
             f"invalid Arrow schema message: {problem} (in {_describe(self.where)}, at byte {self.base + position} "
             "of the message)"
@@ -120,7 +120,7 @@ class _Flatbuffer:
 
     def _target(self, position: int) -> int:
         """The object a uoffset at ``position`` points to (offsets point forward only)."""
-        target = position + _U32.unpack_from(self.view, position)[0]
+        target: int = position + _U32.unpack_from(self.view, position)[0]
         if target >= self.size:
             self.fail(f"an offset points to byte {self.base + target}, past the end", position)
         return target
@@ -187,7 +187,7 @@ class _Table:
             self.buffer.fail(f"field {index} of a {self.what} table is misaligned or outside the table", position)
         return position
 
-    def scalar(self, index: int, kind: struct.Struct, default):
+    def scalar(self, index: int, kind: struct.Struct, default: Any) -> Any:
         position = self._slot(index, kind.size)
         return default if position is None else kind.unpack_from(self.buffer.view, position)[0]
 
@@ -222,7 +222,7 @@ class _Counts:
         self.fields = self.depth = self.metadata_entries = self.string_bytes = 0
 
 
-def check_schema_message(message, *, untrusted: bool) -> SchemaShape:
+def check_schema_message(message: Any, *, untrusted: bool) -> SchemaShape:
     """Check an encapsulated IPC Schema message (bytes-like); return its shape.
 
     ``untrusted``: also refuse extension-type metadata keys, which would make
@@ -320,7 +320,7 @@ def _check_field(buffer: _Flatbuffer, field: _Table, depth: int, where: tuple[An
     return [(child, depth + 1, (where, i, None), tag) for i, child in reversed(list(enumerate(children)))]
 
 
-def _describe(where) -> str:
+def _describe(where: Any) -> str:
     """'column 2 ('b') > child 0 ('item')' for a (parent, index, name) chain; None is the message itself."""
     if where is None:
         return "the message"

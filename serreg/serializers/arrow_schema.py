@@ -17,7 +17,7 @@ import pyarrow as pa
 from ..errors import DeserializationError
 from ..limits import charge
 from .arrow_ipc_check import MAX_DEPTH
-from typing import Any
+from typing import Optional, Any
 
 # What reading a field costs in memory (pyarrow 26, CPython 3.11, measured and rounded up),
 # charged against the deserialize call's budget before it is built (serreg.limits.charge).
@@ -39,7 +39,7 @@ def describe_schema(schema: pa.Schema) -> list[Any]:
     return [[_describe_field(field) for field in schema], _metadata(schema.metadata)]
 
 
-def _metadata(metadata) -> dict | None:
+def _metadata(metadata: Any) -> dict[bytes, bytes] | None:
     if not metadata:
         return None
     return dict(sorted(metadata.items()))
@@ -108,7 +108,7 @@ def _describe_type(arrow_type: pa.DataType) -> list[Any]:
     raise TypeError(f"Arrow type {arrow_type} has no canonical form")
 
 
-def schema_from_description(description) -> pa.Schema:
+def schema_from_description(description: Any) -> pa.Schema:
     """Rebuild a pyarrow Schema from a schema description (what the ArrowTable reader calls)."""
     if type(description) is not list or len(description) != 2 or type(description[0]) is not list:
         raise DeserializationError("an Arrow schema description must be [fields, metadata]")
@@ -116,7 +116,7 @@ def schema_from_description(description) -> pa.Schema:
     return pa.schema([_field_from(field) for field in fields], metadata=_metadata_from(metadata))
 
 
-def _metadata_from(metadata) -> None:
+def _metadata_from(metadata: Any) -> dict[bytes, bytes] | None:
     if metadata is None:
         return None
     if type(metadata) is not dict or any(type(k) is not bytes or type(v) is not bytes for k, v in metadata.items()):
@@ -126,7 +126,7 @@ def _metadata_from(metadata) -> None:
     return metadata
 
 
-def _field_from(description, depth: int = 1) -> pa.Field:
+def _field_from(description: Any, depth: int = 1) -> pa.Field:
     if (type(description) is not list or len(description) != 5 or type(description[0]) is not str
             or type(description[1]) is not list or not description[1] or type(description[2]) is not bool
             or type(description[4]) is not list):
@@ -163,7 +163,7 @@ def _int_param(value: Any) -> int:
     return value
 
 
-def _build_type(name, params, children):
+def _build_type(name: Any, params: Any, children: Any) -> Optional[pa.DataType]:
     simple = {"Null": pa.null, "Bool": pa.bool_, "Binary": pa.binary, "Utf8": pa.string,
               "LargeBinary": pa.large_binary, "LargeUtf8": pa.large_string}
     if name in simple:
@@ -185,7 +185,9 @@ def _build_type(name, params, children):
         return {"DAY": pa.date32, "MILLISECOND": pa.date64}[unit]()
     if name == "Time":
         unit, bits = params
-        return (pa.time32 if bits == 32 else pa.time64 if bits == 64 else None)(_UNIT_NAMES[unit])
+        if bits not in (32, 64):
+            raise ValueError(f"a Time bitWidth must be 32 or 64, not {bits!r}")
+        return (pa.time32 if bits == 32 else pa.time64)(_UNIT_NAMES[unit])
     if name == "Timestamp":
         unit, tz = params
         if tz is not None and type(tz) is not str:

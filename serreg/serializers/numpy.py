@@ -18,7 +18,7 @@ from ..serializer import Serializer
 from ..standard import NDARRAY_CLASS_ID, NUMPY_SCALAR_CLASS_IDS
 
 from .numpy_canonical import write_ndarray, write_scalar
-from typing import Any
+from typing import Iterator, Any
 
 __all__ = [
     "NDArraySerializer",
@@ -66,9 +66,9 @@ class NDArraySerializer(Serializer):
         # ravel(order="K") of a contiguous array is a view: the buffer is the array's memory.
         data = array.ravel(order="K").view(np.uint8)
         meta = packb([array.dtype.str, list(array.shape), order])
-        return SerializationResult(meta, [memoryview(data)])
+        return SerializationResult(meta, [data.data])
 
-    def deserialize(self, in_band, oob) -> np.ndarray:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> np.ndarray:
         meta = unpack_plain(in_band)
         if type(meta) is not list or len(meta) != 3:
             raise DeserializationError("ndarray in-band must be [dtype, shape, order]")
@@ -105,7 +105,7 @@ class NDArraySerializer(Serializer):
         return write_ndarray(array)
 
 
-def _bad(kind, value: Any) -> None:
+def _bad(kind: Any, value: Any) -> None:
     raise DeserializationError(f"numpy.{np.dtype(kind).name} in-band holds {type(value).__name__}, not its value")
 
 
@@ -135,7 +135,7 @@ class NumpyScalarSerializer(Serializer):
             return SerializationResult(b"\x92\xca" + parts[:4] + b"\xca" + parts[4:])
         return SerializationResult(packb([float(value.real), float(value.imag)]))  # complex128
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> Any:
         kind = self.kind
         raw = bytes(in_band)
         if kind is np.float32:
@@ -176,11 +176,11 @@ class NumpyScalarSerializer(Serializer):
         return write_scalar(self.kind, value, self.serialize)
 
 
-def _complex64(real, imag) -> np.complex64:
+def _complex64(real: Any, imag: Any) -> np.complex64:
     out = np.empty(1, dtype=np.complex64)
     out.real = real
     out.imag = imag
-    return out[0]
+    return np.complex64(out[0])
 
 
 SCALAR_TYPES = (
@@ -189,7 +189,7 @@ SCALAR_TYPES = (
 )
 
 
-def register(registry) -> None:
+def register(registry: Any) -> None:
     """Register the ndarray serializer and one serializer per numpy scalar type."""
     registry.register_serializer(NDARRAY_CLASS_ID, np.ndarray, NDArraySerializer())
     for kind in SCALAR_TYPES:

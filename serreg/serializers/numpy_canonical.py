@@ -14,7 +14,7 @@ from msgpack import packb
 
 from ..canonical.floats import canonical_float_bits, normalize_float_array, pack_float
 from ..result import SerializationResult
-from typing import Any
+from typing import Callable, Any
 
 
 def canonical_elements(array: np.ndarray) -> np.ndarray:
@@ -42,10 +42,10 @@ def write_ndarray(array: np.ndarray) -> SerializationResult:
     """The canonical form of an ndarray (its serializer's ``serialize_canonical``)."""
     data = canonical_elements(array)
     meta = packb([data.dtype.str, list(data.shape), "C"])
-    return SerializationResult(meta, [memoryview(data.reshape(-1).view(np.uint8))])
+    return SerializationResult(meta, [data.reshape(-1).view(np.uint8).data])
 
 
-def write_scalar(kind: type, value: Any, serialize) -> SerializationResult:
+def write_scalar(kind: type, value: Any, serialize: Callable[[Any], SerializationResult]) -> SerializationResult:
     """The canonical form of a numpy scalar of type ``kind``; ``serialize`` writes the
     types whose normal form is already canonical (bool and the integers)."""
     if kind is np.float64:

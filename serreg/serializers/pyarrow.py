@@ -25,7 +25,7 @@ from ..standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID
 from .arrow_ipc_check import check_schema_message
 from .arrow_schema import FIELD_COST, METADATA_COST, schema_from_description
 from .pyarrow_canonical import write_record_batch, write_table
-from typing import Any
+from typing import Iterator, Any
 
 __all__ = [
     "ArrowRecordBatchSerializer",
@@ -48,7 +48,7 @@ def _is_standard_type(arrow_type: pa.DataType) -> bool:
     if pa.types.is_struct(arrow_type) or t.is_list(arrow_type) or t.is_large_list(arrow_type) \
             or t.is_fixed_size_list(arrow_type) or t.is_map(arrow_type):
         return all(_is_standard_type(arrow_type.field(i).type) for i in range(arrow_type.num_fields))
-    return (
+    return bool(
         t.is_null(arrow_type) or t.is_boolean(arrow_type) or t.is_integer(arrow_type) or t.is_floating(arrow_type)
         or t.is_decimal(arrow_type) or t.is_date(arrow_type) or t.is_time(arrow_type)
         or t.is_timestamp(arrow_type) or t.is_duration(arrow_type) or t.is_binary(arrow_type)
@@ -109,7 +109,7 @@ def _write_array(array: pa.Array, nodes: list[Any], buffers: list[Any]) -> None:
 
 
 def _write_batch(batch: pa.RecordBatch, buffers: list[Any]) -> list[Any]:
-    nodes = []
+    nodes: list[Any] = []
     for column in batch.columns:
         if _has_offsets(column):
             column = pa.concat_arrays([column])  # compacts a slice into fresh buffers at offset 0
@@ -120,7 +120,7 @@ def _write_batch(batch: pa.RecordBatch, buffers: list[Any]) -> list[Any]:
 class _NodeReader:
     """Rebuilds arrays from the field nodes and buffers of one batch, in order."""
 
-    def __init__(self, nodes: list[Any], oob) -> None:
+    def __init__(self, nodes: list[Any], oob: Any) -> None:
         self._nodes = nodes
         self._next = 0
         self._oob = oob
@@ -143,7 +143,7 @@ class _NodeReader:
             raise DeserializationError(
                 f"Arrow {arrow_type} column needs {arrow_type.num_buffers} buffers, its node says {buffer_count}"
             )
-        buffers = []
+        buffers: list[memoryview] = []
         for i in range(buffer_count):
             view = next(self._oob)
             # A whole pyarrow Buffer is one an in-process result handed over; a slice of one is
@@ -176,12 +176,12 @@ class _ArrowSerializer(Serializer):
     def accepts(self, value: Any) -> bool:
         return all(_is_standard_type(field.type) for field in value.schema)
 
-    def _serialize_batches(self, schema: pa.Schema, batches) -> SerializationResult:
-        buffers = []
+    def _serialize_batches(self, schema: pa.Schema, batches: Any) -> SerializationResult:
+        buffers: list[memoryview] = []
         written = [_write_batch(batch, buffers) for batch in batches]
         return SerializationResult(packb([schema.serialize().to_pybytes(), written]), buffers)
 
-    def _deserialize_batches(self, in_band, oob) -> tuple:
+    def _deserialize_batches(self, in_band: Any, oob: Any) -> tuple[pa.Schema, list[pa.RecordBatch]]:
         # Read [schema, batches] one batch at a time: each batch's nodes are charged before any
         # array is built from them, and the msgpack lists of one batch are dropped before the next.
         check_untrusted_structure(in_band)
@@ -220,7 +220,7 @@ class _ArrowSerializer(Serializer):
         return schema, batches
 
 
-def _next_item(unpacker: Unpacker, index: int):
+def _next_item(unpacker: Unpacker, index: int) -> Any:
     try:
         return unpacker.unpack()
     except StackError as error:
@@ -231,7 +231,7 @@ def _next_item(unpacker: Unpacker, index: int):
         raise DeserializationError(f"Arrow in-band ends inside batch {index} ({type(error).__name__})") from error
 
 
-def _read_schema(schema_part) -> pa.Schema:
+def _read_schema(schema_part: Any) -> pa.Schema:
     """The schema of an Arrow in-band: an IPC Schema message (checked here before pyarrow reads
     it) or, in the canonical form, a schema description (docs/FORMAT.md, section 9.5)."""
     if type(schema_part) is list:
@@ -257,7 +257,7 @@ class ArrowTableSerializer(_ArrowSerializer):
     def serialize(self, table: pa.Table) -> SerializationResult:
         return self._serialize_batches(table.schema, table.to_batches())
 
-    def deserialize(self, in_band, oob) -> pa.Table:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> pa.Table:
         schema, batches = self._deserialize_batches(in_band, oob)
         return pa.Table.from_batches(batches, schema=schema)
 
@@ -269,7 +269,7 @@ class ArrowRecordBatchSerializer(_ArrowSerializer):
     def serialize(self, batch: pa.RecordBatch) -> SerializationResult:
         return self._serialize_batches(batch.schema, [batch])
 
-    def deserialize(self, in_band, oob) -> pa.RecordBatch:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> pa.RecordBatch:
         schema, batches = self._deserialize_batches(in_band, oob)
         if len(batches) != 1:
             raise DeserializationError(f"an ArrowRecordBatch holds exactly one batch, not {len(batches)}")
@@ -279,7 +279,7 @@ class ArrowRecordBatchSerializer(_ArrowSerializer):
         return write_record_batch(batch)
 
 
-def register(registry) -> None:
+def register(registry: Any) -> None:
     """Register the Table and RecordBatch serializers."""
     registry.register_serializer(ARROW_TABLE_CLASS_ID, pa.Table, ArrowTableSerializer())
     registry.register_serializer(ARROW_RECORD_BATCH_CLASS_ID, pa.RecordBatch, ArrowRecordBatchSerializer())

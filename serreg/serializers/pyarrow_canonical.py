@@ -15,7 +15,7 @@ table's own memory, not copies.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Optional, Any
 
 import numpy as np
 import pyarrow as pa
@@ -30,14 +30,14 @@ from .arrow_validity import BitmapBudget, has_slot_storage, pushed_validity, sto
 _EMPTY = memoryview(b"")
 
 
-def _buffer_bytes(buffer, start: int, stop: int) -> np.ndarray:
+def _buffer_bytes(buffer: Any, start: int, stop: int) -> np.ndarray:
     """Bytes start..stop of an Arrow buffer as a uint8 array (a view, no copy)."""
     if buffer is None:
         return np.zeros(stop - start, dtype=np.uint8)
     return np.frombuffer(buffer, dtype=np.uint8)[start:stop]
 
 
-def _canonical_offsets(array: pa.Array, valid, offset_type) -> tuple[ndarray, ndarray, ndarray]:
+def _canonical_offsets(array: pa.Array, valid: Any, offset_type: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """(canonical offsets, first and last source offset, per-slot source lengths) of a variable-width array."""
     n = len(array)
     source = np.frombuffer(array.buffers()[1], dtype=offset_type)[array.offset: array.offset + n + 1] \
@@ -50,14 +50,14 @@ def _canonical_offsets(array: pa.Array, valid, offset_type) -> tuple[ndarray, nd
     return offsets, source, lengths
 
 
-def _kept_ranges(source: np.ndarray, lengths: np.ndarray) -> None:
+def _kept_ranges(source: np.ndarray[Any, Any], lengths: np.ndarray[Any, Any]) -> Optional[np.ndarray[Any, Any]]:
     """Mask over source[0]..source[-1] keeping the slots whose (canonical) length was kept, or None for all."""
     if np.array_equal(lengths, np.diff(source)):
         return None
     return np.repeat(lengths == np.diff(source), np.diff(source))
 
 
-def write_array(array: pa.Array, pushed, nodes: list[Any], buffers: list[Any], budget: BitmapBudget, where: str) -> None:
+def write_array(array: pa.Array, pushed: Any, nodes: list[Any], buffers: list[Any], budget: BitmapBudget, where: str) -> None:
     """Append the canonical field nodes and buffers of ``array`` (section 6.4 order); ``pushed``
     is the Validity of the parent's nulls pushed down to it (or None)."""
     arrow_type = array.type
@@ -75,7 +75,7 @@ def write_array(array: pa.Array, pushed, nodes: list[Any], buffers: list[Any], b
         bits = np.unpackbits(_buffer_bytes(source[1], 0, (start + n + 7) // 8), bitorder="little")[start:start + n]
         if valid is not None:
             bits &= valid.expanded()
-        buffers.append(memoryview(np.packbits(bits, bitorder="little")))
+        buffers.append(np.packbits(bits, bitorder="little").data)
     elif t.is_struct(arrow_type):
         for i in range(arrow_type.num_fields):
             write_array(array.field(i), None if valid is None else valid.repeated(1), nodes, buffers, budget,
@@ -88,7 +88,7 @@ def write_array(array: pa.Array, pushed, nodes: list[Any], buffers: list[Any], b
     elif arrow_type.num_fields:  # list, large list, map: offsets, then the child
         offset_type = np.int64 if t.is_large_list(arrow_type) else np.int32
         offsets, source_offsets, lengths = _canonical_offsets(array, valid, offset_type)
-        buffers.append(memoryview(offsets.view(np.uint8)))
+        buffers.append(offsets.view(np.uint8).data)
         child = array.values.slice(int(source_offsets[0]), int(source_offsets[-1] - source_offsets[0]))
         if not np.array_equal(lengths, np.diff(source_offsets)):  # slots under nulls are dropped
             if has_slot_storage(child):  # a bool per child slot costs at most 8 times the child
@@ -99,10 +99,10 @@ def write_array(array: pa.Array, pushed, nodes: list[Any], buffers: list[Any], b
     elif arrow_type.num_buffers == 3:  # binary and string, small and large: validity, offsets, data
         offset_type = np.int64 if t.is_large_binary(arrow_type) or t.is_large_string(arrow_type) else np.int32
         offsets, source_offsets, lengths = _canonical_offsets(array, valid, offset_type)
-        buffers.append(memoryview(offsets.view(np.uint8)))
+        buffers.append(offsets.view(np.uint8).data)
         data = _buffer_bytes(source[2], int(source_offsets[0]), int(source_offsets[-1]))
         keep = _kept_ranges(source_offsets, lengths)
-        buffers.append(memoryview(data if keep is None else data[keep]))
+        buffers.append((data if keep is None else data[keep]).data)
     else:  # fixed width: integers, floats, decimals, dates, times, timestamps, durations, fixed-size binary
         width = arrow_type.byte_width
         data = _buffer_bytes(source[1], start * width, (start + n) * width)
@@ -118,7 +118,7 @@ def write_array(array: pa.Array, pushed, nodes: list[Any], buffers: list[Any], b
                 rows = rows.copy()
                 rows[null] = 0
                 data = rows.reshape(-1)
-        buffers.append(memoryview(data))
+        buffers.append(data.data)
 
 
 def _column_array(column: pa.ChunkedArray) -> pa.Array:
@@ -129,7 +129,7 @@ def _column_array(column: pa.ChunkedArray) -> pa.Array:
     return pa.concat_arrays(column.chunks)
 
 
-def _write(schema: pa.Schema, num_rows: int, columns) -> SerializationResult:
+def _write(schema: pa.Schema, num_rows: int, columns: Any) -> SerializationResult:
     nodes: list[Any] = []
     buffers: list[Any] = []
     budget = BitmapBudget(sum(column.get_total_buffer_size() for column in columns))

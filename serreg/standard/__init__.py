@@ -12,6 +12,8 @@ implementation (its standard, numpy and Arrow serializers).
 
 from __future__ import annotations
 
+from typing import Any
+
 import datetime
 import decimal
 import uuid
@@ -84,7 +86,7 @@ STANDARD_CLASS_IDS = DATA_CLASS_IDS | CODE_LOADING_CLASS_IDS
 # ---------------------------------------------------------------- install
 
 
-def install(table, codec) -> None:
+def install(table: Any, codec: Any) -> None:
     """Register every standard serializer, and the dataclass reader, in a registry's ``table``.
 
     The serializers of None, bool, str, list and dict write exactly the

@@ -14,7 +14,7 @@ import sys
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from .base import StandardSerializer
-from typing import Any
+from typing import Iterator, Any
 
 _OBJECT_GETSTATE = getattr(object, "__getstate__", None)  # Python 3.11+
 _VERDICTS_MAX = 4096  # classes remembered by DataclassSerializer; dynamic classes must not pile up
@@ -61,7 +61,7 @@ class DataclassSerializer(StandardSerializer):
 
     handled_by_pickle = True
 
-    def __init__(self, codec) -> None:
+    def __init__(self, codec: Any) -> None:
         super().__init__(codec)
         self._verdicts: dict[Any, Any] = {}  # class -> its "module:qualname", or False
         self._classes: dict[Any, Any] = {}  # "module:qualname" -> (module, class), for reading
@@ -87,7 +87,7 @@ class DataclassSerializer(StandardSerializer):
         oob: list[Any] = []
         return SerializationResult(self.codec.pack([reference, obj.__dict__], oob), oob)
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]):
         fields = self.unpack_array(in_band, oob, "dataclass", 2)
         reference, state = fields
         if type(reference) is not str or ":" not in reference:

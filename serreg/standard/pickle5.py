@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import pickle
 from contextvars import ContextVar
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import cloudpickle
 
@@ -26,13 +26,13 @@ from ..serializer import Serializer, hooks_of
 _UNPICKLING_LOOKUP: ContextVar[Optional[Callable[[str], object]]] = ContextVar("serreg_pickle5_lookup", default=None)
 
 
-class _RegistryAwarePickler(cloudpickle.Pickler):
-    def __init__(self, file, owner: "Pickle5Serializer", buffer_callback) -> None:
+class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloudpickle ships no types
+    def __init__(self, file: Any, owner: "Pickle5Serializer", buffer_callback: Any) -> None:
         super().__init__(file, protocol=5, buffer_callback=buffer_callback)
         self._owner = owner
         self._serreg_dispatch = owner.dispatch
 
-    def reducer_override(self, obj: Any) -> tuple | NotImplementedType:
+    def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
         entry = self._serreg_dispatch.get(cls)
         if entry is None and not self._owner.has_seen(cls):
@@ -51,7 +51,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):
         return super().reducer_override(obj)
 
 
-def restore_registered(class_id: str, in_band: bytes, *buffers):
+def restore_registered(class_id: str, in_band: bytes, *buffers: Any) -> Any:
     """Rebuild a registered value found inside a pickle, with the serializer of the registry unpickling it."""
     lookup = _UNPICKLING_LOOKUP.get()
     if lookup is None:
@@ -64,7 +64,6 @@ def restore_registered(class_id: str, in_band: bytes, *buffers):
     return serializer.deserialize(memoryview(in_band), OutOfBandBuffers(views))
 
 
-from typing import Any
 class Pickle5Serializer(Serializer):
     """Pickle protocol 5 (cloudpickle) with every pickle buffer out-of-band.
 
@@ -82,19 +81,19 @@ class Pickle5Serializer(Serializer):
         self.class_id = class_id
         self._resolve_type = resolve_type
         self._serializer_for_id = serializer_for_id
-        self.dispatch: dict = {}  # type -> (class_id, serializer, accepts or None); replaced whole
-        self._seen_types: set = set()
+        self.dispatch: dict[type, tuple[str, Any, Optional[Callable[[Any], bool]]]] = {}  # type -> (class_id, serializer, accepts or None); replaced whole
+        self._seen_types: set[type] = set()
 
     def has_seen(self, cls: type) -> bool:
         return cls in self._seen_types
 
-    def first_sight(self, cls: type):
+    def first_sight(self, cls: type) -> Optional[tuple[str, Any, Optional[Callable[[Any], bool]]]]:
         """A type met inside a pickle for the first time may belong to a plug-in not loaded yet."""
         self._seen_types.add(cls)
         self._resolve_type(cls)
         return self.dispatch.get(cls)
 
-    def on_register(self, class_id, cls, serializer) -> None:
+    def on_register(self, class_id: Any, cls: Any, serializer: Any) -> None:
         """The register callback: route ``cls`` through its serreg serializer inside pickles."""
         dispatch = dict(self.dispatch)
         hooks = None if serializer is None else hooks_of(serializer)
@@ -105,12 +104,12 @@ class Pickle5Serializer(Serializer):
         self.dispatch = dispatch  # replaced whole: picklers running now keep their snapshot
 
     def serialize(self, obj: Any) -> SerializationResult:
-        buffers: list = []
+        buffers: list[pickle.PickleBuffer] = []
         file = io.BytesIO()
         _RegistryAwarePickler(file, self, buffers.append).dump(obj)
         return SerializationResult(file.getbuffer(), [b.raw() for b in buffers])
 
-    def deserialize(self, in_band_buffer, oob_iterator) -> Any:
+    def deserialize(self, in_band_buffer: Any, oob_iterator: Iterator[memoryview]) -> Any:
         # pickle takes exactly the buffers it wrote from the shared iterator.
         token = _UNPICKLING_LOOKUP.set(self._serializer_for_id)
         try:

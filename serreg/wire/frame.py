@@ -87,7 +87,7 @@ def frame_length(in_band_len: int, buffer_lengths: Sequence[int], signed: bool =
     return end + SIGNATURE_SIZE if signed else end
 
 
-def is_frame(data) -> bool:
+def is_frame(data: Any) -> bool:
     """True if ``data`` starts with the frame magic."""
     return bytes(memoryview(data)[:4]) == MAGIC
 
@@ -106,7 +106,7 @@ class FrameView:
 
     __slots__ = ("version", "in_band_offset", "in_band", "buffers", "buffer_offsets", "total_length", "signed")
 
-    def __init__(self, data, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None, owned: bool = False) -> None:
+    def __init__(self, data: Any, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None, owned: bool = False) -> None:
         view = memoryview(data)
         if view.ndim != 1 or view.itemsize != 1:
             if not view.c_contiguous:
@@ -229,7 +229,7 @@ def check_frame_size(size: int, limits: Limits) -> None:
 _READ_CHUNK = 1 << 24
 
 
-def read_frame_bytes(stream, limits: Limits = DEFAULT_LIMITS) -> Optional[bytearray]:
+def read_frame_bytes(stream: Any, limits: Limits = DEFAULT_LIMITS) -> Optional[bytearray]:
     """Read one whole frame from a binary stream; None at a clean end of the stream.
 
     The declared length is checked against ``limits.max_frame_size`` first,
@@ -257,7 +257,7 @@ def read_frame_bytes(stream, limits: Limits = DEFAULT_LIMITS) -> Optional[bytear
     return data
 
 
-def iter_frames(stream, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None) -> Iterator[FrameView]:
+def iter_frames(stream: Any, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None) -> Iterator[FrameView]:
     """Read consecutive frames from a binary stream until it ends."""
     while True:
         data = read_frame_bytes(stream, limits)
