@@ -118,7 +118,7 @@ class Store:
         Raises CanonicalFormError for a value without a canonical form.
         """
         result = self.registry.serialize(value, canonical=True)
-        in_band = bytes(result.in_band_buffer)
+        in_band = bytes(result.in_band_buffer or b"")
         buffers = buffer_views(result)
         pieces, _ = frame_pieces([in_band], buffers)
         digest = pieces_digest(pieces)
@@ -172,7 +172,7 @@ class Store:
         result = with_class_hash(in_band[:CLASS_ID_HASH_SIZE], in_band[CLASS_ID_HASH_SIZE:], buffers)
         return self.registry.deserialize(result, trusted=False)
 
-    def _parse_record(self, record: bytes, path: str) -> tuple:
+    def _parse_record(self, record: bytes, path: str) -> tuple[bytes, list[Any]]:
         try:
             parsed = msgpack.unpackb(record, raw=False)
         except (ValueError, TypeError, msgpack.ExtraData) as error:

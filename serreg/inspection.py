@@ -151,10 +151,10 @@ def _inspect_frame(frame: FrameView, start: int, names: dict[bytes, str], limits
     return report
 
 
-def containers_holding_values(root: ValueNode) -> set[Any]:
+def containers_holding_values(root: ValueNode) -> set[int]:
     """The ids of the lists and maps under ``root`` that hold a nested value (ValueNode) at
     any depth: what the text output shows as a tree rather than on one line."""
-    holding: set[Any] = set()
+    holding: set[int] = set()
     # Post-order without recursion: a container is decided after everything in it.
     stack = [(root, False)]
     parents: list[Any] = []
@@ -169,7 +169,7 @@ def containers_holding_values(root: ValueNode) -> set[Any]:
             if parents:
                 holding.add(id(parents[-1]))
             if item.walked and isinstance(item.value, (list, ValueNode)):
-                stack.append((item.value, False))
+                stack.append((item.value, False))  # type: ignore[arg-type]  # lists are walked too, below
             continue
         if isinstance(item, list):
             parents.append(item)
@@ -202,11 +202,12 @@ def to_json(reports: list[FrameReport]) -> list[dict[Any, Any]]:
     ]
 
 
-def _value_json(value: Any):
-    holder = [None]
-    stack = [(value, holder, 0)]
+def _value_json(value: Any) -> Any:
+    holder: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, holder, 0)]
     while stack:
         item, parent, slot = stack.pop()
+        out: Any
         if isinstance(item, ValueNode):
             out = {"class_id": item.class_id, "class_id_hash": item.class_hash.hex(),
                    "in_band_length": item.in_band_length, "buffers": item.buffers, "value": None, "note": item.note}
@@ -241,7 +242,7 @@ def iter_json(value: Any, indent: int = 2) -> Iterator[str]:
     def start(item: Any, level: int) -> str:
         if isinstance(item, (dict, list)) and item:
             is_dict = isinstance(item, dict)
-            stack.append([iter(item.items() if is_dict else item), is_dict, level + 1, True])
+            stack.append([iter(item.items()) if isinstance(item, dict) else iter(item), is_dict, level + 1, True])
             return "{" if is_dict else "["
         if isinstance(item, dict):
             return "{}"
@@ -252,7 +253,7 @@ def iter_json(value: Any, indent: int = 2) -> Iterator[str]:
     yield start(value, 0)
     while stack:
         frame = stack[-1]
-        entry = next(frame[0], _END)
+        entry: Any = next(frame[0], _END)
         if entry is _END:
             stack.pop()
             yield "\n" + " " * (indent * (frame[2] - 1)) + ("}" if frame[1] else "]")

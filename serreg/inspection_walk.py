@@ -57,7 +57,7 @@ class Bin:
     head: bytes
 
 
-class MapEntries(list):
+class MapEntries(list[tuple[Any, Any]]):
     """A msgpack map's entries, in order, as (key, value) pairs (keys need not be strings)."""
 
 
@@ -133,10 +133,10 @@ class Walker:
         self.lost = False  # True after a value whose buffer count is unknown
         self.msgpack_class_ids: frozenset[Any] = frozenset()
 
-    def walk(self, section: memoryview, msgpack_class_ids: frozenset[Any]) -> ValueNode:
+    def walk(self, in_band: memoryview, msgpack_class_ids: frozenset[str]) -> ValueNode:
         """The tree of the frame's in-band section (the top-level value)."""
         self.msgpack_class_ids = msgpack_class_ids
-        root = self._open(section, top=True)
+        root = self._open(in_band, top=True)
         if not isinstance(root, _Section):
             return root
         stack = [root]
@@ -236,7 +236,7 @@ class Walker:
         container.remaining -= 1
         return container.remaining == 0
 
-    def _next_item(self, section: _Section, sections_open: int):
+    def _next_item(self, section: _Section, sections_open: int) -> Any:
         """Read one item at the section's position: a finished value, or a _Section to walk
         (an ext 0 value), or, for a container, its first item onwards (opened on the stack)."""
         body = section.body
@@ -306,8 +306,9 @@ class Walker:
         section.position = start + length
         return section.body[start:start + length]
 
-    def _unpack(self, section: _Section, kind: struct.Struct):
-        return kind.unpack(self._bytes(section, kind.size))[0]
+    def _unpack(self, section: _Section, kind: struct.Struct) -> int:
+        value: int = kind.unpack(self._bytes(section, kind.size))[0]
+        return value
 
     def _length(self, section: _Section, size: int) -> int:
         return self._unpack(section, _LENGTHS[size])

@@ -60,8 +60,8 @@ class SerializationResult:
         self._in_band = value
         self._class_hash = None
 
-    def _in_band_parts(self) -> list[Any]:
-        parts = [] if self._class_hash is None else [self._class_hash]
+    def _in_band_parts(self) -> list[BytesLike]:
+        parts: list[BytesLike] = [] if self._class_hash is None else [self._class_hash]
         if self._in_band is not None:
             parts.append(self._in_band)
         return parts

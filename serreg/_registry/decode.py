@@ -225,7 +225,7 @@ class Decoder:
         finally:
             if token is not None:
                 DECODE_STATE.reset(token)
-                if outer is not None:
+                if outer is not None and state is not None:
                     outer.budget = state.budget  # a nested call spends the outer call's budget
 
 

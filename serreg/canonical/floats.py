@@ -41,7 +41,7 @@ def canonical_float_bits(bits: int, width: int) -> int:
     return bits
 
 
-def normalize_float_array(values: Any):
+def normalize_float_array(values: Any) -> Any:
     """Return ``values`` (a 1-d C-contiguous little-endian numpy float array) with -0.0
     made 0.0 and every NaN made the canonical NaN; the same array when nothing changes."""
     import numpy as np  # only ever given numpy arrays, so numpy is installed

@@ -70,7 +70,7 @@ class CanonicalForm:
 
     # ------------------------------------------------------------------ one value
 
-    def serialize_nested(self, value: Any) -> tuple:
+    def serialize_nested(self, value: Any) -> tuple[Any, SerializationResult]:
         """Canonically serialize one value; return (registration, raw result without the hash)."""
         registration = self._registration_for(value)
         if registration.fallback:

@@ -13,7 +13,7 @@ import decimal
 import struct
 import sys
 import zoneinfo
-from typing import Union, Any, Callable
+from typing import Protocol, Union, Any, Callable
 
 from msgpack import packb
 
@@ -34,28 +34,37 @@ from ..standard.scalars import (
 from .floats import normalize_float_array, pack_float
 
 
-def _write_as_normal(form: Any, serializer: Any, value: Any) -> SerializationResult:
+class CanonicalPacker(Protocol):
+    """What a writer needs of the canonical form (``serreg.canonical.form.CanonicalForm``)."""
+
+    def pack(self, value: Any) -> SerializationResult: ...
+
+    def pack_sorted(self, members: Any) -> SerializationResult: ...
+
+
+def _write_as_normal(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     # These in-bands are already unique per value (docs/FORMAT.md, section 9.3 says why).
-    return serializer.serialize(value)
+    result: SerializationResult = serializer.serialize(value)
+    return result
 
 
-def _write_msgpack_value(form: Any, serializer: Any, value: Any) -> SerializationResult:
+def _write_msgpack_value(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     return form.pack(value)
 
 
-def _write_tuple(form: Any, serializer: Any, value: Any) -> SerializationResult:
+def _write_tuple(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     return form.pack(list(value))
 
 
-def _write_float(form: Any, serializer: Any, value: Any) -> SerializationResult:
+def _write_float(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     return SerializationResult(pack_float(value))
 
 
-def _write_complex(form: Any, serializer: Any, value: Any) -> SerializationResult:
+def _write_complex(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     return SerializationResult(b"\x92" + pack_float(value.real) + pack_float(value.imag))
 
 
-def _write_set(form: Any, serializer: Any, value: Any) -> SerializationResult:
+def _write_set(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     return form.pack_sorted(value)
 
 
@@ -75,14 +84,14 @@ def _canonical_fold(value: Any) -> int:
     return 0
 
 
-def _write_datetime(form: Any, serializer: Any, value: datetime.datetime) -> SerializationResult:
+def _write_datetime(form: CanonicalPacker, serializer: Any, value: datetime.datetime) -> SerializationResult:
     return SerializationResult(packb([
         value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
         _canonical_fold(value), _canonical_tz(value.tzinfo),
     ]))
 
 
-def _write_time(form: Any, serializer: Any, value: datetime.time) -> SerializationResult:
+def _write_time(form: CanonicalPacker, serializer: Any, value: datetime.time) -> SerializationResult:
     return SerializationResult(packb([
         value.hour, value.minute, value.second, value.microsecond, 0, _canonical_tz(value.tzinfo),
     ]))
@@ -107,7 +116,7 @@ def canonical_decimal_text(value: decimal.Decimal) -> str:
     return str(decimal.Decimal((sign, digits[:end], exponent + len(digits) - end)))
 
 
-def _write_decimal(form: Any, serializer: Any, value: decimal.Decimal) -> SerializationResult:
+def _write_decimal(form: CanonicalPacker, serializer: Any, value: decimal.Decimal) -> SerializationResult:
     return SerializationResult(packb(canonical_decimal_text(value)))
 
 
@@ -124,7 +133,7 @@ def _format_by_size(signed: str, unsigned: str) -> dict[Any, Any]:
 _FORMAT_ALIASES = _format_by_size("bhilqn", "BHILQNP")
 
 
-def _write_memoryview(form: Any, serializer: Any, view: memoryview) -> SerializationResult:
+def _write_memoryview(form: CanonicalPacker, serializer: Any, view: memoryview) -> SerializationResult:
     fmt = native_format(view.format)
     fmt = _FORMAT_ALIASES.get(fmt, fmt)
     if view.c_contiguous:
@@ -149,7 +158,7 @@ def _write_memoryview(form: Any, serializer: Any, view: memoryview) -> Serializa
 
 
 # Standard serializer class -> writer(form, serializer, value) -> SerializationResult.
-STANDARD_WRITERS: dict[type, Callable[..., Any]] = {
+STANDARD_WRITERS: dict[type, Callable[[CanonicalPacker, Any, Any], SerializationResult]] = {
     IntSerializer: _write_as_normal,
     BytesSerializer: _write_as_normal,
     ByteArraySerializer: _write_as_normal,

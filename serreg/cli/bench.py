@@ -6,7 +6,7 @@ The suite lives in ``serreg.bench``; its extra dependencies come with
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Optional, Any
 
 import sys
 
@@ -39,7 +39,7 @@ def add_parser(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _names(text: Any):
+def _names(text: Optional[str]) -> Optional[list[str]]:
     return None if not text else [name.strip() for name in text.split(",") if name.strip()]
 
 

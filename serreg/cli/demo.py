@@ -65,7 +65,7 @@ def run(args: Any) -> int:
     print(f"equal after round trip: {np.array_equal(back['matrix'], array) and back['table'].equals(table)}")
     print(f"in-process ndarray zero-copy (shares memory): {shares(back['matrix'], array)}")
     print(f"in-process Arrow table zero-copy (same buffers): {table_shared}")
-    print(f"in-band {len(result.in_band_buffer)} bytes, {len(result.out_of_band_buffers)} out-of-band buffers, "
+    print(f"in-band {len(result.in_band_buffer or b'')} bytes, {len(result.out_of_band_buffers)} out-of-band buffers, "
           f"{sum(b.nbytes for b in result.out_of_band_buffers) / 1e6:.1f} MB out-of-band")
     print(f"frame: {len(frame) / 1e6:.1f} MB; ndarray from frame is a view of it: "
           f"{from_frame['matrix'].base is not None and not from_frame['matrix'].flags.owndata}")
@@ -99,7 +99,7 @@ def _run_standard(rows: int) -> int:
     print(f"equal after round trip: {equal}")
     print(f"in-process bytearray zero-copy (the same object back): {back['blob'] is blob}")
     print(f"in-process memoryview zero-copy (a view of the same memory): {back['samples'].obj is samples}")
-    print(f"in-band {len(result.in_band_buffer)} bytes, {len(result.out_of_band_buffers)} out-of-band buffers, "
+    print(f"in-band {len(result.in_band_buffer or b'')} bytes, {len(result.out_of_band_buffers)} out-of-band buffers, "
           f"{sum(memoryview(b).nbytes for b in result.out_of_band_buffers) / 1e6:.1f} MB out-of-band")
     print(f"frame: {len(frame) / 1e6:.1f} MB; memoryview from frame is a view of it: "
           f"{from_frame['samples'].obj is frame}")
@@ -120,7 +120,7 @@ class _Sink:
         data = memoryview(data)
         if data.format != "B" or data.ndim != 1:
             data = data.cast("B")
-        size = data.nbytes
+        size: int = data.nbytes
         self._view[self._position : self._position + size] = data
         self._position += size
         return size

@@ -49,7 +49,7 @@ def run(args: Any) -> int:
     except (CommandError, SerregError, OSError) as error:
         return report_failure("inspect", error)
     except Exception as error:  # a bug here must still end in one line, never a traceback
-        return report_failure("inspect", f"internal error while inspecting: {type(error).__name__}: {error}")
+        return report_failure("inspect", RuntimeError(f"internal error while inspecting: {type(error).__name__}: {error}"))
     print(text)
     return 0
 

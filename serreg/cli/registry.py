@@ -29,7 +29,7 @@ def add_parser(commands: Any) -> None:
 def run(args: Any) -> int:
     try:
         import_modules(args.imports)
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "class_id": r.class_id,
                 "class_id_hash": r.class_hash.hex(),

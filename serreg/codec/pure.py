@@ -36,14 +36,16 @@ DecodeNested = Callable[[bytes, memoryview, OutOfBandBuffers, Optional[int]], ob
 
 
 class _Snapshot(Protocol):
-    rewritten_types: tuple[Any, ...]
+    @property
+    def rewritten_types(self) -> tuple[type, ...]: ...
 
 
 class SnapshotSource(Protocol):
     """Where the codec reads, per pack, the types msgpack would pack by itself but must not
     (bytearray, memoryview, and the native types a user has registered a serializer for)."""
 
-    snapshot: _Snapshot
+    @property
+    def snapshot(self) -> _Snapshot: ...
 
 
 # What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
@@ -61,6 +63,7 @@ class _PackState:
 
     def nested(self, value: Any) -> ExtType:
         class_hash, result = self.encode_nested(value)
+        assert self.oob is not None  # set by pack() before msgpack calls default
         self.oob.extend(result.out_of_band_buffers)
         in_band = result.in_band_buffer
         # bytes + any in-band gives bytes, so ExtType's own argument checks (run in
@@ -110,13 +113,13 @@ class MsgpackCodec:
         except IndexError:
             packer, state = entry = self._new_packer()  # none idle (first call, or a nested pack)
         state.oob = oob
-        packed = None
+        packed: Optional[bytes] = None
         try:
             rewrite = self._snapshots.snapshot.rewritten_types
             if holds_any(obj, rewrite):
                 obj = _substitute(obj, frozenset(rewrite), state.nested, root=True)
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
-            return packed
+            return packed  # type: ignore[return-value]  # msgpack's pack returns bytes
         except SerregError:
             raise
         except (ValueError, TypeError, OverflowError, UnicodeEncodeError) as error:

@@ -45,7 +45,7 @@ def to_pickle_parts(registry: Registry, value: object) -> tuple[Any, ...]:
     so a pickler with a buffer callback keeps the buffers out-of-band.
     """
     result = registry.serialize(value)
-    return (bytes(result.in_band_buffer), *(pickle.PickleBuffer(buffer) for buffer in result.out_of_band_buffers))
+    return (bytes(result.in_band_buffer or b""), *(pickle.PickleBuffer(buffer) for buffer in result.out_of_band_buffers))
 
 
 def from_pickle_parts(registry: Registry, in_band: bytes, buffers: Sequence[Any], module: Optional[str] = None) -> object:

@@ -48,7 +48,7 @@ from .._default import default_registry
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from .common import classes_with_own_serializers, from_pickle_parts, has_own_serializer, to_pickle_parts
-from typing import Any
+from typing import Union, Any
 
 __all__ = [
     "FAMILY",
@@ -105,7 +105,7 @@ def _with_writeability(frame: Any, writeable: bool) -> memoryview:
     return view
 
 
-def serreg_loads(header: dict[Any, Any], frames: list[Any]):
+def serreg_loads(header: dict[str, Any], frames: list[Any]) -> Any:
     """Deserialize the frames written by :func:`serreg_dumps`.
 
     Arrays and Arrow buffers in the result are views of the received frames.
@@ -123,13 +123,13 @@ def serreg_loads(header: dict[Any, Any], frames: list[Any]):
     return default_registry().deserialize(SerializationResult(in_band, views))
 
 
-register_serialization_family(FAMILY, serreg_dumps, serreg_loads)
+register_serialization_family(FAMILY, serreg_dumps, serreg_loads)  # type: ignore[no-untyped-call]  # distributed is untyped here
 
 _lock = threading.Lock()
 _installed: dict[Any, Any] = {}  # class -> the copyreg entry it had before install()
 
 
-def _reduce(value: object) -> tuple[Any, ...]:
+def _reduce(value: object) -> Union[str, tuple[Any, ...]]:
     registry = default_registry()
     if not has_own_serializer(registry, value):
         return value.__reduce_ex__(5)  # declined by its serializer: pickled as it would be without serreg

@@ -32,7 +32,7 @@ import ray.util
 
 from .._default import default_registry
 from .common import classes_with_own_serializers, from_pickle_parts, has_own_serializer, to_pickle_parts
-from typing import Any
+from typing import Union, Any
 
 __all__ = [
     "install",
@@ -52,11 +52,11 @@ class _PickledAsUsual:
     def __init__(self, reduction: Any) -> None:
         self.reduction = reduction
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return self.reduction
 
 
-def _to_ray(value: Any) -> _PickledAsUsual:
+def _to_ray(value: Any) -> Union[_PickledAsUsual, tuple[Any, ...]]:
     """What Ray pickles in place of ``value``: a tuple of the in-band section and the buffers, out-of-band.
 
     A value serreg would send through its own pickle fallback is instead left
@@ -69,7 +69,7 @@ def _to_ray(value: Any) -> _PickledAsUsual:
     return to_pickle_parts(registry, value)
 
 
-def _from_ray(carried: Any):
+def _from_ray(carried: Any) -> Any:
     """Rebuild a value from what :func:`_to_ray` returned; buffers stay views of Ray's memory."""
     if type(carried) is not tuple:
         return carried  # a value Ray unpickled as usual (registered classes are never plain tuples)

@@ -181,8 +181,8 @@ class _Table:
         slots = self.slots
         if index >= len(slots) or not slots[index]:
             return None
-        offset = slots[index]
-        position = self.position + offset
+        offset: int = slots[index]
+        position: int = self.position + offset
         if offset + size > self.table_size or position % size:
             self.buffer.fail(f"field {index} of a {self.what} table is misaligned or outside the table", position)
         return position

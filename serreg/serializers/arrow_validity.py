@@ -119,7 +119,8 @@ def own_validity(array: pa.Array) -> Optional[np.ndarray[Any, np.dtype[np.bool_]
     """The array's own validity as one bool per slot, or None when it has no nulls."""
     if array.null_count == 0:
         return None
-    return array.is_valid().to_numpy(zero_copy_only=False)
+    valid: np.ndarray[Any, np.dtype[np.bool_]] = array.is_valid().to_numpy(zero_copy_only=False)
+    return valid
 
 
 def pushed_validity(array: pa.Array, pushed: Any) -> Validity | None:

@@ -151,7 +151,7 @@ class _NodeReader:
             if view.nbytes and (type(view.obj) is not pa.Buffer or view.nbytes != view.obj.size):
                 self.in_process = False
             if i == 0 and view.nbytes == 0:
-                buffers.append(None)  # absent validity bitmap
+                buffers.append(None)  # type: ignore[arg-type]  # absent validity bitmap, taken as such by pyarrow
             else:
                 buffers.append(pa.py_buffer(view))
         children = [self.read(arrow_type.field(i).type, False) for i in range(arrow_type.num_fields)]

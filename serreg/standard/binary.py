@@ -95,7 +95,7 @@ class MemoryViewSerializer(StandardSerializer):
             if shape[0] != view.nbytes:
                 raise DeserializationError(f"memoryview shape {shape} does not match its {view.nbytes}-byte buffer")
             return view
-        return view.cast(fmt, shape)
+        return view.cast(fmt, shape)  # type: ignore[return-value]  # typeshed types a cast by its format's item type
 
 
 def native_format(fmt: str) -> str:

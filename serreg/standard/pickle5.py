@@ -59,7 +59,7 @@ def restore_registered(class_id: str, in_band: bytes, *buffers: Any) -> Any:
             f"this pickle holds a {class_id!r} value written by its serreg serializer; unpickle it with "
             "serreg.deserialize (the pickle fallback), not with pickle.loads"
         )
-    serializer = lookup(class_id)
+    serializer: Any = lookup(class_id)
     views = [b if isinstance(b, memoryview) else memoryview(b) for b in buffers]
     return serializer.deserialize(memoryview(in_band), OutOfBandBuffers(views))
 
