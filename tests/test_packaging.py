@@ -75,6 +75,7 @@ def test_the_wheel_installs_only_serreg_and_all_of_it(wheel):
     assert len(dist_info) == 1
     for required in (
         "serreg/py.typed",
+        "serreg/codec/_scan.pyi",
         "serreg/integrations/dask.py",
         "serreg/integrations/ray.py",
         "serreg/serializers/numpy.py",

@@ -108,7 +108,7 @@ def peak_traced(operation: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
-def median(values: list[Any]) -> float:
+def median(values: list[float]) -> float:
     ordered = sorted(values)
     middle = len(ordered) // 2
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2

@@ -30,32 +30,32 @@ def small_dict(scale: float) -> dict[str, float | str | list[int] | bool]:
     return {"a": 1, "b": 2.5, "c": "hello", "d": [1, 2, 3], "e": True}
 
 
-def ints_1k(scale: float) -> list:
+def ints_1k(scale: float) -> list[Any]:
     return list(range(_count(1000, scale)))
 
 
-def strs_10k(scale: float) -> list:
+def strs_10k(scale: float) -> list[Any]:
     return [f"s{i}" for i in range(_count(10000, scale))]
 
 
-def records_1k(scale: float) -> list:
+def records_1k(scale: float) -> list[Any]:
     return [{"id": i, "name": f"user{i}", "score": i * 0.5, "tags": ["a", "b"]} for i in range(_count(1000, scale))]
 
 
-def bytes_10MB(scale: float):
+def bytes_10MB(scale: float) -> bytes:
     # Not all zeros, so no layer can take a shortcut on a constant buffer.
     size = _count(10_000_000, scale)
     pattern = bytes(range(256))
     return (pattern * (size // 256 + 1))[:size]
 
 
-def ndarray_100MB(scale: float):
+def ndarray_100MB(scale: float) -> Any:
     import numpy as np
 
     return np.arange(_count(100_000_000 // 8, scale), dtype=np.float64)
 
 
-def arrow_1M(scale: float):
+def arrow_1M(scale: float) -> Any:
     import numpy as np
     import pyarrow as pa
 
@@ -67,11 +67,11 @@ def arrow_1M(scale: float):
     })
 
 
-def dataclass_1(scale: float):
+def dataclass_1(scale: float) -> Record:
     return Record(7, "user7", 3.5, True, ["a", "b"])
 
 
-def dataclasses_1k(scale: float) -> list:
+def dataclasses_1k(scale: float) -> list[Any]:
     return [Record(i, f"user{i}", i * 0.5, i % 2 == 0, ["a", "b"]) for i in range(_count(1000, scale))]
 
 
@@ -126,5 +126,5 @@ def same_value(expected: Any, actual: Any) -> bool:
 
         return expected.dtype == actual.dtype and expected.shape == actual.shape and np.array_equal(expected, actual)
     if kind.__name__ == "Table":
-        return expected.schema.equals(actual.schema) and expected.equals(actual)
-    return expected == actual
+        return bool(expected.schema.equals(actual.schema) and expected.equals(actual))
+    return bool(expected == actual)

@@ -71,19 +71,19 @@ class Peer:
     def check(self, value: Any) -> None:
         """Raise Unsupported if this peer cannot take ``value`` at all."""
 
-    def serialize(self, value: Any):
+    def serialize(self, value: Any) -> Any:
         raise NotImplementedError
 
-    def deserialize(self, result: Any):
+    def deserialize(self, result: Any) -> Any:
         raise NotImplementedError
 
     def wire_bytes(self, result: Any) -> int:
         raise NotImplementedError
 
-    def to_frame(self, value: Any):
+    def to_frame(self, value: Any) -> Any:
         raise NotImplementedError
 
-    def from_frame(self, frame: Any):
+    def from_frame(self, frame: Any) -> Any:
         raise NotImplementedError
 
 
@@ -97,19 +97,19 @@ class SerregPeer(Peer):
         self._deserialize = deserialize
         return None
 
-    def serialize(self, value: Any):
+    def serialize(self, value: Any) -> Any:
         return self._serialize(value)
 
-    def deserialize(self, result: Any):
+    def deserialize(self, result: Any) -> Any:
         return self._deserialize(result)
 
     def wire_bytes(self, result: Any) -> int:
         return len(result.in_band_buffer) + sum(memoryview(b).nbytes for b in result.out_of_band_buffers)
 
-    def to_frame(self, value: Any):
+    def to_frame(self, value: Any) -> Any:
         return self._serialize(value).to_bytes()
 
-    def from_frame(self, frame: Any):
+    def from_frame(self, frame: Any) -> Any:
         return self._deserialize(frame)
 
 
@@ -144,8 +144,8 @@ class Pickle5Peer(Peer):
     def version(self) -> str:
         return f"protocol {pickle.HIGHEST_PROTOCOL} (stdlib)"
 
-    def serialize(self, value: Any):
-        buffers = []
+    def serialize(self, value: Any) -> Any:
+        buffers: list[pickle.PickleBuffer] = []
         return pickle.dumps(value, protocol=5, buffer_callback=buffers.append), buffers
 
     def deserialize(self, result: Any) -> Any:
@@ -154,9 +154,9 @@ class Pickle5Peer(Peer):
 
     def wire_bytes(self, result: Any) -> int:
         data, buffers = result
-        return len(data) + sum(b.raw().nbytes for b in buffers)
+        return len(data) + sum(int(b.raw().nbytes) for b in buffers)
 
-    def to_frame(self, value: Any):
+    def to_frame(self, value: Any) -> Any:
         return pickle.dumps(value, protocol=5)
 
     def from_frame(self, frame: Any) -> Any:
@@ -176,11 +176,11 @@ class CloudpicklePeer(Pickle5Peer):
         self._dumps = cloudpickle.dumps  # a dependency of serreg: always installed
         return None
 
-    def serialize(self, value: Any) -> tuple:
-        buffers = []
+    def serialize(self, value: Any) -> tuple[Any, ...]:
+        buffers: list[pickle.PickleBuffer] = []
         return self._dumps(value, protocol=5, buffer_callback=buffers.append), buffers
 
-    def to_frame(self, value: Any):
+    def to_frame(self, value: Any) -> Any:
         return self._dumps(value, protocol=5)
 
 
@@ -200,17 +200,19 @@ class MsgpackPeer(Peer):
         except TypeError as error:
             raise Unsupported(f"msgpack has no encoding for it ({error})") from None
 
-    def serialize(self, value: Any):
+    def serialize(self, value: Any) -> Any:
         return self._packb(value)
 
-    def deserialize(self, result: Any):
+    def deserialize(self, result: Any) -> Any:
         return self._unpackb(result)
 
     def wire_bytes(self, result: Any) -> int:
         return len(result)
 
     to_frame = serialize
-    from_frame = deserialize
+
+    def from_frame(self, frame: Any) -> Any:
+        return self._unpackb(frame)
 
 
 class PyforyPeer(Peer):
@@ -230,8 +232,8 @@ class PyforyPeer(Peer):
         self._fory.register(Record)
         return None
 
-    def serialize(self, value: Any) -> tuple:
-        buffers = []
+    def serialize(self, value: Any) -> tuple[Any, ...]:
+        buffers: list[pickle.PickleBuffer] = []
 
         def keep_out_of_band(buffer_object: Any) -> bool:
             buffers.append(buffer_object.getbuffer())
@@ -239,7 +241,7 @@ class PyforyPeer(Peer):
 
         return self._fory.serialize(value, buffer_callback=keep_out_of_band), buffers
 
-    def deserialize(self, result: Any):
+    def deserialize(self, result: Any) -> Any:
         data, buffers = result
         return self._fory.deserialize(data, buffers=buffers)
 
@@ -247,10 +249,10 @@ class PyforyPeer(Peer):
         data, buffers = result
         return len(data) + sum(memoryview(b).nbytes for b in buffers)
 
-    def to_frame(self, value: Any):
+    def to_frame(self, value: Any) -> Any:
         return self._fory.serialize(value)
 
-    def from_frame(self, frame: Any):
+    def from_frame(self, frame: Any) -> Any:
         return self._fory.deserialize(frame)
 
 
@@ -267,26 +269,26 @@ class RayPeer(Peer):
             from ray._private.serialization import SerializationContext
         except ImportError as error:
             return f"ray is not installed ({error}); pip install 'serreg[ray]' to include it"
-        self._context = SerializationContext(worker.global_worker)
+        self._context = SerializationContext(worker.global_worker)  # type: ignore[no-untyped-call]  # Ray's own code is untyped
         return None
 
-    def serialize(self, value: Any):
+    def serialize(self, value: Any) -> Any:
         return self._context.serialize(value)
 
-    def deserialize(self, result: Any):
+    def deserialize(self, result: Any) -> Any:
         raise Unsupported("Ray deserializes only from object-store buffers (needs ray.init and a raylet)")
 
     def wire_bytes(self, result: Any) -> int:
-        return result.total_bytes
+        return int(result.total_bytes)
 
-    def to_frame(self, value: Any):
+    def to_frame(self, value: Any) -> Any:
         serialized = self._context.serialize(value)
         to_bytes = getattr(serialized, "to_bytes", None)
         if to_bytes is None:
             raise Unsupported(f"Ray's {type(serialized).__name__} has no to_bytes() outside the object store")
         return to_bytes()
 
-    def from_frame(self, frame: Any):
+    def from_frame(self, frame: Any) -> Any:
         raise Unsupported("Ray deserializes only from object-store buffers (needs ray.init and a raylet)")
 
 

@@ -104,8 +104,9 @@ def goals(report: dict[Any, Any]) -> list[dict[Any, Any]]:
     checks = []
     payloads = report["payloads"]
 
-    def serreg_facts(payload: Any, mode: Any):
-        return payloads[payload]["results"].get(REFERENCE, {}).get(mode, {})
+    def serreg_facts(payload: str, mode: str) -> dict[str, Any]:
+        facts: dict[str, Any] = payloads[payload]["results"].get(REFERENCE, {}).get(mode, {})
+        return facts
 
     for payload, limit in ISSUE2_PICKLE5_LIMITS.items():
         if payload not in payloads:
@@ -188,7 +189,7 @@ def draw_chart(report: dict[Any, Any], path: Any) -> None:
             key.endswith(".round_trip") for entry in report["payloads"].values() for key in entry["ratios"].get(name, {})
         )
     ]
-    colors = plt.get_cmap("tab10").colors
+    colors = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # tab10 is a ListedColormap
     figure, axes = plt.subplots(len(MODES), 1, figsize=(max(8, 1.3 * len(payload_names) + 2), 8), sharex=True)
     width = 0.8 / max(1, len(peers))
     for axis, mode in zip(axes, MODES):

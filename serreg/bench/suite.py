@@ -25,7 +25,7 @@ REFERENCE = "serreg"
 
 def _operations(peer: Any, value: Any) -> dict[Any, Any]:
     """(mode, step) -> zero-argument callable, or the reason it cannot run."""
-    operations = {}
+    operations: dict[tuple[str, str], Any] = {}
     try:
         result = peer.serialize(value)
     except Unsupported as error:
@@ -57,9 +57,9 @@ def _operations(peer: Any, value: Any) -> dict[Any, Any]:
 
 def _check(peer: Any, value: Any, operations: dict[Any, Any]) -> dict[Any, Any]:
     """Correctness and size of one peer's round trips, before any timing."""
-    facts = {}
+    facts: dict[str, dict[str, Any]] = {}
     for mode in MODES:
-        entry = {}
+        entry: dict[str, Any] = {}
         serialize_op = operations[mode, "serialize"]
         if isinstance(serialize_op, str):
             entry["reason"] = serialize_op
@@ -153,7 +153,7 @@ def run_suite(
 
     instances = {name: PEERS[name]() for name in peer_names}
     usable = [name for name in peer_names if instances[name].available]
-    report = {
+    report: dict[str, Any] = {
         "command": argv,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
@@ -192,7 +192,7 @@ def run_suite(
 
 
 def _run_payload(payload_name: Any, value: Any, instances: Any, usable: Any, repeats: Any, min_time: Any, memory: Any, bar: Any, rss: Any) -> dict[Any, Any]:
-    entry = {"description": describe(value), "zero_copy": payload_name in ZERO_COPY, "results": {}}
+    entry: dict[str, Any] = {"description": describe(value), "zero_copy": payload_name in ZERO_COPY, "results": {}}
     timed = {}  # (peer, mode, step) -> operation
     for name in usable:
         peer = instances[name]
@@ -204,7 +204,7 @@ def _run_payload(payload_name: Any, value: Any, instances: Any, usable: Any, rep
             entry["results"][name] = {"supported": False, "reason": str(error)}
             continue
         facts = _check(peer, value, operations)
-        result = {"supported": True}
+        result: dict[str, Any] = {"supported": True}
         for mode in MODES:
             result[mode] = dict(facts[mode])
             for step in STEPS:
@@ -217,7 +217,7 @@ def _run_payload(payload_name: Any, value: Any, instances: Any, usable: Any, rep
         entry["results"][name] = result
 
     numbers = {key: measure.calibrate(operation, min_time) for key, operation in timed.items()}
-    samples = {key: [] for key in timed}
+    samples: dict[Any, list[float]] = {key: [] for key in timed}
     for repeat in range(repeats):
         bar.label(f"{payload_name}: repeat {repeat + 1}/{repeats}")
         order = usable[repeat % len(usable):] + usable[: repeat % len(usable)]
@@ -252,7 +252,7 @@ def _run_payload(payload_name: Any, value: Any, instances: Any, usable: Any, rep
 def _ratios(results: dict[Any, Any]) -> dict[Any, Any]:
     """serreg's time (and bytes) over each peer's: below 1 means serreg is faster (smaller)."""
     reference = results.get(REFERENCE)
-    ratios = {}
+    ratios: dict[str, dict[str, float]] = {}
     if not reference or not reference.get("supported"):
         return ratios
     for name, result in results.items():

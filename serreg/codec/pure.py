@@ -119,7 +119,7 @@ class MsgpackCodec:
             if holds_any(obj, rewrite):
                 obj = _substitute(obj, frozenset(rewrite), state.nested, root=True)
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
-            return packed  # type: ignore[return-value]  # msgpack's pack returns bytes
+            return packed
         except SerregError:
             raise
         except (ValueError, TypeError, OverflowError, UnicodeEncodeError) as error:
