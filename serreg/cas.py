@@ -122,7 +122,7 @@ class Store:
         buffers = buffer_views(result)
         pieces, _ = frame_pieces([in_band], buffers)
         digest = pieces_digest(pieces)
-        entries = []
+        entries: list[Any] = []
         for buffer in buffers:
             if buffer.nbytes >= self.blob_threshold:
                 blob = hashlib.sha256(buffer).digest()

@@ -22,7 +22,7 @@ runs. With ``key=...`` it checks the frame's HMAC-SHA256 signature first.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional, TypeVar
+from typing import Union, Iterator, Any, Callable, Iterable, Optional, TypeVar
 
 from ._registry.decode import Decoder, NestedDecoder, Settings
 from ._registry.dispatch import Dispatch
@@ -201,11 +201,11 @@ class Registry:
         self._table.allow(class_ids)
 
     @property
-    def allowed_class_ids(self) -> frozenset[Any]:
+    def allowed_class_ids(self) -> frozenset[str]:
         """The class IDs untrusted mode decodes."""
         return self._table.snapshot.allowed_ids
 
-    def get_serializer(self, class_id_or_type: Any) -> Any:
+    def get_serializer(self, class_id_or_type: Union[str, type]) -> Any:
         """The serializer for a class ID (any registered one) or a type (the one in use)."""
         if isinstance(class_id_or_type, str):
             return self._dispatch.by_id(class_id_or_type).serializer
@@ -242,7 +242,7 @@ class Registry:
     def deserialize(
         self,
         data: Any,
-        oob_iterator: Any = None,
+        oob_iterator: Optional[Iterator[memoryview]] = None,
         *,
         trusted: Optional[bool] = None,
         key: Optional[bytes] = None,

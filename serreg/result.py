@@ -7,7 +7,7 @@ the canonical form and the content-addressed store use them.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Union
+from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
 from .wire.frame import frame_length, frame_pieces
@@ -15,6 +15,12 @@ from .wire.frame import frame_length, frame_pieces
 __all__ = ["OutOfBandBuffers", "SerializationResult"]
 
 BytesLike = Union[bytes, bytearray, memoryview]
+
+
+class BinaryWriter(Protocol):
+    """What ``SerializationResult.write_to`` writes to: a binary file, socket file, BytesIO ..."""
+
+    def write(self, data: BytesLike, /) -> object: ...
 
 
 class SerializationResult:
@@ -56,7 +62,7 @@ class SerializationResult:
         return self._in_band
 
     @in_band_buffer.setter
-    def in_band_buffer(self, value: Any) -> None:
+    def in_band_buffer(self, value: Optional[BytesLike]) -> None:
         self._in_band = value
         self._class_hash = None
 
@@ -66,7 +72,7 @@ class SerializationResult:
             parts.append(self._in_band)
         return parts
 
-    def _buffer_views(self) -> list[Any]:
+    def _buffer_views(self) -> list[memoryview]:
         views = []
         for i, buffer in enumerate(self.out_of_band_buffers):
             view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
@@ -96,7 +102,7 @@ class SerializationResult:
         pieces, _ = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
         return b"".join(pieces)
 
-    def write_to(self, file: Any) -> int:
+    def write_to(self, file: BinaryWriter) -> int:
         """Write the contiguous frame to a binary file object; return the bytes written.
 
         The buffers are written one by one, never joined into one object first.
@@ -172,7 +178,7 @@ def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Op
     return result
 
 
-def sections(result: SerializationResult) -> tuple[Any, ...]:
+def sections(result: SerializationResult) -> tuple[Any, Any]:
     """(ClassIDHash or None, in-band): the hash is None when it is not kept apart from the in-band."""
     return result._class_hash, result._in_band
 
@@ -182,11 +188,11 @@ def signing_key(result: SerializationResult) -> Optional[bytes]:
     return result._key
 
 
-def in_band_parts(result: SerializationResult) -> list[Any]:
+def in_band_parts(result: SerializationResult) -> list[BytesLike]:
     """The pieces of the in-band section, not joined."""
     return result._in_band_parts()
 
 
-def buffer_views(result: SerializationResult) -> list[Any]:
+def buffer_views(result: SerializationResult) -> list[memoryview]:
     """The out-of-band buffers as 1-d byte memoryviews (DeserializationError if one is not contiguous)."""
     return result._buffer_views()

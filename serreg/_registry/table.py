@@ -79,7 +79,7 @@ class Snapshot:
     fallback: Optional[Registration] = None
     dataclass_reader: Optional[Registration] = None  # serreg.dataclass, readable by every registry
     dataclass_writer: Optional[Registration] = None  # the same, once switched on (lookup step 3)
-    allowed_ids: frozenset[Any] = frozenset()
+    allowed_ids: frozenset[str] = frozenset()
     allowed_hashes: frozenset[Any] = frozenset()
     # Derived from the above by Table._publish:
     native_overrides: frozenset[Any] = frozenset()  # native types whose serializer is not the standard one
