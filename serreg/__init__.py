@@ -44,7 +44,9 @@ from .result import OutOfBandBuffers, SerializationResult
 from .serializer import Serializer, SerializerLike
 from .wire.frame import FORMAT_VERSION, FrameView
 
-from . import cas  # noqa: E402,F401  (``serreg.cas.Store`` after a plain ``import serreg``)
+from .mapped import dump, load
+
+from . import cas, shm  # noqa: E402,F401  (``serreg.cas.Store``, ``serreg.shm.put`` after a plain ``import serreg``)
 
 __all__ = [
     "CanonicalFormError",
@@ -72,7 +74,9 @@ __all__ = [
     "default_registry",
     "deserialize",
     "digest",
+    "dump",
     "get_serializer",
+    "load",
     "register",
     "register_fallback_serializer",
     "register_serializer",
