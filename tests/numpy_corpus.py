@@ -185,13 +185,21 @@ def same(a, b) -> bool:
         return False
     if a.dtype != b.dtype or a.dtype.str != b.dtype.str or a.dtype.descr != b.dtype.descr or a.shape != b.shape:
         return False
-    if a.tobytes() != b.tobytes():
+    if not _same_items(a, b):
         return False
     if a.flags.f_contiguous and not a.flags.c_contiguous and not b.flags.f_contiguous:
         return False
     if a.size and any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)) and a.strides != b.strides:
         return False
     return a.flags.writeable or not b.flags.writeable
+
+
+def _same_items(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same element bytes; for structured items, field by field (numpy does not keep the padding
+    bytes between fields when it copies, so they are no part of the value)."""
+    if a.dtype.names is None:
+        return a.tobytes() == b.tobytes()
+    return all(_same_items(a[name], b[name]) for name in a.dtype.names)
 
 
 def _ok(step):

@@ -7,6 +7,7 @@ never copied, in one process or from a frame. Data keep their byte order.
 
 from __future__ import annotations
 
+from typing import Optional
 
 import numpy as np
 from msgpack import packb
@@ -18,23 +19,13 @@ from ..serializer import Serializer
 from ..standard import NDARRAY_CLASS_ID, NUMPY_SCALAR_CLASS_IDS
 
 from .numpy_canonical import write_ndarray, write_scalar
+from .numpy_dtype import parse_dtype, wire_dtype
 
 __all__ = [
     "NDArraySerializer",
     "NumpyScalarSerializer",
     "register",
 ]
-
-# Kinds of the standard dtypes: bool, signed and unsigned ints, floats, complex.
-STANDARD_KINDS = frozenset("biufc")
-
-# The array-interface strings of section 6.2, checked before numpy parses them: no others (an
-# x86 long double, "<f16" or "<c32", is not in the format and Java refuses it).
-STANDARD_DTYPES = frozenset(
-    ["|b1", "|i1", "|u1"]
-    + [f"{order}{kind}{size}" for order in "<>" for kind, size in
-       [("i", 2), ("i", 4), ("i", 8), ("u", 2), ("u", 4), ("u", 8), ("f", 2), ("f", 4), ("f", 8), ("c", 8), ("c", 16)]]
-)
 
 # numpy's limit on dimensions; a longer shape is refused before its size is computed.
 MAX_DIMENSIONS = 64
@@ -43,65 +34,97 @@ MAX_DIMENSIONS = 64
 class NDArraySerializer(Serializer):
     """Zero-copy ndarray serializer.
 
-    Arrays come back read-only when decoded from read-only memory (a bytes
-    frame) and writable when decoded from writable memory or in-process from a
-    writable array, sharing memory with it. Non-contiguous views are sent as a
-    packed C-order copy. Other dtypes (object, structured, datetime64,
-    strings) are left to the fallback.
+    Arrays come back read-only when they were read-only, when decoded from
+    read-only memory (a bytes frame), and writable when decoded from writable
+    memory or in-process from a writable array, sharing memory with it. An
+    array with stride-0 (broadcast) axes is sent as the memory that exists plus
+    its strides; other non-contiguous views as a packed C-order copy. Dtypes
+    without a wire form (object, long doubles) are left to the fallback.
     """
 
     def accepts(self, array: np.ndarray) -> bool:
-        dtype = array.dtype
-        return dtype.str in STANDARD_DTYPES and dtype.fields is None and dtype.subdtype is None
+        return wire_dtype(array.dtype)[0] is not None
+
+    def refusal(self, array: np.ndarray) -> Optional[str]:
+        return wire_dtype(array.dtype)[1]
 
     def serialize(self, array: np.ndarray) -> SerializationResult:
+        spec = wire_dtype(array.dtype)[0]
+        read_only = not array.flags.writeable
+        shape = list(array.shape)
+        strides = None
         if array.flags.c_contiguous:
             order = "C"
         elif array.flags.f_contiguous:
             order = "F"
         else:
-            array = np.ascontiguousarray(array)
             order = "C"
+            array, strides = _existing_memory(array)
         # ravel(order="K") of a contiguous array is a view: the buffer is the array's memory.
         data = array.ravel(order="K").view(np.uint8)
-        meta = packb([array.dtype.str, list(array.shape), order])
-        return SerializationResult(meta, [memoryview(data)])
+        meta = [spec, shape, order]
+        if strides is not None or read_only:
+            meta += [strides, read_only]
+        return SerializationResult(packb(meta), [memoryview(data)])
 
     def deserialize(self, in_band, oob) -> np.ndarray:
         meta = unpack_plain(in_band)
-        if type(meta) is not list or len(meta) != 3:
-            raise DeserializationError("ndarray in-band must be [dtype, shape, order]")
-        dtype_str, shape, order = meta
-        if type(dtype_str) is not str or type(shape) is not list or order not in ("C", "F"):
-            raise DeserializationError(f"invalid ndarray header {meta!r}")
+        if type(meta) is not list or len(meta) not in (3, 5):
+            raise DeserializationError("ndarray in-band must be [dtype, shape, order] or [dtype, shape, order, strides, read_only]")
+        spec, shape, order = meta[:3]
+        strides, read_only = meta[3:] if len(meta) == 5 else (None, False)
+        if type(shape) is not list or order not in ("C", "F") or type(read_only) is not bool:
+            raise DeserializationError(f"invalid ndarray header {meta!r:.200}")
         if len(shape) > MAX_DIMENSIONS:
             raise DeserializationError(f"ndarray shape has {len(shape)} dimensions; numpy allows at most {MAX_DIMENSIONS}")
         if any(type(n) is not int or n < 0 for n in shape):
             raise DeserializationError(f"invalid ndarray shape {shape!r}")
-        if dtype_str not in STANDARD_DTYPES:
-            raise DeserializationError(
-                f"ndarray dtype {dtype_str[:40]!r} is not a standard dtype string (docs/FORMAT.md, section 6.2)"
-            )
-        try:
-            dtype = np.dtype(dtype_str)
-        except TypeError as error:
-            raise DeserializationError(f"unknown ndarray dtype {dtype_str!r}") from error
-        if dtype.kind not in STANDARD_KINDS or dtype.str != dtype_str:
-            raise DeserializationError(f"ndarray dtype {dtype_str!r} is not a standard dtype")
+        dtype = parse_dtype(spec)
         count = 1
         for n in shape:
             count *= n
+        if strides is None:
+            needed = count * dtype.itemsize
+        elif type(strides) is not list or len(strides) != len(shape) or order != "C" or any(
+                type(s) is not int or not 0 <= s <= _MAX_STRIDE for s in strides):
+            raise DeserializationError(f"ndarray strides {strides!r:.200} must be one byte count >= 0 per dimension, with order \"C\"")
+        else:
+            needed = 0 if count == 0 else dtype.itemsize + sum((n - 1) * s for n, s in zip(shape, strides))
         buffer = next(oob)
-        if buffer.nbytes != count * dtype.itemsize:
+        if buffer.nbytes != needed:
             raise DeserializationError(
-                f"ndarray of shape {tuple(shape)} and dtype {dtype_str} needs {count * dtype.itemsize} bytes, "
+                f"ndarray of shape {tuple(shape)}, dtype {dtype} and strides {strides} needs {needed} bytes, "
                 f"but its buffer has {buffer.nbytes}"
             )
-        flat = np.frombuffer(buffer, dtype=dtype, count=count)
-        return flat.reshape(shape, order=order)
+        if strides is None:
+            array = np.frombuffer(buffer, dtype=dtype, count=count).reshape(shape, order=order)
+        else:
+            array = np.ndarray(tuple(shape), dtype=dtype, buffer=buffer, strides=tuple(strides))
+        if read_only and array.flags.writeable:
+            array.flags.writeable = False
+        return array
 
     def serialize_canonical(self, array: np.ndarray) -> SerializationResult:
-        return write_ndarray(array)
+        return write_ndarray(array, wire_dtype(array.dtype)[0])
+
+
+# Strides beyond this could not address memory a frame can hold.
+_MAX_STRIDE = 2**62
+
+
+def _existing_memory(array: np.ndarray) -> tuple[np.ndarray, Optional[list]]:
+    """A non-contiguous array as (packed array, strides): with stride-0 axes, only the memory that
+    exists (each such axis cut to length 1) and the strides that restore it; else a packed copy, None."""
+    broadcast = [s == 0 and n > 1 for s, n in zip(array.strides, array.shape)]
+    if not any(broadcast) or array.size == 0:
+        return np.ascontiguousarray(array), None
+    core = np.ascontiguousarray(array[tuple(slice(0, 1) if b else slice(None) for b in broadcast)])
+    strides, step = [0] * array.ndim, array.dtype.itemsize
+    for axis in range(array.ndim - 1, -1, -1):
+        if not broadcast[axis]:
+            strides[axis] = step
+            step *= core.shape[axis]
+    return core, strides
 
 
 def _bad(kind, value):
