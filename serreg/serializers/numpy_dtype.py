@@ -72,8 +72,10 @@ def _describe(dtype: np.dtype, depth: int) -> Spec:
         entry = dtype.fields[name]
         field, offset = entry[0], entry[1]
         title = entry[2] if len(entry) > 2 else None
-        if title is not None and type(title) is not str:
-            raise _NoWireForm(f"field {name!r}: title {title!r} is not a str")
+        if title is not None and (type(title) is not str or not title):
+            raise _NoWireForm(f"field {name!r}: title {title!r} is not a non-empty str")
+        if offset >= dtype.itemsize or not name:
+            raise _NoWireForm(f"field {name!r} at offset {offset} is empty-named or outside the item")
         base, shape = field.subdtype if field.subdtype is not None else (field, ())
         try:
             spec = _describe(base, depth + 1)
@@ -92,11 +94,11 @@ def _describe(dtype: np.dtype, depth: int) -> Spec:
 def parse_dtype(spec: object, depth: int = 0, where: str = "ndarray dtype") -> np.dtype:
     """The dtype an in-band description stands for; DeserializationError naming the field if it is not one."""
     if type(spec) is str:
-        if not _plain(spec):
+        if not _plain(spec) or spec[1] == "U" and int(spec[2:]) * 4 > MAX_ITEMSIZE:
             raise DeserializationError(f"{where} {spec[:40]!r} is not a standard dtype of docs/FORMAT.md section 6.2")
         try:
             dtype = np.dtype(spec)
-        except TypeError as error:
+        except (TypeError, ValueError, OverflowError) as error:
             raise DeserializationError(f"{where} {spec!r}: {error}") from error
         if dtype.str != spec:
             raise DeserializationError(f"{where} {spec!r} is not written as numpy writes it ({dtype.str!r})")
