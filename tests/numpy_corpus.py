@@ -178,7 +178,7 @@ def same(a, b) -> bool:
         return False
     if isinstance(a, np.ma.MaskedArray):
         return (same(a.data, b.data) and same(np.ma.getmaskarray(a), np.ma.getmaskarray(b))
-                and np.asarray(a.fill_value).tobytes() == np.asarray(b.fill_value).tobytes())
+                and _fill(a) == _fill(b) and a.hardmask == b.hardmask)
     if isinstance(a, np.generic):
         return a.dtype == b.dtype and a.dtype.str == b.dtype.str and a.tobytes() == b.tobytes()
     if not isinstance(a, np.ndarray):
@@ -192,6 +192,15 @@ def same(a, b) -> bool:
     if a.size and any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)) and a.strides != b.strides:
         return False
     return a.flags.writeable or not b.flags.writeable
+
+
+def _fill(masked) -> object:
+    """A masked array's fill value as one item's bytes (numpy hands out float64 1e20 for a float32
+    array until one is set); numpy's own error where it cannot make its default."""
+    try:
+        return np.array(masked.fill_value, dtype=masked.dtype).tobytes()
+    except (ValueError, TypeError) as error:
+        return str(error)
 
 
 def _same_items(a: np.ndarray, b: np.ndarray) -> bool:

@@ -61,7 +61,7 @@ def _describe(dtype: np.dtype, depth: int) -> Spec:
         if dtype.subdtype is None and dtype.itemsize and _plain(text):
             return text
         if dtype.kind == "f" or dtype.kind == "c":
-            raise _NoWireForm(f"dtype {dtype} ({text!r}, a platform long double) is not in docs/FORMAT.md section 6.2")
+            raise _NoWireForm(f"dtype {dtype.name} ({text!r}, a platform long double) is not in docs/FORMAT.md section 6.2")
         raise _NoWireForm(f"dtype {dtype} ({text!r}) is not in docs/FORMAT.md section 6.2")
     if depth >= MAX_NESTING:
         raise _NoWireForm(f"structured dtype nested more than {MAX_NESTING} levels")

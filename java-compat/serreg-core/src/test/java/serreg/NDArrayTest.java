@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import serreg.types.DType;
+import serreg.types.MaskedArray;
+import serreg.types.NumpyGenericScalar;
 import serreg.types.NDArray;
 
 /** NDArray values read through the Java API (docs/FORMAT.md 6.2): byte order, dtypes, strides, read-only, fields. */
@@ -129,5 +131,24 @@ class NDArrayTest {
         byte[] one = Serreg.digest(new NDArray(padded, new long[] {1}, 'C', ByteBuffer.wrap(new byte[] {9, 5, 9, 9})));
         byte[] two = Serreg.digest(new NDArray(padded, new long[] {1}, 'C', ByteBuffer.wrap(new byte[] {0, 5, 1, 2})));
         assertArrayEquals(one, two);
+    }
+
+    @Test
+    void maskedArraysAndGenericScalarsRoundTrip() {
+        NDArray data = new NDArray("<f8", new long[] {3}, 'C', doubles(ByteOrder.LITTLE_ENDIAN, 1, 2, 3));
+        NDArray mask = new NDArray("|b1", new long[] {3}, 'C', ByteBuffer.wrap(new byte[] {0, 1, 0}));
+        MaskedArray m = new MaskedArray(data, mask, doubles(ByteOrder.LITTLE_ENDIAN, 1e20), true);
+        MaskedArray back = (MaskedArray) REGISTRY.deserialize(REGISTRY.serializeToFrame(m));
+        assertEquals(m, back);
+        assertEquals(1e20, back.fillValue().getDouble(0));
+        assertEquals(1, back.mask().data().get(1));
+        assertThrows(IllegalArgumentException.class, () -> new MaskedArray(data, mask, ByteBuffer.allocate(3), false));
+        ByteBuffer day = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 19_000);
+        NumpyGenericScalar date = new NumpyGenericScalar("datetime64", new NDArray("<M8[D]", new long[0], 'C', day));
+        NumpyGenericScalar again = (NumpyGenericScalar) REGISTRY.deserialize(REGISTRY.serializeToFrame(date));
+        assertEquals(date, again);
+        assertEquals("numpy.datetime64", again.classId());
+        assertEquals(19_000, again.value().data().getLong(0));
+        assertThrows(IllegalArgumentException.class, () -> new NumpyGenericScalar("str_", again.value()));
     }
 }

@@ -28,7 +28,9 @@ import serreg.SerializerRegistry;
 import serreg.types.Complex;
 import serreg.types.DType;
 import serreg.types.FrozenSet;
+import serreg.types.MaskedArray;
 import serreg.types.NDArray;
+import serreg.types.NumpyGenericScalar;
 import serreg.types.NumpyScalar;
 import serreg.types.OpaqueValue;
 import serreg.types.PyByteArray;
@@ -99,6 +101,14 @@ public final class Canonical {
         }
         if (value instanceof NDArray a) {
             return canonicalArray(a);
+        }
+        if (value instanceof NumpyGenericScalar g) {
+            return new NumpyGenericScalar(g.name(), canonicalArray(g.value()));
+        }
+        if (value instanceof MaskedArray m) {
+            ByteBuffer fill = m.fillValue() == null ? null
+                    : canonicalArray(new NDArray(m.data().descr(), new long[0], 'C', m.fillValue())).data();
+            return new MaskedArray(canonicalArray(m.data()), m.mask() == null ? null : canonicalArray(m.mask()), fill, m.hardMask());
         }
         if (value instanceof PyMemoryView m) {
             return canonicalMemoryView(m);

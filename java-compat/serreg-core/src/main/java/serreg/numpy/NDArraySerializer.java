@@ -28,6 +28,16 @@ public final class NDArraySerializer extends MsgpackSerializer<NDArray> {
 
     @Override
     protected void write(NDArray value, InBandWriter out) {
+        writeArray(value, out);
+    }
+
+    @Override
+    protected NDArray read(InBandReader in) {
+        return readArray(in);
+    }
+
+    /** Writes an array's header (section 6.2) and hands its data to the frame as the next OOB buffer. */
+    public static void writeArray(NDArray value, InBandWriter out) {
         boolean extended = value.hasExplicitStrides() || value.isReadOnly();
         out.writeArrayHeader(extended ? 5 : 3);
         writeDtype(value.descr(), out);
@@ -77,8 +87,8 @@ public final class NDArraySerializer extends MsgpackSerializer<NDArray> {
         out.writeBoolean(dtype.aligned());
     }
 
-    @Override
-    protected NDArray read(InBandReader in) {
+    /** Reads an array's header (section 6.2) and takes its data from the next OOB buffer. */
+    public static NDArray readArray(InBandReader in) {
         long at = in.offset();
         int items = in.readArrayHeader();
         if (items != 3 && items != 5) {
