@@ -113,6 +113,30 @@ def test_ndarray_edge_shapes(ts_echo, a):
     assert back.dtype == a.dtype and back.shape == a.shape and np.array_equal(back, a)
 
 
+def test_broadcast_and_read_only_ndarrays_keep_strides_and_flag(ts_echo):
+    broadcast = np.broadcast_to(np.arange(3, dtype="<f8"), (1000, 3))
+    read_only = np.arange(6, dtype=">i4").reshape(2, 3)
+    read_only.flags.writeable = False
+    for a in (broadcast, read_only):
+        back, sent, reply = echo(ts_echo, a)
+        assert same(a, back) and back.strides == a.strides and not back.flags.writeable
+        assert bytes(reply) == sent
+    assert len(sent) < 1000, "the broadcast array travels as its one row"
+
+
+@pytest.mark.parametrize("value,named", [
+    (np.array(["2024-01-01", "NaT"], dtype=">M8[ns]"), "datetime64"),
+    (np.array([1, 2], dtype="<m8[25s]"), "timedelta64"),
+    (np.array([b"ab"], dtype="S2"), "bytes"),
+    (np.array(["ab"], dtype=">U2"), "str"),
+    (np.zeros(2, dtype="V3"), "void"),
+    (np.zeros(2, dtype=[("a", "<i4"), ("b", ">f8")]), "structured"),
+])
+def test_typescript_refuses_the_dtypes_it_has_no_array_for_by_name(ts_echo, value, named):
+    with pytest.raises(serreg.RemoteError, match=named):
+        REGISTRY.deserialize(ts_echo.round_trip(REGISTRY.serialize(value).to_bytes()))
+
+
 def test_million_row_arrow_table_both_ways(ts_echo):
     table = _million_row_table()
     back, sent, reply = echo(ts_echo, table)
