@@ -284,3 +284,14 @@ def test_widths_come_back_as_sent(java_echo):
     back, sent, reply = echo(java_echo, values)
     assert [type(v) for v in back] == [type(v) for v in values]
     assert bytes(reply) == sent
+
+
+def test_large_replies_never_overwrite_a_value_still_alive(java_echo):
+    # JavaProcess.receive reuses the buffer of an earlier large reply only once nothing views it.
+    a = np.arange(300_000, dtype="<f8")
+    first = REGISTRY.deserialize(java_echo.round_trip(REGISTRY.serialize(a).to_bytes()))
+    second = REGISTRY.deserialize(java_echo.round_trip(REGISTRY.serialize(a[::-1].copy()).to_bytes()))
+    assert np.array_equal(first, a) and np.array_equal(second, a[::-1])
+    del first, second
+    third = REGISTRY.deserialize(java_echo.round_trip(REGISTRY.serialize(a * 2).to_bytes()))
+    assert np.array_equal(third, a * 2)
