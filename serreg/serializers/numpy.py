@@ -1,8 +1,12 @@
 """numpy.ndarray and numpy scalars (docs/FORMAT.md, sections 6.2 and 6.3).
 
-Arrays travel as [dtype, shape, order] in-band plus one out-of-band buffer
-holding the elements as they lie in memory: C- and F-contiguous arrays are
-never copied, in one process or from a frame. Data keep their byte order.
+Arrays travel as [dtype, shape, order] (or [dtype, shape, order, strides,
+read_only]) in-band plus one out-of-band buffer holding the elements as they
+lie in memory: C- and F-contiguous arrays are never copied, in one process or
+from a frame. Data keep their byte order; every dtype of section 6.2.1 (numbers,
+datetime64, timedelta64, bytes, str, void, structured) is carried, long doubles
+and object arrays are left to the fallback. Masked arrays and the scalars
+carried as 0-d arrays are in ``numpy_masked``; the header rules in ``numpy_array``.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from ..canonical.floats import canonical_float_bits, normalize_float_array, pack
 from ..result import SerializationResult
 from .numpy_dtype import canonical_spec, leaves
 
-__all__ = ["canonical_elements", "write_ndarray", "write_scalar"]
+__all__ = ["canonical_array", "canonical_elements", "write_ndarray", "write_scalar"]
 
 
 def canonical_elements(array: np.ndarray) -> np.ndarray:
@@ -57,14 +57,20 @@ def _canonical_records(array: np.ndarray) -> np.ndarray:
     return out
 
 
+def canonical_array(array: np.ndarray, spec) -> tuple[list, memoryview]:
+    """The canonical header (a list for msgpack) and buffer of an ndarray whose dtype's
+    description is ``spec``."""
+    meta = [canonical_spec(spec), list(array.shape), "C"]
+    if array.dtype.names is not None:
+        return meta, memoryview(_canonical_records(array))
+    return meta, memoryview(canonical_elements(array).reshape(-1).view(np.uint8))
+
+
 def write_ndarray(array: np.ndarray, spec) -> SerializationResult:
     """The canonical form of an ndarray whose dtype's description is ``spec`` (its serializer's
     ``serialize_canonical``)."""
-    meta = packb([canonical_spec(spec), list(array.shape), "C"])
-    if array.dtype.names is not None:
-        return SerializationResult(meta, [memoryview(_canonical_records(array))])
-    data = canonical_elements(array)
-    return SerializationResult(meta, [memoryview(data.reshape(-1).view(np.uint8))])
+    meta, data = canonical_array(array, spec)
+    return SerializationResult(packb(meta), [data])
 
 
 def write_scalar(kind: type, value, serialize) -> SerializationResult:

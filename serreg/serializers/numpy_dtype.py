@@ -43,7 +43,8 @@ class _NoWireForm(Exception):
 
 
 @lru_cache(maxsize=512)
-def _cached(dtype: np.dtype) -> tuple[Optional[Spec], Optional[str]]:
+def _cached(dtype: np.dtype, aligned: bool) -> tuple[Optional[Spec], Optional[str]]:
+    # ``aligned`` is part of the key: numpy's == (and hash) ignore isalignedstruct.
     try:
         return _describe(dtype, 0), None
     except _NoWireForm as why:
@@ -52,10 +53,12 @@ def _cached(dtype: np.dtype) -> tuple[Optional[Spec], Optional[str]]:
 
 def wire_dtype(dtype: np.dtype) -> tuple[Optional[Spec], Optional[str]]:
     """(spec, None) for a dtype the format carries, (None, why not) for one it does not."""
-    return _cached(dtype)
+    return _cached(dtype, dtype.isalignedstruct)
 
 
 def _describe(dtype: np.dtype, depth: int) -> Spec:
+    if dtype.metadata:
+        raise _NoWireForm(f"dtype {dtype} carries metadata {dict(dtype.metadata)!r:.80}, which the format has no place for")
     if dtype.names is None:
         text = dtype.str
         if dtype.subdtype is None and dtype.itemsize and _plain(text):

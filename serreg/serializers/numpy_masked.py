@@ -20,12 +20,12 @@ from ..errors import DeserializationError
 from ..result import SerializationResult
 from ..serializer import Serializer
 from .numpy_array import array_from_meta, array_meta
-from .numpy_canonical import write_ndarray
+from .numpy_canonical import canonical_array, write_ndarray
 from .numpy_dtype import wire_dtype
 
 __all__ = ["GENERIC_SCALAR_TYPES", "MaskedArraySerializer", "NumpyGenericSerializer"]
 
-# The scalar types numpy.generic serves (the others have class IDs of their own, section 6.3).
+# The numpy scalar types carried as 0-d arrays (the others have in-bands of their own, section 6.3).
 GENERIC_SCALAR_TYPES = (np.datetime64, np.timedelta64, np.bytes_, np.str_, np.void)
 
 
@@ -118,15 +118,13 @@ class MaskedArraySerializer(Serializer):
 
     def serialize_canonical(self, masked: np.ma.MaskedArray) -> SerializationResult:
         spec = wire_dtype(masked.dtype)[0]
-        data = write_ndarray(masked.data, spec)
-        buffers = list(data.out_of_band_buffers)
+        data_meta, data = canonical_array(masked.data, spec)
+        buffers = [data]
         mask_meta = None
         if masked.mask is not np.ma.nomask:
-            mask = write_ndarray(masked.mask, wire_dtype(masked.mask.dtype)[0])
-            mask_meta = unpack_plain(bytes(mask.in_band_buffer))
-            buffers += list(mask.out_of_band_buffers)
+            mask_meta, mask = canonical_array(masked.mask, wire_dtype(masked.mask.dtype)[0])
+            buffers.append(mask)
         fill, fill_bytes = _fill_item(masked), None
         if fill is not None:
-            fill_bytes = b"".join(bytes(b) for b in write_ndarray(fill, spec).out_of_band_buffers)
-        meta = [unpack_plain(bytes(data.in_band_buffer)), mask_meta, fill_bytes, bool(masked.hardmask)]
-        return SerializationResult(packb(meta), buffers)
+            fill_bytes = bytes(canonical_array(fill, spec)[1])
+        return SerializationResult(packb([data_meta, mask_meta, fill_bytes, bool(masked.hardmask)]), buffers)
