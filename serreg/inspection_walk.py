@@ -30,14 +30,17 @@ from typing import Any, Optional
 from .codec.layout import NESTED_EXT_TYPE
 from .errors import DeserializationError, LimitExceededError
 from .limits import MSGPACK_MAX_NESTING, DecodeState, Limits
-from .standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID, FALLBACK_CLASS_ID, NDARRAY_CLASS_ID
+from .standard import (
+    ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID, FALLBACK_CLASS_ID, MASKED_ARRAY_CLASS_ID, NDARRAY_CLASS_ID,
+    NUMPY_GENERIC_CLASS_IDS,
+)
 from .wire.class_id import CLASS_ID_HASH_SIZE
 
 __all__ = ["Bin", "MapEntries", "ValueNode", "Walker"]
 
 ARROW_CLASS_IDS = frozenset({ARROW_TABLE_CLASS_ID, ARROW_RECORD_BATCH_CLASS_ID})
 # Standard class IDs that take exactly one out-of-band buffer of their own.
-_ONE_BUFFER = frozenset({"bytearray", "memoryview", NDARRAY_CLASS_ID})
+_ONE_BUFFER = frozenset({"bytearray", "memoryview", NDARRAY_CLASS_ID, *NUMPY_GENERIC_CLASS_IDS.values()})
 # What one msgpack item costs kept in the report, at most (CPython 3.11, measured): a pointer to
 # it, plus for a container its list (80 bytes and a pointer per item), for a str its object
 # (49 bytes and its text), for a bin a Bin (about 100 bytes), for a nested value its ValueNode.
@@ -327,6 +330,8 @@ def _own_buffer_count(class_id: Optional[str], value: Any) -> int:
         return 1
     if class_id == "bytes":
         return 1 if value is None else 0
+    if class_id == MASKED_ARRAY_CLASS_ID:  # the data's buffer, and the mask's unless it is nil (6.2.2)
+        return 2 if type(value) is list and len(value) == 4 and value[1] is not None else 1
     if class_id in ARROW_CLASS_IDS:
         count = 0
         if type(value) is list and len(value) == 2 and type(value[1]) is list:

@@ -73,7 +73,8 @@ class Registry:
         nested_encoder = NestedEncoder(dispatch)
         nested_decoder = NestedDecoder(table, dispatch, self._settings)
         self.codec = codec = MsgpackCodec(nested_encoder.encode, nested_decoder.decode, table)
-        self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides)
+        self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides,
+                                        dispatch.refusal_for)
         self._encoder = Encoder(nested_encoder, codec, self._canonical, table)
         self._decoder = Decoder(nested_decoder, codec, table, self._settings)
         self.allow_class_ids(*allowed_class_ids)

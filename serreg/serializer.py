@@ -49,6 +49,10 @@ class Serializer:
     - ``accepts(obj) -> bool``: False passes that value on to the dataclass
       serializer or the fallback (for example numpy object arrays). Default:
       every value of the registered type.
+    - ``refusal(obj) -> str | None``: for a value ``accepts`` passes on, why
+      it has no cross-language form (for example "dtype float128 is a platform
+      long double"); ``cross_language=True`` and ``digest`` put it in their
+      refusal. Default: None (the refusal names only the type).
     - ``serialize_canonical(obj)``: the canonical form (docs/FORMAT.md,
       section 9), used by ``serialize(..., canonical=True)`` and ``digest``.
       Default: none, and such values raise CanonicalFormError.
@@ -72,6 +76,10 @@ class Serializer:
     def accepts(self, obj: Any) -> bool:
         """False sends ``obj`` to the dataclass serializer or the fallback instead."""
         return True
+
+    def refusal(self, obj: Any) -> Optional[str]:
+        """Why ``obj``, which ``accepts`` passed on, has no cross-language form; None: no reason given."""
+        return None
 
     def serialize_canonical(self, obj: Any) -> Serialized:
         """The canonical form of ``obj``: equal values as identical bytes (docs/FORMAT.md, section 9)."""
@@ -165,6 +173,7 @@ class Hooks:
     """The optional hooks of one serializer, None where it keeps the default."""
 
     accepts: Optional[Callable[[Any], bool]]
+    refusal: Optional[Callable[[Any], Optional[str]]]
     serialize_canonical: Optional[Callable[[Any], SerializationResult]]
     handled_by_pickle: bool
     class_id: Optional[str]
@@ -190,12 +199,14 @@ def hooks_of(serializer: object) -> Hooks:
     if isinstance(serializer, Serializer):
         return Hooks(
             accepts=_overridden(serializer.accepts, Serializer.accepts),
+            refusal=_overridden(serializer.refusal, Serializer.refusal),
             serialize_canonical=_overridden(serializer.serialize_canonical, Serializer.serialize_canonical),
             handled_by_pickle=bool(serializer.handled_by_pickle),
             class_id=serializer.class_id,
         )
     return Hooks(
         accepts=getattr(serializer, "accepts", None),
+        refusal=getattr(serializer, "refusal", None),
         serialize_canonical=getattr(serializer, "serialize_canonical", None),
         handled_by_pickle=bool(getattr(serializer, "handled_by_pickle", False)),
         class_id=getattr(serializer, "class_id", None),

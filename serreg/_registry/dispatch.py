@@ -38,6 +38,13 @@ CROSS_LANGUAGE: ContextVar[bool] = ContextVar("serreg_cross_language", default=F
 _STANDARD_NAMES = {class_id_hash(class_id): class_id for class_id in STANDARD_CLASS_IDS}
 
 
+def refusal_of(registration: Optional[Registration], value) -> Optional[str]:
+    """The ``refusal`` hook's reason for ``value``, or None (no registration, no hook, no reason)."""
+    if registration is None or registration.refusal is None:
+        return None
+    return registration.refusal(value)
+
+
 def describe(cls: type) -> str:
     """``module.QualifiedName`` of a type, for messages."""
     return f"{cls.__module__}.{cls.__qualname__}"
@@ -63,6 +70,10 @@ class Dispatch:
             if accepts is None or accepts(value):
                 return registration
         if CROSS_LANGUAGE.get():
+            reason = refusal_of(registration, value)
+            if reason is not None:
+                raise CrossLanguageError(f"{describe(cls)}: {reason} (it would need the Python-only pickle fallback)",
+                                         value=value)
             raise CrossLanguageError(
                 f"{describe(cls)} has no cross-language serializer (it would need the Python-only pickle "
                 f"fallback); register one in every language with serreg.register_serializer(class_id, "
@@ -75,6 +86,10 @@ class Dispatch:
         if snapshot.fallback is None:
             raise SerializationError(f"no serializer is registered for {describe(cls)} and there is no fallback", value=value)
         return snapshot.fallback
+
+    def refusal_for(self, value) -> Optional[str]:
+        """Why the serializer registered for ``value``'s type passed it on, if it says."""
+        return refusal_of(self._table.snapshot.current.get(type(value)), value)
 
     def resolve_type(self, cls: type) -> Optional[Registration]:
         """Load the plug-in serving ``cls``'s top-level module, if any; the registration for ``cls`` after."""

@@ -44,7 +44,7 @@ RegisterCallback = Callable[[Optional[str], type, Any], None]
 class Registration:
     """One class ID bound to a class and a serializer, with the serializer's hooks read once.
 
-    ``accepts`` and ``serialize_canonical`` are the serializer's hooks, None
+    ``accepts``, ``refusal`` and ``serialize_canonical`` are the serializer's hooks, None
     where it keeps the default; ``fallback`` marks the fallback serializer
     (``python_only`` marks it and the dataclass serializer); ``plain_msgpack``
     marks a standard serializer whose in-band is exactly the codec's msgpack of
@@ -61,6 +61,7 @@ class Registration:
     plain_msgpack: bool = field(default=False, repr=False)
     accepts: Optional[Callable[[Any], bool]] = field(default=None, repr=False, compare=False)
     serialize_canonical: Optional[Callable[[Any], Any]] = field(default=None, repr=False, compare=False)
+    refusal: Optional[Callable[[Any], Optional[str]]] = field(default=None, repr=False, compare=False)
     handled_by_pickle: bool = field(default=False, repr=False)
 
 
@@ -116,7 +117,7 @@ class Table:
         hooks = hooks_of(serializer)
         return Registration(
             class_id, cls, serializer, class_id_hash(class_id), self._origin(),
-            accepts=hooks.accepts, serialize_canonical=hooks.serialize_canonical,
+            accepts=hooks.accepts, serialize_canonical=hooks.serialize_canonical, refusal=hooks.refusal,
             handled_by_pickle=hooks.handled_by_pickle, **flags,
         )
 

@@ -45,13 +45,21 @@ class CanonicalForm:
 
     ``registration_for(value)`` is the registry's lookup (what ``serialize``
     would use for the value); ``native_overrides()`` the native types (list,
-    dict, str ...) a user has registered a serializer of their own for.
+    dict, str ...) a user has registered a serializer of their own for;
+    ``refusal_for(value)`` why a serializer passed a value on to the fallback
+    (None if it gives no reason).
     Stateless apart from those, so one instance serves every thread.
     """
 
-    def __init__(self, registration_for: Callable[..., Any], native_overrides: Callable[[], frozenset[Any]]) -> None:
+    def __init__(
+        self,
+        registration_for: Callable[..., Any],
+        native_overrides: Callable[[], frozenset[Any]],
+        refusal_for: Callable[[Any], Optional[str]] = lambda value: None,
+    ) -> None:
         self._registration_for = registration_for
         self._native_overrides = native_overrides
+        self._refusal_for = refusal_for
 
     # ------------------------------------------------------------------ top level
 
@@ -74,6 +82,9 @@ class CanonicalForm:
         """Canonically serialize one value; return (registration, raw result without the hash)."""
         registration = self._registration_for(value)
         if registration.fallback:
+            reason = self._refusal_for(value)
+            if reason is not None:
+                raise CanonicalFormError(f"{_describe(type(value))} has no canonical form: {reason}", value=value)
             raise CanonicalFormError(
                 f"{_describe(type(value))} has no canonical form: no serializer is registered for it and the "
                 f"pickle fallback's bytes are not unique per value; register a serializer that defines "

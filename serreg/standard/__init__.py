@@ -36,7 +36,9 @@ __all__ = [
     "ERROR_CLASS_ID",
     "EXTRA_OF_CLASS_ID",
     "FALLBACK_CLASS_ID",
+    "MASKED_ARRAY_CLASS_ID",
     "NDARRAY_CLASS_ID",
+    "NUMPY_GENERIC_CLASS_IDS",
     "NUMPY_SCALAR_CLASS_IDS",
     "STANDARD_CLASS_IDS",
     "install",
@@ -65,6 +67,10 @@ NUMPY_SCALAR_CLASS_IDS = {
     )
 }
 
+# Sections 6.2.2 and 6.3: numpy scalars served as 0-d arrays (type name -> class ID), masked arrays.
+NUMPY_GENERIC_CLASS_IDS = {name: f"numpy.{name}" for name in ("datetime64", "timedelta64", "bytes_", "str_", "void")}
+MASKED_ARRAY_CLASS_ID = "numpy.ma.MaskedArray"
+
 # Section 6.4 (the Arrow plug-in).
 ARROW_TABLE_CLASS_ID = "ArrowTable"
 ARROW_RECORD_BATCH_CLASS_ID = "ArrowRecordBatch"
@@ -73,6 +79,8 @@ ARROW_RECORD_BATCH_CLASS_ID = "ArrowRecordBatch"
 EXTRA_OF_CLASS_ID = {
     NDARRAY_CLASS_ID: "numpy",
     **{class_id: "numpy" for class_id in NUMPY_SCALAR_CLASS_IDS.values()},
+    **{class_id: "numpy" for class_id in NUMPY_GENERIC_CLASS_IDS.values()},
+    MASKED_ARRAY_CLASS_ID: "numpy",
     ARROW_TABLE_CLASS_ID: "arrow",
     ARROW_RECORD_BATCH_CLASS_ID: "arrow",
 }
