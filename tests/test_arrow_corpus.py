@@ -110,8 +110,11 @@ def test_corpus_case_is_exact_in_process_and_through_bytes(family, name, table):
 
 
 @pytest.mark.parametrize("family,name,table", CASES, ids=IDS)
-def test_corpus_case_has_a_digest(family, name, table):
-    assert len(serreg.digest(table)) == 32
+def test_corpus_case_has_a_digest_or_a_refusal_naming_its_column(family, name, table):
+    try:
+        assert len(serreg.digest(table)) == 32
+    except serreg.CanonicalFormError as error:  # nested dictionaries in several batches (pyarrow cannot join them)
+        assert "column 0 ('c')" in str(error) and "dictionar" in name, error
 
 
 @pytest.mark.parametrize("family,name,table", CASES, ids=IDS)

@@ -125,11 +125,15 @@ def plain_type(arrow_type: pa.DataType) -> pa.DataType:
     return with_children(arrow_type, [child.with_type(plain_type(child.type)) for child in children])
 
 
-@functools.lru_cache(maxsize=256)
 def extension_keys(arrow_type: pa.DataType) -> tuple:
     """(name, serialized metadata) of an extension type, as its IPC field metadata holds them."""
     if isinstance(arrow_type, pa.ExtensionType):  # defined in Python: its own serializer, no reading back
         return arrow_type.extension_name.encode(), arrow_type.__arrow_ext_serialize__()
+    return _built_in_keys(arrow_type)
+
+
+@functools.lru_cache(maxsize=256)
+def _built_in_keys(arrow_type: pa.DataType) -> tuple:
     message = pa.schema([pa.field("x", arrow_type)]).serialize()
     field = _hidden_field(message, check_schema_message(message, untrusted=True))
     metadata = field.metadata or {}

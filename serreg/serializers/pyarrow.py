@@ -105,7 +105,9 @@ def _read_schema(schema_part) -> pa.Schema:
     """The schema of an Arrow in-band: an IPC Schema message (checked here before pyarrow reads
     it) or, in the canonical form, a schema description (docs/FORMAT.md, section 9.5)."""
     if type(schema_part) is list:
-        return schema_from_description(schema_part)
+        # Read the description, then go the way of a schema message, so extension names meet
+        # the same rules (arrow_extension.py).
+        schema_part = schema_from_description(schema_part).serialize().to_pybytes()
     if type(schema_part) is not bytes:
         raise DeserializationError("Arrow in-band must be [schema, batches]")
     untrusted = is_untrusted()
