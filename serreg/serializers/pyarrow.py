@@ -46,7 +46,8 @@ BATCH_COST = 320  # one RecordBatch
 
 class _ArrowSerializer(Serializer):
     def _serialize_batches(self, schema: pa.Schema, batches) -> SerializationResult:
-        check_columns(schema, cross_language=CROSS_LANGUAGE.get())
+        batches = list(batches)
+        check_columns(schema, cross_language=CROSS_LANGUAGE.get(), several_batches=len(batches) > 1)
         buffers: list = []
         written = [write_batch(batch, buffers) for batch in batches]
         return SerializationResult(packb([schema.serialize().to_pybytes(), written]), buffers)

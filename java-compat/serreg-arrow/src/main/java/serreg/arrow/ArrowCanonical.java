@@ -222,7 +222,7 @@ public final class ArrowCanonical {
                 batch.buffers.add(offsets(binary.getOffsetBuffer(), 8, slots, valid, kept, path));
                 batch.buffers.add(gather(binary.getDataBuffer(), kept));
             }
-            case Int, FloatingPoint, Decimal, Date, Time, Timestamp, Duration, FixedSizeBinary ->
+            case Int, FloatingPoint, Decimal, Date, Time, Timestamp, Duration, FixedSizeBinary, Interval ->
                     batch.buffers.add(fixedWidth(as(BaseFixedWidthVector.class, v, path), type, slots, valid, path));
             default -> throw new CanonicalFormException("Arrow field '" + path + "' has type " + type
                     + ", which has no canonical form (docs/FORMAT.md, sections 6.4 and 9.5)");
@@ -363,6 +363,11 @@ public final class ArrowCanonical {
             case Date -> ((ArrowType.Date) type).getUnit() == org.apache.arrow.vector.types.DateUnit.DAY ? 4 : 8;
             case Time -> ((ArrowType.Time) type).getBitWidth() / 8;
             case FixedSizeBinary -> ((ArrowType.FixedSizeBinary) type).getByteWidth();
+            case Interval -> switch (((ArrowType.Interval) type).getUnit()) {
+                case YEAR_MONTH -> 4;
+                case DAY_TIME -> 8;
+                case MONTH_DAY_NANO -> 16;
+            };
             default -> 8;  // Timestamp, Duration
         };
         if (width != expected) {

@@ -160,6 +160,8 @@ final class SchemaDescription {
                     .writeLong(((ArrowType.FixedSizeList) type).getListSize());
             case Struct -> out.writeArrayHeader(1).writeString("Struct_");
             case Map -> out.writeArrayHeader(2).writeString("Map").writeBoolean(((ArrowType.Map) type).getKeysSorted());
+            case Interval -> out.writeArrayHeader(2).writeString("Interval")
+                    .writeString(((ArrowType.Interval) type).getUnit().name());
             default -> throw new CanonicalFormException("Arrow field '" + path + "' has type " + type
                     + ", which has no canonical form (docs/FORMAT.md, sections 6.4 and 9.5)");
         }
@@ -234,6 +236,7 @@ final class SchemaDescription {
             case "FloatingPoint" -> new ArrowType.FloatingPoint(FloatingPointPrecision.valueOf((String) type.get(1)));
             case "Decimal" -> new ArrowType.Decimal(integer(type.get(1)), integer(type.get(2)), integer(type.get(3)));
             case "Date" -> new ArrowType.Date(DateUnit.valueOf((String) type.get(1)));
+            case "Interval" -> new ArrowType.Interval(org.apache.arrow.vector.types.IntervalUnit.valueOf((String) type.get(1)));
             case "Time" -> new ArrowType.Time(TimeUnit.valueOf((String) type.get(1)), integer(type.get(2)));
             case "Timestamp" -> new ArrowType.Timestamp(TimeUnit.valueOf((String) type.get(1)), (String) type.get(2));
             case "Duration" -> new ArrowType.Duration(TimeUnit.valueOf((String) type.get(1)));
