@@ -12,23 +12,15 @@ the wire has no array offsets.
 from __future__ import annotations
 
 import pyarrow as pa
-from msgpack import Unpacker, packb
-from msgpack.exceptions import StackError
 
-from ..codec import check_untrusted_structure, is_untrusted
-from ..errors import DeserializationError, LimitExceededError
-from ..limits import MSGPACK_MAX_NESTING, charge
+from ..errors import DeserializationError
 from ..result import SerializationResult
-from .._registry.dispatch import CROSS_LANGUAGE
 from ..serializer import Serializer
 from ..standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID
 
-from .arrow_extension import read_schema
-from .arrow_ipc_check import check_schema_message
-from .arrow_nodes import NodeReader, write_batch
-from .arrow_schema import FIELD_COST, METADATA_COST, schema_from_description
-from .arrow_types import check_columns
+from .arrow_frames import read_batches, write_batches
 from .pyarrow_canonical import write_record_batch, write_table
+from .pyarrow_values import register_values
 
 __all__ = [
     "ArrowRecordBatchSerializer",
@@ -36,114 +28,26 @@ __all__ = [
     "register",
 ]
 
-# What one item of a frame becomes in memory (pyarrow 26, CPython 3.11: a column of one field
-# and one array measured 350 to 610 bytes), charged against the deserialize call's memory
-# budget before it is built, so a frame of empty batches or of fields without data is bounded.
-# (Fields: FIELD_COST and METADATA_COST, in arrow_schema.)
-NODE_COST = 512  # one Array and its Python wrapper, per field node
-BATCH_COST = 320  # one RecordBatch
-
-
-class _ArrowSerializer(Serializer):
-    def _serialize_batches(self, schema: pa.Schema, batches) -> SerializationResult:
-        batches = list(batches)
-        check_columns(schema, cross_language=CROSS_LANGUAGE.get(), several_batches=len(batches) > 1)
-        buffers: list = []
-        written = [write_batch(batch, buffers) for batch in batches]
-        return SerializationResult(packb([schema.serialize().to_pybytes(), written]), buffers)
-
-    def _deserialize_batches(self, in_band, oob):
-        # Read [schema, batches] one batch at a time: each batch's nodes are charged before any
-        # array is built from them, and the msgpack lists of one batch are dropped before the next.
-        check_untrusted_structure(in_band)
-        unpacker = Unpacker(max_buffer_size=max(len(in_band), 1))
-        unpacker.feed(in_band)
-        try:
-            if unpacker.read_array_header() != 2:
-                raise ValueError("not a pair")
-            schema_part = unpacker.unpack()
-            count = unpacker.read_array_header()
-        except StackError as error:
-            raise LimitExceededError(f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep") from error
-        except (ValueError, TypeError, UnicodeDecodeError) as error:
-            raise DeserializationError(f"Arrow in-band must be [schema, batches] ({error})") from error
-        except Exception as error:  # msgpack reports truncated data with its own exception types
-            raise DeserializationError(f"Arrow in-band must be [schema, batches] ({type(error).__name__})") from error
-        schema = _read_schema(schema_part)
-        batches = []
-        for index in range(count):
-            batch_meta = _next_item(unpacker, index)
-            if type(batch_meta) is not list or len(batch_meta) != 2 or type(batch_meta[1]) is not list:
-                raise DeserializationError(f"invalid Arrow batch header {batch_meta!r:.200}")
-            num_rows, nodes = batch_meta
-            charge(BATCH_COST + NODE_COST * len(nodes), "Arrow batches and arrays")
-            reader = NodeReader(nodes, oob)
-            arrays = [reader.read(field.type) for field in schema]
-            reader.finish()
-            if any(len(a) != num_rows for a in arrays):
-                raise DeserializationError(f"Arrow batch columns do not all have {num_rows} rows")
-            if arrays:
-                batches.append(pa.RecordBatch.from_arrays(arrays, schema=schema))
-            else:
-                batches.append(pa.RecordBatch.from_pydict({}, schema=schema))
-        if unpacker.tell() != len(in_band):
-            raise DeserializationError(f"Arrow in-band has {len(in_band) - unpacker.tell()} bytes after its batches")
-        return schema, batches
-
-
-def _next_item(unpacker: Unpacker, index: int):
-    try:
-        return unpacker.unpack()
-    except StackError as error:
-        raise LimitExceededError(f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep") from error
-    except (ValueError, TypeError, UnicodeDecodeError) as error:
-        raise DeserializationError(f"Arrow batch {index} is not valid msgpack: {error}") from error
-    except Exception as error:  # msgpack reports truncated data with its own exception types
-        raise DeserializationError(f"Arrow in-band ends inside batch {index} ({type(error).__name__})") from error
-
-
-def _read_schema(schema_part) -> pa.Schema:
-    """The schema of an Arrow in-band: an IPC Schema message (checked here before pyarrow reads
-    it) or, in the canonical form, a schema description (docs/FORMAT.md, section 9.5)."""
-    if type(schema_part) is list:
-        # Read the description, then go the way of a schema message, so extension names meet
-        # the same rules (arrow_extension.py).
-        schema_part = schema_from_description(schema_part).serialize().to_pybytes()
-    if type(schema_part) is not bytes:
-        raise DeserializationError("Arrow in-band must be [schema, batches]")
-    untrusted = is_untrusted()
-    shape = check_schema_message(schema_part, untrusted=untrusted)
-    charge(FIELD_COST * shape.fields + METADATA_COST * shape.metadata_entries + 2 * shape.string_bytes,
-           "Arrow schema fields")
-    schema = read_schema(schema_part, shape, trusted=not untrusted)
-    for i in range(len(schema)):
-        try:
-            schema.field(i).name
-        except UnicodeDecodeError as error:
-            raise DeserializationError(f"Arrow schema: the name of column {i} is not UTF-8 ({error.reason})") from error
-    return schema
-
-
-class ArrowTableSerializer(_ArrowSerializer):
+class ArrowTableSerializer(Serializer):
     """pyarrow.Table, each record batch kept as it is (chunking is preserved)."""
 
     def serialize(self, table: pa.Table) -> SerializationResult:
-        return self._serialize_batches(table.schema, table.to_batches())
+        return write_batches(table.schema, table.to_batches())
 
     def deserialize(self, in_band, oob) -> pa.Table:
-        schema, batches = self._deserialize_batches(in_band, oob)
+        schema, batches = read_batches(in_band, oob)
         return pa.Table.from_batches(batches, schema=schema)
 
     def serialize_canonical(self, table: pa.Table) -> SerializationResult:
         return write_table(table)
 
 
-class ArrowRecordBatchSerializer(_ArrowSerializer):
+class ArrowRecordBatchSerializer(Serializer):
     def serialize(self, batch: pa.RecordBatch) -> SerializationResult:
-        return self._serialize_batches(batch.schema, [batch])
+        return write_batches(batch.schema, [batch])
 
     def deserialize(self, in_band, oob) -> pa.RecordBatch:
-        schema, batches = self._deserialize_batches(in_band, oob)
+        schema, batches = read_batches(in_band, oob)
         if len(batches) != 1:
             raise DeserializationError(f"an ArrowRecordBatch holds exactly one batch, not {len(batches)}")
         return batches[0]
@@ -153,6 +57,7 @@ class ArrowRecordBatchSerializer(_ArrowSerializer):
 
 
 def register(registry) -> None:
-    """Register the Table and RecordBatch serializers."""
+    """Register the Table and RecordBatch serializers, and those of pyarrow_values.py."""
     registry.register_serializer(ARROW_TABLE_CLASS_ID, pa.Table, ArrowTableSerializer())
     registry.register_serializer(ARROW_RECORD_BATCH_CLASS_ID, pa.RecordBatch, ArrowRecordBatchSerializer())
+    register_values(registry)
