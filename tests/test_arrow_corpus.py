@@ -16,12 +16,15 @@ from __future__ import annotations
 import collections
 import sys
 
+import msgpack
 import pyarrow as pa
 import pytest
 
+import arrow_legacy
 import serreg
 from arrow_corpus import cases
 from java_fixture import JavaProcess
+from serreg.wire.class_id import class_id_hash
 
 CASES = cases()
 IDS = [f"{family}:{name}"[:120] for family, name, _ in CASES]
@@ -143,6 +146,35 @@ def test_a_dictionary_of_dictionaries_is_refused_with_its_column_path_and_type()
         serreg.serialize(table)
     assert "column 'g.item': dictionary<values=dictionary<values=string, indices=int32, ordered=0>, indices=int8" \
         in str(error.value)
+
+
+@pytest.mark.parametrize("kind,name", [("month", "month_interval"), ("day", "day_time_interval")])
+def test_intervals_pyarrow_cannot_hold_are_refused_with_column_and_type(kind, name):
+    table = arrow_legacy.interval_table(kind)
+    for cross_language in (False, True):
+        with pytest.raises(serreg.SerializationError) as error:
+            serreg.serialize(table, cross_language=cross_language)
+        assert f"column 'iv': {name}" in str(error.value)
+
+
+@pytest.mark.parametrize("make", [arrow_legacy.legacy_date64, arrow_legacy.wide_decimal])
+def test_legacy_values_full_validation_rejects_are_refused_when_written_not_only_when_read(make):
+    table = pa.table({"old": make()})
+    with pytest.raises(serreg.SerializationError) as error:
+        serreg.serialize(table)
+    assert f"column 'old': {table.schema.field(0).type}: Arrow's full validation rejects it" in str(error.value)
+
+
+@pytest.mark.parametrize("make", [arrow_legacy.legacy_date64, arrow_legacy.wide_decimal])
+def test_legacy_values_are_refused_by_both_readers(java_echo, make):
+    array = make()
+    schema = pa.schema([pa.field("old", array.type)]).serialize().to_pybytes()
+    in_band = class_id_hash("ArrowTable") + msgpack.packb([schema, [[len(array), [[len(array), 0, 2]]]]])
+    frame = serreg.SerializationResult(in_band, [memoryview(b""), memoryview(array.buffers()[1])]).to_bytes()
+    with pytest.raises(serreg.DeserializationError):
+        serreg.deserialize(frame, trusted=False)
+    with pytest.raises(serreg.RemoteError, match="full validation"):
+        serreg.deserialize(java_echo.round_trip(frame))
 
 
 def report(out=sys.stdout) -> dict:

@@ -23,7 +23,7 @@ from .arrow_extension import read_schema
 from .arrow_ipc_check import check_schema_message
 from .arrow_nodes import NodeReader, write_batch
 from .arrow_schema import FIELD_COST, METADATA_COST, schema_from_description
-from .arrow_types import check_columns
+from .arrow_types import check_columns, check_valid
 
 __all__ = ["BATCH_COST", "NODE_COST", "read_batches", "write_batches"]
 
@@ -40,6 +40,8 @@ def write_batches(schema: pa.Schema, batches) -> SerializationResult:
     batches = list(batches)
     check_columns(schema, cross_language=CROSS_LANGUAGE.get(), several_batches=len(batches) > 1)
     buffers: list = []
+    for batch in batches:
+        check_valid(batch)
     written = [write_batch(batch, buffers) for batch in batches]
     return SerializationResult(packb([schema.serialize().to_pybytes(), written]), buffers)
 

@@ -17,7 +17,27 @@ from ..errors import CrossLanguageError, SerializationError
 
 from .arrow_extension import child_fields
 
-__all__ = ["check_columns", "column_path", "java_refusal", "walk_fields"]
+__all__ = ["check_columns", "check_valid", "column_path", "java_refusal", "walk_fields"]
+
+
+# Type ids pyarrow 26 reads from IPC but cannot wrap as Python arrays (KeyError on access):
+# INTERVAL_MONTHS (21) and INTERVAL_DAY_TIME (22).
+_NO_ARRAY_CLASS = frozenset({21, 22})
+
+
+def check_valid(batch: pa.RecordBatch) -> None:
+    """Refuse a batch whose columns Arrow's full validation rejects (legacy data: date64 values that
+    are not whole days, decimals wider than their precision), naming the column: every reader
+    runs that validation, so a writer never sends what a reader refuses (docs/FORMAT.md, 6.4)."""
+    for name, column in zip(batch.schema.names, batch.columns):
+        try:
+            column.validate(full=True)
+        except pa.ArrowInvalid as error:
+            raise SerializationError(
+                f"{column_path([name])}: {column.type}: Arrow's full validation rejects it ({error}), and every "
+                "serreg reader runs that validation; fix the values (legacy Arrow 0.14-1.0 data: cast date64 "
+                "to timestamp, widen the decimal precision) before sending"
+            ) from error
 
 
 def column_path(parts: list) -> str:
@@ -72,6 +92,11 @@ def check_columns(schema: pa.Schema, cross_language: bool, several_batches: bool
     ``cross_language``) for one Java would refuse; both name the column path and type."""
     for parts, field in walk_fields(schema):
         arrow_type = field.type
+        if arrow_type.id in _NO_ARRAY_CLASS:
+            raise SerializationError(
+                f"{column_path(parts)}: {_type_text(field)}: pyarrow has no array class for this interval type, so "
+                "serreg cannot carry it (month_day_nano intervals it can: docs/ARROW-TYPES.md)"
+            )
         if pa.types.is_dictionary(arrow_type) and pa.types.is_dictionary(arrow_type.value_type):
             raise SerializationError(
                 f"{column_path(parts)}: {_type_text(field)}: a dictionary whose values are dictionary-encoded has no "

@@ -86,10 +86,18 @@ final class ArrowBatchCodec {
                         + " buffers where its type " + v.getField().getType() + " has " + expected);
             }
             out.writeArrayHeader(3).writeLong(v.getValueCount()).writeLong(nullCount).writeLong(expected);
+            int first = buffers.size();
             for (int i = 0; i < fieldBuffers.size(); i++) {
                 ArrowBuf buf = fieldBuffers.get(i);
                 boolean absentValidity = i == 0 && nullCount == 0 && hasValidity(v);
                 buffers.add(absentValidity ? ByteBuffer.allocate(0) : FrameMemory.view(buf, buf.writerIndex()));
+            }
+            if (fieldBuffers.size() == 2) {
+                String problem = ArrowChecks.legacyValueProblem(type, v.getValueCount(), buffers.get(first), buffers.get(first + 1));
+                if (problem != null) {
+                    throw new SerializationException("Arrow field '" + v.getName() + "' (" + type + ") breaks Arrow's full"
+                            + " validation, which every reader runs: " + problem);
+                }
             }
         }
         buffers.forEach(out::addOutOfBand);

@@ -322,7 +322,13 @@ final class ArrowChecks {
             case LargeBinary, LargeUtf8 -> requireSize(node, 2, "data", offsets(node, 1, 8));
             case Bool -> requireSize(node, 1, "data", (n + 7) / 8);
             case FixedSizeBinary -> requireSize(node, 1, "data", n * ((ArrowType.FixedSizeBinary) type).getByteWidth());
-            default -> requireSize(node, 1, "data", n * (layouts.get(1).getTypeBitWidth() / 8));
+            default -> {
+                requireSize(node, 1, "data", n * (layouts.get(1).getTypeBitWidth() / 8));
+                String problem = legacyValueProblem(type, n, buffers.get(0), buffers.get(1));
+                if (problem != null) {
+                    throw nodeError(node, "breaks Arrow's full validation: " + problem);
+                }
+            }
         }
         int next = i + 1;
         for (int c = 0; c < field.getChildren().size(); c++) {
@@ -335,6 +341,45 @@ final class ArrowChecks {
             checkUnion(node, childLengths);
         }
         return next;
+    }
+
+    /**
+     * The value rules Arrow's full validation adds beyond the layout, which legacy writers (Arrow
+     * 0.14 to 1.0) broke: a date64 is a whole number of days, a decimal fits its precision. Python
+     * runs that validation on every column it reads and writes, so Java checks the same two rules
+     * both ways (docs/FORMAT.md, section 6.4). Returns why the values break them, or null.
+     */
+    static String legacyValueProblem(ArrowType type, long n, ByteBuffer validity, ByteBuffer data) {
+        boolean date64 = type instanceof ArrowType.Date d && d.getUnit() == org.apache.arrow.vector.types.DateUnit.MILLISECOND;
+        boolean decimal = type instanceof ArrowType.Decimal;
+        if (!date64 && !decimal) {
+            return null;
+        }
+        ByteBuffer values = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int width = decimal ? ((ArrowType.Decimal) type).getBitWidth() / 8 : 8;
+        java.math.BigInteger limit = decimal ? java.math.BigInteger.TEN.pow(((ArrowType.Decimal) type).getPrecision()) : null;
+        for (int k = 0; k < n && (long) (k + 1) * width <= values.remaining(); k++) {
+            if (validity.remaining() > 0 && (validity.get(validity.position() + k / 8) & (1 << (k % 8))) == 0) {
+                continue;
+            }
+            int at = values.position() + k * width;
+            if (date64) {
+                long ms = values.getLong(at);
+                if (ms % 86_400_000L != 0) {
+                    return "date64 value " + ms + " at slot " + k + " is not a whole number of days";
+                }
+            } else {
+                byte[] bigEndian = new byte[width];
+                for (int b = 0; b < width; b++) {
+                    bigEndian[b] = values.get(at + width - 1 - b);
+                }
+                java.math.BigInteger value = new java.math.BigInteger(bigEndian);
+                if (value.abs().compareTo(limit) >= 0) {
+                    return "decimal value " + value + " at slot " + k + " does not fit its precision";
+                }
+            }
+        }
+        return null;
     }
 
     /** Every type id is one of the union's; a dense union's offsets are inside the child they pick. */
