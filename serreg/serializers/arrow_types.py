@@ -25,11 +25,28 @@ __all__ = ["check_columns", "check_valid", "column_path", "java_refusal", "walk_
 _NO_ARRAY_CLASS = frozenset({21, 22})
 
 
+def _has_value_rules(arrow_type: pa.DataType) -> bool:
+    """True if the type holds date64 or decimal values somewhere (the value rules of check_valid)."""
+    t = pa.types
+    if isinstance(arrow_type, pa.BaseExtensionType):
+        return _has_value_rules(arrow_type.storage_type)
+    if t.is_date64(arrow_type) or t.is_decimal(arrow_type):
+        return True
+    if t.is_dictionary(arrow_type):
+        return _has_value_rules(arrow_type.value_type)
+    return any(_has_value_rules(child.type) for child in child_fields(arrow_type))
+
+
 def check_valid(batch: pa.RecordBatch) -> None:
-    """Refuse a batch whose columns Arrow's full validation rejects (legacy data: date64 values that
-    are not whole days, decimals wider than their precision), naming the column: every reader
-    runs that validation, so a writer never sends what a reader refuses (docs/FORMAT.md, 6.4)."""
+    """Refuse a batch with legacy values Arrow's full validation rejects (date64 values that are
+    not whole days, decimals wider than their precision, as Arrow 0.14-1.0 wrote them), naming
+    the column: every reader runs that validation, so a writer does not send them (docs/FORMAT.md,
+    6.4). Only columns holding date64 or decimals are validated here, fully; the other rules of
+    the full validation (offsets, UTF-8, union ids ...) only arrays built by hand from buffers
+    break, and checking them on every write would cost the zero-copy path a pass over the data."""
     for name, column in zip(batch.schema.names, batch.columns):
+        if not _has_value_rules(column.type):
+            continue
         try:
             column.validate(full=True)
         except pa.ArrowInvalid as error:
