@@ -585,11 +585,15 @@ public final class ArrowCanonical {
             case Date -> ((ArrowType.Date) type).getUnit() == org.apache.arrow.vector.types.DateUnit.DAY ? 4 : 8;
             case Time -> ((ArrowType.Time) type).getBitWidth() / 8;
             case FixedSizeBinary -> ((ArrowType.FixedSizeBinary) type).getByteWidth();
-            case Interval -> switch (((ArrowType.Interval) type).getUnit()) {
-                case YEAR_MONTH -> 4;
-                case DAY_TIME -> 8;
-                case MONTH_DAY_NANO -> 16;
-            };
+            case Interval -> {
+                if (((ArrowType.Interval) type).getUnit() != org.apache.arrow.vector.types.IntervalUnit.MONTH_DAY_NANO) {
+                    // Python cannot hold these (pyarrow has no array class for them): no frame carries them.
+                    throw new CanonicalFormException("Arrow field '" + path + "' is an interval of unit "
+                            + ((ArrowType.Interval) type).getUnit() + ", which has no canonical form (docs/FORMAT.md,"
+                            + " sections 6.4 and 9.5; MONTH_DAY_NANO intervals have one)");
+                }
+                yield 16;
+            }
             default -> 8;  // Timestamp, Duration
         };
         if (width != expected) {
