@@ -128,7 +128,11 @@ def test_corpus_case_is_exact_through_java_with_equal_digests_or_refused_by_colu
         java_echo, java_digest, family, name, table):
     refusal = java_refusal(table)
     if refusal is not None and "combine_chunks" in str(refusal):
-        table = table.combine_chunks()  # the way out it names
+        try:
+            table = table.combine_chunks()  # the way out it names
+        except pa.ArrowException:  # pyarrow cannot combine these batches (an extension type inside run-ends)
+            assert str(refusal).startswith("column '"), refusal
+            return
         refusal = java_refusal(table)
     if refusal is not None:  # refused before anything is written, naming the column and its type
         assert str(refusal).startswith("column '") and ": " in str(refusal), refusal

@@ -119,8 +119,12 @@ def check_columns(schema: pa.Schema, cross_language: bool, several_batches: bool
                 f"{column_path(parts)}: {_type_text(field)}: a dictionary whose values are dictionary-encoded has no "
                 "Arrow IPC schema (a field has one dictionary encoding); decode the inner dictionary first"
             )
-        if cross_language:
-            reason = java_refusal(field, several_batches)
+    if not cross_language:
+        return
+    # What Java cannot read at all first, then what it cannot read in several batches.
+    for batches in (False, several_batches) if several_batches else (False,):
+        for parts, field in walk_fields(schema):
+            reason = java_refusal(field, batches)
             if reason is not None:
                 raise CrossLanguageError(
                     f"{column_path(parts)}: {_type_text(field)}: {reason} (cross_language=True promises that Java "

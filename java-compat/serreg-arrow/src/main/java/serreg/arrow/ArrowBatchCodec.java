@@ -202,25 +202,34 @@ final class ArrowBatchCodec {
         for (FieldVector v : root.getFieldVectors()) {
             flatten(v, vectors);
         }
-        for (int i = 0; i < vectors.size() && i < nodes.size(); i++) {
+        int count = Math.min(vectors.size(), nodes.size());
+        // First mark every variable-width and list vector set up to its node's length: a parent set
+        // longer again below sets its children longer too, and a child that forgot its later slots
+        // would have setValueCount write empty offsets over them (into the frame's memory).
+        for (int i = 0; i < count; i++) {
+            markSet(vectors.get(i), (int) nodes.get(i).length());
+        }
+        for (int i = 0; i < count; i++) {
             FieldVector v = vectors.get(i);
             int length = (int) nodes.get(i).length();
             if (v.getValueCount() != length) {
-                // A variable-width or list vector set shorter forgot its later slots: mark them set
-                // again, or setValueCount would write empty offsets over them.
-                if (v instanceof BaseVariableWidthVector var) {
-                    var.setLastSet(length - 1);
-                } else if (v instanceof BaseLargeVariableWidthVector large) {
-                    large.setLastSet(length - 1);
-                } else if (v instanceof org.apache.arrow.vector.BaseVariableWidthViewVector view) {
-                    view.setLastSet(length - 1);
-                } else if (v instanceof org.apache.arrow.vector.complex.ListVector list) {
-                    list.setLastSet(length - 1);
-                } else if (v instanceof org.apache.arrow.vector.complex.LargeListVector list) {
-                    list.setLastSet(length - 1);
-                }
+                markSet(v, length);
                 v.setValueCount(length);
             }
+        }
+    }
+
+    private static void markSet(FieldVector v, int length) {
+        if (v instanceof BaseVariableWidthVector var) {
+            var.setLastSet(length - 1);
+        } else if (v instanceof BaseLargeVariableWidthVector large) {
+            large.setLastSet(length - 1);
+        } else if (v instanceof org.apache.arrow.vector.BaseVariableWidthViewVector view) {
+            view.setLastSet(length - 1);
+        } else if (v instanceof org.apache.arrow.vector.complex.ListVector list) {
+            list.setLastSet(length - 1);
+        } else if (v instanceof org.apache.arrow.vector.complex.LargeListVector list) {
+            list.setLastSet(length - 1);
         }
     }
 
