@@ -111,3 +111,39 @@ def test_a_chunked_array_frame_with_two_columns_is_an_error():
     frame = serreg.SerializationResult(in_band, list(serreg.serialize(table).out_of_band_buffers)).to_bytes()
     with pytest.raises(serreg.DeserializationError, match="one column"):
         serreg.deserialize(frame, trusted=False)
+
+
+def test_hostile_pandas_metadata_is_an_error_or_a_frame_never_another_exception():
+    import json
+    import random
+
+    frame = pd.DataFrame({"a": [1, 2, 3], "b": ["x", None, "z"]}, index=pd.Index([10, 20, 30], name="i"))
+    table = pa.Table.from_pandas(frame)
+    metadata = json.loads(table.schema.metadata[b"pandas"])
+    rng = random.Random(5)
+    replacements = [None, 0, -1, 10**12, "x", [], {}, [{"kind": "range", "start": 0, "stop": 10**12, "step": 1}],
+                    "categorical", "datetime64[ns]", "object", "int64", "__index_level_0__"]
+    outcomes = set()
+    for _ in range(300):
+        hostile = json.loads(json.dumps(metadata))
+        target = hostile
+        path = rng.choice([["index_columns"], ["columns", 0, "pandas_type"], ["columns", 1, "numpy_type"],
+                           ["columns", 0, "metadata"], ["column_indexes"], ["columns", 2, "name"], ["columns"]])
+        for key in path[:-1]:
+            target = target[key] if not isinstance(target, list) or key < len(target) else target[-1]
+        last = path[-1]
+        if isinstance(target, list):
+            last = min(last, len(target) - 1)
+        target[last] = rng.choice(replacements)
+        mutated = table.replace_schema_metadata({b"pandas": json.dumps(hostile).encode()})
+        data = serreg.serialize(mutated).to_bytes()
+        in_band = class_id_hash("pandas.DataFrame") + bytes(serreg.serialize(mutated).in_band_buffer)[8:]
+        data = serreg.SerializationResult(in_band, list(serreg.serialize(mutated).out_of_band_buffers)).to_bytes()
+        try:
+            value = serreg.deserialize(data, trusted=False)
+        except serreg.DeserializationError:
+            outcomes.add("error")
+        else:
+            assert isinstance(value, pd.DataFrame)
+            outcomes.add("frame")
+    assert "error" in outcomes

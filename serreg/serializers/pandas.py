@@ -46,8 +46,10 @@ def _frame_of(in_band, oob) -> tuple:
     table = pa.Table.from_batches(batches, schema=schema)
     try:
         return table, table.to_pandas(split_blocks=True)
-    except (pa.ArrowException, ValueError, TypeError, KeyError, json.JSONDecodeError) as error:
-        raise DeserializationError(f"pandas could not rebuild the frame from its Arrow table: {error}") from error
+    except Exception as error:  # pandas and pyarrow report bad 'pandas' metadata with many exception types
+        raise DeserializationError(
+            f"pandas could not rebuild the frame from its Arrow table ({type(error).__name__}: {error})"
+        ) from error
 
 
 class DataFrameSerializer(Serializer):
