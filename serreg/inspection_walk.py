@@ -31,16 +31,27 @@ from .codec.layout import NESTED_EXT_TYPE
 from .errors import DeserializationError, LimitExceededError
 from .limits import MSGPACK_MAX_NESTING, DecodeState, Limits
 from .standard import (
-    ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID, FALLBACK_CLASS_ID, MASKED_ARRAY_CLASS_ID, NDARRAY_CLASS_ID,
+    ARROW_CHUNKED_ARRAY_CLASS_ID,
+    ARROW_RECORD_BATCH_CLASS_ID,
+    ARROW_SCHEMA_CLASS_ID,
+    ARROW_TABLE_CLASS_ID,
+    ARROW_TENSOR_CLASS_ID,
+    FALLBACK_CLASS_ID,
+    MASKED_ARRAY_CLASS_ID,
+    NDARRAY_CLASS_ID,
     NUMPY_GENERIC_CLASS_IDS,
+    PANDAS_DATAFRAME_CLASS_ID,
+    PANDAS_SERIES_CLASS_ID,
 )
 from .wire.class_id import CLASS_ID_HASH_SIZE
 
 __all__ = ["Bin", "MapEntries", "ValueNode", "Walker"]
 
-ARROW_CLASS_IDS = frozenset({ARROW_TABLE_CLASS_ID, ARROW_RECORD_BATCH_CLASS_ID})
+# Class IDs whose in-band is the ArrowTable one (docs/FORMAT.md, 6.4 and 6.5): their nodes say their buffers.
+ARROW_CLASS_IDS = frozenset({ARROW_TABLE_CLASS_ID, ARROW_RECORD_BATCH_CLASS_ID, ARROW_CHUNKED_ARRAY_CLASS_ID,
+                             ARROW_SCHEMA_CLASS_ID, PANDAS_DATAFRAME_CLASS_ID, PANDAS_SERIES_CLASS_ID})
 # Standard class IDs that take exactly one out-of-band buffer of their own.
-_ONE_BUFFER = frozenset({"bytearray", "memoryview", NDARRAY_CLASS_ID, *NUMPY_GENERIC_CLASS_IDS.values()})
+_ONE_BUFFER = frozenset({"bytearray", "memoryview", NDARRAY_CLASS_ID, ARROW_TENSOR_CLASS_ID, *NUMPY_GENERIC_CLASS_IDS.values()})
 # What one msgpack item costs kept in the report, at most (CPython 3.11, measured): a pointer to
 # it, plus for a container its list (80 bytes and a pointer per item), for a str its object
 # (49 bytes and its text), for a bin a Bin (about 100 bytes), for a nested value its ValueNode.

@@ -374,7 +374,7 @@ def test_standard_class_id_table_covers_the_registries():
     core = {r.class_id for r in serreg.Registry(plugins=False).registrations()}
     assert core == standard.STANDARD_CLASS_IDS - set(standard.EXTRA_OF_CLASS_ID)
     everything = {r.class_id for r in serreg.Registry().registrations()}
-    numpy_and_arrow = {c for c in everything if c.startswith("numpy.") or c.startswith("Arrow")}
+    numpy_and_arrow = {c for c in everything if c.startswith(("numpy.", "Arrow", "pandas."))}
     assert numpy_and_arrow == set(standard.EXTRA_OF_CLASS_ID)
     assert everything == standard.STANDARD_CLASS_IDS
 

@@ -19,22 +19,22 @@ from typing import Optional, Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 from msgpack import packb
 
-from ..canonical.floats import normalize_float_array
+from ..errors import CanonicalFormError
+
 from ..result import SerializationResult
 
+from .arrow_extension import plain_type
 from .arrow_schema import describe_schema
 from .arrow_validity import BitmapBudget, has_slot_storage, pushed_validity, storage_free_array
+from .pyarrow_canonical_layouts import buffer_bytes, fixed_width, is_other_layout, take, write_other
 
 _EMPTY = memoryview(b"")
 
 
-def _buffer_bytes(buffer: Any, start: int, stop: int) -> np.ndarray:
-    """Bytes start..stop of an Arrow buffer as a uint8 array (a view, no copy)."""
-    if buffer is None:
-        return np.zeros(stop - start, dtype=np.uint8)
-    return np.frombuffer(buffer, dtype=np.uint8)[start:stop]
+_buffer_bytes = buffer_bytes
 
 
 def _canonical_offsets(array: pa.Array, valid: Any, offset_type: Any) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
@@ -60,11 +60,16 @@ def _kept_ranges(source: np.ndarray[Any, Any], lengths: np.ndarray[Any, Any]) ->
 def write_array(array: pa.Array, pushed: Any, nodes: list[Any], buffers: list[Any], budget: BitmapBudget, where: str) -> None:
     """Append the canonical field nodes and buffers of ``array`` (section 6.4 order); ``pushed``
     is the Validity of the parent's nulls pushed down to it (or None)."""
+    if isinstance(array, pa.ExtensionArray):
+        array = array.storage  # the extension keys are in the schema description
     arrow_type = array.type
     t = pa.types
     n = len(array)
     if t.is_null(arrow_type):
         nodes.append([n, n, 0])
+        return
+    if is_other_layout(arrow_type):
+        write_other(array, pushed, nodes, buffers, budget, where, write_array)
         return
     valid = pushed_validity(array, pushed)
     nodes.append([n, 0 if valid is None else n - valid.valid_count(), arrow_type.num_buffers])
@@ -92,7 +97,7 @@ def write_array(array: pa.Array, pushed: Any, nodes: list[Any], buffers: list[An
         child = array.values.slice(int(source_offsets[0]), int(source_offsets[-1] - source_offsets[0]))
         if not np.array_equal(lengths, np.diff(source_offsets)):  # slots under nulls are dropped
             if has_slot_storage(child):  # a bool per child slot costs at most 8 times the child
-                child = child.filter(pa.array(_kept_ranges(source_offsets, lengths)))
+                child = take(child, np.flatnonzero(_kept_ranges(source_offsets, lengths)))
             else:
                 child = storage_free_array(child.type, int(offsets[-1]))
         write_array(child, None, nodes, buffers, budget, f"{where} > child 0")
@@ -102,31 +107,47 @@ def write_array(array: pa.Array, pushed: Any, nodes: list[Any], buffers: list[An
         buffers.append(offsets.view(np.uint8).data)
         data = _buffer_bytes(source[2], int(source_offsets[0]), int(source_offsets[-1]))
         keep = _kept_ranges(source_offsets, lengths)
-        buffers.append((data if keep is None else data[keep]).data)
-    else:  # fixed width: integers, floats, decimals, dates, times, timestamps, durations, fixed-size binary
-        width = arrow_type.byte_width
-        data = _buffer_bytes(source[1], start * width, (start + n) * width)
-        if t.is_floating(arrow_type) and n:
-            floats = data.view(f"<f{width}")
-            fixed = normalize_float_array(floats)
-            if fixed is not floats:
-                data = fixed.view(np.uint8)
-        if valid is not None and width:  # width 0: nothing lies under the nulls
-            null = ~valid.expanded()
-            rows = data.reshape(n, width)
-            if rows[null].any():
-                rows = rows.copy()
-                rows[null] = 0
-                data = rows.reshape(-1)
-        buffers.append(data.data)
+        buffers.append(memoryview(data if keep is None else data[keep]))
+    else:  # fixed width: integers, floats, decimals, dates, times, timestamps, durations, intervals, fixed-size binary
+        buffers.append(fixed_width(array, valid))
 
 
-def _column_array(column: pa.ChunkedArray) -> pa.Array:
+def _column_array(column: pa.ChunkedArray, where: str) -> pa.Array:
     if column.num_chunks == 1:
         return column.chunk(0)
     if column.num_chunks == 0:
         return pa.array([], type=column.type)
-    return pa.concat_arrays(column.chunks)
+    chunks = [chunk for chunk in column.chunks if len(chunk)] or column.chunks[:1]
+    if len(chunks) == 1:
+        return chunks[0]
+    if pa.types.is_dictionary(column.type):
+        return _join_dictionaries(chunks, where)
+    try:
+        return pa.concat_arrays(chunks)
+    except pa.ArrowException:
+        try:  # an extension type inside has no builder: join the storage
+            plain = plain_type(column.type)
+            return pa.concat_arrays([chunk.view(plain) for chunk in chunks])
+        except pa.ArrowException as error:
+            raise CanonicalFormError(
+                f"the canonical form of Arrow {where} ({column.type}) has its {len(chunks)} batches as one, and pyarrow "
+                f"cannot join them ({error}); join them first (table.combine_chunks()) or send them one by one"
+            ) from error
+
+
+def _join_dictionaries(chunks: list, where: str) -> pa.Array:
+    """The batches of a dictionary column as one: their dictionaries one after the other, each
+    batch's indices moved past the dictionaries before it (docs/FORMAT.md, section 9.5)."""
+    dictionary = _column_array(pa.chunked_array([c.dictionary for c in chunks]), f"{where} > dictionary")
+    index_type = chunks[0].type.index_type
+    if len(dictionary) - 1 > np.iinfo(index_type.to_pandas_dtype()).max:
+        raise CanonicalFormError(f"the dictionaries of Arrow {where} hold {len(dictionary)} values together, more "
+                                 f"than its {index_type} indices reach; cast the indices to a wider type first")
+    shifted, before = [], 0
+    for chunk in chunks:
+        shifted.append(pa.compute.add(chunk.indices.cast(pa.int64()), before).cast(index_type))
+        before += len(chunk.dictionary)
+    return pa.DictionaryArray.from_arrays(pa.concat_arrays(shifted), dictionary, ordered=chunks[0].type.ordered)
 
 
 def _write(schema: pa.Schema, num_rows: int, columns: Any) -> SerializationResult:
@@ -134,13 +155,19 @@ def _write(schema: pa.Schema, num_rows: int, columns: Any) -> SerializationResul
     buffers: list[Any] = []
     budget = BitmapBudget(sum(column.get_total_buffer_size() for column in columns))
     for i, column in enumerate(columns):
-        write_array(column, None, nodes, buffers, budget, f"column {i} ({schema.field(i).name!r:.60})")
+        where = f"column {i} ({schema.field(i).name!r:.60})"
+        try:
+            write_array(column, None, nodes, buffers, budget, where)
+        except pa.ArrowException as error:
+            raise CanonicalFormError(f"the canonical form of Arrow {where} ({column.type}) needs what pyarrow cannot do "
+                                     f"here: {error}") from error
     return SerializationResult(packb([describe_schema(schema), [[num_rows, nodes]]], use_bin_type=True), buffers)
 
 
 def write_table(table: pa.Table) -> SerializationResult:
     """The canonical form of a Table (its serializer's ``serialize_canonical``)."""
-    return _write(table.schema, table.num_rows, [_column_array(column) for column in table.columns])
+    return _write(table.schema, table.num_rows, [
+        _column_array(column, f"column {i} ({table.schema.field(i).name!r:.60})") for i, column in enumerate(table.columns)])
 
 
 def write_record_batch(batch: pa.RecordBatch) -> SerializationResult:

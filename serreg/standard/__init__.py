@@ -27,7 +27,12 @@ from .datetimes import DateSerializer, DateTimeSerializer, TimeDeltaSerializer, 
 from .scalars import ComplexSerializer, DecimalSerializer, FloatSerializer, IntSerializer, RemoteErrorSerializer, UUIDSerializer
 
 __all__ = [
+    "ARROW_CHUNKED_ARRAY_CLASS_ID",
     "ARROW_RECORD_BATCH_CLASS_ID",
+    "ARROW_SCHEMA_CLASS_ID",
+    "ARROW_TENSOR_CLASS_ID",
+    "PANDAS_DATAFRAME_CLASS_ID",
+    "PANDAS_SERIES_CLASS_ID",
     "ARROW_TABLE_CLASS_ID",
     "CODE_LOADING_CLASS_IDS",
     "CORE_CLASS_IDS",
@@ -74,6 +79,12 @@ MASKED_ARRAY_CLASS_ID = "numpy.ma.MaskedArray"
 # Section 6.4 (the Arrow plug-in).
 ARROW_TABLE_CLASS_ID = "ArrowTable"
 ARROW_RECORD_BATCH_CLASS_ID = "ArrowRecordBatch"
+ARROW_CHUNKED_ARRAY_CLASS_ID = "ArrowChunkedArray"
+ARROW_SCHEMA_CLASS_ID = "ArrowSchema"
+ARROW_TENSOR_CLASS_ID = "ArrowTensor"
+# Section 6.5 (the pandas plug-in, through Arrow).
+PANDAS_DATAFRAME_CLASS_ID = "pandas.DataFrame"
+PANDAS_SERIES_CLASS_ID = "pandas.Series"
 
 # Standard class IDs served by a plug-in -> the extra that installs its library (pip install "serreg[extra]").
 EXTRA_OF_CLASS_ID = {
@@ -83,6 +94,11 @@ EXTRA_OF_CLASS_ID = {
     MASKED_ARRAY_CLASS_ID: "numpy",
     ARROW_TABLE_CLASS_ID: "arrow",
     ARROW_RECORD_BATCH_CLASS_ID: "arrow",
+    ARROW_CHUNKED_ARRAY_CLASS_ID: "arrow",
+    ARROW_SCHEMA_CLASS_ID: "arrow",
+    ARROW_TENSOR_CLASS_ID: "arrow",
+    PANDAS_DATAFRAME_CLASS_ID: "pandas",
+    PANDAS_SERIES_CLASS_ID: "pandas",
 }
 
 # Decoding these runs code the writer chooses (unpickling, or importing the module a frame names).
