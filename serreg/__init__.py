@@ -21,7 +21,9 @@ from ._default import (
     get_serializer,
     register_fallback_serializer,
     register_serializer,
+    register_struct,
     serialize,
+    struct,
     unregister_serializer,
 )
 from ._version import __version__
@@ -41,6 +43,7 @@ from .limits import Limits
 from .registry import Registration, Registry
 from .result import OutOfBandBuffers, SerializationResult
 from .serializer import Serializer, SerializerLike
+from .structs import StructValue, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .wire.frame import FORMAT_VERSION, FrameView
 
 from . import cas  # noqa: E402,F401  (``serreg.cas.Store`` after a plain ``import serreg``)
@@ -62,6 +65,7 @@ __all__ = [
     "Serializer",
     "SerializerLike",
     "SerregError",
+    "StructValue",
     "SignatureError",
     "UnknownClassIDError",
     "UntrustedClassIDError",
@@ -71,9 +75,21 @@ __all__ = [
     "default_registry",
     "deserialize",
     "digest",
+    "float32",
+    "float64",
     "get_serializer",
+    "int16",
+    "int32",
+    "int64",
+    "int8",
     "register_fallback_serializer",
     "register_serializer",
+    "register_struct",
     "serialize",
+    "struct",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint8",
     "unregister_serializer",
 ]
