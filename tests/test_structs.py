@@ -4,6 +4,7 @@ exact widths, schema evolution, the data carrier, untrusted and hostile frames."
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Annotated, NamedTuple, Optional
 
 import attrs
@@ -358,3 +359,27 @@ def test_never_imports_by_name(registry, monkeypatch):
     monkeypatch.setattr(importlib, "import_module", refuse)
     data = _table_frame([["os.system", [["x", "int64"]]]], "list", b"\x91" + _ext1([0, 1]))
     assert serreg.Registry().deserialize(data, trusted=False)[0].class_id == "os.system"
+
+
+# ------------------------------------------------------------------------------ golden vectors
+
+_VECTORS = __import__("pathlib").Path(__file__).resolve().parent / "vectors" / "structs"
+_MANIFEST = __import__("json").loads((_VECTORS / "manifest.json").read_text())
+
+
+@pytest.mark.parametrize("entry", _MANIFEST, ids=lambda e: e["name"])
+def test_golden_vectors_read_and_write_back_byte_for_byte(registry, entry):
+    data = (_VECTORS / entry["file"]).read_bytes()
+    assert __import__("hashlib").sha256(data).hexdigest() == entry["digest"]
+    assert frame(registry, registry.deserialize(data, trusted=False)) == data
+    relay = serreg.Registry()
+    assert frame(relay, relay.deserialize(data, trusted=False)) == data
+
+
+def test_golden_vectors_are_what_python_writes_today(registry, tmp_path):
+    sys.path.insert(0, str(_VECTORS.parent))
+    import make_struct_vectors
+
+    make_struct_vectors.main(tmp_path)
+    for entry in _MANIFEST:
+        assert (tmp_path / entry["file"]).read_bytes() == (_VECTORS / entry["file"]).read_bytes(), entry["name"]
