@@ -177,7 +177,7 @@ HOSTILE = [
     ("bad_type_name", _frame([["x.Y", [["a", "int128"]]]], b"\x90"), "unknown field type"),
     ("repeated_names", _frame([["x.Y", [["a", "str"], ["a", "str"]]]], b"\x90"), "repeat"),
     ("huge_table", serreg.SerializationResult(
-        class_id_hash("serreg.structs") + b"\xdd\x7f\xff\xff\xff" + class_id_hash("list") + b"\x90").to_bytes(), "definitions"),
+        class_id_hash("serreg.structs") + b"\xdd\x7f\xff\xff\xff" + class_id_hash("list") + b"\x90").to_bytes(), "definitions|declares 2147483647 items"),
     ("outside_table", serreg.SerializationResult(class_id_hash("list") + b"\x91" + _ext1([0, 1])).to_bytes(),
      "outside any struct table"),
 ]
