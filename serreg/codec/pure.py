@@ -22,7 +22,7 @@ from msgpack.exceptions import StackError
 from .._registry.paths import locate
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
-from ..structs.scope import read_instance
+from ..structs.scope import DECODE_SCOPE, read_instance
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
@@ -61,7 +61,7 @@ class _PackState:
     of type ``any``, ``sort_key`` orders the members of a set field.
     """
 
-    __slots__ = ("encode_nested", "oob", "ext_writers", "rewrite", "inner", "level")
+    __slots__ = ("encode_nested", "oob", "ext_writers", "rewrite", "inner", "level", "pack_leaf")
 
     def __init__(self, encode_nested: EncodeNested) -> None:
         self.encode_nested = encode_nested
@@ -70,6 +70,8 @@ class _PackState:
         self.rewrite: tuple = ()
         self.inner: list = []  # Packers for struct instance arrays, one per nesting level
         self.level = 0
+        # Packs the instance array of a struct of plain scalars (it calls no default, never nests).
+        self.pack_leaf = Packer(strict_types=True, use_bin_type=True, autoreset=True).pack
 
     def pack_inner(self, items: list) -> bytes:
         level = self.level
@@ -216,9 +218,17 @@ class MsgpackCodec:
             check_structure(data)
 
         nested_timestamps = []  # nested values that are or hold a Timestamp of their own (say, from pickle)
+        scope = DECODE_SCOPE.get()
+        leaves = scope.leaves if scope is not None else ()
 
         def ext_hook(code, payload):
             if code == STRUCT_EXT_TYPE:
+                # A struct of plain scalars (fixarray, index < 128): nothing in it can nest, so it is
+                # unpacked without a hook (an ext inside fails the field's type check) and not counted.
+                if len(payload) > 1 and 0x91 <= payload[0] <= 0x9F and payload[1] < len(leaves):
+                    reader = leaves[payload[1]]
+                    if reader is not None:
+                        return reader(unpackb(payload))
                 return self._unpack_struct(payload, ext_hook, state, untrusted)
             if code != NESTED_EXT_TYPE:
                 raise DeserializationError(

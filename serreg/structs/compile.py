@@ -21,9 +21,9 @@ from ..errors import DeserializationError, SerializationError
 from .scope import ENCODE_SCOPE
 from .widths import INTEGER_WIDTHS
 
-__all__ = ["STRUCT_EXT_TYPE", "compile_reader", "compile_writer"]
+__all__ = ["compile_reader", "compile_writer", "is_leaf"]
 
-_make_ext = ExtType._make
+_new_tuple = tuple.__new__  # ExtType is a namedtuple: tuple.__new__(ExtType, (code, data)) skips its Python-level checks
 
 
 def _no_scope():
@@ -44,13 +44,18 @@ def _inline_check(kind: str, var: str) -> str | None:
     return None
 
 
+def is_leaf(kinds: list) -> bool:
+    """True when every field is a plain scalar (checked inline): its instances hold no nested value."""
+    return all(_inline_check(kind, "v") is not None for kind in kinds)
+
+
 def _attribute(name: str) -> str:
     return name if name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("__") else ""
 
 
 def compile_writer(key: bytes, definition: bytes, names: list, kinds: list, converters: list):
     """``write(obj, state) -> ExtType(1, payload)`` for one struct class."""
-    namespace = {"get_scope": ENCODE_SCOPE.get, "no_scope": _no_scope, "make_ext": _make_ext,
+    namespace = {"get_scope": ENCODE_SCOPE.get, "no_scope": _no_scope, "new_tuple": _new_tuple, "ExtType": ExtType,
                  "KEY": key, "DEFINITION": definition}
     lines = [
         "def write(obj, state):",
@@ -76,7 +81,10 @@ def compile_writer(key: bytes, definition: bytes, names: list, kinds: list, conv
         else:
             lines.append(f"    v{i} = c{i}(v{i}, state)")
     values = "".join(f", v{i}" for i in range(len(names)))
-    lines.append(f"    return make_ext(({STRUCT_EXT_TYPE}, state.pack_inner([index{values}])))")
+    # A struct whose fields are all plain scalars holds no nested value: a Packer without a
+    # default packs it (no level bookkeeping); anything else may nest and packs one level down.
+    pack = "pack_leaf" if is_leaf(kinds) else "pack_inner"
+    lines.append(f"    return new_tuple(ExtType, ({STRUCT_EXT_TYPE}, state.{pack}([index{values}])))")
     exec("\n".join(lines), namespace)  # noqa: S102 (code built above from checked names only)
     return namespace["write"]
 
@@ -119,7 +127,10 @@ def compile_reader(class_id: str, cls: type, build: str, reads: list, missing: l
     elif build == "dict":
         entries = ", ".join(f"{name!r}: {expr}" for name, expr in assigned)
         lines.append("    obj = new(cls)")
-        lines.append(f"    obj.__dict__.update({{{entries}}})")
+        if cls.__setattr__ is object.__setattr__:
+            lines.append(f"    obj.__dict__ = {{{entries}}}")
+        else:  # frozen: its __setattr__ refuses, filling the dict it has does not ask it
+            lines.append(f"    obj.__dict__.update({{{entries}}})")
         lines.append("    return obj")
     else:
         lines.append("    obj = new(cls)")

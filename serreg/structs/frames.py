@@ -16,7 +16,7 @@ from ..codec.layout import array_header
 from ..errors import DeserializationError, SerregError
 from ..wire.class_id import class_id_hash
 from .carrier import StructValue
-from .compile import compile_writer
+from .compile import compile_writer, is_leaf
 from .scope import ENCODE_SCOPE, MAX_DEFINITIONS, DecodeScope, EncodeScope
 from .types import parse
 from .values import read_converter, write_converter
@@ -87,7 +87,7 @@ class StructFrames:
             raise DeserializationError(f"the struct table must be a msgpack array of definitions ({error})") from error
         if count > MAX_DEFINITIONS:
             raise DeserializationError(f"the struct table declares {count} definitions; at most {MAX_DEFINITIONS}")
-        readers, class_ids = [], []
+        readers, class_ids, leaves = [], [], []
         for index in range(count):
             start = unpacker.tell()
             try:
@@ -99,10 +99,12 @@ class StructFrames:
             except (ValueError, TypeError, UnicodeDecodeError) as error:
                 raise DeserializationError(f"struct definition {index} is not valid msgpack: {error}") from error
             raw = bytes(in_band[start:unpacker.tell()])
-            class_id, reader = self._reader(index, definition, raw)
+            class_id, reader, leaf = self._reader(index, definition, raw)
             readers.append(reader)
             class_ids.append(class_id)
-        return DecodeScope(readers, class_ids), unpacker.tell()
+            if index < 128:
+                leaves.append(reader if leaf else None)
+        return DecodeScope(readers, class_ids, leaves), unpacker.tell()
 
     def _reader(self, index: int, definition, raw: bytes) -> tuple:
         where = f"struct definition {index}"
@@ -120,10 +122,11 @@ class StructFrames:
             types.append(parse(field[1], f"{class_id}.{field[0]}"))
         if len(set(names)) != len(names):
             raise DeserializationError(f"{where}: field names repeat")
+        leaf = is_leaf([t.kind for t in types])
         schema = self._schemas.by_class_id(class_id)
         if schema is not None:
-            return class_id, schema.reader(raw, names, types)
-        return class_id, self._carrier_reader(class_id, raw, names, types)
+            return class_id, schema.reader(raw, names, types), leaf
+        return class_id, self._carrier_reader(class_id, raw, names, types), leaf
 
     def _carrier_reader(self, class_id: str, raw: bytes, names: list, types: list):
         reader = self._carrier_readers.get(raw)

@@ -43,15 +43,19 @@ class StructRegistrar:
             existing = self._by_id.get(class_id)
             if existing is not None and existing.cls is not cls:
                 raise TypeError(f"class ID {class_id!r} is already a struct of {existing.cls.__qualname__}")
-            serializer = StructSerializer(self._codec, schema)
-            self._table.register(class_id, cls, serializer, ext_writer=schema.write)
+            saved = self._by_id, self._by_class
             self._by_id = {**self._by_id, class_id: schema}
-            self._by_class = {**self._by_class, cls: schema}
+            self._by_class = {**self._by_class, cls: schema}  # before compiling: a class may nest itself
+            try:
+                try:
+                    writer = schema.compile()[2]  # precompiled now: the codec calls it directly
+                except LookupError:
+                    writer = schema.write  # a nested struct class not registered yet: compiled on first use
+                self._table.register(class_id, cls, StructSerializer(self._codec, schema), ext_writer=writer)
+            except BaseException:
+                self._by_id, self._by_class = saved
+                raise
         self._table.allow((class_id,))
-        try:
-            schema.compile()
-        except LookupError:
-            pass  # a nested struct class not registered yet: compiled on first use
         return schema
 
     def by_class_id(self, class_id: str) -> Optional[StructSchema]:

@@ -39,13 +39,18 @@ class EncodeScope:
 
 
 class DecodeScope:
-    """The readers of one table: ``readers[i]`` builds an instance of definition i from its array."""
+    """The readers of one table: ``readers[i]`` builds an instance of definition i from its array.
 
-    __slots__ = ("readers", "class_ids")
+    ``leaves[i]`` is the same reader when definition i has only plain scalar fields (its
+    instances hold no nested value), else None; only the first 128 indices are listed.
+    """
 
-    def __init__(self, readers: list, class_ids: list) -> None:
+    __slots__ = ("readers", "class_ids", "leaves")
+
+    def __init__(self, readers: list, class_ids: list, leaves: list) -> None:
         self.readers = readers
         self.class_ids = class_ids
+        self.leaves = leaves
 
 
 ENCODE_SCOPE: ContextVar[Optional[EncodeScope]] = ContextVar("serreg_struct_encode", default=None)
