@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from ..errors import DeserializationError
+from ..errors import CanonicalFormError, DeserializationError
 from ..result import SerializationResult
 from ..serializer import Serializer
 from ..wire.class_id import CLASS_ID_HASH_SIZE
@@ -39,6 +39,13 @@ class _InstanceSerializer(Serializer):
     def serialize(self, obj) -> SerializationResult:
         oob: list = []
         return SerializationResult(_ext_payload(self.codec.pack(obj, oob)), oob)
+
+    def serialize_canonical(self, obj) -> SerializationResult:
+        raise CanonicalFormError(
+            f"struct {self.class_id!r} has no canonical form in this version of serreg (docs/FORMAT.md 10.5 "
+            "specifies it; neither Python nor Java writes it yet): digest a plain value built from its fields instead",
+            value=obj,
+        )
 
     def deserialize(self, in_band, oob):
         if DECODE_SCOPE.get() is None:

@@ -1,4 +1,4 @@
-"""Writes the struct golden vectors: tests/vectors/structs/<name>.srg + manifest.json (docs/FORMAT.md 10.7).
+"""Writes the struct golden vectors: tests/vectors/structs/<name>.srg + manifest.json (docs/FORMAT.md 10.8).
 
 Every implementation reads each frame and writes it back byte for byte: through the
 classes of tests/struct_shapes.py (Java: serreg.fixture.StructShapes), and through the data
