@@ -467,7 +467,7 @@ final class Conversions {
 
     private static Object intAs(long v, Object raw, Class<?> target) {
         if (target == null || target == Object.class || target == long.class || target == Long.class) {
-            return raw instanceof BigInteger && (target == null || target == Object.class) ? raw : (Object) v;
+            return raw instanceof Long || target == null || target == Object.class ? raw : (Object) v; // no new box
         }
         if (target == int.class || target == Integer.class) {
             return (int) v;

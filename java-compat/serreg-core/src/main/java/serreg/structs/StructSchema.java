@@ -27,12 +27,24 @@ import serreg.SerializationException;
  * by name, docs/FORMAT.md section 10.4).
  */
 final class StructSchema {
-    /** One field: name, Java type, getter (Object to Object) and, for plain classes, setter. */
-    private record JavaField(String name, Type type, MethodHandle getter, MethodHandle setter) {
+    /**
+     * One field: name, Java type, getter (Object to Object), the same getter returning the
+     * primitive unboxed (Object to long, double, boolean; null for reference types) and, for
+     * plain classes, the setter.
+     */
+    private record JavaField(String name, Type type, MethodHandle getter, MethodHandle primitive, MethodHandle setter) {
     }
 
-    /** What a writer definition's instance array becomes: per reader field, the array slot it comes from. */
-    private record Plan(int count, int[] slots, Conversions.Reader[] readers) {
+    /** Writes one field of an instance (primitives without boxing). */
+    private interface FieldWriter {
+        void write(Object obj, InBandWriter out) throws Throwable;
+    }
+
+    /**
+     * What a writer definition's instance array becomes: per reader field, the array slot it comes
+     * from; {@code identity} when the writer's fields are the reader's, in order.
+     */
+    private record Plan(int count, int[] slots, Conversions.Reader[] readers, boolean identity) {
     }
 
     final Class<?> cls;
@@ -46,7 +58,7 @@ final class StructSchema {
     private volatile Compiled compiled;
     private final Map<DefinitionKey, Plan> plans = new ConcurrentHashMap<>();
 
-    private record Compiled(FieldType[] types, byte[] definition, Conversions.Writer[] writers) {
+    private record Compiled(FieldType[] types, byte[] definition, FieldWriter[] writers) {
     }
 
     /** A definition's bytes as a map key. */
@@ -77,7 +89,8 @@ final class StructSchema {
                     RecordComponent c = components[i];
                     types[i] = c.getType();
                     c.getAccessor().setAccessible(true);
-                    found.add(new JavaField(c.getName(), c.getGenericType(), objectGetter(lookup.unreflect(c.getAccessor())), null));
+                    MethodHandle getter = lookup.unreflect(c.getAccessor());
+                    found.add(new JavaField(c.getName(), c.getGenericType(), objectGetter(getter), primitiveGetter(getter), null));
                 }
                 Constructor<?> canonical = cls.getDeclaredConstructor(types);
                 canonical.setAccessible(true);
@@ -100,7 +113,8 @@ final class StructSchema {
                                     + " class is a record, or has non-final fields and a no-argument constructor");
                         }
                         f.setAccessible(true);
-                        level.add(new JavaField(f.getName(), f.getGenericType(), objectGetter(lookup.unreflectGetter(f)),
+                        MethodHandle getter = lookup.unreflectGetter(f);
+                        level.add(new JavaField(f.getName(), f.getGenericType(), objectGetter(getter), primitiveGetter(getter),
                                 lookup.unreflectSetter(f).asType(MethodType.methodType(void.class, Object.class, Object.class))));
                     }
                     found.addAll(0, level);
@@ -128,6 +142,21 @@ final class StructSchema {
         return h.asType(MethodType.methodType(Object.class, Object.class));
     }
 
+    /** The getter as (Object) long / double / boolean for primitive fields (widened), else null. */
+    private static MethodHandle primitiveGetter(MethodHandle h) {
+        Class<?> t = h.type().returnType();
+        if (t == long.class || t == int.class || t == short.class || t == byte.class) {
+            return h.asType(MethodType.methodType(long.class, Object.class));
+        }
+        if (t == double.class || t == float.class) {
+            return h.asType(MethodType.methodType(double.class, Object.class));
+        }
+        if (t == boolean.class) {
+            return h.asType(MethodType.methodType(boolean.class, Object.class));
+        }
+        return null;
+    }
+
     private String where(String field) {
         return classId + "." + field;
     }
@@ -137,13 +166,13 @@ final class StructSchema {
         Compiled c = compiled;
         if (c == null) {
             FieldType[] types = new FieldType[fields.size()];
-            Conversions.Writer[] writers = new Conversions.Writer[fields.size()];
+            FieldWriter[] writers = new FieldWriter[fields.size()];
             InBandWriter out = new InBandWriter(registry.owner());
             out.writeArrayHeader(2).writeString(classId).writeArrayHeader(fields.size());
             for (int i = 0; i < types.length; i++) {
                 JavaField f = fields.get(i);
                 types[i] = Conversions.typeOf(f.type(), where(f.name()), registry);
-                writers[i] = Conversions.writer(types[i], f.type(), where(f.name()), registry);
+                writers[i] = fieldWriter(f, types[i]);
                 out.writeArrayHeader(2).writeString(f.name());
                 types[i].write(out);
             }
@@ -156,6 +185,22 @@ final class StructSchema {
         return c;
     }
 
+    private FieldWriter fieldWriter(JavaField f, FieldType type) {
+        MethodHandle p = f.primitive();
+        if (p != null && p.type().returnType() == long.class) {
+            return (obj, out) -> out.writeLong((long) p.invokeExact(obj));
+        }
+        if (p != null && p.type().returnType() == double.class) {
+            return (obj, out) -> out.writeDouble((double) p.invokeExact(obj));
+        }
+        if (p != null) {
+            return (obj, out) -> out.writeBoolean((boolean) p.invokeExact(obj));
+        }
+        MethodHandle getter = f.getter();
+        Conversions.Writer writer = Conversions.writer(type, f.type(), where(f.name()), registry);
+        return (obj, out) -> writer.write(out, (Object) getter.invokeExact(obj));
+    }
+
     /** Writes the instance array {@code [index, fields...]} of {@code value}. */
     void write(Object value, InBandWriter out) {
         Compiled c;
@@ -165,16 +210,16 @@ final class StructSchema {
             throw new SerializationException(e.getMessage(), e);
         }
         int index = StructFrames.indexOf(c.definition());
-        Conversions.Writer[] writers = c.writers();
+        FieldWriter[] writers = c.writers();
         out.writeArrayHeader(writers.length + 1).writeLong(index);
         for (int i = 0; i < writers.length; i++) {
-            Object v;
             try {
-                v = fields.get(i).getter().invokeExact(value);
+                writers[i].write(value, out);
+            } catch (serreg.SerregException e) {
+                throw e;
             } catch (Throwable t) {
-                throw new SerializationException(where(fields.get(i).name()) + ": reading the field failed: " + t, t);
+                throw new SerializationException(where(fields.get(i).name()) + ": writing the field failed: " + t, t);
             }
-            writers[i].write(out, v);
         }
     }
 
@@ -212,7 +257,11 @@ final class StructSchema {
             slots[i] = slot;
             readers[i] = Conversions.reader(writer, f.type(), where(f.name()), registry);
         }
-        return new Plan(names.size() + 1, slots, readers);
+        boolean identity = names.size() == fields.size();
+        for (int i = 0; identity && i < slots.length; i++) {
+            identity = slots[i] == i + 1;
+        }
+        return new Plan(names.size() + 1, slots, readers, identity);
     }
 
     private static Class<?> raw(JavaField f) {
@@ -228,6 +277,19 @@ final class StructSchema {
     }
 
     private Object build(Plan plan, InBandReader in) {
+        if (record && plan.identity()) {
+            Conversions.Reader[] readers = plan.readers();
+            Object[] args = new Object[readers.length];
+            for (int i = 0; i < args.length; i++) {
+                args[i] = readers[i].read(in.readValue());
+            }
+            try {
+                return constructor.invokeExact(args);
+            } catch (Throwable t) {
+                throw new DeserializationException("struct '" + classId + "': building a " + cls.getSimpleName()
+                        + " failed: " + t);
+            }
+        }
         int count = plan.count();
         Object[] items = new Object[count];
         for (int i = 1; i < count; i++) {
