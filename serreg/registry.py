@@ -36,6 +36,7 @@ from .result import SerializationResult
 from .serializer import DeserializeFunction, FunctionSerializer, SerializeFunction, SerializerLike, serializer_of_class
 from .standard import DATA_CLASS_IDS, FALLBACK_CLASS_ID, install
 from .standard.pickle5 import Pickle5Serializer
+from .structs.registrar import StructRegistrar, install_structs
 
 __all__ = ["Registration", "Registry"]
 
@@ -75,12 +76,14 @@ class Registry:
         self.codec = codec = MsgpackCodec(nested_encoder.encode, nested_decoder.decode, table)
         self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides,
                                         dispatch.refusal_for)
-        self._encoder = Encoder(nested_encoder, codec, self._canonical, table)
+        self._structs = StructRegistrar(table, codec)
+        self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames)
         self._decoder = Decoder(nested_decoder, codec, table, self._settings)
         self.allow_class_ids(*allowed_class_ids)
         if standard:
             with table.origin(STANDARD_ORIGIN):
                 install(table, codec)
+                install_structs(self._structs, table, codec, nested_decoder.decode_section)
         if fallback:
             pickle5 = Pickle5Serializer(FALLBACK_CLASS_ID, dispatch.resolve_type, dispatch.serializer_by_id)
             with table.origin(FALLBACK_ORIGIN):
@@ -185,6 +188,18 @@ class Registry:
         receives the type's serializer now in use, or ``(None, cls, None)``.
         """
         self._table.register_fallback(serializer, register_callback)
+
+    def register_struct(self, cls: type, class_id: str) -> None:
+        """Declare ``cls`` (a dataclass, NamedTuple or attrs class) the cross-language struct
+        ``class_id``: its annotated fields are its serializer (docs/FORMAT.md, section 10).
+
+        Field types come from the annotations (``Annotated[int, serreg.int32]`` for
+        exact widths); its instances are written as field-ordered arrays whose
+        definition travels once per frame, read back by field name (missing fields
+        take their defaults, unknown ones are skipped). The class ID is allowed in
+        untrusted mode: a reader builds only this class, without calling its code.
+        """
+        self._structs.register(cls, class_id)
 
     def configure_dataclasses(self, enabled: bool = True) -> None:
         """Write dataclass instances with ``serreg.dataclass`` instead of the pickle fallback

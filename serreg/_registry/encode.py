@@ -17,6 +17,7 @@ from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
 from ..result import SerializationResult, as_result, with_class_hash
+from ..structs.frames import StructFrames
 from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
 from .paths import attach_path
@@ -71,11 +72,14 @@ class NestedEncoder:
 class Encoder:
     """``Registry.serialize`` for one registry."""
 
-    def __init__(self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table) -> None:
+    def __init__(
+        self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table, structs: StructFrames
+    ) -> None:
         self._encode = nested.encode
         self._pack = codec.pack
         self._canonical = canonical
         self._table = table
+        self._structs = structs
 
     def serialize(
         self, obj: Any, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
@@ -85,6 +89,18 @@ class Encoder:
             key = check_key(key)
         if canonical:
             return self._canonical.serialize(obj, key)
+        # Structs written anywhere in the value share one table, put in front of the value (section 10).
+        structs = self._structs
+        scope = structs.begin()
+        try:
+            class_hash, in_band, oob = self._serialize(obj, cross_language)
+        except BaseException:
+            structs.abandon(scope)
+            raise
+        class_hash, in_band = structs.finish(scope, class_hash, obj, in_band)
+        return with_class_hash(class_hash, in_band, oob, key)
+
+    def _serialize(self, obj, cross_language: bool) -> tuple:
         if not cross_language:
             # A dict, list, str ... whose serializer is the standard one is the codec's
             # output as it is: skip the generic dispatch (same bytes, same errors).
@@ -99,9 +115,9 @@ class Encoder:
                 except SerregError:
                     raise
                 except Exception:
-                    pass  # the generic path below reports it the way it always does
+                    self._structs.reset()  # the generic path below reports it the way it always does
                 else:
-                    return with_class_hash(class_hash, in_band, oob, key)
+                    return class_hash, in_band, oob
         token = CROSS_LANGUAGE.set(True) if cross_language and not CROSS_LANGUAGE.get() else None
         try:
             class_hash, result = self._encode(obj)
@@ -111,4 +127,4 @@ class Encoder:
         finally:
             if token is not None:
                 CROSS_LANGUAGE.reset(token)
-        return with_class_hash(class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
+        return class_hash, result.in_band_buffer, result.out_of_band_buffers

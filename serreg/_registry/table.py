@@ -59,6 +59,7 @@ class Registration:
     python_only: bool = False
     fallback: bool = False
     plain_msgpack: bool = field(default=False, repr=False)
+    ext_writer: Optional[Callable[[Any, Any], Any]] = field(default=None, repr=False, compare=False)
     accepts: Optional[Callable[[Any], bool]] = field(default=None, repr=False, compare=False)
     serialize_canonical: Optional[Callable[[Any], Any]] = field(default=None, repr=False, compare=False)
     refusal: Optional[Callable[[Any], Optional[str]]] = field(default=None, repr=False, compare=False)
@@ -87,6 +88,7 @@ class Snapshot:
     rewritten_types: tuple[Any, ...] = ALWAYS_REWRITTEN  # types the codec must not let msgpack pack by itself
     packed_as_is: Mapping[type, bytes] = field(default_factory=dict)  # type -> ClassIDHash, plain msgpack
     unpacked_as_is: Mapping[bytes, type] = field(default_factory=dict)  # the same ClassIDHashes -> their type
+    ext_writers: Mapping[type, Callable] = field(default_factory=dict)  # type -> its struct's ext 1 writer
 
 
 class Table:
@@ -123,14 +125,20 @@ class Table:
 
     # ----------------------------------------------------------------- registering
 
-    def register(self, class_id: str, cls: type, serializer: Any, *, plain_msgpack: bool = False) -> None:
-        """Bind ``class_id`` to ``cls`` and ``serializer`` (see Registry.register_serializer)."""
+    def register(
+        self, class_id: str, cls: type, serializer: Any, *, plain_msgpack: bool = False, ext_writer: Optional[Callable[[Any, Any], Any]] = None
+    ) -> None:
+        """Bind ``class_id`` to ``cls`` and ``serializer`` (see Registry.register_serializer).
+
+        ``ext_writer(value, pack_state)``: a struct's writer, which the codec calls
+        straight from its lookup table for values inside msgpack documents (ext 1).
+        """
         if not isinstance(class_id, str) or not class_id:
             raise TypeError(f"class_id must be a non-empty str, not {class_id!r}")
         if not isinstance(cls, type):
             raise TypeError(f"cls must be a type, not {cls!r}")
         check_serializer(serializer)
-        registration = self._registration(class_id, cls, serializer, plain_msgpack=plain_msgpack)
+        registration = self._registration(class_id, cls, serializer, plain_msgpack=plain_msgpack, ext_writer=ext_writer)
         with self._lock:
             snapshot = self.snapshot
             existing = snapshot.by_id.get(class_id)
@@ -284,6 +292,7 @@ class Table:
             rewritten_types=ALWAYS_REWRITTEN + tuple(native_overrides),
             packed_as_is={cls: r.class_hash for cls, r in current.items() if r.plain_msgpack},
             unpacked_as_is={h: r.cls for h, r in new.by_hash.items() if r.plain_msgpack},
+            ext_writers={cls: r.ext_writer for cls, r in current.items() if r.ext_writer is not None},
         )
 
     def _notify(self, cls: type) -> None:

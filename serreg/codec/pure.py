@@ -22,10 +22,11 @@ from msgpack.exceptions import StackError
 from .._registry.paths import locate
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
+from ..structs.scope import DECODE_SCOPE, read_instance
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
-from .layout import MAX_NESTING, NESTED_EXT_TYPE
+from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE
 from .scan import holds_any
 
 # Runs one nested value through its serializer: (its ClassIDHash, its serializer's result).
@@ -38,6 +39,8 @@ DecodeNested = Callable[[bytes, memoryview, OutOfBandBuffers, Optional[int]], ob
 class _Snapshot(Protocol):
     @property
     def rewritten_types(self) -> tuple[type, ...]: ...
+    @property
+    def ext_writers(self) -> dict[Any, Any]: ...
 
 
 class SnapshotSource(Protocol):
@@ -53,15 +56,57 @@ _PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, 
 
 
 class _PackState:
-    """What a Packer's ``default`` needs to know about the pack() call it serves."""
+    """What a Packer's ``default`` needs to know about the pack() call it serves.
 
-    __slots__ = ("encode_nested", "oob")
+    Struct writers (ext 1, docs/FORMAT.md section 10) get it as their ``state``:
+    ``pack_inner`` packs their instance array with this same ``default`` (one
+    Packer per level of structs inside structs), ``any_value`` readies a field
+    of type ``any``, ``sort_key`` orders the members of a set field.
+    """
+
+    __slots__ = ("encode_nested", "oob", "ext_writers", "rewrite", "inner", "level", "pack_leaf")
 
     def __init__(self, encode_nested: EncodeNested) -> None:
         self.encode_nested = encode_nested
         self.oob: Optional[list[Any]] = None
+        self.ext_writers: dict = {}
+        self.rewrite: tuple = ()
+        self.inner: list = []  # Packers for struct instance arrays, one per nesting level
+        self.level = 0
+        # Packs the instance array of a struct of plain scalars (it calls no default, never nests).
+        self.pack_leaf = Packer(strict_types=True, use_bin_type=True, autoreset=True).pack
+
+    def pack_inner(self, items: list) -> bytes:
+        level = self.level
+        inner = self.inner
+        if level == len(inner):
+            inner.append(Packer(default=self.nested, strict_types=True, use_bin_type=True, autoreset=True))
+        self.level = level + 1
+        try:
+            return inner[level].pack(items)
+        finally:
+            self.level = level
+
+    def any_value(self, value):
+        """A field value of type ``any``, with the values msgpack must not pack itself replaced."""
+        rewrite = self.rewrite
+        if holds_any(value, rewrite):
+            return _substitute(value, frozenset(rewrite), self.nested)
+        return value
+
+    def sort_key(self, value) -> bytes:
+        """The bytes a set member sorts by; its buffers are not kept (it is packed again in place)."""
+        oob = self.oob
+        self.oob = []
+        try:
+            return self.pack_inner(value)
+        finally:
+            self.oob = oob
 
     def nested(self, value: Any) -> ExtType:
+        writer = self.ext_writers.get(type(value))
+        if writer is not None:
+            return writer(value, self)
         class_hash, result = self.encode_nested(value)
         assert self.oob is not None  # set by pack() before msgpack calls default
         self.oob.extend(result.out_of_band_buffers)
@@ -115,7 +160,9 @@ class MsgpackCodec:
         state.oob = oob
         packed: Optional[bytes] = None
         try:
-            rewrite = self._snapshots.snapshot.rewritten_types
+            snapshot = self._snapshots.snapshot
+            rewrite = state.rewrite = snapshot.rewritten_types
+            state.ext_writers = snapshot.ext_writers
             if holds_any(obj, rewrite):
                 obj = _substitute(obj, frozenset(rewrite), state.nested, root=True)
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
@@ -136,6 +183,30 @@ class MsgpackCodec:
             raise DeserializationError("not a nested value")  # the caller retries on the full path
         return self._decode_nested(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], NO_BUFFERS, None)
 
+    @staticmethod
+    def _unpack_struct(payload, ext_hook, state, untrusted: bool):
+        """One ext 1 (a struct instance, section 10.3), counted as a nested value against max_depth
+        before its payload is unpacked (instances may nest inside each other)."""
+        depth = state.depth + 1 if state is not None else 1
+        if state is not None:
+            if depth > state.max_depth:
+                raise LimitExceededError(
+                    f"values are nested more than max_depth={state.max_depth} deep (struct instances); raise it "
+                    "with serreg.Limits(max_depth=...) if such values are expected"
+                )
+            state.depth = depth
+        try:
+            if untrusted:
+                if len(payload) > STRUCTURE_CHECK_THRESHOLD:
+                    check_structure(payload)
+                items = unpackb(payload, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
+            else:
+                items = unpackb(payload, ext_hook=ext_hook, strict_map_key=False)
+            return read_instance(items)
+        finally:
+            if state is not None:
+                state.depth = depth - 1
+
     def unpack(self, data: Any, oob: Any) -> Any:
         """Unpack one msgpack value; nested values are decoded by their serializers.
 
@@ -151,10 +222,22 @@ class MsgpackCodec:
             check_structure(data)
 
         nested_timestamps = []  # nested values that are or hold a Timestamp of their own (say, from pickle)
+        scope = DECODE_SCOPE.get()
+        leaves = scope.leaves if scope is not None else ()
 
         def ext_hook(code: int, payload: bytes) -> Any:
+            if code == STRUCT_EXT_TYPE:
+                # A struct of plain scalars (fixarray, index < 128): nothing in it can nest, so it is
+                # unpacked without a hook (an ext inside fails the field's type check) and not counted.
+                if len(payload) > 1 and 0x91 <= payload[0] <= 0x9F and payload[1] < len(leaves):
+                    reader = leaves[payload[1]]
+                    if reader is not None:
+                        return reader(unpackb(payload))
+                return self._unpack_struct(payload, ext_hook, state, untrusted)
             if code != NESTED_EXT_TYPE:
-                raise DeserializationError(f"msgpack ext type {code} is not used by serreg (only ext type 0, nested value)")
+                raise DeserializationError(
+                    f"msgpack ext type {code} is not used by serreg (only ext 0, nested value, and ext 1, struct)"
+                )
             if len(payload) < CLASS_ID_HASH_SIZE:
                 raise DeserializationError(
                     f"nested value of {len(payload)} bytes is too short to hold a ClassIDHash"

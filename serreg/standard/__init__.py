@@ -46,6 +46,8 @@ __all__ = [
     "NUMPY_GENERIC_CLASS_IDS",
     "NUMPY_SCALAR_CLASS_IDS",
     "STANDARD_CLASS_IDS",
+    "STRUCTS_CLASS_ID",
+    "STRUCT_CARRIER_CLASS_ID",
     "install",
 ]
 
@@ -54,12 +56,14 @@ __all__ = [
 FALLBACK_CLASS_ID = "serreg.pickle5"  # the pickle protocol 5 fallback (Python only)
 DATACLASS_CLASS_ID = "serreg.dataclass"  # dataclass instances, when switched on (Python only)
 ERROR_CLASS_ID = "serreg.error"  # the error frame (section 4)
+STRUCTS_CLASS_ID = "serreg.structs"  # a frame's struct table, in front of its value (section 10.1)
+STRUCT_CARRIER_CLASS_ID = "serreg.struct"  # the data carrier of unregistered struct class IDs (section 10.4)
 
 # Section 6.1: plain data every implementation reads.
 CORE_CLASS_IDS = (
     "None", "bool", "int", "float", "str", "bytes", "list", "dict", "tuple", "set", "frozenset",
     "bytearray", "memoryview", "complex", "datetime", "date", "time", "timedelta", "decimal", "uuid",
-    ERROR_CLASS_ID,
+    ERROR_CLASS_ID, STRUCTS_CLASS_ID, STRUCT_CARRIER_CLASS_ID,
 )
 
 # Sections 6.2 and 6.3 (the numpy plug-in): numpy scalar type name -> class ID.

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.msgpack.core.MessageFormat;
+import serreg.structs.StructFrames;
 
 /**
  * Reads one serializer's in-band msgpack document, resolving ext 0 nested values through the
@@ -38,6 +39,9 @@ public final class InBandReader {
             FORMATS[b] = MessageFormat.valueOf((byte) b);
         }
     }
+
+    /** The msgpack ext type of a struct instance (docs/FORMAT.md section 10.3). */
+    private static final int STRUCT_EXT_TYPE = 1;
 
     /** Initial capacity of a decoded list or map: a declared count is not trusted beyond this. */
     private static final int MAX_PRESIZE = 1024;
@@ -415,8 +419,11 @@ public final class InBandReader {
             header = 6;
         }
         byte type = (byte) u8(pos + header - 1);
+        if (type == STRUCT_EXT_TYPE) {
+            return readStruct(at, header, length);
+        }
         if (type != 0) {
-            throw error("msgpack ext type " + type + " is reserved; serreg uses only ext 0", at);
+            throw error("msgpack ext type " + type + " is reserved; serreg uses only ext 0 and ext 1 (struct)", at);
         }
         pos += header;
         int n = payloadLength(length, at, "ext 0 payload");
@@ -456,6 +463,34 @@ public final class InBandReader {
             throw e;
         } catch (RuntimeException e) {
             throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+        } finally {
+            state.exitValue();
+            limit = savedLimit;
+            nesting = savedNesting;
+            pos = end;
+        }
+    }
+
+    /**
+     * Reads an ext 1 struct instance (section 10.3) in place, bounded to its payload, through the
+     * table of the enclosing {@code serreg.structs} section; it counts as a nested value.
+     */
+    private Object readStruct(long at, int header, long length) {
+        pos += header;
+        int n = payloadLength(length, at, "ext 1 payload");
+        int start = pos;
+        int end = start + n;
+        pos = end;
+        int savedLimit = limit;
+        int savedNesting = nesting;
+        state.enterValue(start - base);
+        try {
+            limit = end;
+            pos = start;
+            nesting = 0;
+            Object value = StructFrames.readInstance(this);
+            expectEnd();
+            return value;
         } finally {
             state.exitValue();
             limit = savedLimit;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import serreg.structs.StructRegistry;
 import serreg.types.HasClassId;
 import serreg.types.OpaqueValue;
 import serreg.wire.ClassIdHash;
@@ -51,6 +52,7 @@ public final class SerializerRegistry {
     private final RegistrationTable table;
     private final ValueEncoder encoder;
     private final ValueDecoder decoder;
+    private final StructRegistry structs;
 
     /**
      * A registry with every {@link SerializerModule} found on the class path registered: the
@@ -72,6 +74,7 @@ public final class SerializerRegistry {
         this.table = new RegistrationTable(hasher);
         this.encoder = new ValueEncoder(table, this);
         this.decoder = new ValueDecoder(table);
+        this.structs = new StructRegistry(this);
     }
 
     /**
@@ -244,6 +247,44 @@ public final class SerializerRegistry {
     public String classIdOf(ClassIdHash hash) {
         RegistrationTable.Registration registration = table.byHash(hash);
         return registration == null ? null : registration.classId();
+    }
+
+    /**
+     * Declares {@code cls} (a record, or a class with a no-argument constructor) the
+     * cross-language struct {@code classId}: its fields are its serializer (docs/FORMAT.md section
+     * 10). Fields are matched by name; Java's field types give the widths ({@code int} is int32,
+     * {@code long} int64, {@code float} float32 ...). Accessors are looked up once, here, as
+     * method handles.
+     *
+     * @param cls the class
+     * @param classId the class ID written in frames (the same as the other languages')
+     * @throws RegistrationException if the class has a field type with no struct type, or the
+     *     class ID is taken
+     */
+    public void registerStruct(Class<?> cls, String classId) {
+        structs.register(cls, classId);
+    }
+
+    /**
+     * The struct classes of this registry (what the struct serializers look definitions up in).
+     *
+     * @return this registry's struct registry
+     */
+    public StructRegistry structs() {
+        return structs;
+    }
+
+    /**
+     * Decodes an in-band section (ClassIDHash + serializer in-band) within the deserialize call
+     * running on this thread, sharing its OOB buffers: what a serializer that embeds another
+     * value's whole section calls (the struct table, for the value after it).
+     *
+     * @param section the in-band section
+     * @param outOfBand the frame's OOB iterator
+     * @return the value
+     */
+    public Object deserializeSection(ByteBuffer section, java.util.Iterator<ByteBuffer> outOfBand) {
+        return decoder.readNestedSection(section, outOfBand);
     }
 
     /** The part {@link InBandWriter} writes nested values with. */

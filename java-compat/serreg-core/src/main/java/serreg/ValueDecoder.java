@@ -137,6 +137,12 @@ final class ValueDecoder {
     }
 
     /** The registration under the ClassIDHash whose wire bytes read as this u64 little-endian, or null. */
+    /** A section inside a value being read (the top-level one when it is the outermost value). */
+    Object readNestedSection(ByteBuffer section, Iterator<ByteBuffer> oob) {
+        DecodeState state = DecodeState.current();
+        return readSection(section, oob, state == null || state.depth() <= 1);
+    }
+
     RegistrationTable.Registration registration(long hash) {
         return table.byHash(ClassIdHash.fromLong(hash));
     }
