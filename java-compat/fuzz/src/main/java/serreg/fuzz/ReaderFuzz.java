@@ -140,26 +140,53 @@ public final class ReaderFuzz {
         } else {
             buffer = ByteBuffer.wrap(frame);
         }
+        Cost cost = measure(buffer, trusted, signed);
+        if (cost.nanos / 1e9 > timeBound(Math.max(data.length, frame.length))) {
+            // A pause of the machine is not a finding: the fastest of three runs counts.
+            for (int i = 0; i < 2; i++) {
+                cost = new Cost(cost.heap, cost.arrow, Math.min(cost.nanos, measure(buffer, trusted, signed).nanos));
+            }
+        }
+        checkCost(Math.max(data.length, frame.length), cost.heap, cost.arrow, cost.nanos);
+    }
+
+    private record Cost(long heap, long arrow, long nanos) {
+    }
+
+    /** Decodes once and releases the value; the heap this thread allocated, the Arrow memory the value held, the time. */
+    private static Cost measure(ByteBuffer buffer, boolean trusted, boolean signed) {
         BufferAllocator allocator = ArrowSerializers.sharedAllocator();
         long arrowBefore = allocator.getAllocatedMemory();
         long heapBefore = THREADS.getCurrentThreadAllocatedBytes();
         long start = System.nanoTime();
         Object value = null;
         try {
-            value = decode(buffer, trusted, signed);
+            value = decode(buffer.duplicate(), trusted, signed);
         } catch (DeserializationException e) {
-            if (e.getMessage().startsWith("serializer failed")) {
-                throw new IllegalStateException("an unchecked exception escaped a serializer: " + e.getMessage(), e);
+            if (!deliberate(e)) {
+                throw new IllegalStateException("not a check's refusal: " + e.getMessage(), e);
             }
         }
-        long seconds = System.nanoTime() - start;
+        long nanos = System.nanoTime() - start;
         long heap = THREADS.getCurrentThreadAllocatedBytes() - heapBefore;
         long arrow = allocator.getAllocatedMemory() - arrowBefore;
-        try {
-            checkCost(data.length, heap, arrow, seconds);
-        } finally {
-            release(value);
-        }
+        release(value);
+        return new Cost(heap, arrow, nanos);
+    }
+
+    /**
+     * Whether a DeserializationException comes from a check made on purpose, not from the
+     * catch-alls that turn an unchecked exception from a serializer, or an exception or Error that
+     * escaped the reader, into one (those mean a check is missing: a finding).
+     */
+    static boolean deliberate(DeserializationException e) {
+        String message = e.getMessage();
+        return !(message.startsWith("serializer failed") || message.contains("escaped the reader")
+                || message.contains("deeper than this thread's stack") || message.contains("more memory than the JVM"));
+    }
+
+    static double timeBound(int size) {
+        return BASE_SECONDS + SECONDS_PER_MIB * size / (1 << 20);
     }
 
     private static Object decode(ByteBuffer frame, boolean trusted, boolean signed) {
@@ -181,7 +208,7 @@ public final class ReaderFuzz {
             throw new IllegalStateException("amplification: an input of " + size + " bytes made the reader allocate "
                     + heapBytes + " heap bytes and hold " + arrowBytes + " Arrow bytes, over the bound of " + bound);
         }
-        double limit = BASE_SECONDS + SECONDS_PER_MIB * size / (1 << 20);
+        double limit = timeBound(size);
         if (nanos / 1e9 > limit) {
             throw new IllegalStateException("amplification: an input of " + size + " bytes took " + nanos / 1e9
                     + " s, over the bound of " + limit + " s");
