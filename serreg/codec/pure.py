@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Protocol
 
-from msgpack import ExtType, Packer, Timestamp, unpackb
-from msgpack.exceptions import StackError
+from msgpack import ExtType, Packer, Timestamp, Unpacker, unpackb
+from msgpack.exceptions import OutOfData, StackError
 
 from .._registry.paths import locate
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
@@ -164,7 +164,9 @@ class MsgpackCodec:
 
         try:
             # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
-            if untrusted:
+            if state is not None and state.depth > 1:
+                value = _unpack_on_heap(data, ext_hook, dict_from_pairs if untrusted else None)
+            elif untrusted:
                 value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
             else:
                 value = unpackb(data, ext_hook=ext_hook, strict_map_key=False)
@@ -176,6 +178,8 @@ class MsgpackCodec:
             raise LimitExceededError(
                 f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
             ) from error
+        except OutOfData as error:
+            raise DeserializationError("invalid msgpack in-band data: it ends inside a value") from error
         except StopIteration as error:
             raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
         except (ValueError, TypeError, UnicodeDecodeError) as error:
@@ -184,6 +188,21 @@ class MsgpackCodec:
         return value
 
 
+
+
+def _unpack_on_heap(data, ext_hook, pairs_hook):
+    """``unpackb`` for a nested value: msgpack's unpackb keeps its parse stack (1,024 containers,
+    about 40 KiB) in C locals, once per nested level, because each ext 0 payload is unpacked from
+    the ext hook of the level above; an Unpacker keeps it in its own object on the heap, so a
+    level costs the thread only a few call frames (docs/FORMAT.md section 4.3)."""
+    size = len(data)
+    unpacker = Unpacker(None, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=pairs_hook,
+                        max_buffer_size=max(size, 1))
+    unpacker.feed(data)
+    value = unpacker.unpack()
+    if unpacker.tell() != size:
+        raise ValueError(f"{size - unpacker.tell()} bytes of extra data after the value")
+    return value
 
 
 def _substitute(obj, rewritten: frozenset, nested, root: bool = False):
