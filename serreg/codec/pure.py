@@ -164,7 +164,7 @@ class MsgpackCodec:
 
         try:
             # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
-            if state is not None and state.depth > 1:
+            if state is not None and state.depth > _UNPACKB_LEVELS:
                 value = _unpack_on_heap(data, ext_hook, dict_from_pairs if untrusted else None)
             elif untrusted:
                 value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
@@ -188,6 +188,11 @@ class MsgpackCodec:
         return value
 
 
+
+
+# The top-level value uses unpackb (faster); nested ones an Unpacker, so only the top level costs
+# the thread 40 KiB of stack: with 2 such levels, 99 nested values overflow a 256 KiB thread stack.
+_UNPACKB_LEVELS = 1
 
 
 def _unpack_on_heap(data, ext_hook, pairs_hook):
