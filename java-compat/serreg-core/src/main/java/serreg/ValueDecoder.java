@@ -121,12 +121,16 @@ final class ValueDecoder {
      */
     static DeserializationException escaped(Throwable e) {
         if (e instanceof StackOverflowError) {
-            return new LimitExceededException("the value is nested deeper than this thread's stack can decode ("
-                    + e + "); lower Limits.maxDepth or decode on a thread with a larger stack", -1);
+            DeserializationException out = new LimitExceededException("the value is nested deeper than this thread's"
+                    + " stack can decode (" + e + "); lower Limits.maxDepth or decode on a thread with a larger stack", -1);
+            out.initCause(e);
+            return out;
         }
         if (e instanceof OutOfMemoryError) {
-            return new LimitExceededException("decoding the frame needed more memory than the JVM could give (" + e
-                    + "); lower Limits.memoryPerByte or give the JVM more heap", -1);
+            DeserializationException out = new LimitExceededException("decoding the frame needed more memory than the"
+                    + " JVM could give (" + e + "); lower Limits.memoryPerByte or give the JVM more heap", -1);
+            out.initCause(e);
+            return out;
         }
         return new DeserializationException("the frame could not be read: an unchecked " + e + " escaped the reader",
                 -1, e);
