@@ -108,6 +108,7 @@ final class ArrowChecks {
      */
     private static final class Walk {
         private final java.util.BitSet seen;
+        private final java.util.BitSet tables;
         private final long at;
         private int fieldsLeft;
         private int stringBytesLeft;
@@ -115,6 +116,7 @@ final class ArrowChecks {
 
         Walk(int length, long at) {
             this.seen = new java.util.BitSet(length);
+            this.tables = new java.util.BitSet(length);
             this.at = at;
             this.fieldsLeft = length / 12;
             this.stringBytesLeft = length;
@@ -133,10 +135,15 @@ final class ArrowChecks {
             if (name == null) {
                 throw new DeserializationException("the Arrow schema message has a field without a name", at);
             }
+            table(field, "field");
             string(name);
             if (field.dictionary() != null) {
                 throw new DeserializationException("Arrow field is dictionary-encoded, which the standard Arrow"
                         + " serializers do not carry (docs/FORMAT.md section 6.4)", at);
+            }
+            com.google.flatbuffers.Table type = field.type(new com.google.flatbuffers.Table());
+            if (type != null) {
+                table(type, "type");
             }
             if (field.typeType() == Type.Timestamp) {
                 Timestamp ts = (Timestamp) field.type(new Timestamp());
@@ -157,6 +164,7 @@ final class ArrowChecks {
             if (kv == null || kv.keyAsByteBuffer() == null || kv.valueAsByteBuffer() == null) {
                 throw new DeserializationException("the Arrow schema message has a metadata entry without a key or a value", at);
             }
+            table(kv, "metadata entry");
             if (ofField && (EXTENSION_NAME.equals(kv.key()) || EXTENSION_METADATA.equals(kv.key()))) {
                 // Arrow Java would hand the metadata to the deserializer of a registered extension type of
                 // that name while it reads the schema: refused before it does (docs/FORMAT.md section 4.4).
@@ -168,17 +176,48 @@ final class ArrowChecks {
             string(kv.valueAsByteBuffer());
         }
 
+        /** Marks a table's position (the byte its offset to its vtable sits at): a second reference lands on it again. */
+        private void table(com.google.flatbuffers.Table table, String what) {
+            int position = position(table);
+            if (position < 0 || position >= tables.size() || tables.get(position)) {
+                throw new DeserializationException("an Arrow schema " + what + " table is reached a second time: the"
+                        + " message's parts are shared (a DAG), and Arrow would copy them once per reference", at);
+            }
+            tables.set(position);
+        }
+
         private void string(ByteBuffer bytes) {
             // A flatbuffer string's position is where its bytes start in the message: a second
             // reference to the same string lands on the same position.
             int position = bytes.position();
             stringBytesLeft -= bytes.remaining();
             if (seen.get(position) || stringBytesLeft < 0) {
-                throw new DeserializationException("the Arrow schema message reaches one of its strings twice, or its"
+                throw new DeserializationException("an Arrow schema string is reached a second time, or the message's"
                         + " strings add up to more bytes than it holds: its parts are shared (a DAG) or overlap, and Arrow"
                         + " would copy them once per reference", at);
             }
             seen.set(position);
+        }
+    }
+
+    /** The position of a flatbuffer table in its buffer (flatbuffers keeps it in a protected field). */
+    private static final java.lang.reflect.Field BB_POS = bbPos();
+
+    private static java.lang.reflect.Field bbPos() {
+        try {
+            java.lang.reflect.Field f = com.google.flatbuffers.Table.class.getDeclaredField("bb_pos");
+            f.setAccessible(true);
+            return f;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    static int position(com.google.flatbuffers.Table table) {
+        try {
+            return BB_POS.getInt(table);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -95,11 +95,27 @@ class ArrowBudgetTest {
         return ArrowHostileTest.table(schema, 0, new long[0][], List.of());
     }
 
+    /** Two fields with names of their own and one Int type table between them (Python refuses it too). */
+    static byte[] sharedTypeFrame() {
+        byte[] schema = ArrowHostileTest.ipcSchema(b -> {
+            int type = org.apache.arrow.flatbuf.Int.createInt(b, 32, true);
+            int[] fields = new int[2];
+            for (int i = 0; i < 2; i++) {
+                fields[i] = org.apache.arrow.flatbuf.Field.createField(b, b.createString("f" + i), true,
+                        org.apache.arrow.flatbuf.Type.Int, type, 0,
+                        org.apache.arrow.flatbuf.Field.createChildrenVector(b, new int[0]), 0);
+            }
+            return org.apache.arrow.flatbuf.Schema.createFieldsVector(b, fields);
+        });
+        return ArrowHostileTest.table(schema, 0, new long[][] {{0, 0, 2}, {0, 0, 2}}, List.of(new byte[0], new byte[0],
+                new byte[0], new byte[0]));
+    }
+
     @Test
     void schemaMessagesWhoseStringsOrFieldsAreSharedAreRefusedBeforeArrowReadsThem() {
-        for (byte[] frame : List.of(sharedNameFrame(), sharedFieldFrame())) {
+        for (byte[] frame : List.of(sharedNameFrame(), sharedFieldFrame(), sharedTypeFrame())) {
             DeserializationException e = refused(frame, "a DAG of " + frame.length + " bytes");
-            assertTrue(e.getMessage().contains("strings twice"), e.getMessage());
+            assertTrue(e.getMessage().contains("reached a second time"), e.getMessage());
         }
     }
 
