@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Protocol
 
-from msgpack import ExtType, Packer, Timestamp, unpackb
-from msgpack.exceptions import StackError
+from msgpack import ExtType, Packer, Timestamp, Unpacker, unpackb
+from msgpack.exceptions import OutOfData, StackError
 
 from .._registry.paths import locate
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
@@ -199,9 +199,8 @@ class MsgpackCodec:
             if untrusted:
                 if len(payload) > STRUCTURE_CHECK_THRESHOLD:
                     check_structure(payload)
-                items = unpackb(payload, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
-            else:
-                items = unpackb(payload, ext_hook=ext_hook, strict_map_key=False)
+            # On the heap, like nested values: struct instances nest inside each other.
+            items = _unpack_on_heap(payload, ext_hook, dict_from_pairs if untrusted else None)
             return read_instance(items)
         finally:
             if state is not None:
@@ -250,7 +249,9 @@ class MsgpackCodec:
 
         try:
             # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
-            if untrusted:
+            if state is not None and state.depth > _UNPACKB_LEVELS:
+                value = _unpack_on_heap(data, ext_hook, dict_from_pairs if untrusted else None)
+            elif untrusted:
                 value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
             else:
                 value = unpackb(data, ext_hook=ext_hook, strict_map_key=False)
@@ -262,6 +263,8 @@ class MsgpackCodec:
             raise LimitExceededError(
                 f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
             ) from error
+        except OutOfData as error:
+            raise DeserializationError("invalid msgpack in-band data: it ends inside a value") from error
         except StopIteration as error:
             raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
         except (ValueError, TypeError, UnicodeDecodeError) as error:
@@ -270,6 +273,26 @@ class MsgpackCodec:
         return value
 
 
+
+
+# The top-level value uses unpackb (faster); nested ones an Unpacker, so only the top level costs
+# the thread 40 KiB of stack: with 2 such levels, 99 nested values overflow a 256 KiB thread stack.
+_UNPACKB_LEVELS = 1
+
+
+def _unpack_on_heap(data: Any, ext_hook: Any, pairs_hook: Any) -> Any:
+    """``unpackb`` for a nested value: msgpack's unpackb keeps its parse stack (1,024 containers,
+    about 40 KiB) in C locals, once per nested level, because each ext 0 payload is unpacked from
+    the ext hook of the level above; an Unpacker keeps it in its own object on the heap, so a
+    level costs the thread only a few call frames (docs/FORMAT.md section 4.3)."""
+    size = len(data)
+    unpacker = Unpacker(None, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=pairs_hook,
+                        max_buffer_size=max(size, 1))
+    unpacker.feed(data)
+    value = unpacker.unpack()
+    if unpacker.tell() != size:
+        raise ValueError(f"{size - unpacker.tell()} bytes of extra data after the value")
+    return value
 
 
 def _substitute(obj: Any, rewritten: frozenset[Any], nested: Any, root: bool = False) -> Any:

@@ -45,7 +45,9 @@ def holds_any_python(obj: Any, types: tuple[Any, ...]) -> bool:
 try:
     if os.environ.get("SERREG_PURE_PYTHON"):
         raise ImportError("pure Python requested")
-    from ._scan import holds_any
+    from ._scan import holds_any, set_fallback
+
+    set_fallback(holds_any_python)  # trees deeper than the C recursion goes (48) are scanned in Python
     COMPILED = True
 except ImportError:
     holds_any = holds_any_python

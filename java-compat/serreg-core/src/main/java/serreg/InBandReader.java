@@ -88,7 +88,7 @@ public final class InBandReader {
         this.limit = base + source.remaining();
         this.outOfBand = outOfBand;
         DecodeState current = state != null ? state : DecodeState.current();
-        this.state = current != null ? current : DecodeState.detached(decoder.limits(), source.remaining());
+        this.state = current != null ? current : DecodeState.detached(decoder.limits(), source.remaining(), decoder.defaultAllowed());
     }
 
     /**
@@ -131,15 +131,20 @@ public final class InBandReader {
     }
 
     /**
-     * Accounts for {@code bytes} a serializer must allocate that the frame does not hold (for
-     * example a bitmap Arrow Java builds itself): the total of such allocations in one
-     * deserialize call may not exceed the frame's size plus 1 MiB, so a small frame cannot cost
-     * much memory.
+     * Accounts for {@code bytes} a serializer is about to build that the frame does not hold (for
+     * example Arrow fields and vectors, or a bitmap Arrow Java makes itself) against the call's
+     * memory budget: {@code memoryAllowance + memoryPerByte x frame size} in all (see
+     * {@link Limits}), so a small frame cannot cost much memory.
      *
-     * @throws LimitExceededException naming {@code what} when the total would exceed it
+     * @throws LimitExceededException naming {@code what} when the budget is spent
      */
     public void reserveAllocation(long bytes, String what, long at) {
-        state.allocateBeyondFrame(bytes, what, at);
+        state.charge(bytes, what, at);
+    }
+
+    /** Whether the deserialize call this reader is part of is trusted (untrusted: an allow-list applies). */
+    public boolean trusted() {
+        return state.allowed == null;
     }
 
     /** The limits of the deserialize call this reader is part of. */
@@ -440,6 +445,9 @@ public final class InBandReader {
             }
         }
         MsgpackSerializer<Object> msgpack = registration == null ? null : registration.msgpack();
+        if (msgpack != null && state.allowed != null && !state.allows(lastHash)) {
+            throw decoder.refusal(lastHash, start - base);
+        }
         if (msgpack == null) {
             try {
                 return decoder.readSection(source.slice(start - base, n), outOfBand, false);

@@ -60,7 +60,7 @@ final class ArrowBatchCodec {
             // A canonical frame describes the schema in msgpack (docs/FORMAT.md, section 9.5).
             schema = SchemaDescription.read(in.readValue(), at);
         } else {
-            schema = ArrowChecks.readIpcSchema(in.readBinaryView(), at);
+            schema = ArrowChecks.readIpcSchema(in.readBinaryView(), at, in);
         }
         ArrowChecks.checkSchema(schema, at);
         return schema;
@@ -118,6 +118,11 @@ final class ArrowBatchCodec {
      * before Arrow Java loads them. Zero-copy when the buffers are direct: the vectors are views
      * of the frame.
      */
+    /** Heap bytes Arrow Java takes for a batch's root, and per vector and per ArrowBuf (measured, rounded up). */
+    static final long BATCH_COST = 512;
+    static final long NODE_COST = 1024;
+    static final long BUFFER_COST = 256;
+
     static VectorSchemaRoot readBatch(Schema schema, InBandReader in, BufferAllocator allocator) {
         long at = in.offset();
         in.readArrayHeader(2, "an Arrow batch");
@@ -160,6 +165,14 @@ final class ArrowBatchCodec {
             nodes.add(new ArrowChecks.Node(fields.get(i), length, nulls, nodeBuffers, nodeAt));
         }
         ArrowChecks.checkBatch(rows, nodes, schema.getFields(), in);
+        long bufferCount = 0;
+        for (ArrowChecks.Node node : nodes) {
+            bufferCount += node.buffers().size();
+        }
+        // The root, a vector per node and an ArrowBuf per buffer are built whatever the rows: an
+        // empty batch costs what it weighs only because it is charged (docs/FORMAT.md section 4.3).
+        in.reserveAllocation(BATCH_COST + NODE_COST * nodeCount + BUFFER_COST * bufferCount,
+                "an Arrow batch of " + nodeCount + " nodes", at);
 
         List<ArrowFieldNode> fieldNodes = new ArrayList<>(nodeCount);
         List<ArrowBuf> buffers = new ArrayList<>();

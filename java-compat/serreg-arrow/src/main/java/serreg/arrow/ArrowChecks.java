@@ -43,6 +43,17 @@ final class ArrowChecks {
      * cost gigabytes (an OutOfMemoryError on c2967a7); shared or overlapping parts exceed it.
      */
     static Schema readIpcSchema(ByteBuffer bin, long at) {
+        return readIpcSchema(bin, at, null);
+    }
+
+    /** Heap bytes Arrow Java takes per Field it makes from a schema message, beyond the name (measured, rounded up). */
+    static final long FIELD_COST = 512;
+
+    /**
+     * As {@link #readIpcSchema(ByteBuffer, long)}, charging the fields and strings Arrow Java will
+     * build to {@code in}'s deserialize call before it builds them (when {@code in} is not null).
+     */
+    static Schema readIpcSchema(ByteBuffer bin, long at, InBandReader in) {
         ByteBuffer b = bin.slice().order(ByteOrder.LITTLE_ENDIAN);
         try {
             int pos = 0;
@@ -67,12 +78,17 @@ final class ArrowChecks {
             if (fb.endianness() != Endianness.Little) {
                 throw new DeserializationException("the Arrow schema is big-endian; serreg frames carry little-endian buffers", at);
             }
-            int[] budget = {length / 4, length}; // fields left; string bytes left
+            Walk walk = new Walk(length, at);
             for (int i = 0; i < fb.fieldsLength(); i++) {
-                walk(fb.fields(i), 1, budget, at);
+                walk.field(fb.fields(i), 1);
             }
             for (int i = 0; i < fb.customMetadataLength(); i++) {
-                walk(fb.customMetadata(i), budget, at);
+                walk.keyValue(fb.customMetadata(i), false);
+            }
+            if (in != null) {
+                // A Java String holds a name's UTF-16 (2 bytes per char) beside its object headers.
+                in.reserveAllocation(FIELD_COST * walk.fields + 2L * (length - walk.stringBytesLeft),
+                        "Arrow schema fields (" + walk.fields + ")", at);
             }
             return MessageSerializer.deserializeSchema(message);
         } catch (DeserializationException e) {
@@ -82,52 +98,131 @@ final class ArrowChecks {
         }
     }
 
-    private static void walk(org.apache.arrow.flatbuf.Field field, int depth, int[] budget, long at) {
-        if (field == null) {
-            throw new DeserializationException("the Arrow schema message has a missing field", at);
+    /**
+     * One walk of a Schema message's field tree. Every string (name, metadata key and value, time
+     * zone) must be reached once only: Arrow writers never share them, and a flatbuffer whose
+     * fields share a name, a child vector or a whole field table (a DAG) would be copied once per
+     * reference. As a field has a name of its own, this bounds the fields by the message's bytes
+     * (a field table, its vtable reference and its name take at least 12 bytes), and every string
+     * byte counts against the message's length as well (overlapping strings exceed it).
+     */
+    private static final class Walk {
+        private final java.util.BitSet seen;
+        private final java.util.BitSet tables;
+        private final long at;
+        private int fieldsLeft;
+        private int stringBytesLeft;
+        private long fields;
+
+        Walk(int length, long at) {
+            this.seen = new java.util.BitSet(length);
+            this.tables = new java.util.BitSet(length);
+            this.at = at;
+            this.fieldsLeft = length / 12;
+            this.stringBytesLeft = length;
         }
-        if (depth > MAX_FIELD_NESTING || --budget[0] < 0) {
-            throw new DeserializationException("the Arrow schema message nests fields more than " + MAX_FIELD_NESTING
-                    + " deep, or names more fields than its bytes can hold", at);
-        }
-        if (field.nameAsByteBuffer() == null) {
-            throw new DeserializationException("the Arrow schema message has a field without a name", at);
-        }
-        charge(field.nameAsByteBuffer().remaining(), budget, at);
-        if (field.dictionary() != null) {
-            throw new DeserializationException("Arrow field is dictionary-encoded, which the standard Arrow"
-                    + " serializers do not carry (docs/FORMAT.md section 6.4)", at);
-        }
-        if (field.typeType() == Type.Timestamp) {
-            Timestamp ts = (Timestamp) field.type(new Timestamp());
-            if (ts != null && ts.timezoneAsByteBuffer() != null) {
-                charge(ts.timezoneAsByteBuffer().remaining(), budget, at);
+
+        void field(org.apache.arrow.flatbuf.Field field, int depth) {
+            if (field == null) {
+                throw new DeserializationException("the Arrow schema message has a missing field", at);
+            }
+            fields++;
+            if (depth > MAX_FIELD_NESTING || --fieldsLeft < 0) {
+                throw new DeserializationException("the Arrow schema message nests fields more than " + MAX_FIELD_NESTING
+                        + " deep, or names more fields than its bytes can hold", at);
+            }
+            ByteBuffer name = field.nameAsByteBuffer();
+            if (name == null) {
+                throw new DeserializationException("the Arrow schema message has a field without a name", at);
+            }
+            table(field, "field");
+            string(name);
+            if (field.dictionary() != null) {
+                throw new DeserializationException("Arrow field is dictionary-encoded, which the standard Arrow"
+                        + " serializers do not carry (docs/FORMAT.md section 6.4)", at);
+            }
+            com.google.flatbuffers.Table type = field.type(new com.google.flatbuffers.Table());
+            if (type != null) {
+                table(type, "type");
+            }
+            if (field.typeType() == Type.Timestamp) {
+                Timestamp ts = (Timestamp) field.type(new Timestamp());
+                if (ts != null && ts.timezoneAsByteBuffer() != null) {
+                    string(ts.timezoneAsByteBuffer());
+                }
+            }
+            for (int i = 0; i < field.customMetadataLength(); i++) {
+                keyValue(field.customMetadata(i), true);
+            }
+            for (int i = 0; i < field.childrenLength(); i++) {
+                field(field.children(i), depth + 1);
             }
         }
-        for (int i = 0; i < field.customMetadataLength(); i++) {
-            walk(field.customMetadata(i), budget, at);
+
+        void keyValue(KeyValue kv, boolean ofField) {
+            // Each accessor bounds-checks its string against the buffer (throws if it runs past).
+            if (kv == null || kv.keyAsByteBuffer() == null || kv.valueAsByteBuffer() == null) {
+                throw new DeserializationException("the Arrow schema message has a metadata entry without a key or a value", at);
+            }
+            table(kv, "metadata entry");
+            if (ofField && (EXTENSION_NAME.equals(kv.key()) || EXTENSION_METADATA.equals(kv.key()))) {
+                // Arrow Java would hand the metadata to the deserializer of a registered extension type of
+                // that name while it reads the schema: refused before it does (docs/FORMAT.md section 4.4).
+                throw new DeserializationException("an Arrow field's metadata holds the extension-type key '" + kv.key()
+                        + "': extension types are not standard serreg Arrow types (docs/FORMAT.md sections 4.4 and 6.4),"
+                        + " and reading one would run the code of a registered extension type on the frame's bytes", at);
+            }
+            string(kv.keyAsByteBuffer());
+            string(kv.valueAsByteBuffer());
         }
-        for (int i = 0; i < field.childrenLength(); i++) {
-            walk(field.children(i), depth + 1, budget, at);
+
+        /** Marks a table's position (the byte its offset to its vtable sits at): a second reference lands on it again. */
+        private void table(com.google.flatbuffers.Table table, String what) {
+            int position = position(table);
+            if (position < 0 || position >= tables.size() || tables.get(position)) {
+                throw new DeserializationException("an Arrow schema " + what + " table is reached a second time: the"
+                        + " message's parts are shared (a DAG), and Arrow would copy them once per reference", at);
+            }
+            tables.set(position);
+        }
+
+        private void string(ByteBuffer bytes) {
+            // A flatbuffer string's position is where its bytes start in the message: a second
+            // reference to the same string lands on the same position.
+            int position = bytes.position();
+            stringBytesLeft -= bytes.remaining();
+            if (seen.get(position) || stringBytesLeft < 0) {
+                throw new DeserializationException("an Arrow schema string is reached a second time, or the message's"
+                        + " strings add up to more bytes than it holds: its parts are shared (a DAG) or overlap, and Arrow"
+                        + " would copy them once per reference", at);
+            }
+            seen.set(position);
         }
     }
 
-    private static void walk(KeyValue kv, int[] budget, long at) {
-        // Each accessor bounds-checks its string against the buffer (throws if it runs past).
-        if (kv == null || kv.keyAsByteBuffer() == null || kv.valueAsByteBuffer() == null) {
-            throw new DeserializationException("the Arrow schema message has a metadata entry without a key or a value", at);
+    /** The position of a flatbuffer table in its buffer (flatbuffers keeps it in a protected field). */
+    private static final java.lang.reflect.Field BB_POS = bbPos();
+
+    private static java.lang.reflect.Field bbPos() {
+        try {
+            java.lang.reflect.Field f = com.google.flatbuffers.Table.class.getDeclaredField("bb_pos");
+            f.setAccessible(true);
+            return f;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new ExceptionInInitializerError(e);
         }
-        charge(kv.keyAsByteBuffer().remaining() + kv.valueAsByteBuffer().remaining(), budget, at);
     }
 
-    private static void charge(int stringBytes, int[] budget, long at) {
-        budget[1] -= stringBytes;
-        if (budget[1] < 0) {
-            throw new DeserializationException("the Arrow schema message's names, metadata and time zones add up to"
-                    + " more bytes than the message holds: its parts are shared (a DAG) or overlap, and Arrow would copy"
-                    + " them once per reference", at);
+    static int position(com.google.flatbuffers.Table table) {
+        try {
+            return BB_POS.getInt(table);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
         }
     }
+
+    private static final String EXTENSION_NAME = "ARROW:extension:name";
+    private static final String EXTENSION_METADATA = "ARROW:extension:metadata";
 
     /** Checks that every field has a standard type of section 6.4, in the shape Arrow defines. */
     static void checkSchema(Schema schema, long at) {
