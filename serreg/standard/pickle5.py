@@ -1,5 +1,10 @@
 """The fallback: pickle protocol 5 through cloudpickle, with out-of-band buffers.
 
+The registry hands it whole values: a list of a thousand instances of a class
+of ``__main__`` is one pickle, so the class is written by value once and
+repeated objects are written once (pickle's memo), as ``cloudpickle.dumps``
+of the list would (``serreg._registry.encode``).
+
 Values no registered serializer takes are pickled with ``buffer_callback``, so
 their large buffers stay out-of-band too. The registry's register callback
 keeps a per-serializer dispatch table, and a Pickler subclass consults it in
@@ -24,6 +29,13 @@ from ..serializer import Serializer, hooks_of
 
 # While a Pickle5Serializer unpickles: its registry's lookup of a serializer by class ID.
 _UNPICKLING_LOOKUP: ContextVar[Optional[Callable[[str], object]]] = ContextVar("serreg_pickle5_lookup", default=None)
+
+
+# The types pickle writes by itself without asking ``reducer_override`` (CPython's _pickle.c):
+# a serializer registered for one of them would be passed over inside a pickle.
+PICKLED_NATIVELY = (
+    type(None), bool, int, float, bytes, str, dict, set, frozenset, list, tuple, bytearray, pickle.PickleBuffer,
+)
 
 
 class _RegistryAwarePickler(cloudpickle.Pickler):
