@@ -316,3 +316,24 @@ class _Recording:
 def _record(calls):
     calls.append("unpickled")
     return calls
+
+
+class _ViaCopyreg:
+    def __init__(self, n):
+        self.n = n
+
+
+def _rebuild_via_copyreg(n):
+    return _ViaCopyreg(n * 10)
+
+
+def test_copyreg_reducers_and_own_reduce_methods_are_honoured_in_a_whole_value_pickle():
+    import copyreg
+
+    copyreg.pickle(_ViaCopyreg, lambda obj: (_rebuild_via_copyreg, (obj.n,)))
+    try:
+        back = serreg.deserialize(_frame([_ViaCopyreg(1), _ViaCopyreg(2), Plain(3), _Recording([])]))
+    finally:
+        del copyreg.dispatch_table[_ViaCopyreg]
+    assert [back[0].n, back[1].n] == [10, 20] and back[2] == Plain(3)
+    assert back[3] == ["unpickled"]  # _Recording.__reduce__ ran on the way out, _record on the way back
