@@ -206,6 +206,20 @@ class Registry:
         (see :func:`serreg.configure_dataclasses`)."""
         self._table.use_dataclass(enabled)
 
+    def configure_fallback(self, *, whole_values: bool = True) -> None:
+        """How the pickle fallback writes a value that holds values only it takes.
+
+        ``whole_values=True`` (the default): the whole value is one pickle, so
+        pickle's memo and a class written by value (``__main__``) serve every
+        nested value at once; registered values inside it still go through
+        their serializers, their buffers out-of-band. ``False``: each such
+        value is pickled on its own, and the rest of the value stays readable
+        by other languages (they keep each pickle opaque).
+        """
+        if type(whole_values) is not bool:
+            raise TypeError(f"whole_values must be True or False, not {whole_values!r}")
+        self._encoder.whole_values = whole_values
+
     def allow_class_ids(self, *class_ids: str) -> None:
         """Let untrusted deserialize calls decode these class IDs.
 

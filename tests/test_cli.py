@@ -175,7 +175,14 @@ def test_inspect_scans_pickles_without_unpickling(tmp_path, capsys):
 
     value = [_Unregistered(np.arange(3)), Holder(np.arange(100, dtype=np.int64))]
     path = tmp_path / "pickled.srg"
-    path.write_bytes(serreg.serialize(value).to_bytes())
+    path.write_bytes(serreg.serialize(value).to_bytes())  # the whole list is one pickle
+    [frame] = _inspect_json(capsys, path)["frames"]
+    assert frame["value"]["class_id"] == "serreg.pickle5" and frame["value"]["buffers"] == [0]
+    assert "not unpickled" in frame["value"]["note"] and frame["buffers"][0]["length"] == 800
+
+    per_value = serreg.Registry()
+    per_value.configure_fallback(whole_values=False)
+    path.write_bytes(per_value.serialize(value).to_bytes())
     [frame] = _inspect_json(capsys, path)["frames"]
     first, second = frame["value"]["value"]
     assert first["class_id"] == second["class_id"] == "serreg.pickle5"

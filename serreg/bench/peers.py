@@ -215,6 +215,54 @@ class MsgpackPeer(Peer):
         return self._unpackb(frame)
 
 
+class MsgspecPeer(Peer):
+    name = "msgspec"
+    how = ("msgspec.msgpack.Encoder / Decoder, given the payload's type where it is a dataclass or a list of "
+           "one dataclass (msgspec decodes typed data only when told the type); no out-of-band buffers")
+    distribution = "msgspec"
+
+    def _load(self):
+        try:
+            import msgspec
+        except ImportError as error:
+            return f"msgspec is not installed ({error}); pip install 'serreg[bench]'"
+        self._msgspec = msgspec
+        self._encode = msgspec.msgpack.Encoder().encode
+        self._decode = msgspec.msgpack.Decoder().decode
+        return None
+
+    def check(self, value) -> None:
+        sample = value[0] if type(value) is list and value else value
+        if dataclasses.is_dataclass(sample) and (sample is value or all(type(v) is type(sample) for v in value)):
+            cls = type(sample)
+            self._decode = self._msgspec.msgpack.Decoder(cls if sample is value else list[cls]).decode
+            # msgspec caches what it learnt on the class; the decoder keeps its own copy. Left there,
+            # the cache would travel with a class that cloudpickle writes by value, and it cannot be pickled.
+            if "__msgspec_cache__" in vars(cls):
+                delattr(cls, "__msgspec_cache__")
+        else:
+            self._decode = self._msgspec.msgpack.Decoder().decode
+        try:
+            self._encode(value)
+        except (TypeError, self._msgspec.EncodeError) as error:
+            raise Unsupported(f"msgspec has no encoding for it ({error})") from None
+
+    def serialize(self, value):
+        return self._encode(value)
+
+    def deserialize(self, result):
+        return self._decode(result)
+
+    def wire_bytes(self, result) -> int:
+        return len(result)
+
+    def to_frame(self, value):
+        return self._encode(value)
+
+    def from_frame(self, frame):
+        return self._decode(frame)
+
+
 class PyforyPeer(Peer):
     name = "pyfory"
     how = ("Fory(xlang=False, ref=False, strict=False) with Record registered; serialize(buffer_callback) "
@@ -292,4 +340,8 @@ class RayPeer(Peer):
         raise Unsupported("Ray deserializes only from object-store buffers (needs ray.init and a raylet)")
 
 
-PEERS = {peer.name: peer for peer in (SerregPeer, SerregDataclassesPeer, Pickle5Peer, CloudpicklePeer, MsgpackPeer, PyforyPeer, RayPeer)}
+PEERS = {
+    peer.name: peer
+    for peer in (SerregPeer, SerregDataclassesPeer, Pickle5Peer, CloudpicklePeer, MsgpackPeer, MsgspecPeer, PyforyPeer,
+                 RayPeer)
+}

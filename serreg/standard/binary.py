@@ -63,7 +63,12 @@ _OBJECT_FORMATS = frozenset({"O"})
 
 
 class MemoryViewSerializer(StandardSerializer):
-    """Format, shape and one out-of-band buffer; in one process, a view of the same memory."""
+    """Format, shape and one out-of-band buffer; in one process, a view of the same memory.
+
+    pickle cannot write a memoryview, so inside a pickled value it goes through this serializer.
+    """
+
+    handled_by_pickle = False
 
     def accepts(self, obj: memoryview) -> bool:
         return len(native_format(obj.format)) == 1

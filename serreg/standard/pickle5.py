@@ -1,5 +1,10 @@
 """The fallback: pickle protocol 5 through cloudpickle, with out-of-band buffers.
 
+The registry hands it whole values: a list of a thousand instances of a class
+of ``__main__`` is one pickle, so the class is written by value once and
+repeated objects are written once (pickle's memo), as ``cloudpickle.dumps``
+of the list would (``serreg._registry.encode``).
+
 Values no registered serializer takes are pickled with ``buffer_callback``, so
 their large buffers stay out-of-band too. The registry's register callback
 keeps a per-serializer dispatch table, and a Pickler subclass consults it in
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import types
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Optional
 
@@ -26,29 +32,53 @@ from ..serializer import Serializer, hooks_of
 _UNPICKLING_LOOKUP: ContextVar[Optional[Callable[[str], object]]] = ContextVar("serreg_pickle5_lookup", default=None)
 
 
+# The types pickle writes by itself without asking ``reducer_override`` (CPython's _pickle.c):
+# a serializer registered for one of them would be passed over inside a pickle.
+PICKLED_NATIVELY = (
+    type(None), bool, int, float, bytes, str, dict, set, frozenset, list, tuple, bytearray, pickle.PickleBuffer,
+)
+
+
+# What cloudpickle reduces one by one (by value or by reference, depending on the object).
+_DECIDED_PER_OBJECT = (type, types.FunctionType)
+
+
 class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloudpickle ships no types
     def __init__(self, file: Any, owner: "Pickle5Serializer", buffer_callback: Any) -> None:
         super().__init__(file, protocol=5, buffer_callback=buffer_callback)
         self._owner = owner
         self._serreg_dispatch = owner.dispatch
+        # Types whose instances neither serreg, cloudpickle nor a dispatch table reduces: they get what
+        # pickle would do next, __reduce_ex__, straight away (pickle would first look the type up in
+        # cloudpickle's dispatch table, a ChainMap: a Python-level miss per object). cloudpickle
+        # reduces classes and functions (each on its own merits) and nothing else, so for any other
+        # type a NotImplemented for one instance holds for all of them.
+        self._pickle_reduces: set = set()
 
     def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
+        if cls in self._pickle_reduces:
+            return obj.__reduce_ex__(5)
         entry = self._serreg_dispatch.get(cls)
         if entry is None and not self._owner.has_seen(cls):
             entry = self._owner.first_sight(cls)
-        if entry is not None and (entry[2] is None or entry[2](obj)):
-            class_id, serializer, _ = entry
-            result = as_result(serializer.serialize(obj))
-            if result is None:
-                raise SerializationError(
-                    f"the serializer for class ID {class_id!r} returned neither a SerializationResult nor bytes",
-                    value=obj,
-                )
-            in_band = result.in_band_buffer
-            buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
-            return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
-        return super().reducer_override(obj)
+        if entry is not None:
+            if entry[2] is None or entry[2](obj):
+                class_id, serializer, _ = entry
+                result = as_result(serializer.serialize(obj))
+                if result is None:
+                    raise SerializationError(
+                        f"the serializer for class ID {class_id!r} returned neither a SerializationResult nor bytes",
+                        value=obj,
+                    )
+                in_band = result.in_band_buffer
+                buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
+                return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
+            return super().reducer_override(obj)  # this value refused by accepts(): not cached
+        reduced = super().reducer_override(obj)
+        if reduced is NotImplemented and not isinstance(obj, _DECIDED_PER_OBJECT) and cls not in self.dispatch_table:
+            self._pickle_reduces.add(cls)
+        return reduced
 
 
 def restore_registered(class_id: str, in_band: bytes, *buffers: Any) -> Any:
