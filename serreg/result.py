@@ -142,6 +142,18 @@ class OutOfBandBuffers:
     def remaining(self) -> int:
         return len(self._buffers) - self._next
 
+    @property
+    def position(self) -> int:
+        """How many buffers have been taken; ``rewind(position)`` goes back there."""
+        return self._next
+
+    def rewind(self, position: int) -> None:
+        """Hand out buffers again from ``position`` (a codec that decodes a document a
+        second time, to report its error the way the pure-Python codec does)."""
+        if not 0 <= position <= self._next:
+            raise ValueError(f"cannot rewind to buffer {position}: {self._next} taken")
+        self._next = position
+
 
 # The iterator handed to serializers of a value without out-of-band buffers (it never advances).
 NO_BUFFERS = OutOfBandBuffers(())

@@ -16,8 +16,6 @@ from __future__ import annotations
 import hmac
 from typing import Optional
 
-from msgpack import unpackb
-
 from ..codec import MsgpackCodec
 from ..errors import DeserializationError, LimitExceededError, SerregError, SignatureError
 from ..limits import DECODE_STATE, DecodeState, Limits
@@ -139,7 +137,7 @@ class Decoder:
 
     def __init__(self, nested: NestedDecoder, codec: MsgpackCodec, table: Table, settings: Settings) -> None:
         self._nested = nested
-        self._ext_hook = codec.ext_hook_without_buffers
+        self._unpack = codec.unpack
         self._table = table
         self._settings = settings
 
@@ -166,7 +164,7 @@ class Decoder:
                     # codec. Nested values still get the checks (the nested decoder sets up the call
                     # state); any error is reported by the full path below, which decodes the same bytes.
                     try:
-                        value = unpackb(in_band, ext_hook=self._ext_hook, strict_map_key=False)
+                        value = self._unpack(in_band, NO_BUFFERS)
                     except Exception:
                         pass
                     else:

@@ -86,6 +86,10 @@ class Snapshot:
     rewritten_types: tuple = ALWAYS_REWRITTEN  # types the codec must not let msgpack pack by itself
     packed_as_is: Mapping[type, bytes] = field(default_factory=dict)  # type -> ClassIDHash, plain msgpack
     unpacked_as_is: Mapping[bytes, type] = field(default_factory=dict)  # the same ClassIDHashes -> their type
+    # Class IDs whose type is served by serreg's standard serializer (so the codec may write
+    # them itself), and those whose ClassIDHash is read by it (so the codec may read them itself).
+    standard_writers: frozenset = frozenset()
+    standard_readers: frozenset = frozenset()
 
 
 class Table:
@@ -283,6 +287,8 @@ class Table:
             rewritten_types=ALWAYS_REWRITTEN + tuple(native_overrides),
             packed_as_is={cls: r.class_hash for cls, r in current.items() if r.plain_msgpack},
             unpacked_as_is={h: r.cls for h, r in new.by_hash.items() if r.plain_msgpack},
+            standard_writers=frozenset(r.class_id for r in current.values() if r.origin == STANDARD_ORIGIN),
+            standard_readers=frozenset(r.class_id for r in new.by_hash.values() if r.origin == STANDARD_ORIGIN),
         )
 
     def _notify(self, cls: type) -> None:

@@ -126,13 +126,6 @@ class MsgpackCodec:
             if len(idle) < _MAX_IDLE_PACKERS and (packed is None or len(packed) <= _KEEP_PACKER_MAX_OUTPUT):
                 idle.append(entry)
 
-    def ext_hook_without_buffers(self, code, payload):
-        """The ext hook for in-band data known to have no out-of-band buffers (an in-process
-        result without any): one bound method instead of a closure per call."""
-        if code != NESTED_EXT_TYPE or len(payload) < CLASS_ID_HASH_SIZE:
-            raise DeserializationError("not a nested value")  # the caller retries on the full path
-        return self._decode_nested(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], NO_BUFFERS, None)
-
     def unpack(self, data, oob):
         """Unpack one msgpack value; nested values are decoded by their serializers.
 
