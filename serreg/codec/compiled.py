@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from ..limits import DECODE_STATE
 from ..wire.class_id import class_id_hash
-from . import _core
+from ._core import MsgpackCodec as CoreCodec
+from ._core import set_class_hashes, set_decode_state
 from .pure import DecodeNested, EncodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
 
@@ -24,11 +25,11 @@ IN_PLACE_CLASS_IDS = (
     "tuple", "set", "frozenset", "bytearray", "complex", "datetime", "date", "time", "timedelta", "uuid", "int",
 )
 
-_core.set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLASS_IDS})
-_core.set_decode_state(DECODE_STATE)
+set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLASS_IDS})
+set_decode_state(DECODE_STATE)
 
 
-class MsgpackCodec(_core.MsgpackCodec):
+class MsgpackCodec(CoreCodec):
     """Packs and unpacks value trees for one registry, in C (see ``pure.MsgpackCodec``)."""
 
     def __init__(self, encode_nested: EncodeNested, decode_nested: DecodeNested, snapshots: SnapshotSource) -> None:
