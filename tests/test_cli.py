@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -52,12 +53,18 @@ def test_version_from_the_command_line_and_python_dash_m(capsys):
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["--version"])
     assert exit_info.value.code == 0
-    assert capsys.readouterr().out == f"serreg {serreg.__version__}\n"
+    expected = f"serreg {serreg.__version__} (codec: {serreg.codec.BACKEND})\n"
+    assert capsys.readouterr().out == expected
     assert serreg.__version__ == importlib.metadata.version("serreg")  # one place: serreg/_version.py
     completed = subprocess.run(
         [sys.executable, "-m", "serreg", "--version"], capture_output=True, text=True, timeout=60
     )
-    assert (completed.returncode, completed.stdout) == (0, f"serreg {serreg.__version__}\n")
+    assert (completed.returncode, completed.stdout) == (0, expected)
+    pure = subprocess.run(
+        [sys.executable, "-m", "serreg", "--version"], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "SERREG_PURE_PYTHON": "1"},
+    )
+    assert (pure.returncode, pure.stdout) == (0, f"serreg {serreg.__version__} (codec: pure Python)\n")
 
 
 # ----------------------------------------------------------------- demo

@@ -8,6 +8,7 @@ import sys
 from typing import Optional, Sequence
 
 from .._version import __version__
+from ..codec import BACKEND
 from . import bench, demo, inspect, registry
 
 # Each module adds its own sub-parser; add a command by adding its module here.
@@ -20,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="serreg: a pluggable, cross-language serializer registry.",
         epilog="Run 'serreg COMMAND --help' for the options of a command.",
     )
-    parser.add_argument("--version", action="version", version=f"serreg {__version__}")
+    parser.add_argument("--version", action="version", version=f"serreg {__version__} (codec: {BACKEND})")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(commands)

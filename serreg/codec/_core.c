@@ -43,7 +43,7 @@ enum { N_NONE = 1, N_BOOL = 2, N_INT = 4, N_FLOAT = 8, N_STR = 16, N_BYTES = 32,
 static PyTypeObject *uuid_type;   /* uuid.UUID */
 static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
     *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
-    *str_pack, *str_unpack, *str_position, *str_rewind, *decode_state_var;
+    *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *decode_state_var;
 
 /* What the registry's current snapshot lets this codec do itself. */
 typedef struct {
@@ -357,6 +357,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     INTERN(str_budget, "budget");
     INTERN(str_pack, "pack");
     INTERN(str_unpack, "unpack");
+    INTERN(str_explain, "explain_pack_error");
+    INTERN(str_via, "via");
     INTERN(str_position, "position");
     INTERN(str_rewind, "rewind");
     if (PyType_Ready(&CodecType) < 0) return NULL;

@@ -302,6 +302,8 @@ static int dec_run(Dec *d) {
         Py_ssize_t n;
         int container = -1, ext = 0, is_str = 0;
         NEED(1);
+        /* This item of the open container is started: what is still owed starts after it. */
+        if (d->sp > 0 && d->stack[d->sp - 1].kind != D_EXT) d->pending--;
         unsigned char b = d->p[d->pos++];
         if (b <= 0x7f) v = PyLong_FromLong(b);
         else if (b >= 0xe0) v = PyLong_FromLong((signed char)b);
@@ -421,7 +423,6 @@ static int dec_run(Dec *d) {
                 d->depth--;
                 d->sp--;
             } else {
-                d->pending--;
                 if (--f->remaining > 0) break;
                 v = build_container(d, f);
                 d->sp--;

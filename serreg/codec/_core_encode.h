@@ -2,7 +2,9 @@
  *
  * Return codes of the helpers: 0 done, 1 a container was opened (its frame pushed),
  * -1 a Python error to propagate (raised by encode_nested), -2 this code does not handle the
- * value: the whole call goes to the pure codec. */
+ * value: the whole call goes to the pure codec; -3 nested too deep, -4 a str that is not UTF-8:
+ * the pure codec words the error (never writes the value: msgpack-python's writer recurses in
+ * C per level and would overflow a small thread stack). */
 
 enum { S_LIST, S_TUPLE, S_DICT };
 
@@ -226,7 +228,7 @@ static int kind_of(PyTypeObject *type) {
 static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_level) {
     PyTypeObject *type = Py_TYPE(obj);
     Out *o = &e->out;
-    if (depth > MSGPACK_MAX_NESTING) return -2;
+    if (depth > MSGPACK_MAX_NESTING) return -3;
     unsigned bit = native_bit((PyObject *)type);
     if (bit) {
         if (!root && (e->t.native_overrides & bit)) return enc_nested(e, obj);
@@ -237,7 +239,7 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
         case N_STR: {
             Py_ssize_t n;
             const char *text = PyUnicode_AsUTF8AndSize(obj, &n);
-            if (text == NULL) return -2;
+            if (text == NULL) return PyErr_ExceptionMatches(PyExc_UnicodeEncodeError) ? -4 : -1;
             return pack_raw(o, text, n, 1);
         }
         case N_BYTES: return pack_raw(o, PyBytes_AS_STRING(obj), PyBytes_GET_SIZE(obj), 0);
@@ -337,6 +339,15 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
         e.out.cap = self->scratch_cap;
     }
     int r = enc_tree(&e, obj);
+    /* An error inside a value written in place is worded as its serializer words it, about it. */
+    PyObject *about = obj, *via = NULL;
+    for (Py_ssize_t i = e.sp - 1; r == -4 && i >= 0; i--) {
+        if (e.stack[i].ext_start >= 0) {
+            about = via = e.stack[i].obj;
+            Py_INCREF(via);
+            break;
+        }
+    }
     while (e.sp > 0) {
         EFrame *f = &e.stack[--e.sp];
         Py_CLEAR(f->obj);
@@ -355,6 +366,32 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
         }
     }
     if (took_scratch) self->scratch_busy = 0;
+    if (r == -3 || r == -4) {
+        /* The error the pure codec raises for this value, caused by what went wrong. */
+        PyObject *type, *cause, *tb;
+        if (r == -3) {
+            PyErr_Clear();
+            cause = PyObject_CallNoArgs(PyExc_RecursionError);
+        } else {
+            PyErr_Fetch(&type, &cause, &tb);
+            PyErr_NormalizeException(&type, &cause, &tb);
+            Py_XDECREF(type);
+            Py_XDECREF(tb);
+        }
+        if (cause == NULL) return NULL;
+        PyObject *error = PyObject_CallMethodObjArgs(self->pure, str_explain, about, cause, NULL);
+        if (error != NULL && via != NULL && PyObject_SetAttr(error, str_via, via) < 0) Py_CLEAR(error);
+        Py_XDECREF(via);
+        if (error != NULL) {
+            PyException_SetCause(error, cause); /* steals cause */
+            PyErr_SetObject((PyObject *)Py_TYPE(error), error);
+            Py_DECREF(error);
+        } else {
+            Py_DECREF(cause);
+        }
+        return NULL;
+    }
+    Py_XDECREF(via);
     if (r == -2) {
         /* Not handled here: the pure codec writes it (or raises the error serreg raises). */
         PyErr_Clear();

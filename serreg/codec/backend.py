@@ -18,7 +18,7 @@ PURE_REQUESTED = os.environ.get("SERREG_PURE_PYTHON", "") not in ("", "0")
 COMPILED = not PURE_REQUESTED and importlib.util.find_spec(f"{__package__}._core") is not None
 
 # What ``serreg --version`` and ``serreg registry`` report.
-BACKEND = "compiled (C)" if COMPILED else "pure Python"
+BACKEND = "compiled" if COMPILED else "pure Python"
 
 if not COMPILED and not PURE_REQUESTED:
     warnings.warn(

@@ -126,6 +126,10 @@ class MsgpackCodec:
             if len(idle) < _MAX_IDLE_PACKERS and (packed is None or len(packed) <= _KEEP_PACKER_MAX_OUTPUT):
                 idle.append(entry)
 
+    def explain_pack_error(self, obj, error: Exception) -> SerializationError:
+        """The SerializationError pack() raises when packing ``obj`` failed with ``error``."""
+        return _explain_pack_error(obj, error)
+
     def unpack(self, data, oob):
         """Unpack one msgpack value; nested values are decoded by their serializers.
 
