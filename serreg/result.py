@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .wire.frame import frame_length, frame_pieces
+from .wire.frame import frame_length, frame_pieces, join_frame
 
 __all__ = ["OutOfBandBuffers", "SerializationResult"]
 
@@ -93,6 +93,8 @@ class SerializationResult:
 
         Each buffer is copied exactly once, into the result.
         """
+        if self._key is None:
+            return join_frame(self._in_band_parts(), self._buffer_views())
         pieces, _ = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
         return b"".join(pieces)
 

@@ -24,6 +24,7 @@ import serreg.registry
 from serreg.codec import BACKEND, COMPILED
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 from serreg.wire.class_id import class_id_hash
+from serreg.wire import frame as wire_frame
 from serreg.wire.frame import frame_pieces
 
 from samples import all_values
@@ -75,6 +76,25 @@ def test_mutated_frames_give_the_same_value_or_the_same_error(frame, trusted):
     compiled = outcome(lambda: COMPILED_REGISTRY.deserialize(frame, trusted=trusted))
     pure = outcome(lambda: PURE_REGISTRY.deserialize(frame, trusted=trusted))
     assert compiled == pure
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutations(FRAMES), st.sampled_from([None, 0, 3, 100_000]), st.sampled_from([None, 64, 4 * 2**30]))
+def test_compiled_and_pure_frame_readers_agree(frame, max_buffers, max_frame_size):
+    assert wire_frame.parse_frame is not wire_frame.parse_frame_python
+    for data in (frame, bytearray(frame)):
+        expected = wire_frame.parse_frame_python(data, max_frame_size, max_buffers)
+        assert wire_frame.parse_frame(data, max_frame_size, max_buffers) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(values)
+def test_compiled_and_pure_frame_writers_agree(value):
+    assert wire_frame.join_frame is not wire_frame.join_frame_python
+    result = serreg.serialize(value)
+    parts = [result.in_band_buffer]
+    buffers = [memoryview(b).cast("B") for b in result.out_of_band_buffers]
+    assert wire_frame.join_frame(parts, buffers) == wire_frame.join_frame_python(parts, buffers) == result.to_bytes()
 
 
 def frame_of(class_id: str, in_band: bytes) -> bytes:

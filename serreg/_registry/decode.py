@@ -22,7 +22,7 @@ from ..limits import DECODE_STATE, DecodeState, Limits
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, sections, signing_key
 from ..trust import refusal
 from ..wire.class_id import CLASS_ID_HASH_SIZE
-from ..wire.frame import FrameView
+from ..wire.frame import FrameView, parse_frame
 from ..wire.signing import check_key
 from .dispatch import Dispatch
 from .table import Registration, Table
@@ -211,12 +211,12 @@ class Decoder:
                 return value
             if oob_iterator is not None and key is None:
                 return nested.decode_section(memoryview(data), oob_iterator)
-            frame = FrameView(data, settings.limits if limits is None else limits, None if key is None else check_key(key))
+            call_limits = settings.limits if limits is None else limits
+            in_band, in_band_offset, buffers, total = _read_frame(data, call_limits, key)
             if state is not None and outer is None:
-                state.set_budget(frame.total_length, settings.limits if limits is None else limits)
-            buffers = frame.buffers
+                state.set_budget(total, call_limits)
             oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
-            value = nested.decode_section(frame.in_band, oob, frame.in_band_offset)
+            value = nested.decode_section(in_band, oob, in_band_offset)
             if buffers:
                 _check_all_used(oob, "frame")
             return value
@@ -225,6 +225,23 @@ class Decoder:
                 DECODE_STATE.reset(token)
                 if outer is not None:
                     outer.budget = state.budget  # a nested call spends the outer call's budget
+
+
+def _read_frame(data, limits: Limits, key: Optional[bytes]) -> tuple:
+    """(in-band section, its offset, buffers, total length) of a frame, its layout checked."""
+    if key is None and type(data) in _PLAIN_BYTES:
+        parsed = parse_frame(data, limits.max_frame_size, limits.max_buffers)
+        if parsed is not None:
+            in_band_offset, in_band_len, entries = parsed
+            view = memoryview(data)
+            buffers = [view[offset : offset + length] for offset, length in entries]
+            return view[in_band_offset : in_band_offset + in_band_len], in_band_offset, buffers, len(data)
+    frame = FrameView(data, limits, None if key is None else check_key(key))
+    return frame.in_band, frame.in_band_offset, frame.buffers, frame.total_length
+
+
+# Frames parse_frame reads (anything else, and every frame it finds fault with, goes to FrameView).
+_PLAIN_BYTES = (bytes, bytearray)
 
 
 def _check_result_key(result: SerializationResult, key: bytes) -> None:
