@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .wire.frame import frame_length, frame_pieces
+from .wire.frame import frame_length, frame_pieces, join_frame
 
 __all__ = ["OutOfBandBuffers", "SerializationResult"]
 
@@ -99,6 +99,8 @@ class SerializationResult:
 
         Each buffer is copied exactly once, into the result.
         """
+        if self._key is None:
+            return join_frame(self._in_band_parts(), self._buffer_views())
         pieces, _ = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
         return b"".join(pieces)
 
@@ -147,6 +149,18 @@ class OutOfBandBuffers:
     @property
     def remaining(self) -> int:
         return len(self._buffers) - self._next
+
+    @property
+    def position(self) -> int:
+        """How many buffers have been taken; ``rewind(position)`` goes back there."""
+        return self._next
+
+    def rewind(self, position: int) -> None:
+        """Hand out buffers again from ``position`` (a codec that decodes a document a
+        second time, to report its error the way the pure-Python codec does)."""
+        if not 0 <= position <= self._next:
+            raise ValueError(f"cannot rewind to buffer {position}: {self._next} taken")
+        self._next = position
 
 
 # The iterator handed to serializers of a value without out-of-band buffers (it never advances).

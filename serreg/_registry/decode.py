@@ -16,15 +16,13 @@ from __future__ import annotations
 import hmac
 from typing import Iterator, Any, Optional
 
-from msgpack import unpackb
-
 from ..codec import MsgpackCodec
 from ..errors import DeserializationError, LimitExceededError, SerregError, SignatureError
 from ..limits import DECODE_STATE, DecodeState, Limits
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, sections, signing_key
 from ..trust import refusal
 from ..wire.class_id import CLASS_ID_HASH_SIZE
-from ..wire.frame import FrameView
+from ..wire.frame import FrameView, parse_frame
 from ..wire.signing import check_key
 from .dispatch import Dispatch
 from .table import Registration, Table
@@ -139,7 +137,7 @@ class Decoder:
 
     def __init__(self, nested: NestedDecoder, codec: MsgpackCodec, table: Table, settings: Settings) -> None:
         self._nested = nested
-        self._ext_hook = codec.ext_hook_without_buffers
+        self._unpack = codec.unpack
         self._table = table
         self._settings = settings
 
@@ -166,7 +164,7 @@ class Decoder:
                     # codec. Nested values still get the checks (the nested decoder sets up the call
                     # state); any error is reported by the full path below, which decodes the same bytes.
                     try:
-                        value = unpackb(in_band, ext_hook=self._ext_hook, strict_map_key=False)
+                        value = self._unpack(in_band, NO_BUFFERS)
                     except Exception:
                         pass
                     else:
@@ -213,12 +211,12 @@ class Decoder:
                 return value
             if oob_iterator is not None and key is None:
                 return nested.decode_section(memoryview(data), oob_iterator)
-            frame = FrameView(data, settings.limits if limits is None else limits, None if key is None else check_key(key))
+            call_limits = settings.limits if limits is None else limits
+            in_band, in_band_offset, buffers, total = _read_frame(data, call_limits, key)
             if state is not None and outer is None:
-                state.set_budget(frame.total_length, settings.limits if limits is None else limits)
-            buffers = frame.buffers
+                state.set_budget(total, call_limits)
             oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
-            value = nested.decode_section(frame.in_band, oob, frame.in_band_offset)
+            value = nested.decode_section(in_band, oob, in_band_offset)
             if buffers:
                 _check_all_used(oob, "frame")
             return value
@@ -227,6 +225,23 @@ class Decoder:
                 DECODE_STATE.reset(token)
                 if outer is not None and state is not None:
                     outer.budget = state.budget  # a nested call spends the outer call's budget
+
+
+def _read_frame(data, limits: Limits, key: Optional[bytes]) -> tuple:
+    """(in-band section, its offset, buffers, total length) of a frame, its layout checked."""
+    if key is None and type(data) in _PLAIN_BYTES:
+        parsed = parse_frame(data, limits.max_frame_size, limits.max_buffers)
+        if parsed is not None:
+            in_band_offset, in_band_len, entries = parsed
+            view = memoryview(data)
+            buffers = [view[offset : offset + length] for offset, length in entries]
+            return view[in_band_offset : in_band_offset + in_band_len], in_band_offset, buffers, len(data)
+    frame = FrameView(data, limits, None if key is None else check_key(key))
+    return frame.in_band, frame.in_band_offset, frame.buffers, frame.total_length
+
+
+# Frames parse_frame reads (anything else, and every frame it finds fault with, goes to FrameView).
+_PLAIN_BYTES = (bytes, bytearray)
 
 
 def _check_result_key(result: SerializationResult, key: bytes) -> None:

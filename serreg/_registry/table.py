@@ -89,6 +89,10 @@ class Snapshot:
     packed_as_is: Mapping[type, bytes] = field(default_factory=dict)  # type -> ClassIDHash, plain msgpack
     unpacked_as_is: Mapping[bytes, type] = field(default_factory=dict)  # the same ClassIDHashes -> their type
     ext_writers: Mapping[type, Callable] = field(default_factory=dict)  # type -> its struct's ext 1 writer
+    # Class IDs whose type is served by serreg's standard serializer (so the codec may write
+    # them itself), and those whose ClassIDHash is read by it (so the codec may read them itself).
+    standard_writers: frozenset[str] = frozenset()
+    standard_readers: frozenset[str] = frozenset()
 
 
 class Table:
@@ -293,6 +297,8 @@ class Table:
             packed_as_is={cls: r.class_hash for cls, r in current.items() if r.plain_msgpack},
             unpacked_as_is={h: r.cls for h, r in new.by_hash.items() if r.plain_msgpack},
             ext_writers={cls: r.ext_writer for cls, r in current.items() if r.ext_writer is not None},
+            standard_writers=frozenset(r.class_id for r in current.values() if r.origin == STANDARD_ORIGIN),
+            standard_readers=frozenset(r.class_id for r in new.by_hash.values() if r.origin == STANDARD_ORIGIN),
         )
 
     def _notify(self, cls: type) -> None:

@@ -9,7 +9,7 @@ import sys
 from typing import Any, NoReturn, Optional, Sequence
 
 from .._version import __version__
-from ..codec import SCAN_COMPILED
+from ..codec import BACKEND, COMPILED, SCAN_COMPILED
 from ..wire.frame import FORMAT_VERSION
 from . import bench, demo, inspect, registry
 
@@ -20,13 +20,13 @@ COMMANDS = [demo, inspect, registry, bench]
 def version_text() -> str:
     """What ``serreg --version`` prints: the version, the frame format, the codec in use, Python."""
     # The compiled parts of serreg.codec (each beside its pure-Python twin) and whether each is in use.
-    compiled = [name for name, in_use in (("_scan", SCAN_COMPILED),) if in_use]
+    compiled = [name for name, in_use in (("_core", COMPILED), ("_scan", SCAN_COMPILED)) if in_use]
     if compiled:
-        codec = "compiled parts in use: " + ", ".join(f"serreg.codec.{name}" for name in compiled)
+        codec = f"{BACKEND} (" + ", ".join(f"serreg.codec.{name}" for name in compiled) + ")"
     elif os.environ.get("SERREG_PURE_PYTHON"):
-        codec = "pure Python (SERREG_PURE_PYTHON is set)"
+        codec = f"{BACKEND} (SERREG_PURE_PYTHON is set)"
     else:
-        codec = "pure Python (the compiled extension is not built)"
+        codec = f"{BACKEND} (the compiled extension is not built)"
     return (
         f"serreg {__version__}\n"
         f"frame format version {FORMAT_VERSION}\n"

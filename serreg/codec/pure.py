@@ -183,6 +183,10 @@ class MsgpackCodec:
             raise DeserializationError("not a nested value")  # the caller retries on the full path
         return self._decode_nested(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], NO_BUFFERS, None)
 
+    def explain_pack_error(self, obj: Any, error: Exception) -> SerializationError:
+        """The SerializationError pack() raises when packing ``obj`` failed with ``error``."""
+        return _explain_pack_error(obj, error)
+
     @staticmethod
     def _unpack_struct(payload, ext_hook, state, untrusted: bool):
         """One ext 1 (a struct instance, section 10.3), counted as a nested value against max_depth

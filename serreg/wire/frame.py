@@ -21,6 +21,7 @@ byte offset of the field at fault.
 
 from __future__ import annotations
 
+import os
 import struct
 from typing import Any, Iterator, Optional, Sequence
 
@@ -264,3 +265,31 @@ def iter_frames(stream: Any, limits: Limits = DEFAULT_LIMITS, key: Optional[byte
         if data is None:
             return
         yield FrameView(data, limits, key, owned=True)  # read_frame_bytes made it: no one else holds it
+
+
+def join_frame_python(in_band_parts: list, buffers: list) -> bytes:
+    """The unsigned frame of an in-band section's pieces and 1-d byte buffers, as one bytes object."""
+    pieces, _ = frame_pieces(in_band_parts, buffers)
+    return b"".join(pieces)
+
+
+def parse_frame_python(data, max_frame_size: Optional[int], max_buffers: Optional[int]) -> Optional[tuple]:
+    """(in-band offset, in-band length, ((buffer offset, length), ...)) of a valid unsigned frame
+    of bytes or bytearray within the limits; None for anything else (FrameView says what is wrong)."""
+    try:
+        frame = FrameView(data, Limits(max_frame_size=max_frame_size, max_buffers=max_buffers))
+    except DeserializationError:
+        return None
+    if frame.signed:
+        return None
+    lengths = (buffer.nbytes for buffer in frame.buffers)
+    return frame.in_band_offset, frame.in_band.nbytes, tuple(zip(frame.buffer_offsets, lengths))
+
+
+# The compiled twins (_frame.c) give the same answers; SERREG_PURE_PYTHON=1 picks these.
+try:
+    if os.environ.get("SERREG_PURE_PYTHON", "") not in ("", "0"):
+        raise ImportError("pure Python requested")
+    from ._frame import join_frame, parse_frame
+except ImportError:
+    join_frame, parse_frame = join_frame_python, parse_frame_python
