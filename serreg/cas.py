@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import msgpack
 
@@ -82,7 +82,7 @@ class Store:
     a serializer of your own must be allowed with ``registry.allow_class_ids``.
     """
 
-    def __init__(self, directory: Union[str, os.PathLike], *, registry: Optional[Registry] = None,
+    def __init__(self, directory: Union[str, os.PathLike[str]], *, registry: Optional[Registry] = None,
                  blob_threshold: int = DEFAULT_BLOB_THRESHOLD) -> None:
         if registry is None:
             registry = default_registry()
@@ -98,7 +98,7 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    def put(self, value) -> bytes:
+    def put(self, value: Any) -> bytes:
         """Store ``value`` (once, however often it is put); return its 32-byte digest.
 
         What is already stored under the value's names is checked, and a record or
@@ -106,11 +106,11 @@ class Store:
         Raises CanonicalFormError for a value without a canonical form.
         """
         result = self.registry.serialize(value, canonical=True)
-        in_band = bytes(result.in_band_buffer)
+        in_band = bytes(result.in_band_buffer or b"")
         buffers = buffer_views(result)
         pieces, _ = frame_pieces([in_band], buffers)
         digest = pieces_digest(pieces)
-        entries = []
+        entries: list[Any] = []
         for buffer in buffers:
             if buffer.nbytes >= self.blob_threshold:
                 blob = hashlib.sha256(buffer).digest()
@@ -139,7 +139,7 @@ class Store:
     def __contains__(self, digest: Digest) -> bool:
         return os.path.exists(self._value_path(_digest_bytes(digest)))
 
-    def get(self, digest: Digest):
+    def get(self, digest: Digest) -> Any:
         """The value stored under ``digest``; IntegrityError if any of its files was damaged.
 
         The value is decoded untrusted (only the allow-listed class IDs), from the
@@ -160,7 +160,7 @@ class Store:
         result = with_class_hash(in_band[:CLASS_ID_HASH_SIZE], in_band[CLASS_ID_HASH_SIZE:], buffers)
         return self.registry.deserialize(result, trusted=False)
 
-    def _parse_record(self, record: bytes, path: str):
+    def _parse_record(self, record: bytes, path: str) -> tuple[bytes, list[Any]]:
         try:
             parsed = msgpack.unpackb(record, raw=False)
         except (ValueError, TypeError, msgpack.ExtraData) as error:
@@ -175,7 +175,7 @@ class Store:
             )
         return parsed[1], parsed[2]
 
-    def _load_buffer(self, entry, index: int, record_path: str) -> memoryview:
+    def _load_buffer(self, entry: Any, index: int, record_path: str) -> memoryview:
         if type(entry) is bytes:
             return memoryview(entry)
         if (type(entry) is not list or len(entry) != 2 or type(entry[0]) is not int
@@ -206,7 +206,7 @@ class Store:
             )
         return memoryview(data)
 
-    def _blame(self, digest: bytes, entries, buffers, record_path: str):
+    def _blame(self, digest: bytes, entries: Any, buffers: Any, record_path: str) -> None:
         for index, (entry, buffer) in enumerate(zip(entries, buffers)):
             if type(entry) is list and hashlib.sha256(buffer).digest() != entry[1]:
                 raise IntegrityError(
