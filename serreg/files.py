@@ -22,8 +22,10 @@ import contextlib
 import os
 import tempfile
 import time
-from typing import Callable, Iterable, Optional
+from types import ModuleType
+from typing import IO, Any, Callable, Iterable, Optional
 
+fcntl: Optional[ModuleType]
 try:
     import fcntl
 except ImportError:  # not POSIX: stale files are recognised by age alone
@@ -45,8 +47,8 @@ STALE_AFTER_SECONDS = 60
 STALE_AFTER_SECONDS_WITHOUT_LOCKS = 24 * 3600
 
 
-def write_atomically(path: str, pieces: Iterable, *, mode: Optional[int] = None, clean: bool = True,
-                     before_rename: Optional[Callable] = None) -> int:
+def write_atomically(path: str, pieces: Iterable[Any], *, mode: Optional[int] = None, clean: bool = True,
+                     before_rename: Optional[Callable[[IO[bytes], str], None]] = None) -> int:
     """Write the concatenation of ``pieces`` to ``path`` whole or not at all; return the bytes written.
 
     The pieces go one by one into a locked temporary file in the same directory,

@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import mmap as _mmap
 import os
-from typing import Any, Optional, Union
+from typing import IO, Any, Optional, Union
 
 from ._default import default_registry
 from .errors import DeserializationError
 from .files import lock_shared, write_atomically
 from .limits import Limits
 from .registry import Registry
+from .result import SerializationResult
 from .result import buffer_views, in_band_parts, signing_key
 from .wire.frame import HEADER, HEADER_SIZE, MAGIC, check_frame_size, frame_pieces
 
@@ -61,14 +62,15 @@ def dump(value: Any, path: PathLike, *, registry: Optional[Registry] = None, key
     return write_result(result, os.fspath(path))
 
 
-def write_result(result, path: str, *, mode: Optional[int] = None, clean: bool = True) -> int:
+def write_result(result: SerializationResult, path: str, *, mode: Optional[int] = None, clean: bool = True) -> int:
     """Write a SerializationResult's frame into ``path`` piece by piece (renamed into place when whole)."""
     pieces, total = frame_pieces(in_band_parts(result), buffer_views(result), signing_key(result))
     write_atomically(path, pieces, mode=mode, clean=clean)
     return total
 
 
-def create_mapped(result, path: str, *, mode: Optional[int] = None):
+def create_mapped(result: SerializationResult, path: str, *,
+                  mode: Optional[int] = None) -> tuple[_mmap.mmap, int]:
     """Write a one-buffer result's frame into ``path`` *without* its buffer's bytes (the file is
     extended with zeros, which a RAM-backed file system does not allocate until written) and
     return ``(writable mapping of the whole file, frame length)``: the caller fills the buffer,
@@ -79,22 +81,23 @@ def create_mapped(result, path: str, *, mode: Optional[int] = None):
     head = sum(len(memoryview(piece).cast("B")) for piece in pieces)
     if head + memoryview(data).nbytes != total:
         raise ValueError("create_mapped takes a result whose frame ends with its one buffer (unsigned)")
-    holder = {}
+    fds: list[int] = []
+    mappings: list[_mmap.mmap] = []
 
-    def extend_and_map(f, temporary):
+    def extend_and_map(f: IO[bytes], temporary: str) -> None:
         f.truncate(total)
         # A descriptor of its own, locked shared once the writer's exclusive lock is gone (with
         # the rename): the mapping then keeps the region in use, as a reader's does.
-        holder["fd"] = os.open(temporary, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
-        holder["mapping"] = _mmap.mmap(holder["fd"], total, access=_mmap.ACCESS_WRITE)
+        fds.append(os.open(temporary, os.O_RDWR | getattr(os, "O_CLOEXEC", 0)))
+        mappings.append(_mmap.mmap(fds[0], total, access=_mmap.ACCESS_WRITE))
 
     try:
         write_atomically(path, pieces, mode=mode, clean=False, before_rename=extend_and_map)
-        lock_shared(holder["fd"])
+        lock_shared(fds[0])
     finally:
-        if "fd" in holder:
-            os.close(holder["fd"])
-    return holder["mapping"], total
+        for fd in fds:
+            os.close(fd)
+    return mappings[0], total
 
 
 def load(path: PathLike, *, mmap: bool = True, trusted: bool = False, key: Optional[bytes] = None,
@@ -107,6 +110,7 @@ def load(path: PathLike, *, mmap: bool = True, trusted: bool = False, key: Optio
     registry = default_registry() if registry is None else registry
     limits = registry.limits if limits is None else limits
     where = os.fspath(path)
+    data: Union[_mmap.mmap, bytes]
     with open(where, "rb") as f:
         if mmap:
             data = map_frame(f.fileno(), limits, where)
@@ -133,7 +137,7 @@ def map_frame(fd: int, limits: Limits, where: str, expected_size: Optional[int] 
     return _mmap.mmap(fd, size, access=_mmap.ACCESS_READ)
 
 
-def _read_frame(f, limits: Limits, where: str) -> bytes:
+def _read_frame(f: IO[bytes], limits: Limits, where: str) -> bytes:
     size = os.fstat(f.fileno()).st_size
     _check_header(_read_header(f.fileno()), size, limits, where)
     f.seek(0)
@@ -148,7 +152,7 @@ def _read_frame(f, limits: Limits, where: str) -> bytes:
 
 def _read_header(fd: int) -> bytes:
     if hasattr(os, "pread"):
-        return os.pread(fd, HEADER_SIZE, 0)
+        return bytes(os.pread(fd, HEADER_SIZE, 0))
     os.lseek(fd, 0, os.SEEK_SET)  # no pread (Windows): the descriptor is ours, its position free
     return os.read(fd, HEADER_SIZE)
 

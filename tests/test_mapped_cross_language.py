@@ -79,3 +79,11 @@ def test_a_truncated_java_file_is_an_error(java_jar, tmp_path):
     os.truncate(tmp_path / "java.frame", 500)
     with pytest.raises(serreg.DeserializationError, match="truncated"):
         serreg.load(tmp_path / "java.frame")
+
+
+def test_java_loads_files_untrusted_by_default(java_jar, tmp_path):
+    serreg.dump({"x": Exception("needs the pickle fallback")}, tmp_path / "pickled.frame")
+    proc = subprocess.run(["java", *JVM_ARGS, "-jar", str(JAR), "mapped-echo", str(tmp_path / "pickled.frame"),
+                           str(tmp_path / "out.frame")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "UntrustedClassIdException" in proc.stderr, proc.stderr[-2000:]
+    assert not (tmp_path / "out.frame").exists()

@@ -26,7 +26,8 @@ import java.nio.file.attribute.PosixFilePermissions;
  * before mapping it, maps it read-only and deserializes the mapping: an {@code NDArray}'s data and
  * an Arrow vector's buffers (serreg-arrow wraps a direct buffer as a foreign allocation) are views
  * of the mapped file, never copies. A truncated or grown file is a {@link FrameFormatException}.
- * The mapping lives while any view of it is reachable. A file shortened in place by another
+ * Loading is untrusted unless told otherwise (a file is memory another process can write), as
+ * in Python; the registry's limits hold. The mapping lives while any view of it is reachable. A file shortened in place by another
  * process after mapping makes a later read of a page past its new end fail; the JVM turns that
  * fault into an {@link InternalError} in the reading thread rather than a crash. With a key the
  * frame is verified and decoded from a private heap copy (docs/FORMAT.md section 4.2). Frames
@@ -91,14 +92,14 @@ public final class MappedFrames {
         }
     }
 
-    /** Loads the frame file {@code path} in place with the default registry and limits. */
+    /** Loads the frame file {@code path} in place, untrusted, with the default registry and limits. */
     public static Object load(Path path) {
-        SerializerRegistry registry = SerializerRegistry.getDefault();
-        return registry.deserialize(map(path, registry.limits(), -1), registry.limits());
+        return load(SerializerRegistry.getDefault(), path, null, false);
     }
 
     /**
-     * Loads the frame file {@code path}: mapped read-only, its buffers views of the mapping.
+     * Loads the frame file {@code path} untrusted (a file is memory another process can write):
+     * mapped read-only, its buffers views of the mapping.
      *
      * @param registry the registry that deserializes it
      * @param path the file
@@ -106,9 +107,25 @@ public final class MappedFrames {
      * @return the value
      */
     public static Object load(SerializerRegistry registry, Path path, byte[] key) {
-        ByteBuffer mapping = map(path, registry.limits(), -1);
-        return key == null ? registry.deserialize(mapping, registry.limits())
-                : registry.deserialize(mapping, key, registry.limits());
+        return load(registry, path, key, false);
+    }
+
+    /**
+     * Loads the frame file {@code path}: mapped read-only, its buffers views of the mapping.
+     *
+     * @param registry the registry that deserializes it (its limits hold)
+     * @param path the file
+     * @param key null, or the key the frame must be signed with (then decoded from a private copy)
+     * @param trusted true only for a file from a writer you trust (docs/FORMAT.md section 4.4)
+     * @return the value
+     */
+    public static Object load(SerializerRegistry registry, Path path, byte[] key, boolean trusted) {
+        return read(registry, map(path, registry.limits(), -1), key, trusted);
+    }
+
+    static Object read(SerializerRegistry registry, ByteBuffer mapping, byte[] key, boolean trusted) {
+        return key == null ? registry.deserialize(mapping, registry.limits(), trusted)
+                : registry.deserialize(mapping, key, trusted);
     }
 
     /**

@@ -27,8 +27,8 @@ import java.util.regex.Pattern;
  * those whose writer process is gone (Java's pid counts like Python's) after a grace period.
  * Python readers hold a shared {@code flock} while they have a region mapped; Java's file locks are
  * POSIX record locks, which {@code flock} does not see, so a Java reader does not keep the name alive,
- * only the memory it maps, which removing the name never invalidates. Java has no untrusted mode
- * yet: a Java reader of a region applies its registry's limits only.
+ * only the memory it maps, which removing the name never invalidates. {@link #get} is untrusted
+ * by default, as in Python (a region is memory another process wrote); the registry's limits hold.
  */
 public final class SharedRegions {
     static final String DIRECTORY_VARIABLE = "SERREG_SHM_DIR";
@@ -133,19 +133,31 @@ public final class SharedRegions {
     }
 
     /**
-     * The value in a region, its buffers views of the shared memory (no copy).
+     * The value in a region, untrusted, its buffers views of the shared memory (no copy).
      *
      * @param registry the registry that deserializes it (its limits hold)
      * @param handle the region
      * @return the value
      */
     public static Object get(SerializerRegistry registry, Handle handle) {
+        return get(registry, handle, false);
+    }
+
+    /**
+     * The value in a region, its buffers views of the shared memory (no copy).
+     *
+     * @param registry the registry that deserializes it (its limits hold)
+     * @param handle the region
+     * @param trusted true only for a region from a writer you trust
+     * @return the value
+     */
+    public static Object get(SerializerRegistry registry, Handle handle, boolean trusted) {
         Path path = directory().resolve(handle.name());
         if (!Files.exists(path)) {
             throw new DeserializationException("shared-memory region " + handle.name() + " no longer exists: it was"
                     + " released, or its writer (process " + handle.writerPid() + ") exited before it was read");
         }
-        return registry.deserialize(MappedFrames.map(path, registry.limits(), handle.size()), registry.limits());
+        return MappedFrames.read(registry, MappedFrames.map(path, registry.limits(), handle.size()), null, trusted);
     }
 
     /**
