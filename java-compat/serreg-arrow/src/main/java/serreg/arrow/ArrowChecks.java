@@ -94,9 +94,12 @@ final class ArrowChecks {
             throw new DeserializationException("the Arrow schema message has a field without a name", at);
         }
         charge(field.nameAsByteBuffer().remaining(), budget, at);
-        if (field.dictionary() != null) {
-            throw new DeserializationException("Arrow field is dictionary-encoded, which the standard Arrow"
-                    + " serializers do not carry (docs/FORMAT.md section 6.4)", at);
+        if (field.dictionary() != null && field.dictionary().indexType() != null) {
+            int bits = field.dictionary().indexType().bitWidth();
+            if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+                throw new DeserializationException("an Arrow dictionary's index is an integer of " + bits
+                        + " bits (8, 16, 32 or 64)", at);
+            }
         }
         if (field.typeType() == Type.Timestamp) {
             Timestamp ts = (Timestamp) field.type(new Timestamp());
@@ -140,8 +143,11 @@ final class ArrowChecks {
         if (depth > MAX_FIELD_NESTING) {
             throw new DeserializationException("Arrow fields are nested more than " + MAX_FIELD_NESTING + " deep", at);
         }
-        if (field.getDictionary() != null) {
-            throw bad(field, "is dictionary-encoded, which the standard Arrow serializers do not carry", at);
+        if (field.getDictionary() != null && field.getDictionary().getIndexType() != null) {
+            int bits = field.getDictionary().getIndexType().getBitWidth();
+            if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+                throw bad(field, "is dictionary-encoded with an index of " + bits + " bits", at);
+            }
         }
         ArrowType type = field.getType();
         int children = field.getChildren().size();
