@@ -92,6 +92,9 @@ def java_refusal(field: pa.Field, several_batches: bool):
         if several_batches and any(t.is_null(arrow_type.field(i).type) for i in range(arrow_type.num_fields)):
             return ("Arrow Java cannot concatenate several batches of a struct with a null-type child; "
                     "send the table as one batch (table.combine_chunks())")
+    if several_batches and t.is_dictionary(arrow_type):
+        return ("a Java table is one batch, and each batch of a dictionary-encoded column may have its own "
+                "dictionary; send the table as one batch (table.combine_chunks() unifies the dictionaries)")
     if several_batches and (t.is_large_list(arrow_type) or t.is_union(arrow_type) or t.is_run_end_encoded(arrow_type)
                             or t.is_binary_view(arrow_type) or t.is_string_view(arrow_type)
                             or t.is_list_view(arrow_type) or t.is_large_list_view(arrow_type)):
@@ -99,8 +102,6 @@ def java_refusal(field: pa.Field, several_batches: bool):
                 "send the table as one batch (table.combine_chunks())")
     if t.is_fixed_size_binary(arrow_type) and arrow_type.byte_width == 0:
         return "Arrow Java holds fixed-size binary of width 1 or more"
-    if t.is_dictionary(arrow_type):
-        return "Java reads no dictionary-encoded columns yet; decode it first (column.dictionary_decode())"
     return None
 
 

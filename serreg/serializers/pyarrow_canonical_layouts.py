@@ -102,7 +102,9 @@ def write_other(array: pa.Array, pushed, nodes: list, buffers: list, budget, whe
     elif t.is_run_end_encoded(arrow_type):
         _write_run_ends(array, pushed, nodes, buffers, budget, where, write)
     else:
-        valid = pushed_validity(array, pushed)
+        # A dictionary's nulls are its indices' own (pyarrow's is_valid also counts slots whose
+        # dictionary value is null, which the dictionary's own nodes already say).
+        valid = pushed_validity(array.indices if t.is_dictionary(arrow_type) else array, pushed)
         nulls = 0 if valid is None else n - valid.valid_count()
         if t.is_dictionary(arrow_type):
             nodes.append([n, nulls, 2])

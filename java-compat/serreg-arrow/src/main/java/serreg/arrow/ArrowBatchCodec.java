@@ -17,8 +17,13 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.WriteChannel;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.dictionary.Dictionary;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.util.DictionaryUtility;
 import org.apache.arrow.vector.types.pojo.Schema;
 import serreg.DeserializationException;
 import serreg.InBandReader;
@@ -35,7 +40,9 @@ final class ArrowBatchCodec {
     private ArrowBatchCodec() {
     }
 
-    static byte[] schemaBytes(Schema schema) {
+    /** The IPC Schema message of {@code root}: dictionary-encoded columns in message format (their value types). */
+    static byte[] schemaBytes(VectorSchemaRoot root) {
+        Schema schema = messageSchema(root);
         for (Field field : schema.getFields()) {
             checkSupported(field);
         }
@@ -66,11 +73,33 @@ final class ArrowBatchCodec {
         return schema;
     }
 
+    /**
+     * {@code root}'s schema with every dictionary-encoded field in message format (its dictionary's
+     * value type and children, as the IPC schema has it), from {@link ArrowDictionaries#of}.
+     */
+    static Schema messageSchema(VectorSchemaRoot root) {
+        Schema schema = root.getSchema();
+        if (schema.getFields().stream().noneMatch(DictionaryUtility::needConvertToMessageFormat)) {
+            return schema;
+        }
+        DictionaryProvider provider = ArrowDictionaries.of(root);
+        if (provider == null) {
+            throw new SerializationException("the root has dictionary-encoded columns but no dictionaries; give them"
+                    + " with ArrowDictionaries.attach(root, provider)");
+        }
+        List<Field> fields = new ArrayList<>();
+        for (Field field : schema.getFields()) {
+            fields.add(DictionaryUtility.toMessageFormat(field, provider, new java.util.HashSet<>()));
+        }
+        return new Schema(fields, schema.getCustomMetadata());
+    }
+
     /** Writes one batch holding all of {@code root}'s rows. Validity of a node without nulls is sent as a zero-length buffer. */
     static void writeBatch(VectorSchemaRoot root, InBandWriter out) {
         List<FieldVector> vectors = new ArrayList<>();
+        DictionaryProvider provider = ArrowDictionaries.of(root);
         for (FieldVector v : root.getFieldVectors()) {
-            flatten(v, vectors);
+            flattenWire(v, vectors, provider);
         }
         out.writeArrayHeader(2).writeLong(root.getRowCount()).writeArrayHeader(vectors.size());
         List<ByteBuffer> buffers = new ArrayList<>();
@@ -130,8 +159,11 @@ final class ArrowBatchCodec {
         long nodesAt = in.offset();
         int nodeCount = in.readArrayHeader();
         List<Field> fields = new ArrayList<>();
+        List<Field> checkFields = new ArrayList<>();
         for (Field f : schema.getFields()) {
-            flatten(f, fields);
+            Field check = checkField(f);
+            checkFields.add(check);
+            flatten(check, fields);
         }
         if (nodeCount != fields.size()) {
             throw in.error("the batch has " + nodeCount + " nodes but the schema has " + fields.size() + " fields", nodesAt);
@@ -164,7 +196,7 @@ final class ArrowBatchCodec {
             }
             nodes.add(new ArrowChecks.Node(fields.get(i), length, nulls, nodeBuffers, nodeAt));
         }
-        ArrowChecks.checkBatch(rows, nodes, schema.getFields(), in);
+        ArrowChecks.checkBatch(rows, nodes, checkFields, in);
         long bufferCount = 0;
         for (ArrowChecks.Node node : nodes) {
             bufferCount += node.buffers().size();
@@ -173,13 +205,61 @@ final class ArrowBatchCodec {
         // empty batch costs what it weighs only because it is charged (docs/FORMAT.md section 4.3).
         in.reserveAllocation(BATCH_COST + NODE_COST * nodeCount + BUFFER_COST * bufferCount,
                 "an Arrow batch of " + nodeCount + " nodes", at);
+        if (schema.getFields().stream().noneMatch(DictionaryUtility::needConvertToMessageFormat)) {
+            VectorSchemaRoot root = createRoot(schema, allocator, at);
+            try {
+                load(root, nodes, rows, allocator, at);
+                return root;
+            } catch (RuntimeException e) {
+                root.close();
+                throw e;
+            }
+        }
+        // Dictionary-encoded columns: the root holds their index vectors, the provider their dictionaries.
+        java.util.Map<Long, Dictionary> dictionaries = new java.util.LinkedHashMap<>();
+        DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider();
+        VectorSchemaRoot root = null;
+        try {
+            List<Field> memory = new ArrayList<>();
+            for (Field f : schema.getFields()) {
+                memory.add(DictionaryUtility.toMemoryFormat(f, allocator, dictionaries));
+            }
+            dictionaries.values().forEach(provider::put);
+            root = createRoot(new Schema(memory, schema.getCustomMetadata()), allocator, at);
+            List<ArrowChecks.Node> rootNodes = new ArrayList<>();
+            java.util.Map<Long, List<ArrowChecks.Node>> dictionaryNodes = new java.util.LinkedHashMap<>();
+            int[] next = {0};
+            for (Field f : schema.getFields()) {
+                distribute(f, nodes, next, rootNodes, dictionaryNodes, at);
+            }
+            load(root, rootNodes, rows, allocator, at);
+            for (java.util.Map.Entry<Long, List<ArrowChecks.Node>> e : dictionaryNodes.entrySet()) {
+                FieldVector vector = dictionaries.get(e.getKey()).getVector();
+                load(new VectorSchemaRoot(List.of(vector)), e.getValue(), e.getValue().get(0).length(), allocator, at);
+            }
+            ArrowDictionaries.attach(root, provider);
+            return root;
+        } catch (RuntimeException e) {
+            provider.close();
+            dictionaries.values().forEach(d -> d.getVector().close());
+            if (root != null) {
+                root.close();
+            }
+            throw e;
+        }
+    }
 
-        List<ArrowFieldNode> fieldNodes = new ArrayList<>(nodeCount);
+    /** Loads {@code nodes} (pre-order, with their buffers) into {@code root}, a view of the frame's memory. */
+    private static void load(VectorSchemaRoot root, List<ArrowChecks.Node> nodes, long rows, BufferAllocator allocator, long at) {
+        List<ArrowFieldNode> fieldNodes = new ArrayList<>(nodes.size());
         List<ArrowBuf> buffers = new ArrayList<>();
-        VectorSchemaRoot root = createRoot(schema, allocator, at);
+        List<Long> variadic = new ArrayList<>();
         try {
             for (ArrowChecks.Node node : nodes) {
                 fieldNodes.add(new ArrowFieldNode(node.length(), node.nullCount()));
+                if (isView(node.field().getType())) {
+                    variadic.add((long) node.buffers().size() - 2);
+                }
                 for (ByteBuffer b : node.buffers()) {
                     buffers.add(FrameMemory.wrap(allocator, b));
                 }
@@ -195,12 +275,65 @@ final class ArrowBatchCodec {
             } catch (RuntimeException e) {
                 throw new DeserializationException("Arrow could not load the batch: " + e.getMessage(), at, e);
             }
-            return root;
-        } catch (RuntimeException e) {
-            root.close();
-            throw e;
         } finally {
             buffers.forEach(ArrowBuf::close);
+        }
+    }
+
+    /**
+     * Sends the nodes of message-format field {@code f} (pre-order, as the frame has them) to the
+     * root's list or, for a dictionary's values, to that dictionary's list.
+     */
+    private static void distribute(Field f, List<ArrowChecks.Node> nodes, int[] next, List<ArrowChecks.Node> target,
+                                   java.util.Map<Long, List<ArrowChecks.Node>> dictionaryNodes, long at) {
+        DictionaryEncoding encoding = f.getDictionary();
+        target.add(nodes.get(next[0]++));
+        List<ArrowChecks.Node> own = target;
+        if (encoding != null) {
+            own = new ArrayList<>();
+            if (dictionaryNodes.put(encoding.getId(), own) != null) {
+                throw new DeserializationException("two fields name Arrow dictionary " + encoding.getId(), at);
+            }
+            own.add(nodes.get(next[0]++));  // the dictionary's own node, then its children's
+        }
+        for (Field child : f.getChildren()) {
+            distribute(child, nodes, next, own, dictionaryNodes, at);
+        }
+    }
+
+    /**
+     * The field whose pre-order gives the frame's nodes: a dictionary-encoded field becomes its index
+     * field, with the dictionary's values (a field of the value type) as its one child.
+     */
+    private static Field checkField(Field f) {
+        List<Field> children = new ArrayList<>();
+        for (Field child : f.getChildren()) {
+            children.add(checkField(child));
+        }
+        DictionaryEncoding encoding = f.getDictionary();
+        if (encoding == null) {
+            return new Field(f.getName(), f.getFieldType(), children);
+        }
+        ArrowType.Int index = encoding.getIndexType() != null ? encoding.getIndexType() : new ArrowType.Int(32, true);
+        Field values = new Field(f.getName(), new FieldType(true, f.getType(), null), children);
+        return new Field(f.getName(), new FieldType(f.isNullable(), index, null, f.getMetadata()), List.of(values));
+    }
+
+    /** Pre-order with each dictionary-encoded vector's dictionary after it, as the frame has them. */
+    private static void flattenWire(FieldVector v, List<FieldVector> out, DictionaryProvider provider) {
+        out.add(v);
+        DictionaryEncoding encoding = v.getField().getDictionary();
+        if (encoding != null) {
+            Dictionary dictionary = provider == null ? null : provider.lookup(encoding.getId());
+            if (dictionary == null) {
+                throw new SerializationException("Arrow column '" + v.getName() + "' names dictionary " + encoding.getId()
+                        + ", which the root's ArrowDictionaries do not hold");
+            }
+            flattenWire(dictionary.getVector(), out, provider);
+            return;
+        }
+        for (FieldVector child : v.getChildrenFromFields()) {
+            flattenWire(child, out, provider);
         }
     }
 
@@ -273,10 +406,6 @@ final class ArrowBatchCodec {
     }
 
     private static void checkSupported(Field field) {
-        if (field.getDictionary() != null) {
-            throw new SerializationException("Arrow field '" + field.getName()
-                    + "' is dictionary-encoded, which the standard Arrow serializers do not carry");
-        }
         switch (field.getType().getTypeID()) {
             case Interval -> {
                 if (((ArrowType.Interval) field.getType()).getUnit() != org.apache.arrow.vector.types.IntervalUnit.MONTH_DAY_NANO) {

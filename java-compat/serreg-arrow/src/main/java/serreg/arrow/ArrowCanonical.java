@@ -73,12 +73,13 @@ public final class ArrowCanonical {
         out.writeArrayHeader(2);
         // The schema, not the vectors' own fields: some vectors drop field metadata (a NullVector
         // made by VectorSchemaRoot.create does), and the ordinary writer sends the schema too.
-        SchemaDescription.write(schema, out);
+        SchemaDescription.write(ArrowBatchCodec.messageSchema(root), out);
         if (schema.getFields().size() != vectors.size()) {
             throw new CanonicalFormException("the Arrow schema has " + schema.getFields().size() + " fields but the root holds "
                     + vectors.size() + " vectors");
         }
         Batch batch = new Batch();
+        batch.dictionaries = ArrowDictionaries.of(root);
         for (int i = 0; i < vectors.size(); i++) {
             FieldVector v = vectors.get(i);
             Field field = schema.getFields().get(i);
@@ -96,6 +97,7 @@ public final class ArrowCanonical {
     private static final class Batch {
         final List<long[]> nodes = new ArrayList<>();
         final List<ByteBuffer> buffers = new ArrayList<>();
+        org.apache.arrow.vector.dictionary.DictionaryProvider dictionaries;
     }
 
     /**
@@ -278,6 +280,17 @@ public final class ArrowCanonical {
                     batch.buffers.add(fixedWidth(as(BaseFixedWidthVector.class, v, path), type, slots, valid, path));
             default -> throw new CanonicalFormException("Arrow field '" + path + "' has type " + type
                     + ", which has no canonical form (docs/FORMAT.md, sections 6.4 and 9.5)");
+        }
+        if (field.getDictionary() != null) {
+            // The index node above, then the dictionary's nodes as they are (section 9.5).
+            org.apache.arrow.vector.dictionary.Dictionary dictionary = batch.dictionaries == null ? null
+                    : batch.dictionaries.lookup(field.getDictionary().getId());
+            if (dictionary == null) {
+                throw new CanonicalFormException("Arrow field '" + path + "' names dictionary " + field.getDictionary().getId()
+                        + ", which the root's ArrowDictionaries do not hold");
+            }
+            FieldVector values = dictionary.getVector();
+            writeNode(values.getField(), values, path + ".dictionary", Slots.range(0, values.getValueCount()), null, batch);
         }
     }
 

@@ -138,8 +138,16 @@ final class ArrowChecks {
             table(field, "field");
             string(name);
             if (field.dictionary() != null) {
-                throw new DeserializationException("Arrow field is dictionary-encoded, which the standard Arrow"
-                        + " serializers do not carry (docs/FORMAT.md section 6.4)", at);
+                org.apache.arrow.flatbuf.DictionaryEncoding dictionary = field.dictionary();
+                table(dictionary, "dictionary encoding");
+                org.apache.arrow.flatbuf.Int index = dictionary.indexType();
+                if (index != null) {
+                    int bits = index.bitWidth();
+                    if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+                        throw new DeserializationException("an Arrow dictionary's index is an integer of " + bits
+                                + " bits (8, 16, 32 or 64)", at);
+                    }
+                }
             }
             com.google.flatbuffers.Table type = field.type(new com.google.flatbuffers.Table());
             if (type != null) {
@@ -165,12 +173,16 @@ final class ArrowChecks {
                 throw new DeserializationException("the Arrow schema message has a metadata entry without a key or a value", at);
             }
             table(kv, "metadata entry");
-            if (ofField && (EXTENSION_NAME.equals(kv.key()) || EXTENSION_METADATA.equals(kv.key()))) {
-                // Arrow Java would hand the metadata to the deserializer of a registered extension type of
-                // that name while it reads the schema: refused before it does (docs/FORMAT.md section 4.4).
-                throw new DeserializationException("an Arrow field's metadata holds the extension-type key '" + kv.key()
-                        + "': extension types are not standard serreg Arrow types (docs/FORMAT.md sections 4.4 and 6.4),"
-                        + " and reading one would run the code of a registered extension type on the frame's bytes", at);
+            if (ofField && EXTENSION_NAME.equals(kv.key()) && kv.value() != null
+                    && !CANONICAL_EXTENSIONS.contains(kv.value())
+                    && org.apache.arrow.vector.types.pojo.ExtensionTypeRegistry.lookup(kv.value()) != null) {
+                // Arrow Java would hand the metadata to the deserializer of the extension type of that name
+                // registered in this JVM while it reads the schema: refused before it does. A name nobody
+                // registered is read as its storage with the keys in the field's metadata, and no code runs
+                // (docs/FORMAT.md sections 4.4 and 6.4).
+                throw new DeserializationException("an Arrow field names the extension type '" + kv.value()
+                        + "', which is registered in this JVM: reading it would run that type's code on the frame's"
+                        + " bytes", at);
             }
             string(kv.keyAsByteBuffer());
             string(kv.valueAsByteBuffer());
@@ -223,6 +235,9 @@ final class ArrowChecks {
 
     private static final String EXTENSION_NAME = "ARROW:extension:name";
     private static final String EXTENSION_METADATA = "ARROW:extension:metadata";
+    /** Arrow's canonical extension types, implemented by Arrow itself (no user code runs for them). */
+    private static final java.util.Set<String> CANONICAL_EXTENSIONS = java.util.Set.of(
+            "arrow.uuid", "arrow.json", "arrow.bool8", "arrow.opaque", "arrow.fixed_shape_tensor");
 
     /** Checks that every field has a standard type of section 6.4, in the shape Arrow defines. */
     static void checkSchema(Schema schema, long at) {
@@ -235,8 +250,11 @@ final class ArrowChecks {
         if (depth > MAX_FIELD_NESTING) {
             throw new DeserializationException("Arrow fields are nested more than " + MAX_FIELD_NESTING + " deep", at);
         }
-        if (field.getDictionary() != null) {
-            throw bad(field, "is dictionary-encoded, which the standard Arrow serializers do not carry", at);
+        if (field.getDictionary() != null && field.getDictionary().getIndexType() != null) {
+            int bits = field.getDictionary().getIndexType().getBitWidth();
+            if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+                throw bad(field, "is dictionary-encoded with an index of " + bits + " bits", at);
+            }
         }
         ArrowType type = field.getType();
         int children = field.getChildren().size();

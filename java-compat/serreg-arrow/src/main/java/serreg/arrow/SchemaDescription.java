@@ -53,12 +53,9 @@ final class SchemaDescription {
     }
 
     private static void writeField(Field field, String name, String path, InBandWriter out) {
-        if (field.getDictionary() != null) {
-            throw new CanonicalFormException("Arrow field '" + path + "' is dictionary-encoded, which has no canonical "
-                    + "form (docs/FORMAT.md, sections 6.4 and 9.5); decode it first");
-        }
         ArrowType type = field.getType();
-        out.writeArrayHeader(5).writeString(name);
+        org.apache.arrow.vector.types.pojo.DictionaryEncoding encoding = field.getDictionary();
+        out.writeArrayHeader(encoding == null ? 5 : 6).writeString(name);
         writeType(type, path, out);
         out.writeBoolean(field.isNullable());
         writeMetadata(field.getMetadata(), out);
@@ -101,6 +98,11 @@ final class SchemaDescription {
                 writeField(entries.get(1), MAP_VALUE_NAME, at + "." + MAP_VALUE_NAME, out);
             }
             default -> out.writeArrayHeader(0);
+        }
+        if (encoding != null) {  // [index bit width, index signed, ordered]
+            ArrowType.Int index = encoding.getIndexType() != null ? encoding.getIndexType() : new ArrowType.Int(32, true);
+            out.writeArrayHeader(3).writeLong(index.getBitWidth()).writeBoolean(index.getIsSigned())
+                    .writeBoolean(encoding.isOrdered());
         }
     }
 
@@ -200,8 +202,9 @@ final class SchemaDescription {
         try {
             List<?> schema = list(description, 2, "schema");
             List<Field> fields = new ArrayList<>();
+            long[] ids = {0};  // dictionary ids, given in field order
             for (Object field : list(schema.get(0), -1, "fields")) {
-                fields.add(field(field));
+                fields.add(field(field, ids));
             }
             return new Schema(fields, metadata(schema.get(1)));
         } catch (RuntimeException e) {
@@ -242,14 +245,25 @@ final class SchemaDescription {
         }
     }
 
-    private static Field field(Object description) {
-        List<?> field = list(description, 5, "a field");
+    private static Field field(Object description, long[] ids) {
+        List<?> field = description instanceof List<?> l && l.size() == 6 ? l : list(description, 5, "a field");
         List<Field> children = new ArrayList<>();
         for (Object child : list(field.get(4), -1, "children")) {
-            children.add(field(child));
+            children.add(field(child, ids));
         }
         ArrowType type = type(list(field.get(1), -1, "a type"));
-        return new Field((String) field.get(0), new FieldType((Boolean) field.get(2), type, null, metadata(field.get(3))), children);
+        org.apache.arrow.vector.types.pojo.DictionaryEncoding encoding = null;
+        if (field.size() == 6) {  // dictionary-encoded: [index bit width, index signed, ordered]
+            List<?> index = list(field.get(5), 3, "a dictionary encoding");
+            int bits = integer(index.get(0));
+            if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+                throw new IllegalArgumentException("a dictionary index of " + bits + " bits");
+            }
+            encoding = new org.apache.arrow.vector.types.pojo.DictionaryEncoding(ids[0]++, (Boolean) index.get(2),
+                    new ArrowType.Int(bits, (Boolean) index.get(1)));
+        }
+        return new Field((String) field.get(0), new FieldType((Boolean) field.get(2), type, encoding, metadata(field.get(3))),
+                children);
     }
 
     private static int integer(Object value) {
