@@ -22,12 +22,12 @@ import contextlib
 import os
 import tempfile
 import time
-from typing import Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 try:
     import fcntl
 except ImportError:  # not POSIX: stale files are recognised by age alone
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "STALE_AFTER_SECONDS",
@@ -45,8 +45,8 @@ STALE_AFTER_SECONDS = 60
 STALE_AFTER_SECONDS_WITHOUT_LOCKS = 24 * 3600
 
 
-def write_atomically(path: str, pieces: Iterable, *, mode: Optional[int] = None, clean: bool = True,
-                     before_rename: Optional[Callable] = None) -> int:
+def write_atomically(path: str, pieces: Iterable[Any], *, mode: Optional[int] = None, clean: bool = True,
+                     before_rename: Optional[Callable[..., Any]] = None) -> int:
     """Write the concatenation of ``pieces`` to ``path`` whole or not at all; return the bytes written.
 
     The pieces go one by one into a locked temporary file in the same directory,

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import mmap as _mmap
 import os
-from typing import Any, Optional, Union
+from typing import BinaryIO, Any, Optional, Union
 
 from ._default import default_registry
 from .errors import DeserializationError
@@ -61,14 +61,14 @@ def dump(value: Any, path: PathLike, *, registry: Optional[Registry] = None, key
     return write_result(result, os.fspath(path))
 
 
-def write_result(result, path: str, *, mode: Optional[int] = None, clean: bool = True) -> int:
+def write_result(result: Any, path: str, *, mode: Optional[int] = None, clean: bool = True) -> int:
     """Write a SerializationResult's frame into ``path`` piece by piece (renamed into place when whole)."""
     pieces, total = frame_pieces(in_band_parts(result), buffer_views(result), signing_key(result))
     write_atomically(path, pieces, mode=mode, clean=clean)
     return total
 
 
-def create_mapped(result, path: str, *, mode: Optional[int] = None):
+def create_mapped(result: Any, path: str, *, mode: Optional[int] = None) -> tuple[Any, int]:
     """Write a one-buffer result's frame into ``path`` *without* its buffer's bytes (the file is
     extended with zeros, which a RAM-backed file system does not allocate until written) and
     return ``(writable mapping of the whole file, frame length)``: the caller fills the buffer,
@@ -79,9 +79,9 @@ def create_mapped(result, path: str, *, mode: Optional[int] = None):
     head = sum(len(memoryview(piece).cast("B")) for piece in pieces)
     if head + memoryview(data).nbytes != total:
         raise ValueError("create_mapped takes a result whose frame ends with its one buffer (unsigned)")
-    holder = {}
+    holder: dict[str, Any] = {}
 
-    def extend_and_map(f, temporary):
+    def extend_and_map(f: Any, temporary: Any) -> None:
         f.truncate(total)
         # A descriptor of its own, locked shared once the writer's exclusive lock is gone (with
         # the rename): the mapping then keeps the region in use, as a reader's does.
@@ -108,6 +108,7 @@ def load(path: PathLike, *, mmap: bool = True, trusted: bool = False, key: Optio
     limits = registry.limits if limits is None else limits
     where = os.fspath(path)
     with open(where, "rb") as f:
+        data: Any
         if mmap:
             data = map_frame(f.fileno(), limits, where)
         else:
@@ -133,7 +134,7 @@ def map_frame(fd: int, limits: Limits, where: str, expected_size: Optional[int] 
     return _mmap.mmap(fd, size, access=_mmap.ACCESS_READ)
 
 
-def _read_frame(f, limits: Limits, where: str) -> bytes:
+def _read_frame(f: BinaryIO, limits: Limits, where: str) -> bytes:
     size = os.fstat(f.fileno()).st_size
     _check_header(os.pread(f.fileno(), HEADER_SIZE, 0), size, limits, where)
     data = f.read(size)

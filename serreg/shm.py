@@ -77,7 +77,7 @@ _NAME = re.compile(r"region-([0-9]{1,10})-[0-9a-f]{32}")
 _READ_ONLY = 0o400
 # put and get look for stale regions at most this often per process (cleanup() always does).
 CLEANUP_INTERVAL = 1.0
-_checked_directories: dict = {}
+_checked_directories: dict[Optional[str], str] = {}
 _last_cleanup = [float("-inf")]
 _lock = threading.Lock()
 
@@ -106,7 +106,9 @@ class Handle:
     @property
     def writer_pid(self) -> int:
         """The id of the process that wrote the region."""
-        return int(_NAME.fullmatch(self.name).group(1))
+        match = _NAME.fullmatch(self.name)
+        assert match is not None  # a Handle's name is checked when it is made
+        return int(match.group(1))
 
     def release(self) -> bool:
         """Remove the region's name (idempotent); True if this call removed it."""
@@ -115,10 +117,10 @@ class Handle:
     def __enter__(self) -> "Handle":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self.release()
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (Handle, (self.name, self.size))
 
     def __eq__(self, other: object) -> bool:
@@ -172,7 +174,7 @@ def put(value: Any, *, registry: Optional[Registry] = None, key: Optional[bytes]
     return Handle(name, size)
 
 
-def empty(shape, dtype="float64", *, registry: Optional[Registry] = None):
+def empty(shape: Any, dtype: Any = "float64", *, registry: Optional[Registry] = None) -> tuple[Any, Handle]:
     """A new region holding a numpy array of ``shape`` and ``dtype``: ``(array, handle)``.
 
     ``array`` is a writable view of the region (zero-filled, pages allocated as

@@ -41,7 +41,7 @@ class Shared:
         self.value = value
         self.trusted = trusted
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (receive, (put(self.value), self.trusted))
 
     def __repr__(self) -> str:
