@@ -22,10 +22,12 @@ reported as skipped.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import sys
 import traceback
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,7 +121,12 @@ def chains(found: list[Block]) -> list[list[Block]]:
 
 
 def _run(chain: list[dict], result_path: str) -> None:
-    namespace: dict = {"__name__": "__main__"}
+    # The blocks run in a module of their own that is ``__main__``, as a script's code does:
+    # classes and functions they define can be found by name (type hints, pickling).
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = main
+    namespace = main.__dict__
     outcome: dict = {"status": "passed"}
     for block in chain:
         # Padded so a traceback's line numbers are the Markdown file's.

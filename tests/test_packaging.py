@@ -76,6 +76,8 @@ def test_the_wheel_installs_only_serreg_and_all_of_it(wheel):
     for required in (
         "serreg/py.typed",
         "serreg/codec/_scan.pyi",
+        "serreg/codec/_core.pyi",
+        "serreg/wire/_frame.pyi",
         "serreg/integrations/dask.py",
         "serreg/integrations/ray.py",
         "serreg/serializers/numpy.py",

@@ -28,4 +28,5 @@ def test_mypy_strict_reports_no_error_on_the_package():
 
 def test_the_package_ships_its_type_information():
     assert (ROOT / "serreg" / "py.typed").is_file()
-    assert (ROOT / "serreg" / "codec" / "_scan.pyi").is_file()  # the compiled scan's signature
+    for stub in ("codec/_scan.pyi", "codec/_core.pyi", "wire/_frame.pyi"):  # the compiled twins' signatures
+        assert (ROOT / "serreg" / stub).is_file(), stub

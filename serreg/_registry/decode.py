@@ -227,7 +227,7 @@ class Decoder:
                     outer.budget = state.budget  # a nested call spends the outer call's budget
 
 
-def _read_frame(data, limits: Limits, key: Optional[bytes]) -> tuple:
+def _read_frame(data: Any, limits: Limits, key: Optional[bytes]) -> tuple[Any, ...]:
     """(in-band section, its offset, buffers, total length) of a frame, its layout checked."""
     if key is None and type(data) in _PLAIN_BYTES:
         parsed = parse_frame(data, limits.max_frame_size, limits.max_buffers)

@@ -38,7 +38,7 @@ CROSS_LANGUAGE: ContextVar[bool] = ContextVar("serreg_cross_language", default=F
 _STANDARD_NAMES = {class_id_hash(class_id): class_id for class_id in STANDARD_CLASS_IDS}
 
 
-def refusal_of(registration: Optional[Registration], value) -> Optional[str]:
+def refusal_of(registration: Optional[Registration], value: Any) -> Optional[str]:
     """The ``refusal`` hook's reason for ``value``, or None (no registration, no hook, no reason)."""
     if registration is None or registration.refusal is None:
         return None
@@ -87,7 +87,7 @@ class Dispatch:
             raise SerializationError(f"no serializer is registered for {describe(cls)} and there is no fallback", value=value)
         return snapshot.fallback
 
-    def refusal_for(self, value) -> Optional[str]:
+    def refusal_for(self, value: Any) -> Optional[str]:
         """Why the serializer registered for ``value``'s type passed it on, if it says."""
         return refusal_of(self._table.snapshot.current.get(type(value)), value)
 

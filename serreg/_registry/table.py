@@ -88,7 +88,7 @@ class Snapshot:
     rewritten_types: tuple[Any, ...] = ALWAYS_REWRITTEN  # types the codec must not let msgpack pack by itself
     packed_as_is: Mapping[type, bytes] = field(default_factory=dict)  # type -> ClassIDHash, plain msgpack
     unpacked_as_is: Mapping[bytes, type] = field(default_factory=dict)  # the same ClassIDHashes -> their type
-    ext_writers: Mapping[type, Callable] = field(default_factory=dict)  # type -> its struct's ext 1 writer
+    ext_writers: Mapping[type, Callable[..., Any]] = field(default_factory=dict)  # type -> its struct's ext 1 writer
     # Class IDs whose type is served by serreg's standard serializer (so the codec may write
     # them itself), and those whose ClassIDHash is read by it (so the codec may read them itself).
     standard_writers: frozenset[str] = frozenset()

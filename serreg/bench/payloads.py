@@ -14,7 +14,7 @@ import dataclasses
 import datetime
 import importlib
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 from .._default import deserialize
 from ..wire.frame import read_frame_bytes
@@ -99,7 +99,7 @@ def _main_record_class() -> type:
     return cls
 
 
-def dataclasses_1k_main(scale: float):
+def dataclasses_1k_main(scale: float) -> list[Any]:
     cls = _main_record_class()
     return [cls(i, f"user{i}", i * 0.5) for i in range(_count(1000, scale))]
 
@@ -107,7 +107,7 @@ def dataclasses_1k_main(scale: float):
 _UTC2 = datetime.timezone(datetime.timedelta(hours=2))
 
 
-def nested_mixed(scale: float):
+def nested_mixed(scale: float) -> list[Any]:
     """Tuples, sets, datetimes, bytes and None inside lists and dicts: 100 such entries."""
     start = datetime.datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=_UTC2)
     return [
@@ -145,7 +145,7 @@ def _from_callable(spec: str) -> Callable[[float], object]:
     if not module_name or not attribute:
         raise ValueError(f"--payload takes module:callable (say, mydata:make_value), not {spec!r}")
 
-    def build(scale: float):
+    def build(scale: float) -> Any:
         if "" not in sys.path:
             sys.path.insert(0, "")  # the current directory, as ``python -m`` has it
         target = importlib.import_module(module_name)
@@ -157,7 +157,7 @@ def _from_callable(spec: str) -> Callable[[float], object]:
 
 
 def _from_frames(path: str, index: int) -> Callable[[float], object]:
-    def build(scale: float):
+    def build(scale: float) -> Any:
         with open(path, "rb") as stream:
             for _ in range(index):
                 read_frame_bytes(stream)
@@ -166,7 +166,7 @@ def _from_frames(path: str, index: int) -> Callable[[float], object]:
     return build
 
 
-def user_payloads(callables=(), frame_files=()) -> dict[str, Callable[[float], object]]:
+def user_payloads(callables: Any = (), frame_files: Any = ()) -> dict[str, Callable[[float], object]]:
     """Payloads of the user's own: ``module:callable`` (called with no argument; a non-callable
     attribute is the value itself) and every frame of each file of serreg frames (deserialized
     trusted: they are the user's own). Named by what they come from."""

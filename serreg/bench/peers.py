@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.metadata
 import pickle
-from typing import Any
+from typing import Optional, Any
 
 import cloudpickle
 import msgpack
@@ -221,7 +221,7 @@ class MsgspecPeer(Peer):
            "one dataclass (msgspec decodes typed data only when told the type); no out-of-band buffers")
     distribution = "msgspec"
 
-    def _load(self):
+    def _load(self) -> Optional[str]:
         try:
             import msgspec
         except ImportError as error:
@@ -231,11 +231,11 @@ class MsgspecPeer(Peer):
         self._decode = msgspec.msgpack.Decoder().decode
         return None
 
-    def check(self, value) -> None:
+    def check(self, value: Any) -> None:
         sample = value[0] if type(value) is list and value else value
         if dataclasses.is_dataclass(sample) and (sample is value or all(type(v) is type(sample) for v in value)):
             cls = type(sample)
-            self._decode = self._msgspec.msgpack.Decoder(cls if sample is value else list[cls]).decode
+            self._decode = self._msgspec.msgpack.Decoder(cls if sample is value else list[cls]).decode  # type: ignore[valid-type]  # a class known at run time
             # msgspec caches what it learnt on the class; the decoder keeps its own copy. Left there,
             # the cache would travel with a class that cloudpickle writes by value, and it cannot be pickled.
             if "__msgspec_cache__" in vars(cls):
@@ -247,19 +247,19 @@ class MsgspecPeer(Peer):
         except (TypeError, self._msgspec.EncodeError) as error:
             raise Unsupported(f"msgspec has no encoding for it ({error})") from None
 
-    def serialize(self, value):
+    def serialize(self, value: Any) -> Any:
         return self._encode(value)
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any) -> Any:
         return self._decode(result)
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         return len(result)
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any) -> Any:
         return self._encode(value)
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any) -> Any:
         return self._decode(frame)
 
 

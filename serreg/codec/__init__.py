@@ -19,7 +19,7 @@ from .scan import COMPILED as SCAN_COMPILED
 if COMPILED:
     from .compiled import MsgpackCodec
 else:
-    from .pure import MsgpackCodec
+    from .pure import MsgpackCodec  # type: ignore[assignment]  # the pure twin: the same interface
 
 __all__ = [
     "BACKEND",

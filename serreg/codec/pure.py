@@ -14,7 +14,7 @@ to read the types it must not let msgpack pack by itself (``snapshots``).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Protocol
+from typing import Mapping, Any, Callable, Optional, Protocol
 
 from msgpack import ExtType, Packer, Timestamp, Unpacker, unpackb
 from msgpack.exceptions import OutOfData, StackError
@@ -40,7 +40,7 @@ class _Snapshot(Protocol):
     @property
     def rewritten_types(self) -> tuple[type, ...]: ...
     @property
-    def ext_writers(self) -> dict[Any, Any]: ...
+    def ext_writers(self) -> Mapping[type, Callable[..., Any]]: ...
 
 
 class SnapshotSource(Protocol):
@@ -69,32 +69,33 @@ class _PackState:
     def __init__(self, encode_nested: EncodeNested) -> None:
         self.encode_nested = encode_nested
         self.oob: Optional[list[Any]] = None
-        self.ext_writers: dict = {}
-        self.rewrite: tuple = ()
-        self.inner: list = []  # Packers for struct instance arrays, one per nesting level
+        self.ext_writers: dict[Any, Any] = {}
+        self.rewrite: tuple[Any, ...] = ()
+        self.inner: list[Any] = []  # Packers for struct instance arrays, one per nesting level
         self.level = 0
         # Packs the instance array of a struct of plain scalars (it calls no default, never nests).
         self.pack_leaf = Packer(strict_types=True, use_bin_type=True, autoreset=True).pack
 
-    def pack_inner(self, items: list) -> bytes:
+    def pack_inner(self, items: list[Any]) -> bytes:
         level = self.level
         inner = self.inner
         if level == len(inner):
             inner.append(Packer(default=self.nested, strict_types=True, use_bin_type=True, autoreset=True))
         self.level = level + 1
         try:
-            return inner[level].pack(items)
+            packed: bytes = inner[level].pack(items)
+            return packed
         finally:
             self.level = level
 
-    def any_value(self, value):
+    def any_value(self, value: Any) -> Any:
         """A field value of type ``any``, with the values msgpack must not pack itself replaced."""
         rewrite = self.rewrite
         if holds_any(value, rewrite):
             return _substitute(value, frozenset(rewrite), self.nested)
         return value
 
-    def sort_key(self, value) -> bytes:
+    def sort_key(self, value: Any) -> bytes:
         """The bytes a set member sorts by; its buffers are not kept (it is packed again in place)."""
         oob = self.oob
         self.oob = []
@@ -188,7 +189,7 @@ class MsgpackCodec:
         return _explain_pack_error(obj, error)
 
     @staticmethod
-    def _unpack_struct(payload, ext_hook, state, untrusted: bool):
+    def _unpack_struct(payload: Any, ext_hook: Any, state: Any, untrusted: bool) -> Any:
         """One ext 1 (a struct instance, section 10.3), counted as a nested value against max_depth
         before its payload is unpacked (instances may nest inside each other)."""
         depth = state.depth + 1 if state is not None else 1

@@ -21,6 +21,8 @@ So the reader decides per name, before pyarrow sees the message:
 
 from __future__ import annotations
 
+from typing import Any
+
 import functools
 
 import pyarrow as pa
@@ -37,7 +39,7 @@ EXTENSION_METADATA = b"ARROW:extension:metadata"
 BUILT_IN = frozenset({b"arrow.uuid", b"arrow.json", b"arrow.bool8", b"arrow.opaque", b"arrow.fixed_shape_tensor"})
 
 
-def read_schema(message, shape, trusted: bool) -> pa.Schema:
+def read_schema(message: Any, shape: Any, trusted: bool) -> pa.Schema:
     """pyarrow's reading of a checked schema message (``shape`` from check_schema_message), with the
     extension names it may not resolve hidden from it and given back on the fields afterwards."""
     hidden = [position for position, name in shape.extensions if not trusted and name not in BUILT_IN]
@@ -64,7 +66,7 @@ def _unhide(field: pa.Field) -> pa.Field:
     return field
 
 
-def child_fields(arrow_type: pa.DataType) -> list:
+def child_fields(arrow_type: pa.DataType) -> list[Any]:
     """The child fields of a type, as in its IPC schema (a dictionary: its value type's)."""
     t = pa.types
     if isinstance(arrow_type, pa.BaseExtensionType):
@@ -81,14 +83,14 @@ def child_fields(arrow_type: pa.DataType) -> list:
     return [arrow_type.field(i) for i in range(arrow_type.num_fields)]
 
 
-def with_fields(field: pa.Field, children: list) -> pa.Field:
+def with_fields(field: pa.Field, children: list[Any]) -> pa.Field:
     """``field`` with its type's child fields replaced by ``children`` (same count and types)."""
     if not children:
         return field
     return field.with_type(with_children(field.type, children))
 
 
-def with_children(arrow_type: pa.DataType, children: list) -> pa.DataType:
+def with_children(arrow_type: pa.DataType, children: list[Any]) -> pa.DataType:
     t = pa.types
     if t.is_dictionary(arrow_type):
         value = with_children(arrow_type.value_type, children)
@@ -125,7 +127,7 @@ def plain_type(arrow_type: pa.DataType) -> pa.DataType:
     return with_children(arrow_type, [child.with_type(plain_type(child.type)) for child in children])
 
 
-def extension_keys(arrow_type: pa.DataType) -> tuple:
+def extension_keys(arrow_type: pa.DataType) -> tuple[Any, ...]:
     """(name, serialized metadata) of an extension type, as its IPC field metadata holds them."""
     if isinstance(arrow_type, pa.ExtensionType):  # defined in Python: its own serializer, no reading back
         return arrow_type.extension_name.encode(), arrow_type.__arrow_ext_serialize__()
@@ -133,14 +135,14 @@ def extension_keys(arrow_type: pa.DataType) -> tuple:
 
 
 @functools.lru_cache(maxsize=256)
-def _built_in_keys(arrow_type: pa.DataType) -> tuple:
+def _built_in_keys(arrow_type: pa.DataType) -> tuple[Any, ...]:
     message = pa.schema([pa.field("x", arrow_type)]).serialize()
     field = _hidden_field(message, check_schema_message(message, untrusted=True))
     metadata = field.metadata or {}
     return metadata.get(EXTENSION_NAME, arrow_type.extension_name.encode()), metadata.get(EXTENSION_METADATA, b"")
 
 
-def _hidden_field(message, shape) -> pa.Field:
+def _hidden_field(message: Any, shape: Any) -> pa.Field:
     copy = bytearray(message)
     for position, _ in shape.extensions:
         copy[position] = 0

@@ -9,6 +9,8 @@ call's memory budget before anything is built.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 from msgpack import Unpacker, packb
 from msgpack.exceptions import StackError
@@ -35,18 +37,18 @@ NODE_COST = 512  # one Array and its Python wrapper, per field node
 BATCH_COST = 320  # one RecordBatch
 
 
-def write_batches(schema: pa.Schema, batches) -> SerializationResult:
+def write_batches(schema: pa.Schema, batches: Any) -> SerializationResult:
     """The ArrowTable in-band [schema, batches] and buffers of ``batches`` (what every Arrow class ID writes)."""
     batches = list(batches)
     check_columns(schema, cross_language=CROSS_LANGUAGE.get(), several_batches=len(batches) > 1)
-    buffers: list = []
+    buffers: list[Any] = []
     for batch in batches:
         check_valid(batch)
     written = [write_batch(batch, buffers) for batch in batches]
     return SerializationResult(packb([schema.serialize().to_pybytes(), written]), buffers)
 
 
-def read_batches(in_band, oob) -> tuple:
+def read_batches(in_band: Any, oob: Any) -> tuple[Any, ...]:
     """(schema, batches) of an ArrowTable in-band, checked; the reader of every Arrow class ID."""
     # Read [schema, batches] one batch at a time: each batch's nodes are charged before any
     # array is built from them, and the msgpack lists of one batch are dropped before the next.
@@ -86,7 +88,7 @@ def read_batches(in_band, oob) -> tuple:
     return schema, batches
 
 
-def _next_item(unpacker: Unpacker, index: int):
+def _next_item(unpacker: Unpacker, index: int) -> Any:
     try:
         return unpacker.unpack()
     except StackError as error:
@@ -97,7 +99,7 @@ def _next_item(unpacker: Unpacker, index: int):
         raise DeserializationError(f"Arrow in-band ends inside batch {index} ({type(error).__name__})") from error
 
 
-def _read_schema(schema_part) -> pa.Schema:
+def _read_schema(schema_part: Any) -> pa.Schema:
     """The schema of an Arrow in-band: an IPC Schema message (checked here before pyarrow reads
     it) or, in the canonical form, a schema description (docs/FORMAT.md, section 9.5)."""
     if type(schema_part) is list:

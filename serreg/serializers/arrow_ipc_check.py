@@ -81,7 +81,7 @@ class SchemaShape:
     depth: int
     metadata_entries: int
     string_bytes: int
-    extensions: tuple = ()  # (byte of the message where an ARROW:extension:name key starts, the name)
+    extensions: tuple[Any, ...] = ()  # (byte of the message where an ARROW:extension:name key starts, the name)
 
 
 class _Flatbuffer:
@@ -196,7 +196,9 @@ class _Table:
 
     def string_start(self, index: int) -> int:
         """Where the bytes of the (already read) string in slot ``index`` start, in the message."""
-        return self.buffer.base + self.buffer._target(self._slot(index, 4)) + 4
+        position = self._slot(index, 4)
+        assert position is not None  # the string was read from this slot
+        return self.buffer.base + self.buffer._target(position) + 4
 
     def int32_vector(self, index: int, what: str) -> Optional[list[int]]:
         """The values of a vector of int32 (None if absent)."""
@@ -227,7 +229,7 @@ class _Counts:
 
     def __init__(self) -> None:
         self.fields = self.depth = self.metadata_entries = self.string_bytes = 0
-        self.extensions: list = []
+        self.extensions: list[Any] = []
 
 
 def check_schema_message(message: Any, *, untrusted: bool) -> SchemaShape:

@@ -9,6 +9,8 @@ The numbers are the type union tags and table slots of Arrow's ``Schema.fbs``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import struct
 
 __all__ = ["I16", "I32", "I64", "U8", "MAP", "STRUCT", "TYPES", "check_dictionary", "check_type", "refused_type"]
@@ -48,7 +50,7 @@ def refused_type(tag: int) -> str | None:
     return f"type tag {tag}, which is not an Arrow type serreg knows"
 
 
-def check_type(buffer, tag: int, table, counts, children: int) -> None:
+def check_type(buffer: Any, tag: int, table: Any, counts: Any, children: int) -> None:
     """Check the type table of a field of type ``tag`` with ``children`` child fields.
 
     ``buffer.fail`` raises with the field named; ``table`` reads the type table's slots.
@@ -111,7 +113,7 @@ def check_type(buffer, tag: int, table, counts, children: int) -> None:
                         table.position)
 
 
-def check_dictionary(buffer, encoding) -> None:
+def check_dictionary(buffer: Any, encoding: Any) -> None:
     """Check a field's DictionaryEncoding table: its index type is an integer of 8 to 64 bits."""
     encoding.scalar(0, I64, 0)  # id: any; serreg sends each dictionary with its batch
     index = encoding.table(1, "Int")

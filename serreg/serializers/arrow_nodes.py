@@ -13,6 +13,8 @@ which are compacted first because the wire has no array offsets.
 
 from __future__ import annotations
 
+from typing import Optional, Any
+
 import pyarrow as pa
 
 from ..errors import DeserializationError
@@ -28,7 +30,7 @@ def _storage(array: pa.Array) -> pa.Array:
     return array.storage if isinstance(array, pa.ExtensionArray) else array
 
 
-def _children(array: pa.Array) -> list:
+def _children(array: pa.Array) -> list[Any]:
     array = _storage(array)
     arrow_type = array.type
     t = pa.types
@@ -47,21 +49,21 @@ def _has_offsets(array: pa.Array) -> bool:
     return _storage(array).offset != 0 or any(_has_offsets(child) for child in _children(array))
 
 
-def _own_buffers(array: pa.Array) -> list:
+def _own_buffers(array: pa.Array) -> list[Any]:
     arrow_type = array.type
     t = pa.types
     if t.is_union(arrow_type):  # no validity; type ids (and offsets, dense)
-        return array.buffers()[1: arrow_type.num_buffers]
+        return list(array.buffers()[1: arrow_type.num_buffers])
     if t.is_run_end_encoded(arrow_type):
         return []
     if t.is_binary_view(arrow_type) or t.is_string_view(arrow_type):
-        return array.buffers()  # validity, views, then every data buffer
+        return list(array.buffers())  # validity, views, then every data buffer
     if t.is_dictionary(arrow_type):
-        return array.buffers()[:2]
-    return array.buffers()[: arrow_type.num_buffers]
+        return list(array.buffers()[:2])
+    return list(array.buffers()[: arrow_type.num_buffers])
 
 
-def _write_array(array: pa.Array, nodes: list, buffers: list) -> None:
+def _write_array(array: pa.Array, nodes: list[Any], buffers: list[Any]) -> None:
     array = _storage(array)
     if pa.types.is_null(array.type):
         nodes.append([len(array), len(array), 0])
@@ -88,9 +90,9 @@ def compact(array: pa.Array) -> pa.Array:
         return pa.ipc.open_stream(sink.getvalue()).read_next_batch().column(0)
 
 
-def write_batch(batch: pa.RecordBatch, buffers: list) -> list:
+def write_batch(batch: pa.RecordBatch, buffers: list[Any]) -> list[Any]:
     """[row count, nodes] of ``batch``; its buffers are appended to ``buffers``."""
-    nodes: list = []
+    nodes: list[Any] = []
     for column in batch.columns:
         if _has_offsets(column):
             column = compact(column)
@@ -98,30 +100,30 @@ def write_batch(batch: pa.RecordBatch, buffers: list) -> list:
     return [batch.num_rows, nodes]
 
 
-def _expected_buffers(arrow_type: pa.DataType):
+def _expected_buffers(arrow_type: pa.DataType) -> Optional[int]:
     """How many buffers a node of this type has (None: two or more, for views)."""
     t = pa.types
     if t.is_union(arrow_type):
-        return arrow_type.num_buffers - 1
+        return int(arrow_type.num_buffers) - 1
     if t.is_run_end_encoded(arrow_type) or t.is_null(arrow_type):
         return 0
     if t.is_binary_view(arrow_type) or t.is_string_view(arrow_type):
         return None
     if t.is_dictionary(arrow_type):
         return 2
-    return arrow_type.num_buffers
+    return int(arrow_type.num_buffers)
 
 
 class NodeReader:
     """Rebuilds arrays from the field nodes and buffers of one batch, in order."""
 
-    def __init__(self, nodes: list, oob) -> None:
+    def __init__(self, nodes: list[Any], oob: Any) -> None:
         self._nodes = nodes
         self._next = 0
         self._oob = oob
         self.in_process = True  # until a buffer that is not a pyarrow Buffer is met
 
-    def _node(self) -> tuple:
+    def _node(self) -> tuple[Any, ...]:
         if self._next >= len(self._nodes):
             raise DeserializationError("Arrow batch has fewer field nodes than its schema needs")
         node = self._nodes[self._next]
@@ -130,7 +132,7 @@ class NodeReader:
             raise DeserializationError(f"invalid Arrow field node {node!r:.200}")
         return tuple(node)
 
-    def _buffers(self, count: int) -> list:
+    def _buffers(self, count: int) -> list[Any]:
         charge(BUFFER_COST * count, "Arrow buffers")
         buffers = []
         for i in range(count):
@@ -175,7 +177,7 @@ class NodeReader:
             raise DeserializationError(f"invalid Arrow {extension or arrow_type} column: {error}") from error
         return array
 
-    def _build(self, arrow_type: pa.DataType, length: int, null_count: int, buffers: list) -> pa.Array:
+    def _build(self, arrow_type: pa.DataType, length: int, null_count: int, buffers: list[Any]) -> pa.Array:
         t = pa.types
         if t.is_dictionary(arrow_type):
             indices = pa.Array.from_buffers(arrow_type.index_type, length, buffers, null_count, 0)
@@ -199,7 +201,7 @@ class NodeReader:
             raise DeserializationError(f"Arrow batch has {len(self._nodes) - self._next} field nodes too many")
 
 
-def _child_fields(arrow_type: pa.DataType) -> list:
+def _child_fields(arrow_type: pa.DataType) -> list[Any]:
     t = pa.types
     if t.is_run_end_encoded(arrow_type):
         return [pa.field("run_ends", arrow_type.run_end_type), pa.field("values", arrow_type.value_type)]

@@ -156,7 +156,7 @@ def _metadata_from(metadata: Any) -> dict[bytes, bytes] | None:
     return metadata
 
 
-def _field_from(description, depth: int = 1) -> pa.Field:
+def _field_from(description: Any, depth: int = 1) -> pa.Field:
     if (type(description) is not list or len(description) not in (5, 6) or type(description[0]) is not str
             or type(description[1]) is not list or not description[1] or type(description[2]) is not bool
             or type(description[4]) is not list):

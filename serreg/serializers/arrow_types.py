@@ -11,6 +11,8 @@ out. The rules are one table (:func:`java_refusal`), kept in step with
 
 from __future__ import annotations
 
+from typing import Iterator, Optional, Any
+
 import pyarrow as pa
 
 from ..errors import CrossLanguageError, SerializationError
@@ -57,12 +59,12 @@ def check_valid(batch: pa.RecordBatch) -> None:
             ) from error
 
 
-def column_path(parts: list) -> str:
+def column_path(parts: list[Any]) -> str:
     """``column 'a.b.item'`` for the names from a column down to one of its children."""
     return "column " + repr(".".join(parts))
 
 
-def walk_fields(schema: pa.Schema):
+def walk_fields(schema: pa.Schema) -> Iterator[Any]:
     """(path parts, field) for every field of ``schema``, children after their parent."""
     stack = [([field.name], field) for field in reversed(list(schema))]
     while stack:
@@ -76,7 +78,7 @@ def _type_text(field: pa.Field) -> str:
     return str(field.type)
 
 
-def java_refusal(field: pa.Field, several_batches: bool):
+def java_refusal(field: pa.Field, several_batches: bool) -> Optional[str]:
     """Why Java (serreg-arrow on Arrow Java 18) cannot read a field of this type, or None."""
     arrow_type = field.type
     t = pa.types

@@ -11,7 +11,8 @@ carried as 0-d arrays are in ``numpy_masked``; the header rules in ``numpy_array
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Iterator, Optional
+
 
 import numpy as np
 from msgpack import packb
@@ -23,7 +24,6 @@ from ..serializer import Serializer
 from ..standard import MASKED_ARRAY_CLASS_ID, NDARRAY_CLASS_ID, NUMPY_GENERIC_CLASS_IDS, NUMPY_SCALAR_CLASS_IDS
 
 from .numpy_canonical import write_ndarray, write_scalar
-from typing import Iterator, Any
 from .numpy_array import array_from_meta, array_meta
 from .numpy_dtype import wire_dtype
 from .numpy_masked import GENERIC_SCALAR_TYPES, MaskedArraySerializer, NumpyGenericSerializer
@@ -151,5 +151,5 @@ def register(registry: Any) -> None:
     for kind in SCALAR_TYPES:
         name = "bool" if kind is np.bool_ else np.dtype(kind).name
         registry.register_serializer(NUMPY_SCALAR_CLASS_IDS[name], kind, NumpyScalarSerializer(kind))
-    for kind in GENERIC_SCALAR_TYPES:
-        registry.register_serializer(NUMPY_GENERIC_CLASS_IDS[kind.__name__], kind, NumpyGenericSerializer(kind))
+    for generic in GENERIC_SCALAR_TYPES:
+        registry.register_serializer(NUMPY_GENERIC_CLASS_IDS[generic.__name__], generic, NumpyGenericSerializer(generic))

@@ -9,7 +9,7 @@ sent as the memory that exists plus its strides, other views as a packed C-order
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -22,7 +22,7 @@ __all__ = ["MAX_DIMENSIONS", "array_from_meta", "array_meta"]
 MAX_DIMENSIONS = 64
 
 
-def array_meta(array: np.ndarray) -> tuple[list, memoryview]:
+def array_meta(array: np.ndarray) -> tuple[list[Any], memoryview]:
     """The in-band header (a list for msgpack) and the buffer of an array whose dtype has a wire form."""
     spec = wire_dtype(array.dtype)[0]
     read_only = not array.flags.writeable
@@ -37,13 +37,13 @@ def array_meta(array: np.ndarray) -> tuple[list, memoryview]:
         array, strides = _existing_memory(array)
     # ravel(order="K") of a contiguous array is a view: the buffer is the array's memory.
     data = array.ravel(order="K").view(np.uint8)
-    meta = [spec, shape, order]
+    meta: list[Any] = [spec, shape, order]
     if strides is not None or read_only:
         meta += [strides, read_only]
-    return meta, memoryview(data)
+    return meta, data.data
 
 
-def array_from_meta(meta, oob) -> np.ndarray:
+def array_from_meta(meta: Any, oob: Any) -> np.ndarray:
     """The array a header stands for, over the next buffer of ``oob``; DeserializationError if they disagree."""
     if type(meta) is not list or len(meta) not in (3, 5):
         raise DeserializationError("ndarray in-band must be [dtype, shape, order] or [dtype, shape, order, strides, read_only]")
@@ -85,7 +85,7 @@ def array_from_meta(meta, oob) -> np.ndarray:
 _MAX_STRIDE = 2**62
 
 
-def _existing_memory(array: np.ndarray) -> tuple[np.ndarray, Optional[list]]:
+def _existing_memory(array: np.ndarray) -> tuple[np.ndarray, Optional[list[Any]]]:
     """A non-contiguous array as (packed array, strides): with stride-0 axes, only the memory that
     exists (each such axis cut to length 1) and the strides that restore it; else a packed copy, None."""
     broadcast = [s == 0 and n > 1 for s, n in zip(array.strides, array.shape)]

@@ -64,8 +64,8 @@ def canonical_array(array: np.ndarray, spec: Any) -> tuple[list[Any], memoryview
     description is ``spec``."""
     meta = [canonical_spec(spec), list(array.shape), "C"]
     if array.dtype.names is not None:
-        return meta, memoryview(_canonical_records(array))
-    return meta, memoryview(canonical_elements(array).reshape(-1).view(np.uint8))
+        return meta, _canonical_records(array).data
+    return meta, canonical_elements(array).reshape(-1).view(np.uint8).data
 
 
 def write_ndarray(array: np.ndarray, spec: Any) -> SerializationResult:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -31,7 +31,7 @@ _SIZED = re.compile(r"(?:\|S|[<>]U|\|V)[1-9][0-9]{0,8}\Z")
 MAX_NESTING = 32
 MAX_ITEMSIZE = 2**31 - 1
 
-Spec = Union[str, list]
+Spec = Union[str, list[Any]]
 
 
 def _plain(text: str) -> bool:
@@ -71,8 +71,10 @@ def _describe(dtype: np.dtype, depth: int) -> Spec:
     if not dtype.names or not dtype.itemsize:
         raise _NoWireForm("structured dtype without fields or bytes")
     fields, spans = [], []
+    described = dtype.fields
+    assert described is not None  # a structured dtype has fields
     for name in dtype.names:
-        entry = dtype.fields[name]
+        entry: tuple[Any, ...] = described[name]
         field, offset = entry[0], entry[1]
         title = entry[2] if len(entry) > 2 else None
         if title is not None and (type(title) is not str or not title):
@@ -115,7 +117,8 @@ def parse_dtype(spec: object, depth: int = 0, where: str = "ndarray dtype") -> n
         raise DeserializationError(f"{where}: invalid item size {itemsize!r} or aligned flag {aligned!r}")
     if type(fields) is not list or not fields:
         raise DeserializationError(f"{where}: a structured dtype needs a non-empty array of fields")
-    names, formats, offsets, titles, seen, spans = [], [], [], [], set(), []
+    names, formats, offsets, titles, spans = [], [], [], [], []
+    seen: set[Any] = set()
     for field in fields:
         if type(field) is not list or len(field) != 5:
             raise DeserializationError(f"{where}: a field must be [name, offset, dtype, shape, title]")
@@ -146,21 +149,21 @@ def parse_dtype(spec: object, depth: int = 0, where: str = "ndarray dtype") -> n
     for (_, end, first), (start, _, second) in zip(spans, spans[1:]):
         if start < end:
             raise DeserializationError(f"{where}: fields {first!r} and {second!r} overlap")
-    layout = {"names": names, "formats": formats, "offsets": offsets, "itemsize": itemsize}
+    layout: dict[str, Any] = {"names": names, "formats": formats, "offsets": offsets, "itemsize": itemsize}
     if any(t is not None for t in titles):
         layout["titles"] = titles
     try:
-        dtype = np.dtype(layout, align=aligned)
+        built: np.dtype[Any] = np.dtype(layout, align=aligned)  # type: ignore[call-overload]  # numpy's stubs lack the dict form
     except (TypeError, ValueError) as error:
         raise DeserializationError(f"{where}: {error}") from error
-    if wire_dtype(dtype)[0] != spec:
+    if wire_dtype(built)[0] != spec:
         raise DeserializationError(f"{where}: numpy builds a different dtype from {spec!r}")
-    return dtype
+    return built
 
 
 def canonical_spec(spec: Spec) -> Spec:
     """The description with every byte order little-endian (section 9.4)."""
-    if type(spec) is str:
+    if isinstance(spec, str):
         return "<" + spec[1:] if spec[0] == ">" else spec
     itemsize, fields, aligned = spec
     return [itemsize, [[n, o, canonical_spec(d), s, t] for n, o, d, s, t in fields], aligned]
@@ -172,8 +175,10 @@ def leaves(dtype: np.dtype, offset: int = 0) -> list[tuple[int, np.dtype, int]]:
     if dtype.names is None:
         return [(offset, dtype, 1)]
     out = []
+    described = dtype.fields
+    assert described is not None  # names come with fields
     for name in dtype.names:
-        field, at = dtype.fields[name][:2]
+        field, at = described[name][:2]
         base, shape = field.subdtype if field.subdtype is not None else (field, ())
         count = int(np.prod(shape)) if shape else 1
         if base.names is None:

@@ -10,7 +10,7 @@ timedelta64, bytes, str or void scalar (class IDs ``numpy.datetime64``, ``numpy.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 from msgpack import packb
@@ -29,7 +29,7 @@ __all__ = ["GENERIC_SCALAR_TYPES", "MaskedArraySerializer", "NumpyGenericSeriali
 GENERIC_SCALAR_TYPES = (np.datetime64, np.timedelta64, np.bytes_, np.str_, np.void)
 
 
-def _zero_d(value) -> np.ndarray:
+def _zero_d(value: Any) -> np.ndarray:
     """The 0-d array holding a scalar; an empty bytes or str scalar as one zero character (it reads back empty)."""
     array = np.asarray(value)
     if array.dtype.itemsize == 0 and array.dtype.kind in "SU":
@@ -45,17 +45,17 @@ class NumpyGenericSerializer(Serializer):
     def __init__(self, kind: type) -> None:
         self.kind = kind
 
-    def accepts(self, value) -> bool:
+    def accepts(self, value: Any) -> bool:
         return wire_dtype(_zero_d(value).dtype)[0] is not None
 
-    def refusal(self, value) -> Optional[str]:
+    def refusal(self, value: Any) -> Optional[str]:
         return wire_dtype(_zero_d(value).dtype)[1]
 
-    def serialize(self, value) -> SerializationResult:
+    def serialize(self, value: Any) -> SerializationResult:
         meta, data = array_meta(_zero_d(value))
         return SerializationResult(packb(meta), [data])
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: Any, oob: Any) -> Any:
         array = array_from_meta(unpack_plain(in_band), oob)
         value = array[()]
         if array.shape != () or type(value) is not self.kind:
@@ -63,7 +63,7 @@ class NumpyGenericSerializer(Serializer):
                 f"numpy.{self.kind.__name__} must be a 0-d array of its kind, not {array.dtype} of shape {array.shape}")
         return value
 
-    def serialize_canonical(self, value) -> SerializationResult:
+    def serialize_canonical(self, value: Any) -> SerializationResult:
         array = _zero_d(value)
         return write_ndarray(array, wire_dtype(array.dtype)[0])
 
@@ -92,18 +92,18 @@ class MaskedArraySerializer(Serializer):
         mask = masked.mask
         mask_meta = None
         if mask is not np.ma.nomask:
-            mask_meta, mask_data = array_meta(mask)
+            mask_meta, mask_data = array_meta(np.asarray(mask))
             buffers.append(mask_data)
         fill = _fill_item(masked)
         fill_bytes = None if fill is None else fill.tobytes()
         return SerializationResult(packb([data_meta, mask_meta, fill_bytes, bool(masked.hardmask)]), buffers)
 
-    def deserialize(self, in_band, oob) -> np.ma.MaskedArray:
+    def deserialize(self, in_band: Any, oob: Any) -> np.ma.MaskedArray:
         meta = unpack_plain(in_band)
         if type(meta) is not list or len(meta) != 4 or type(meta[2]) not in (bytes, type(None)) or type(meta[3]) is not bool:
             raise DeserializationError("numpy.ma.MaskedArray in-band must be [data, mask, fill_value: bin or nil, hard_mask: bool]")
         data = array_from_meta(meta[0], oob)
-        mask = np.ma.nomask
+        mask: Any = np.ma.nomask
         if meta[1] is not None:
             mask = array_from_meta(meta[1], oob)
             if mask.shape != data.shape or mask.dtype != np.ma.make_mask_descr(data.dtype):
@@ -122,7 +122,7 @@ class MaskedArraySerializer(Serializer):
         buffers = [data]
         mask_meta = None
         if masked.mask is not np.ma.nomask:
-            mask_meta, mask = canonical_array(masked.mask, wire_dtype(masked.mask.dtype)[0])
+            mask_meta, mask = canonical_array(np.asarray(masked.mask), wire_dtype(masked.mask.dtype)[0])
             buffers.append(mask)
         fill, fill_bytes = _fill_item(masked), None
         if fill is not None:

@@ -14,6 +14,8 @@ that are not str, int or None) go to the fallback instead.
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 
 import pandas as pd
@@ -33,7 +35,7 @@ _SERIES_KEY = b"serreg:series"
 _COLUMN = "__serreg_series__"
 
 
-def _plain_name(name) -> bool:
+def _plain_name(name: Any) -> bool:
     return name is None or type(name) in (str, int)
 
 
@@ -41,7 +43,7 @@ def _table(frame: pd.DataFrame) -> pa.Table:
     return pa.Table.from_pandas(frame, preserve_index=None)
 
 
-def _frame_of(in_band, oob) -> tuple:
+def _frame_of(in_band: Any, oob: Any) -> tuple[Any, ...]:
     schema, batches = read_batches(in_band, oob)
     table = pa.Table.from_batches(batches, schema=schema)
     try:
@@ -67,7 +69,7 @@ class DataFrameSerializer(Serializer):
     def serialize_canonical(self, frame: pd.DataFrame) -> SerializationResult:
         return write_table(_table(frame))
 
-    def deserialize(self, in_band, oob) -> pd.DataFrame:
+    def deserialize(self, in_band: Any, oob: Any) -> pd.DataFrame:
         return _frame_of(in_band, oob)[1]
 
 
@@ -94,7 +96,7 @@ class SeriesSerializer(Serializer):
     def serialize_canonical(self, series: pd.Series) -> SerializationResult:
         return write_table(self._table(series))
 
-    def deserialize(self, in_band, oob) -> pd.Series:
+    def deserialize(self, in_band: Any, oob: Any) -> pd.Series:
         table, frame = _frame_of(in_band, oob)
         try:
             name = json.loads((table.schema.metadata or {})[_SERIES_KEY])["name"]
@@ -105,7 +107,7 @@ class SeriesSerializer(Serializer):
         return frame[_COLUMN].rename(name)
 
 
-def register(registry) -> None:
+def register(registry: Any) -> None:
     """Register the DataFrame and Series serializers."""
     registry.register_serializer(PANDAS_DATAFRAME_CLASS_ID, pd.DataFrame, DataFrameSerializer())
     registry.register_serializer(PANDAS_SERIES_CLASS_ID, pd.Series, SeriesSerializer())

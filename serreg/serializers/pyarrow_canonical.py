@@ -97,7 +97,7 @@ def write_array(array: pa.Array, pushed: Any, nodes: list[Any], buffers: list[An
         child = array.values.slice(int(source_offsets[0]), int(source_offsets[-1] - source_offsets[0]))
         if not np.array_equal(lengths, np.diff(source_offsets)):  # slots under nulls are dropped
             if has_slot_storage(child):  # a bool per child slot costs at most 8 times the child
-                child = take(child, np.flatnonzero(_kept_ranges(source_offsets, lengths)))
+                child = take(child, np.flatnonzero(np.asarray(_kept_ranges(source_offsets, lengths))))
             else:
                 child = storage_free_array(child.type, int(offsets[-1]))
         write_array(child, None, nodes, buffers, budget, f"{where} > child 0")
@@ -107,7 +107,7 @@ def write_array(array: pa.Array, pushed: Any, nodes: list[Any], buffers: list[An
         buffers.append(offsets.view(np.uint8).data)
         data = _buffer_bytes(source[2], int(source_offsets[0]), int(source_offsets[-1]))
         keep = _kept_ranges(source_offsets, lengths)
-        buffers.append(memoryview(data if keep is None else data[keep]))
+        buffers.append((data if keep is None else data[keep]).data)
     else:  # fixed width: integers, floats, decimals, dates, times, timestamps, durations, intervals, fixed-size binary
         buffers.append(fixed_width(array, valid))
 
@@ -135,7 +135,7 @@ def _column_array(column: pa.ChunkedArray, where: str) -> pa.Array:
             ) from error
 
 
-def _join_dictionaries(chunks: list, where: str) -> pa.Array:
+def _join_dictionaries(chunks: list[Any], where: str) -> pa.Array:
     """The batches of a dictionary column as one: their dictionaries one after the other, each
     batch's indices moved past the dictionaries before it (docs/FORMAT.md, section 9.5)."""
     dictionary = _column_array(pa.chunked_array([c.dictionary for c in chunks]), f"{where} > dictionary")

@@ -25,6 +25,8 @@ Each ``write_*`` takes ``write`` (pyarrow_canonical.write_array) for children.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 
@@ -38,14 +40,14 @@ _EMPTY = memoryview(b"")
 _INLINE = 12  # bytes a view holds inline
 
 
-def buffer_bytes(buffer, start: int, stop: int) -> np.ndarray:
+def buffer_bytes(buffer: Any, start: int, stop: int) -> np.ndarray:
     """Bytes start..stop of an Arrow buffer as a uint8 array (a view, no copy)."""
     if buffer is None:
         return np.zeros(stop - start, dtype=np.uint8)
     return np.frombuffer(buffer, dtype=np.uint8)[start:stop]
 
 
-def fixed_width(array: pa.Array, valid) -> memoryview:
+def fixed_width(array: pa.Array, valid: Any) -> memoryview:
     """The data buffer of a fixed-width array: its own slots, floats canonical, zero under nulls."""
     arrow_type = array.type
     width = arrow_type.byte_width
@@ -64,7 +66,7 @@ def fixed_width(array: pa.Array, valid) -> memoryview:
             rows = rows.copy()
             rows[null] = 0
             data = rows.reshape(-1)
-    return memoryview(data)
+    return data.data
 
 
 def take(array: pa.Array, indices: np.ndarray) -> pa.Array:
@@ -83,16 +85,16 @@ def take(array: pa.Array, indices: np.ndarray) -> pa.Array:
 
 def is_other_layout(arrow_type: pa.DataType) -> bool:
     t = pa.types
-    return (t.is_dictionary(arrow_type) or t.is_union(arrow_type) or t.is_run_end_encoded(arrow_type)
+    return bool(t.is_dictionary(arrow_type) or t.is_union(arrow_type) or t.is_run_end_encoded(arrow_type)
             or t.is_binary_view(arrow_type) or t.is_string_view(arrow_type) or t.is_list_view(arrow_type)
             or t.is_large_list_view(arrow_type))
 
 
-def _bitmap(valid, budget, where) -> memoryview:
+def _bitmap(valid: Any, budget: Any, where: Any) -> memoryview:
     return _EMPTY if valid is None else valid.bitmap(budget, where)
 
 
-def write_other(array: pa.Array, pushed, nodes: list, buffers: list, budget, where: str, write) -> None:
+def write_other(array: pa.Array, pushed: Any, nodes: list[Any], buffers: list[Any], budget: Any, where: str, write: Any) -> None:
     """Append the canonical nodes and buffers of a layout :func:`is_other_layout` names."""
     arrow_type = array.type
     t = pa.types
@@ -119,7 +121,7 @@ def write_other(array: pa.Array, pushed, nodes: list, buffers: list, budget, whe
             buffers.extend(_views(array, valid))
 
 
-def _write_union(array, pushed, nodes, buffers, budget, where, write) -> None:
+def _write_union(array: Any, pushed: Any, nodes: Any, buffers: Any, budget: Any, where: Any, write: Any) -> None:
     arrow_type = array.type
     n = len(array)
     codes = arrow_type.type_codes
@@ -130,7 +132,7 @@ def _write_union(array, pushed, nodes, buffers, budget, where, write) -> None:
         if pushed_valid is not None and not pushed_valid.all():
             ids = np.where(pushed_valid, ids, np.int8(codes[0]))
         nodes.append([n, 0, 1])
-        buffers.append(memoryview(ids))
+        buffers.append(ids.data)
         for i, code in enumerate(codes):
             held = ids == code
             if pushed_valid is not None:
@@ -140,8 +142,8 @@ def _write_union(array, pushed, nodes, buffers, budget, where, write) -> None:
     offsets = np.frombuffer(source[2], dtype=np.int32)[array.offset: array.offset + n] if n else np.zeros(0, np.int32)
     renumbered = np.zeros(n, dtype=np.int32)
     nodes.append([n, 0, 2])
-    buffers.append(memoryview(ids))
-    buffers.append(memoryview(renumbered))
+    buffers.append(ids.data)
+    buffers.append(renumbered.data)
     for i, code in enumerate(codes):
         held = ids == code
         used = offsets[held]
@@ -151,7 +153,7 @@ def _write_union(array, pushed, nodes, buffers, budget, where, write) -> None:
         write(child, child_pushed, nodes, buffers, budget, f"{where} > child {i}")
 
 
-def _write_run_ends(array, pushed, nodes, buffers, budget, where, write) -> None:
+def _write_run_ends(array: Any, pushed: Any, nodes: Any, buffers: Any, budget: Any, where: Any, write: Any) -> None:
     arrow_type = array.type
     n = len(array)
     start = array.offset
@@ -177,7 +179,7 @@ def _write_run_ends(array, pushed, nodes, buffers, budget, where, write) -> None
     write(values, values_pushed, nodes, buffers, budget, f"{where} > values")
 
 
-def _views(array, valid) -> list:
+def _views(array: Any, valid: Any) -> list[Any]:
     """[views, data] of a binary or string view array."""
     n = len(array)
     flat = array.cast(pa.large_string() if pa.types.is_string_view(array.type) else pa.large_binary())
@@ -202,10 +204,10 @@ def _views(array, valid) -> list:
         views[long, 4:8] = data[offsets[:-1][long, None] + np.arange(4)[None, :]]
         views[long, 12:16] = starts[long].astype("<i4").view(np.uint8).reshape(-1, 4)
         out = data[int(offsets[0]):][np.repeat(long, np.diff(offsets))]
-    return [memoryview(views.reshape(-1)), memoryview(out)]
+    return [views.reshape(-1).data, out.data]
 
 
-def _write_list_view(array, valid, nulls, nodes, buffers, budget, where, write) -> None:
+def _write_list_view(array: Any, valid: Any, nulls: Any, nodes: Any, buffers: Any, budget: Any, where: Any, write: Any) -> None:
     n = len(array)
     width = np.int64 if pa.types.is_large_list_view(array.type) else np.int32
     source = array.buffers()
@@ -219,10 +221,10 @@ def _write_list_view(array, valid, nulls, nodes, buffers, budget, where, write) 
         np.cumsum(sizes[:-1], out=new_offsets[1:])
     total = int(sizes.sum())
     # Child slot k of the result is source slot offsets[i] + (k - new_offsets[i]) of the view i it falls in.
-    positions = np.repeat(offsets.astype(np.int64) - new_offsets, sizes) + np.arange(total, dtype=np.int64)
+    positions = np.repeat(offsets.astype(np.int64) - new_offsets.astype(np.int64), sizes.astype(np.int64)) + np.arange(total, dtype=np.int64)
     child = take(array.values, positions)
     nodes.append([n, nulls, 3])
     buffers.append(_bitmap(valid, budget, where))
-    buffers.append(memoryview(new_offsets))
-    buffers.append(memoryview(np.ascontiguousarray(sizes, dtype=width)))
+    buffers.append(new_offsets.data)
+    buffers.append((np.ascontiguousarray(sizes, dtype=width)).data)
     write(child, None, nodes, buffers, budget, f"{where} > child 0")

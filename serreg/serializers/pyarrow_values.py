@@ -12,6 +12,8 @@ and a class ID serves exactly one class, so they are sent as a ChunkedArray
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 from msgpack import packb
@@ -46,7 +48,7 @@ class ArrowChunkedArraySerializer(Serializer):
         table = _as_table(chunked)
         return write_batches(table.schema, table.to_batches())
 
-    def deserialize(self, in_band, oob) -> pa.ChunkedArray:
+    def deserialize(self, in_band: Any, oob: Any) -> pa.ChunkedArray:
         schema, batches = read_batches(in_band, oob)
         if len(schema) != 1:
             raise DeserializationError(f"an ArrowChunkedArray holds one column, not {len(schema)}")
@@ -62,7 +64,7 @@ class ArrowSchemaSerializer(Serializer):
     def serialize(self, schema: pa.Schema) -> SerializationResult:
         return write_batches(schema, [])
 
-    def deserialize(self, in_band, oob) -> pa.Schema:
+    def deserialize(self, in_band: Any, oob: Any) -> pa.Schema:
         schema, batches = read_batches(in_band, oob)
         if any(batch.num_rows for batch in batches):  # (its canonical form has one batch of no rows)
             raise DeserializationError("an ArrowSchema holds no rows")
@@ -75,7 +77,7 @@ class ArrowSchemaSerializer(Serializer):
 class ArrowTensorSerializer(Serializer):
     """pyarrow.Tensor: numpy type string, shape, order and dimension names; the memory out-of-band."""
 
-    def _parts(self, tensor: pa.Tensor, canonical: bool):
+    def _parts(self, tensor: pa.Tensor, canonical: bool) -> SerializationResult:
         array = tensor.to_numpy()
         order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous and not canonical else "C"
         array = np.asfortranarray(array) if order == "F" else np.ascontiguousarray(array)
@@ -92,7 +94,7 @@ class ArrowTensorSerializer(Serializer):
     def serialize_canonical(self, tensor: pa.Tensor) -> SerializationResult:
         return self._parts(tensor, canonical=True)
 
-    def deserialize(self, in_band, oob) -> pa.Tensor:
+    def deserialize(self, in_band: Any, oob: Any) -> pa.Tensor:
         header = unpack_plain(in_band)
         if (type(header) is not list or len(header) != 4 or header[0] not in _TENSOR_DTYPES
                 or type(header[1]) is not list or len(header[1]) > _MAX_DIMENSIONS
@@ -112,7 +114,7 @@ class ArrowTensorSerializer(Serializer):
         return pa.Tensor.from_numpy(array, dim_names=names or None)
 
 
-def register_values(registry) -> None:
+def register_values(registry: Any) -> None:
     """Register the ChunkedArray, Schema and Tensor serializers."""
     registry.register_serializer(ARROW_CHUNKED_ARRAY_CLASS_ID, pa.ChunkedArray, ArrowChunkedArraySerializer())
     registry.register_serializer(ARROW_SCHEMA_CLASS_ID, pa.Schema, ArrowSchemaSerializer())

@@ -53,7 +53,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         # cloudpickle's dispatch table, a ChainMap: a Python-level miss per object). cloudpickle
         # reduces classes and functions (each on its own merits) and nothing else, so for any other
         # type a NotImplemented for one instance holds for all of them.
-        self._pickle_reduces: set = set()
+        self._pickle_reduces: set[Any] = set()
 
     def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)

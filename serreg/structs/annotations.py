@@ -14,7 +14,7 @@ import enum
 import types
 import typing
 import uuid
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from ..standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID, NDARRAY_CLASS_ID
 from .types import FieldType
@@ -35,7 +35,7 @@ _BY_NAME = {
 }
 
 
-def field_type(annotation, struct_id_of: Callable[[type], Optional[str]], where: str) -> FieldType:
+def field_type(annotation: Any, struct_id_of: Callable[[type], Optional[str]], where: str) -> FieldType:
     """The FieldType of ``annotation``; TypeError naming ``where`` if it has none."""
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
@@ -90,7 +90,7 @@ def field_type(annotation, struct_id_of: Callable[[type], Optional[str]], where:
     raise TypeError(f"{where}: annotation {annotation!r} has no struct field type")
 
 
-def _item(args: tuple, index: int, struct_id_of, where: str) -> FieldType:
+def _item(args: tuple[Any, ...], index: int, struct_id_of: Any, where: str) -> FieldType:
     if len(args) <= index:
         return FieldType("any")
     return field_type(args[index], struct_id_of, where)

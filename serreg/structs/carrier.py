@@ -8,6 +8,8 @@ relay never needs the class. Read its fields by name (``value["x"]``,
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["StructValue"]
 
 
@@ -16,7 +18,7 @@ class StructValue:
 
     __slots__ = ("class_id", "field_names", "values", "definition", "types")
 
-    def __init__(self, class_id: str, field_names: tuple, values: tuple, definition: bytes, types: tuple) -> None:
+    def __init__(self, class_id: str, field_names: tuple[Any, ...], values: tuple[Any, ...], definition: bytes, types: tuple[Any, ...]) -> None:
         self.class_id = class_id
         self.field_names = field_names
         self.values = values
@@ -24,17 +26,17 @@ class StructValue:
         self.types = types  # the FieldTypes of its fields, in order
 
     @property
-    def fields(self) -> dict:
+    def fields(self) -> dict[Any, Any]:
         """Field name -> value, in the definition's order."""
         return dict(zip(self.field_names, self.values))
 
-    def __getitem__(self, name: str):
+    def __getitem__(self, name: str) -> Any:
         try:
             return self.values[self.field_names.index(name)]
         except ValueError:
             raise KeyError(f"struct {self.class_id!r} has no field {name!r}") from None
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: Any) -> bool:
         if not isinstance(other, StructValue):
             return NotImplemented
         return self.definition == other.definition and self.values == other.values

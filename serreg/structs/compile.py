@@ -11,6 +11,8 @@ holds only names made here and field names checked to be identifiers.
 
 from __future__ import annotations
 
+from typing import Callable, Any
+
 import keyword
 from operator import attrgetter
 
@@ -26,7 +28,7 @@ __all__ = ["compile_reader", "compile_writer", "is_leaf"]
 _new_tuple = tuple.__new__  # ExtType is a namedtuple: tuple.__new__(ExtType, (code, data)) skips its Python-level checks
 
 
-def _no_scope():
+def _no_scope() -> SerializationError:
     return SerializationError("a struct can only be written by serreg.serialize (it needs the frame's struct table)")
 
 
@@ -44,7 +46,7 @@ def _inline_check(kind: str, var: str) -> str | None:
     return None
 
 
-def is_leaf(kinds: list) -> bool:
+def is_leaf(kinds: list[Any]) -> bool:
     """True when every field is a plain scalar (checked inline): its instances hold no nested value."""
     return all(_inline_check(kind, "v") is not None for kind in kinds)
 
@@ -53,7 +55,7 @@ def _attribute(name: str) -> str:
     return name if name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("__") else ""
 
 
-def compile_writer(key: bytes, definition: bytes, names: list, kinds: list, converters: list):
+def compile_writer(key: bytes, definition: bytes, names: list[Any], kinds: list[Any], converters: list[Any]) -> Callable[..., Any]:
     """``write(obj, state) -> ExtType(1, payload)`` for one struct class."""
     namespace = {"get_scope": ENCODE_SCOPE.get, "no_scope": _no_scope, "new_tuple": _new_tuple, "ExtType": ExtType,
                  "KEY": key, "DEFINITION": definition}
@@ -86,10 +88,11 @@ def compile_writer(key: bytes, definition: bytes, names: list, kinds: list, conv
     pack = "pack_leaf" if is_leaf(kinds) else "pack_inner"
     lines.append(f"    return new_tuple(ExtType, ({STRUCT_EXT_TYPE}, state.{pack}([index{values}])))")
     exec("\n".join(lines), namespace)  # noqa: S102 (code built above from checked names only)
-    return namespace["write"]
+    write: Callable[..., Any] = namespace["write"]
+    return write
 
 
-def compile_reader(class_id: str, cls: type, build: str, reads: list, missing: list, field_count: int):
+def compile_reader(class_id: str, cls: type, build: str, reads: list[Any], missing: list[Any], field_count: int) -> Callable[..., Any]:
     """``read(items) -> instance`` for one writer definition read as ``cls``.
 
     ``reads``: (position in the instance array, reader field name, writer kind,
@@ -122,12 +125,13 @@ def compile_reader(class_id: str, cls: type, build: str, reads: list, missing: l
             assigned.append((name, f"d{k}"))
     if build == "tuple":
         order = {name: expr for name, expr in assigned}
-        fields = ", ".join(order[name] for name in cls._fields)
-        lines.append(f"    return tuple_new(cls, ({fields}{',' if len(cls._fields) == 1 else ''}))")
+        tuple_fields: tuple[str, ...] = getattr(cls, "_fields")  # a named tuple
+        fields = ", ".join(order[name] for name in tuple_fields)
+        lines.append(f"    return tuple_new(cls, ({fields}{',' if len(tuple_fields) == 1 else ''}))")
     elif build == "dict":
         entries = ", ".join(f"{name!r}: {expr}" for name, expr in assigned)
         lines.append("    obj = new(cls)")
-        if cls.__setattr__ is object.__setattr__:
+        if getattr(cls, "__setattr__") is object.__setattr__:
             lines.append(f"    obj.__dict__ = {{{entries}}}")
         else:  # frozen: its __setattr__ refuses, filling the dict it has does not ask it
             lines.append(f"    obj.__dict__.update({{{entries}}})")
@@ -139,18 +143,20 @@ def compile_reader(class_id: str, cls: type, build: str, reads: list, missing: l
             lines.append(f"    s{n}(obj, {expr})")
         lines.append("    return obj")
     exec("\n".join(lines), namespace)  # noqa: S102 (code built above from checked names only)
-    return namespace["read"]
+    read: Callable[..., Any] = namespace["read"]  # type: ignore[assignment]  # exec defined it above
+    return read
 
 
-def _setter(cls: type, name: str):
+def _setter(cls: type, name: str) -> Callable[[Any, Any], None]:
     for base in cls.__mro__:
         descriptor = vars(base).get(name)
         if descriptor is not None and hasattr(descriptor, "__set__"):
-            return descriptor.__set__
+            setter: Callable[[Any, Any], None] = descriptor.__set__
+            return setter
     return lambda obj, value: object.__setattr__(obj, name, value)
 
 
-def _count_error(class_id: str):
+def _count_error(class_id: str) -> Callable[[int], DeserializationError]:
     def error(length: int) -> DeserializationError:
         return DeserializationError(
             f"struct {class_id!r}: an instance array holds {length - 1} field value(s), its definition declares "

@@ -20,6 +20,7 @@ from .compile import compile_writer, is_leaf
 from .scope import ENCODE_SCOPE, MAX_DEFINITIONS, DecodeScope, EncodeScope
 from .types import parse
 from .values import read_converter, write_converter
+from typing import Optional, NoReturn, Callable, Any
 
 __all__ = ["StructFrames"]
 
@@ -30,18 +31,18 @@ _CACHE_MAX = 1024
 class StructFrames:
     """Struct tables for one registry; ``schemas`` looks registered classes up by class ID and class."""
 
-    def __init__(self, schemas, structs_hash: bytes) -> None:
+    def __init__(self, schemas: Any, structs_hash: bytes) -> None:
         self._schemas = schemas
         self.structs_hash = structs_hash
-        self._carrier_writers: dict = {}
-        self._carrier_readers: dict = {}
+        self._carrier_writers: dict[Any, Any] = {}
+        self._carrier_readers: dict[Any, Any] = {}
 
     # ------------------------------------------------------------------ writing
 
-    def begin(self):
+    def begin(self) -> Any:
         return ENCODE_SCOPE.set(EncodeScope())
 
-    def finish(self, token, class_hash: bytes, obj, in_band) -> tuple:
+    def finish(self, token: Any, class_hash: bytes, obj: Any, in_band: Any) -> tuple[Any, ...]:
         """(ClassIDHash, in-band) of the value: with the table in front if any struct was written."""
         scope = ENCODE_SCOPE.get()
         ENCODE_SCOPE.reset(token)
@@ -52,7 +53,7 @@ class StructFrames:
         table = array_header(len(scope.definitions)) + b"".join(scope.definitions)
         return self.structs_hash, b"".join((table, class_hash, in_band or b""))
 
-    def abandon(self, token) -> None:
+    def abandon(self, token: Any) -> None:
         ENCODE_SCOPE.reset(token)
 
     def reset(self) -> None:
@@ -62,7 +63,7 @@ class StructFrames:
             scope.index.clear()
             scope.definitions.clear()
 
-    def write_carrier(self, value: StructValue, state):
+    def write_carrier(self, value: StructValue, state: Any) -> Any:
         """The ext 1 of a carrier: its own definition, its values checked against its types."""
         writer = self._carrier_writers.get(value.definition)
         if writer is None:
@@ -77,7 +78,7 @@ class StructFrames:
 
     # ------------------------------------------------------------------ reading
 
-    def open_table(self, in_band) -> tuple:
+    def open_table(self, in_band: Any) -> tuple[Any, ...]:
         """(DecodeScope, offset of the inner section) of a ``serreg.structs`` in-band."""
         unpacker = Unpacker(raw=False, strict_map_key=False, max_buffer_size=max(len(in_band), 1), ext_hook=_no_ext)
         unpacker.feed(in_band)
@@ -106,7 +107,7 @@ class StructFrames:
                 leaves.append(reader if leaf else None)
         return DecodeScope(readers, class_ids, leaves), unpacker.tell()
 
-    def _reader(self, index: int, definition, raw: bytes) -> tuple:
+    def _reader(self, index: int, definition: Any, raw: bytes) -> tuple[Any, ...]:
         where = f"struct definition {index}"
         if type(definition) is not list or len(definition) != 2 or type(definition[0]) is not str or not definition[0]:
             raise DeserializationError(f"{where} must be [class ID: str, fields: array]")
@@ -128,14 +129,14 @@ class StructFrames:
             return class_id, schema.reader(raw, names, types), leaf
         return class_id, self._carrier_reader(class_id, raw, names, types), leaf
 
-    def _carrier_reader(self, class_id: str, raw: bytes, names: list, types: list):
-        reader = self._carrier_readers.get(raw)
+    def _carrier_reader(self, class_id: str, raw: bytes, names: list[Any], types: list[Any]) -> Callable[[Any], Any]:
+        reader: Optional[Callable[[Any], Any]] = self._carrier_readers.get(raw)
         if reader is not None:
             return reader
         converters = [read_converter(t, t, f"{class_id}.{n}", self._schemas) for n, t in zip(names, types)]
         field_names, field_types, expected = tuple(names), tuple(types), len(names) + 1
 
-        def read(items):
+        def read(items: Any) -> StructValue:
             if len(items) != expected:
                 raise DeserializationError(
                     f"struct {class_id!r}: an instance array holds {len(items) - 1} field value(s), its definition "
@@ -155,16 +156,16 @@ class _Values:
 
     __slots__ = ("values",)
 
-    def __init__(self, values: tuple) -> None:
+    def __init__(self, values: tuple[Any, ...]) -> None:
         self.values = values
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("values["):
             return self.values[int(name[7:-1])]
         raise AttributeError(name)
 
 
-def _no_ext(code, data):
+def _no_ext(code: Any, data: Any) -> NoReturn:
     raise DeserializationError(f"msgpack ext type {code} inside a struct definition")
 
 

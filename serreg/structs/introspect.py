@@ -9,6 +9,8 @@ rebuilds them, so a reader runs no user code.
 
 from __future__ import annotations
 
+from typing import Any
+
 import dataclasses
 import typing
 
@@ -22,7 +24,7 @@ class FieldSpec:
 
     __slots__ = ("name", "annotation", "default", "factory")
 
-    def __init__(self, name: str, annotation, default=MISSING, factory=MISSING) -> None:
+    def __init__(self, name: str, annotation: Any, default: Any = MISSING, factory: Any = MISSING) -> None:
         self.name = name
         self.annotation = annotation
         self.default = default
@@ -42,27 +44,27 @@ class ClassShape:
 
     __slots__ = ("cls", "fields", "build")
 
-    def __init__(self, cls: type, fields: list, build: str) -> None:
+    def __init__(self, cls: type, fields: list[Any], build: str) -> None:
         self.cls = cls
         self.fields = fields
         self.build = build
 
 
-def _hints(cls: type) -> dict:
+def _hints(cls: type) -> dict[Any, Any]:
     try:
         return typing.get_type_hints(cls, include_extras=True)
     except NameError as error:
         raise TypeError(f"the annotations of {cls.__qualname__} name something not defined yet: {error}") from error
 
 
-def _build_kind(cls: type, names: list) -> str:
+def _build_kind(cls: type, names: list[Any]) -> str:
     has_dict = any("__dict__" in vars(base) for base in cls.__mro__[:-1]) or not any(
         "__slots__" in vars(base) for base in cls.__mro__[:-1]
     )
     return "dict" if has_dict and all(_slot_of(cls, n) is None for n in names) else "slots"
 
 
-def _slot_of(cls: type, name: str):
+def _slot_of(cls: type, name: str) -> Any:
     for base in cls.__mro__:
         descriptor = vars(base).get(name)
         if descriptor is not None and type(descriptor).__name__ == "member_descriptor":
@@ -93,7 +95,7 @@ def shape_of(cls: type) -> ClassShape:
         for a in attributes:
             default, factory = a.default, MISSING
             if type(default).__name__ == "Factory":
-                default, factory = MISSING, default.factory
+                default, factory = MISSING, getattr(default, "factory")
                 if getattr(a.default, "takes_self", False):
                     raise TypeError(f"{cls.__qualname__}.{a.name}: a default factory that takes self is not supported")
             elif type(default).__name__ == "_Nothing" or repr(default) == "NOTHING":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from typing import Optional
+from typing import Any, Optional
 
 from ..standard import STRUCT_CARRIER_CLASS_ID, STRUCTS_CLASS_ID
 from ..wire.class_id import class_id_hash
@@ -27,12 +27,12 @@ __all__ = ["StructRegistrar", "install_structs"]
 class StructRegistrar:
     """The struct classes of one registry, by class ID and by class."""
 
-    def __init__(self, table, codec) -> None:
+    def __init__(self, table: Any, codec: Any) -> None:
         self._table = table
         self._codec = codec
         self._lock = threading.Lock()
-        self._by_id: dict = {}
-        self._by_class: dict = {}
+        self._by_id: dict[Any, Any] = {}
+        self._by_class: dict[Any, Any] = {}
         self.frames = StructFrames(self, class_id_hash(STRUCTS_CLASS_ID))
 
     def register(self, cls: type, class_id: str) -> StructSchema:
@@ -65,16 +65,17 @@ class StructRegistrar:
         schema = self._by_class.get(cls)
         return None if schema is None else schema.class_id
 
-    def class_id_of_value(self, value) -> Optional[str]:
+    def class_id_of_value(self, value: Any) -> Optional[str]:
         schema = self._by_class.get(type(value))
         if schema is not None:
-            return schema.class_id
+            class_id: str = schema.class_id
+            return class_id
         if type(value) is StructValue:
             return value.class_id
         return None
 
 
-def install_structs(registrar: StructRegistrar, table, codec, decode_section) -> None:
+def install_structs(registrar: StructRegistrar, table: Any, codec: Any, decode_section: Any) -> None:
     """Register ``serreg.structs`` (the table reader) and ``serreg.struct`` (the carrier) in ``table``."""
     frames = registrar.frames
     carrier = CarrierSerializer(codec, STRUCT_CARRIER_CLASS_ID, frames)

@@ -19,6 +19,7 @@ from .compile import compile_reader, compile_writer
 from .introspect import MISSING, shape_of
 from .types import widens
 from .values import read_converter, write_converter
+from typing import Callable, Any
 
 __all__ = ["StructSchema"]
 
@@ -28,14 +29,14 @@ _READERS_MAX = 256
 class StructSchema:
     """A struct class bound to a class ID, compiled for one registry (``ctx``: the struct table)."""
 
-    def __init__(self, cls: type, class_id: str, ctx) -> None:
+    def __init__(self, cls: type, class_id: str, ctx: Any) -> None:
         self.cls = cls
         self.class_id = class_id
         self.shape = shape_of(cls)
         self._ctx = ctx
         self._lock = threading.Lock()
         self._compiled = None  # (types, definition, writer) once the field types are known
-        self._readers: dict = {}
+        self._readers: dict[Any, Any] = {}
         names = [f.name for f in self.shape.fields]
         if len(set(names)) != len(names) or not all(type(n) is str and n for n in names):
             raise TypeError(f"{cls.__qualname__}: struct field names must be unique non-empty strings")
@@ -43,7 +44,7 @@ class StructSchema:
     def where(self, name: str) -> str:
         return f"{self.class_id}.{name}"
 
-    def compile(self):
+    def compile(self) -> Any:
         """(field types, packed definition, writer); LookupError if a nested struct is not registered yet."""
         compiled = self._compiled
         if compiled is None:
@@ -53,7 +54,7 @@ class StructSchema:
                     compiled = self._compiled = self._build()
         return compiled
 
-    def _build(self):
+    def _build(self) -> Any:
         fields = self.shape.fields
         types = tuple(field_type(f.annotation, self._ctx.struct_id_of, self.where(f.name)) for f in fields)
         definition = packb([self.class_id, [[f.name, t.packable()] for f, t in zip(fields, types)]], use_bin_type=True)
@@ -61,11 +62,11 @@ class StructSchema:
         writer = compile_writer(definition, definition, [f.name for f in fields], [t.kind for t in types], converters)
         return types, definition, writer
 
-    def write(self, obj, state):
+    def write(self, obj: Any, state: Any) -> Any:
         """The ext 1 of ``obj`` (see compile.compile_writer)."""
         return self.compile()[2](obj, state)
 
-    def reader(self, definition: bytes, names: list, types: list):
+    def reader(self, definition: bytes, names: list[Any], types: list[Any]) -> Callable[[Any], Any]:
         """The reader of instances written with this definition (fields matched by name, 10.4)."""
         reader = self._readers.get(definition)
         if reader is None:
@@ -75,7 +76,7 @@ class StructSchema:
             self._readers = readers
         return reader
 
-    def _make_reader(self, names: list, types: list):
+    def _make_reader(self, names: list[Any], types: list[Any]) -> Callable[[Any], Any]:
         own_types = self.compile()[0]
         own = {f.name: (f, t) for f, t in zip(self.shape.fields, own_types)}
         reads = []

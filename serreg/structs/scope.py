@@ -11,7 +11,7 @@ context variables, so threads and nested calls each see their own.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Optional
+from typing import Any, Optional
 
 from ..errors import DeserializationError, LimitExceededError
 
@@ -26,10 +26,10 @@ class EncodeScope:
     __slots__ = ("index", "definitions")
 
     def __init__(self) -> None:
-        self.index: dict = {}  # definition key (a schema, or a carrier's definition bytes) -> index
-        self.definitions: list = []  # packed definitions, in index order
+        self.index: dict[Any, Any] = {}  # definition key (a schema, or a carrier's definition bytes) -> index
+        self.definitions: list[Any] = []  # packed definitions, in index order
 
-    def add(self, key, packed_definition: bytes) -> int:
+    def add(self, key: Any, packed_definition: bytes) -> int:
         index = len(self.definitions)
         if index >= MAX_DEFINITIONS:
             raise LimitExceededError(f"a frame holds at most {MAX_DEFINITIONS} struct definitions")
@@ -47,7 +47,7 @@ class DecodeScope:
 
     __slots__ = ("readers", "class_ids", "leaves")
 
-    def __init__(self, readers: list, class_ids: list, leaves: list) -> None:
+    def __init__(self, readers: list[Any], class_ids: list[Any], leaves: list[Any]) -> None:
         self.readers = readers
         self.class_ids = class_ids
         self.leaves = leaves
@@ -57,7 +57,7 @@ ENCODE_SCOPE: ContextVar[Optional[EncodeScope]] = ContextVar("serreg_struct_enco
 DECODE_SCOPE: ContextVar[Optional[DecodeScope]] = ContextVar("serreg_struct_decode", default=None)
 
 
-def read_instance(items):
+def read_instance(items: Any) -> Any:
     """Decode one instance array ``[index, v...]`` (an ext 1 payload, already unpacked)."""
     scope = DECODE_SCOPE.get()
     if scope is None:

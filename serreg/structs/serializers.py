@@ -17,6 +17,7 @@ from ..result import SerializationResult
 from ..serializer import Serializer
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .scope import DECODE_SCOPE, read_instance
+from typing import Any
 
 __all__ = ["CarrierSerializer", "StructSerializer", "TableSerializer"]
 
@@ -32,22 +33,22 @@ def _ext_payload(packed: bytes) -> bytes:
 class _InstanceSerializer(Serializer):
     """Writes one struct value at the top level as its instance array; reads one back."""
 
-    def __init__(self, codec, class_id: str) -> None:
+    def __init__(self, codec: Any, class_id: str) -> None:
         self.codec = codec
         self.class_id = class_id
 
-    def serialize(self, obj) -> SerializationResult:
-        oob: list = []
+    def serialize(self, obj: Any) -> SerializationResult:
+        oob: list[Any] = []
         return SerializationResult(_ext_payload(self.codec.pack(obj, oob)), oob)
 
-    def serialize_canonical(self, obj) -> SerializationResult:
+    def serialize_canonical(self, obj: Any) -> SerializationResult:
         raise CanonicalFormError(
             f"struct {self.class_id!r} has no canonical form in this version of serreg (docs/FORMAT.md 10.5 "
             "specifies it; neither Python nor Java writes it yet): digest a plain value built from its fields instead",
             value=obj,
         )
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: Any, oob: Any) -> Any:
         if DECODE_SCOPE.get() is None:
             raise DeserializationError(f"a {self.class_id!r} struct outside any struct table (serreg.structs)")
         return read_instance(self.codec.unpack(in_band, oob))
@@ -56,7 +57,7 @@ class _InstanceSerializer(Serializer):
 class StructSerializer(_InstanceSerializer):
     """The serializer of one registered struct class; ``write_ext`` is its compiled ext 1 writer."""
 
-    def __init__(self, codec, schema) -> None:
+    def __init__(self, codec: Any, schema: Any) -> None:
         super().__init__(codec, schema.class_id)
         self.schema = schema
         self.write_ext = schema.write
@@ -65,7 +66,7 @@ class StructSerializer(_InstanceSerializer):
 class CarrierSerializer(_InstanceSerializer):
     """The data carrier's serializer (class ID ``serreg.struct``); ``write_ext`` writes its ext 1."""
 
-    def __init__(self, codec, class_id: str, frames) -> None:
+    def __init__(self, codec: Any, class_id: str, frames: Any) -> None:
         super().__init__(codec, class_id)
         self.write_ext = frames.write_carrier
 
@@ -73,16 +74,16 @@ class CarrierSerializer(_InstanceSerializer):
 class TableSerializer(Serializer):
     """``serreg.structs``: the table, then the value's own section read with the table in scope."""
 
-    def __init__(self, codec, frames, decode_section, class_hashes) -> None:
+    def __init__(self, codec: Any, frames: Any, decode_section: Any, class_hashes: Any) -> None:
         self.codec = codec
         self.frames = frames
         self.decode_section = decode_section
         self.class_hashes = class_hashes  # class ID -> ClassIDHash (cached)
 
-    def serialize(self, obj) -> SerializationResult:
+    def serialize(self, obj: Any) -> SerializationResult:
         raise TypeError("serreg.structs is written by the registry around a value, never on its own")
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: Any, oob: Any) -> Any:
         in_band = memoryview(in_band)
         scope, offset = self.frames.open_table(in_band)
         inner = in_band[offset:]

@@ -10,7 +10,7 @@ frame, checking everything; :func:`widens` is the evolution rule of 10.4.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ..standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID, NDARRAY_CLASS_ID
 from ..errors import DeserializationError
@@ -32,10 +32,11 @@ class FieldType:
 
     __slots__ = ("kind", "args", "py", "wire")
 
-    def __init__(self, kind: str, args: tuple = (), py: object = None) -> None:
+    def __init__(self, kind: str, args: tuple[Any, ...] = (), py: object = None) -> None:
         self.kind = kind
         self.args = args
         self.py = py
+        self.wire: Any
         if kind in ATOMS:
             self.wire = kind
         elif kind == "struct":
@@ -45,7 +46,7 @@ class FieldType:
         else:
             self.wire = (kind, *(a.wire for a in args))
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: Any) -> bool:
         return isinstance(other, FieldType) and self.wire == other.wire
 
     def __hash__(self) -> int:
@@ -54,12 +55,12 @@ class FieldType:
     def __repr__(self) -> str:
         return describe(self.wire)
 
-    def packable(self):
+    def packable(self) -> Any:
         """The msgpack value of this type (lists, not tuples)."""
         return _packable(self.wire)
 
 
-def _packable(wire):
+def _packable(wire: Any) -> Any:
     if isinstance(wire, str):
         return wire
     if wire[0] == "tuple":
@@ -67,7 +68,7 @@ def _packable(wire):
     return [wire[0], *(_packable(w) for w in wire[1:])]
 
 
-def describe(wire) -> str:
+def describe(wire: Any) -> str:
     """A type as people read it: ``list[int32]``, ``optional[struct example.Point]``."""
     if isinstance(wire, str):
         return wire
@@ -78,7 +79,7 @@ def describe(wire) -> str:
     return f"{wire[0]}[{', '.join(describe(w) for w in wire[1:])}]"
 
 
-def parse(value, where: str, depth: int = 0) -> FieldType:
+def parse(value: Any, where: str, depth: int = 0) -> FieldType:
     """The FieldType of a type read from a frame; DeserializationError naming ``where`` if malformed."""
     if depth > MAX_TYPE_DEPTH:
         raise DeserializationError(f"{where}: field type nested more than {MAX_TYPE_DEPTH} deep")
@@ -105,7 +106,7 @@ def parse(value, where: str, depth: int = 0) -> FieldType:
     return FieldType(kind, tuple(parse(item, where, depth + 1) for item in value[1:]))
 
 
-def _int_range(name: str) -> Optional[tuple]:
+def _int_range(name: str) -> Optional[tuple[Any, ...]]:
     width = INTEGER_WIDTHS.get(name)
     return None if width is None else (width.low, width.high)
 
@@ -119,7 +120,7 @@ def widens(writer: FieldType, reader: FieldType) -> bool:
         return widens(inner, reader.args[0])
     w_range, r_range = _int_range(writer.kind), _int_range(reader.kind)
     if w_range is not None and r_range is not None:
-        return r_range[0] <= w_range[0] and w_range[1] <= r_range[1]
+        return bool(r_range[0] <= w_range[0] and w_range[1] <= r_range[1])
     if writer.kind == "float32" and reader.kind == "float64":
         return True
     if writer.kind != reader.kind or len(writer.args) != len(reader.args):

@@ -25,6 +25,7 @@ from ..codec.scan import holds_any
 from ..errors import DeserializationError, SerializationError
 from .types import FieldType, describe
 from .widths import INTEGER_WIDTHS
+from typing import Callable, Any
 
 __all__ = ["read_converter", "write_converter", "STANDARD_TYPES"]
 
@@ -37,7 +38,7 @@ _BY_NAME = {NDARRAY_CLASS_ID: ("numpy", "ndarray"), ARROW_TABLE_CLASS_ID: ("pyar
 _F32 = struct.Struct("<f")
 
 
-def _is_standard(kind: str, value) -> bool:
+def _is_standard(kind: str, value: Any) -> bool:
     expected = STANDARD_TYPES.get(kind)
     if expected is not None:
         if kind == "date":
@@ -49,30 +50,32 @@ def _is_standard(kind: str, value) -> bool:
 
 def to_float32(value: float) -> float:
     """The binary32 value nearest ``value``; OverflowError beyond binary32's range."""
-    return _F32.unpack(_F32.pack(value))[0]
+    nearest: float = _F32.unpack(_F32.pack(value))[0]
+    return nearest
 
 
 # ------------------------------------------------------------------------------------- writing
 
 
-def write_converter(ftype: FieldType, where: str, ctx):
+def write_converter(ftype: FieldType, where: str, ctx: Any) -> Callable[[Any, Any], Any]:
     """``convert(value, state)`` for values of ``ftype`` (``where`` names the field in errors)."""
     kind = ftype.kind
 
-    def bad(value, why: str = ""):
+    def bad(value: Any, why: str = "") -> SerializationError:
         return SerializationError(f"{where}: {value!r} does not fit the field's type {ftype!r}{why}")
 
     width = INTEGER_WIDTHS.get(kind)
     if width is not None:
         low, high = width.low, width.high
+        assert low is not None and high is not None  # integer widths have a range
 
-        def write_int(value, state):
+        def write_int(value: Any, state: Any) -> Any:
             if type(value) is not int or not low <= value <= high:
                 raise bad(value)
             return value
         return write_int
     if kind == "float64":
-        def write_float(value, state):
+        def write_float(value: Any, state: Any) -> Any:
             if type(value) is float:
                 return value
             if type(value) is int and float(value) == value:
@@ -80,7 +83,7 @@ def write_converter(ftype: FieldType, where: str, ctx):
             raise bad(value)
         return write_float
     if kind == "float32":
-        def write_float32(value, state):
+        def write_float32(value: Any, state: Any) -> Any:
             if type(value) is not float and not (type(value) is int and float(value) == value):
                 raise bad(value)
             try:
@@ -91,13 +94,13 @@ def write_converter(ftype: FieldType, where: str, ctx):
     if kind in ("bool", "str"):
         expected = bool if kind == "bool" else str
 
-        def write_exact(value, state):
+        def write_exact(value: Any, state: Any) -> Any:
             if type(value) is not expected:
                 raise bad(value)
             return value
         return write_exact
     if kind == "bytes":
-        def write_bytes(value, state):
+        def write_bytes(value: Any, state: Any) -> Any:
             if type(value) is bytes:
                 return value
             if isinstance(value, (bytearray, memoryview)):
@@ -105,9 +108,9 @@ def write_converter(ftype: FieldType, where: str, ctx):
             raise bad(value)
         return write_bytes
     if kind == "enum":
-        enum_cls = ftype.py
+        enum_cls: Any = ftype.py
 
-        def write_enum(value, state):
+        def write_enum(value: Any, state: Any) -> Any:
             if enum_cls is None:
                 if type(value) is not str:
                     raise bad(value)
@@ -119,7 +122,7 @@ def write_converter(ftype: FieldType, where: str, ctx):
     if kind == "any":
         return lambda value, state: state.any_value(value)
     if kind in STANDARD_TYPES or kind in _BY_NAME:
-        def write_standard(value, state):
+        def write_standard(value: Any, state: Any) -> Any:
             if not _is_standard(kind, value):
                 raise bad(value)
             return value
@@ -127,7 +130,7 @@ def write_converter(ftype: FieldType, where: str, ctx):
     if kind == "struct":
         class_id = ftype.args[0]
 
-        def write_struct(value, state):
+        def write_struct(value: Any, state: Any) -> Any:
             if ctx.class_id_of_value(value) != class_id:
                 raise bad(value)
             return value
@@ -139,7 +142,7 @@ def write_converter(ftype: FieldType, where: str, ctx):
     if kind == "list":
         inner = items[0]
 
-        def write_list(value, state):
+        def write_list(value: Any, state: Any) -> Any:
             if type(value) is not list and type(value) is not tuple:
                 raise bad(value)
             return [inner(item, state) for item in value]
@@ -147,7 +150,7 @@ def write_converter(ftype: FieldType, where: str, ctx):
     if kind == "set":
         inner = items[0]
 
-        def write_set(value, state):
+        def write_set(value: Any, state: Any) -> Any:
             if not isinstance(value, (set, frozenset)):
                 raise bad(value)
             members = [inner(item, state) for item in value]
@@ -157,7 +160,7 @@ def write_converter(ftype: FieldType, where: str, ctx):
     if kind == "map":
         key_of, value_of = items
 
-        def write_map(value, state):
+        def write_map(value: Any, state: Any) -> Any:
             if type(value) is not dict:
                 raise bad(value)
             return {key_of(k, state): value_of(v, state) for k, v in value.items()}
@@ -165,7 +168,7 @@ def write_converter(ftype: FieldType, where: str, ctx):
     if kind == "tuple":
         count = len(items)
 
-        def write_tuple(value, state):
+        def write_tuple(value: Any, state: Any) -> Any:
             if (type(value) is not tuple and type(value) is not list) or len(value) != count:
                 raise bad(value)
             return [convert(item, state) for convert, item in zip(items, value)]
@@ -176,11 +179,11 @@ def write_converter(ftype: FieldType, where: str, ctx):
 # ------------------------------------------------------------------------------------- reading
 
 
-def read_converter(writer: FieldType, reader: FieldType, where: str, ctx):
+def read_converter(writer: FieldType, reader: FieldType, where: str, ctx: Any) -> Callable[[Any], Any]:
     """``convert(value)``: a wire value of ``writer``'s type as ``reader``'s Python value."""
     kind = writer.kind
 
-    def bad(value):
+    def bad(value: Any) -> DeserializationError:
         shown = describe(writer.wire)
         return DeserializationError(f"{where}: the frame holds {_show(value)} in a field of type {shown}")
 
@@ -189,14 +192,15 @@ def read_converter(writer: FieldType, reader: FieldType, where: str, ctx):
     width = INTEGER_WIDTHS.get(kind)
     if width is not None:
         low, high = width.low, width.high
+        assert low is not None and high is not None  # integer widths have a range
 
-        def read_int(value):
+        def read_int(value: Any) -> Any:
             if type(value) is not int or not low <= value <= high:
                 raise bad(value)
             return value
         return read_int
     if kind in ("float64", "float32"):
-        def read_float(value):
+        def read_float(value: Any) -> Any:
             if type(value) is not float:
                 raise bad(value)
             return value
@@ -204,15 +208,15 @@ def read_converter(writer: FieldType, reader: FieldType, where: str, ctx):
     if kind in ("bool", "str", "bytes"):
         expected = {"bool": bool, "str": str, "bytes": bytes}[kind]
 
-        def read_exact(value):
+        def read_exact(value: Any) -> Any:
             if type(value) is not expected:
                 raise bad(value)
             return value
         return read_exact
     if kind == "enum":
-        enum_cls = reader.py if reader.kind == "enum" else None
+        enum_cls: Any = reader.py if reader.kind == "enum" else None
 
-        def read_enum(value):
+        def read_enum(value: Any) -> Any:
             if type(value) is not str:
                 raise bad(value)
             if enum_cls is None:
@@ -223,13 +227,13 @@ def read_converter(writer: FieldType, reader: FieldType, where: str, ctx):
             return member
         return read_enum
     if kind == "any":
-        def read_any(value):
+        def read_any(value: Any) -> Any:
             if holds_any(value, TIMESTAMP) or type(value) in TIMESTAMP:
                 raise DeserializationError(f"{where}: msgpack ext type -1 (timestamp) is not used by serreg")
             return value
         return read_any
     if kind in STANDARD_TYPES or kind in _BY_NAME:
-        def read_standard(value):
+        def read_standard(value: Any) -> Any:
             if not _is_standard(kind, value):
                 raise bad(value)
             return value
@@ -237,7 +241,7 @@ def read_converter(writer: FieldType, reader: FieldType, where: str, ctx):
     if kind == "struct":
         class_id = writer.args[0]
 
-        def read_struct(value):
+        def read_struct(value: Any) -> Any:
             if ctx.class_id_of_value(value) != class_id:
                 raise bad(value)
             return value
@@ -250,9 +254,9 @@ def read_converter(writer: FieldType, reader: FieldType, where: str, ctx):
         return lambda value: None if value is None else inner(value)
     if kind == "list":
         inner = items[0]
-        build = tuple if py is tuple else None
+        build: Any = tuple if py is tuple else None
 
-        def read_list(value):
+        def read_list(value: Any) -> Any:
             if type(value) is not list:
                 raise bad(value)
             converted = [inner(item) for item in value]
@@ -260,36 +264,36 @@ def read_converter(writer: FieldType, reader: FieldType, where: str, ctx):
         return read_list
     if kind == "set":
         inner = items[0]
-        build = py if py in (set, frozenset) else (list if reader.kind == "any" else set)
+        set_build: Any = py if py in (set, frozenset) else (list if reader.kind == "any" else set)
 
-        def read_set(value):
+        def read_set(value: Any) -> Any:
             if type(value) is not list:
                 raise bad(value)
             converted = [inner(item) for item in value]
-            if build is not list and len(converted) > MAX_KEYS_PER_HASH and is_untrusted():
+            if set_build is not list and len(converted) > MAX_KEYS_PER_HASH and is_untrusted():
                 check_hash_spread(converted, "set")
-            return build(converted)
+            return set_build(converted)
         return read_set
     if kind == "map":
         key_of, value_of = items
 
-        def read_map(value):
+        def read_map(value: Any) -> Any:
             if type(value) is not dict:
                 raise bad(value)
             return {key_of(k): value_of(v) for k, v in value.items()}
         return read_map
     if kind == "tuple":
         count = len(items)
-        build = tuple if reader.kind == "tuple" else list
+        tuple_build: Any = tuple if reader.kind == "tuple" else list
 
-        def read_tuple(value):
+        def read_tuple(value: Any) -> Any:
             if type(value) is not list or len(value) != count:
                 raise bad(value)
-            return build(convert(item) for convert, item in zip(items, value))
+            return tuple_build(convert(item) for convert, item in zip(items, value))
         return read_tuple
     raise DeserializationError(f"{where}: no reader for field type {writer!r}")
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     text = repr(value)
     return f"a {type(value).__name__} {text[:60]}{'...' if len(text) > 60 else ''}"
