@@ -22,7 +22,7 @@ every plug-in not loaded yet, then is looked up again.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Optional
+from typing import Any, Optional
 
 from ..errors import CrossLanguageError, SerializationError, UnknownClassIDError
 from ..standard import EXTRA_OF_CLASS_ID, STANDARD_CLASS_IDS
@@ -57,7 +57,7 @@ class Dispatch:
         self._table = table
         self._plugins = plugins
 
-    def registration_for(self, value) -> Registration:
+    def registration_for(self, value: Any) -> Registration:
         """The registration that serializes ``value`` (steps 1 to 4 above)."""
         cls = type(value)
         snapshot = self._table.snapshot
@@ -81,7 +81,7 @@ class Dispatch:
                 value=value,
             )
         dataclass = snapshot.dataclass_writer
-        if dataclass is not None and hasattr(cls, "__dataclass_fields__") and dataclass.accepts(value):
+        if dataclass is not None and hasattr(cls, "__dataclass_fields__") and (dataclass.accepts is None or dataclass.accepts(value)):
             return dataclass
         if snapshot.fallback is None:
             raise SerializationError(f"no serializer is registered for {describe(cls)} and there is no fallback", value=value)
@@ -121,7 +121,7 @@ class Dispatch:
             raise UnknownClassIDError(f"no serializer is registered under class ID {class_id!r}")
         return registration
 
-    def serializer_by_id(self, class_id: str):
+    def serializer_by_id(self, class_id: str) -> Any:
         """The serializer of a class ID (what the pickle fallback needs to restore a registered value)."""
         return self.by_id(class_id).serializer
 
@@ -132,7 +132,7 @@ class Dispatch:
             raise UnknownClassIDError(f"no serializer is registered for type {describe(cls)}")
         return registration
 
-    def registrations(self) -> list:
+    def registrations(self) -> list[Any]:
         """Every registration (the fallback included), plug-ins loaded first, sorted by class ID."""
         if self._plugins is not None:
             self._plugins.load_all()

@@ -23,6 +23,7 @@ from ..serializer import Serializer
 from ..standard import MASKED_ARRAY_CLASS_ID, NDARRAY_CLASS_ID, NUMPY_GENERIC_CLASS_IDS, NUMPY_SCALAR_CLASS_IDS
 
 from .numpy_canonical import write_ndarray, write_scalar
+from typing import Iterator, Any
 from .numpy_array import array_from_meta, array_meta
 from .numpy_dtype import wire_dtype
 from .numpy_masked import GENERIC_SCALAR_TYPES, MaskedArraySerializer, NumpyGenericSerializer
@@ -52,14 +53,14 @@ class NDArraySerializer(Serializer):
         meta, data = array_meta(array)
         return SerializationResult(packb(meta), [data])
 
-    def deserialize(self, in_band, oob) -> np.ndarray:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> np.ndarray:
         return array_from_meta(unpack_plain(in_band), oob)
 
     def serialize_canonical(self, array: np.ndarray) -> SerializationResult:
         return write_ndarray(array, wire_dtype(array.dtype)[0])
 
 
-def _bad(kind, value):
+def _bad(kind: Any, value: Any) -> None:
     raise DeserializationError(f"numpy.{np.dtype(kind).name} in-band holds {type(value).__name__}, not its value")
 
 
@@ -72,7 +73,7 @@ class NumpyScalarSerializer(Serializer):
         self.kind = kind
         self.name = np.dtype(kind).name
 
-    def serialize(self, value) -> SerializationResult:
+    def serialize(self, value: Any) -> SerializationResult:
         kind = self.kind
         if kind is np.bool_:
             return SerializationResult(packb(bool(value)))
@@ -89,7 +90,7 @@ class NumpyScalarSerializer(Serializer):
             return SerializationResult(b"\x92\xca" + parts[:4] + b"\xca" + parts[4:])
         return SerializationResult(packb([float(value.real), float(value.imag)]))  # complex128
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> Any:
         kind = self.kind
         raw = bytes(in_band)
         if kind is np.float32:
@@ -126,15 +127,15 @@ class NumpyScalarSerializer(Serializer):
             raise DeserializationError("numpy.complex128 must be an array of two msgpack float 64")
         return np.complex128(complex(value[0], value[1]))
 
-    def serialize_canonical(self, value) -> SerializationResult:
+    def serialize_canonical(self, value: Any) -> SerializationResult:
         return write_scalar(self.kind, value, self.serialize)
 
 
-def _complex64(real, imag) -> np.complex64:
+def _complex64(real: Any, imag: Any) -> np.complex64:
     out = np.empty(1, dtype=np.complex64)
     out.real = real
     out.imag = imag
-    return out[0]
+    return np.complex64(out[0])
 
 
 SCALAR_TYPES = (
@@ -143,7 +144,7 @@ SCALAR_TYPES = (
 )
 
 
-def register(registry) -> None:
+def register(registry: Any) -> None:
     """Register the ndarray and masked array serializers and one serializer per numpy scalar type."""
     registry.register_serializer(NDARRAY_CLASS_ID, np.ndarray, NDArraySerializer())
     registry.register_serializer(MASKED_ARRAY_CLASS_ID, np.ma.MaskedArray, MaskedArraySerializer())

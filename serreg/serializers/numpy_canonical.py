@@ -16,6 +16,8 @@ from msgpack import packb
 
 from ..canonical.floats import canonical_float_bits, normalize_float_array, pack_float
 from ..result import SerializationResult
+from typing import Callable, Any
+
 from .numpy_dtype import canonical_spec, leaves
 
 __all__ = ["canonical_array", "canonical_elements", "write_ndarray", "write_scalar"]
@@ -57,7 +59,7 @@ def _canonical_records(array: np.ndarray) -> np.ndarray:
     return out
 
 
-def canonical_array(array: np.ndarray, spec) -> tuple[list, memoryview]:
+def canonical_array(array: np.ndarray, spec: Any) -> tuple[list[Any], memoryview]:
     """The canonical header (a list for msgpack) and buffer of an ndarray whose dtype's
     description is ``spec``."""
     meta = [canonical_spec(spec), list(array.shape), "C"]
@@ -66,14 +68,14 @@ def canonical_array(array: np.ndarray, spec) -> tuple[list, memoryview]:
     return meta, memoryview(canonical_elements(array).reshape(-1).view(np.uint8))
 
 
-def write_ndarray(array: np.ndarray, spec) -> SerializationResult:
+def write_ndarray(array: np.ndarray, spec: Any) -> SerializationResult:
     """The canonical form of an ndarray whose dtype's description is ``spec`` (its serializer's
     ``serialize_canonical``)."""
     meta, data = canonical_array(array, spec)
     return SerializationResult(packb(meta), [data])
 
 
-def write_scalar(kind: type, value, serialize) -> SerializationResult:
+def write_scalar(kind: type, value: Any, serialize: Callable[[Any], SerializationResult]) -> SerializationResult:
     """The canonical form of a numpy scalar of type ``kind``; ``serialize`` writes the
     types whose normal form is already canonical (bool and the integers)."""
     if kind is np.float64:
@@ -90,6 +92,6 @@ def write_scalar(kind: type, value, serialize) -> SerializationResult:
     return serialize(value)  # bool and integers: already one form per value
 
 
-def _pack_float32(value) -> bytes:
+def _pack_float32(value: Any) -> bytes:
     bits = canonical_float_bits(int(np.asarray(value, dtype="<f4").view("<u4")), 4)
     return b"\xca" + bits.to_bytes(4, "big")

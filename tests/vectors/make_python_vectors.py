@@ -33,11 +33,12 @@ from python_only_types import UNSHARED_CLASS_ID, Holder, PythonOnly, Unshared, U
 OUT = HERE / "python"
 
 
-def registry() -> serreg.Registry:
+def registry(whole_values: bool = True) -> serreg.Registry:
     """The registry the vectors are written with: the standard one plus example.Point and Unshared."""
     r = serreg.Registry()
     register_point(r)
     r.register_serializer(UNSHARED_CLASS_ID, Unshared, UnsharedSerializer())
+    r.configure_fallback(whole_values=whole_values)
     return r
 
 
@@ -48,6 +49,10 @@ def dtype_describe(spec) -> str:
     itemsize, fields, aligned = spec
     described = [f"['{n}', {o}, {dtype_describe(d)}, {list(s)}, {'nil' if t is None else repr(t)}]" for n, o, d, s, t in fields]
     return f"[{itemsize}, [{', '.join(described)}], {str(aligned).lower()}]"
+
+
+# Vectors written with configure_fallback(whole_values=False).
+PER_VALUE = frozenset({"pickle5_in_list", "pickle5_with_buffer_then_array"})
 
 
 def ndarray_describe(a: np.ndarray) -> str:
@@ -180,10 +185,16 @@ def vectors() -> list:
               "ArrayList[NDArray(<i2, [3], C, 000001000200), LinkedHashMap{String(\"b\"): PyByteArray(01)},"
               " Tuple[UInt16(7), Point[x=0.0, y=1.0, label=q]]]", True))
     v.append(("pickle5_dataclass", PythonOnly("only python", (1, 2)), "OpaqueValue(serreg.pickle5)", True))
+    # Written value by value (PER_VALUE): each pickle nested where it sits, its buffers counted by readers.
     v.append(("pickle5_in_list", [1, PythonOnly("nested", ()), "after"],
               'ArrayList[Long(1), OpaqueValue(serreg.pickle5), String("after")]', True))
     v.append(("pickle5_with_buffer_then_array", [Holder(np.arange(4, dtype="<i8")), np.arange(2, dtype="<u1")],
               "ArrayList[OpaqueValue(serreg.pickle5), NDArray(|u1, [2], C, 0001)]", True))
+    # The default writer: a value holding fallback values is one pickle, registered values inside out-of-band.
+    v.append(("pickle5_whole_list", [1, PythonOnly("nested", ()), "after", PythonOnly("nested", ())],
+              "OpaqueValue(serreg.pickle5)", True))
+    v.append(("pickle5_whole_with_buffers", [Holder(np.arange(4, dtype="<i8")), np.arange(2, dtype="<u1")],
+              "OpaqueValue(serreg.pickle5)", True))
     v.append(("unknown_class_id", Unshared(b"abc"), "OpaqueValue(" + serreg.wire.class_id.class_id_hash(UNSHARED_CLASS_ID).hex() + ")", True))
     v.append(("error_frame", serreg.RemoteError("boom from python"), None, True))
     return v
@@ -194,14 +205,14 @@ def frame_bytes(r: serreg.Registry, value) -> bytes:
 
 
 def main(out: Path = OUT) -> None:
-    r = registry()
+    r, per_value = registry(), registry(whole_values=False)
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("*.frame"):
         old.unlink()
     entries = []
     class_ids = {registration.class_hash: registration.class_id for registration in r.registrations()}
     for name, value, java, java_identical in vectors():
-        data = frame_bytes(r, value)
+        data = frame_bytes(per_value if name in PER_VALUE else r, value)
         (out / f"{name}.frame").write_bytes(data)
         entries.append({
             "name": name,
