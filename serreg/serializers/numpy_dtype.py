@@ -87,11 +87,19 @@ def _describe(dtype: np.dtype, depth: int) -> Spec:
         fields.append([name, offset, spec, list(shape), title])
         if field.itemsize:
             spans.append((offset, offset + field.itemsize, name))
+    overlap = _overlap(spans)
+    if overlap:
+        raise _NoWireForm(overlap)
+    return [dtype.itemsize, fields, bool(dtype.isalignedstruct)]
+
+
+def _overlap(spans: list) -> Optional[str]:
+    """Which two fields overlap, given (start, end, name) of the fields that have bytes; None if none do."""
     spans.sort()
     for (_, end, first), (start, _, second) in zip(spans, spans[1:]):
         if start < end:
-            raise _NoWireForm(f"fields {first!r} and {second!r} overlap")
-    return [dtype.itemsize, fields, bool(dtype.isalignedstruct)]
+            return f"fields {first!r} and {second!r} overlap"
+    return None
 
 
 def parse_dtype(spec: object, depth: int = 0, where: str = "ndarray dtype") -> np.dtype:
@@ -142,10 +150,9 @@ def parse_dtype(spec: object, depth: int = 0, where: str = "ndarray dtype") -> n
         formats.append((base, tuple(shape)) if shape else base)
         offsets.append(offset)
         titles.append(title)
-    spans.sort()
-    for (_, end, first), (start, _, second) in zip(spans, spans[1:]):
-        if start < end:
-            raise DeserializationError(f"{where}: fields {first!r} and {second!r} overlap")
+    overlap = _overlap(spans)
+    if overlap:
+        raise DeserializationError(f"{where}: {overlap}")
     layout = {"names": names, "formats": formats, "offsets": offsets, "itemsize": itemsize}
     if any(t is not None for t in titles):
         layout["titles"] = titles
