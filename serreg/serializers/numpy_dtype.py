@@ -43,8 +43,13 @@ class _NoWireForm(Exception):
 
 
 @lru_cache(maxsize=512)
-def _cached(dtype: np.dtype, aligned: bool) -> tuple[Optional[Spec], Optional[str]]:
-    # ``aligned`` is part of the key: numpy's == (and hash) ignore isalignedstruct.
+def _plain_cached(text: str) -> tuple[Optional[Spec], Optional[str]]:
+    # Keyed by the array-interface string, which says all of a plain dtype without metadata
+    # (numpy's == and hash ignore metadata and isalignedstruct, so a dtype is no safe key).
+    return _described(np.dtype(text))
+
+
+def _described(dtype: np.dtype) -> tuple[Optional[Spec], Optional[str]]:
     try:
         return _describe(dtype, 0), None
     except _NoWireForm as why:
@@ -53,7 +58,9 @@ def _cached(dtype: np.dtype, aligned: bool) -> tuple[Optional[Spec], Optional[st
 
 def wire_dtype(dtype: np.dtype) -> tuple[Optional[Spec], Optional[str]]:
     """(spec, None) for a dtype the format carries, (None, why not) for one it does not."""
-    return _cached(dtype, dtype.isalignedstruct)
+    if dtype.names is None and dtype.subdtype is None and not dtype.metadata and dtype.kind in "biufcMmSUV":
+        return _plain_cached(dtype.str)
+    return _described(dtype)
 
 
 def _describe(dtype: np.dtype, depth: int) -> Spec:
