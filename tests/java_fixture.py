@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 JAVA_DIR = ROOT / "java-compat"
@@ -84,6 +85,11 @@ def _widen_pipe(pipe) -> None:
 class JavaProcess:
     """One running fixture (``echo``, ``echo --key HEX`` or ``arrow-ipc-echo``): send a message, get the reply."""
 
+    # The largest reply buffer so far, reused for a reply that fits once nothing refers to it any
+    # more (no decoded value views it): Java reuses its read buffer the same way, and a fresh
+    # 100 MB buffer costs more to zero and fault in than the pipe takes to fill it.
+    _spare: Optional[bytearray] = None
+
     def __init__(self, mode: str = "echo", *args: str) -> None:
         self.proc = subprocess.Popen(
             ["java", *JVM_ARGS, "-jar", str(JAR), mode, *args],
@@ -93,10 +99,6 @@ class JavaProcess:
             _widen_pipe(pipe)
         # Replies are read straight into their final buffer, past Python's read buffer.
         self._raw_out = self.proc.stdout.raw
-        # The largest reply buffer so far, reused for a reply that fits once nothing refers to it any
-        # more (no decoded value views it): Java reuses its read buffer the same way, and a fresh
-        # 100 MB buffer costs more to zero and fault in than the pipe takes to fill it.
-        self._spare: bytearray | None = None
 
     def send(self, write_body, length: int) -> None:
         """Write one message: the 8-byte length, then ``write_body(stdin)`` writes ``length`` bytes."""

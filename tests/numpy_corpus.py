@@ -126,9 +126,9 @@ def _layout(draw, array: np.ndarray, layout: str):
         return array[tuple(slice(None, None, 2) for _ in array.shape)]
     if layout == "reversed":
         return array[::-1] if array.ndim else array
-    if layout == "broadcast":
-        base = array.reshape(-1)[:1] if array.size else array.reshape(-1)
-        return np.broadcast_to(base, (3, 4) if array.size else (3, 0))
+    if layout == "broadcast":  # a row of up to 4 elements repeated 3 times: strides (0, itemsize)
+        row = array.reshape(-1)[:4]
+        return np.broadcast_to(row, (3, row.size))
     if layout == "read-only":
         array = array.copy()
         array.flags.writeable = False
@@ -136,8 +136,8 @@ def _layout(draw, array: np.ndarray, layout: str):
     if layout == "masked":
         mask = draw(npst.arrays(np.bool_, array.shape))
         return np.ma.masked_array(array, mask=mask)
-    if layout == "scalar":
-        return array.reshape(-1)[0] if array.size else array.dtype.type(0) if array.dtype.kind != "V" else array
+    if layout == "scalar":  # the shapes drawn for this layout are never empty
+        return array.reshape(-1)[0]
     return array
 
 
@@ -189,8 +189,10 @@ def same(a, b) -> bool:
         return False
     if a.flags.f_contiguous and not a.flags.c_contiguous and not b.flags.f_contiguous:
         return False
-    if a.size and any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)) and a.strides != b.strides:
-        return False
+    if a.size and any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)):
+        # The broadcast axes come back (the stride of an axis of length 1 means nothing).
+        if [s for s, n in zip(a.strides, a.shape) if n > 1] != [s for s, n in zip(b.strides, b.shape) if n > 1]:
+            return False
     return a.flags.writeable or not b.flags.writeable
 
 

@@ -93,3 +93,20 @@ def test_scalars_of_every_kind_keep_their_type_and_dtype():
         back = serreg.deserialize(serreg.serialize(value, cross_language=True).to_bytes())
         assert type(back) is type(value) and back.dtype == value.dtype and back.tobytes() == value.tobytes()
         assert serreg.digest(back) == serreg.digest(value)
+
+
+def test_a_refused_dtype_never_stands_in_for_an_equal_one():
+    # numpy's == and hash ignore metadata and isalignedstruct: a cache keyed by dtype mixed them up.
+    with pytest.raises(CrossLanguageError, match="metadata"):
+        serreg.serialize(np.zeros(2, np.dtype("<i4", metadata={"unit": "s"})), cross_language=True)
+    back = serreg.deserialize(serreg.serialize(np.arange(2, dtype="<i4"), cross_language=True).to_bytes())
+    assert back.dtype.metadata is None and list(back) == [0, 1]
+    aligned = np.dtype([("a", "i1"), ("b", "<i4")], align=True)
+    packed = np.dtype({"names": ["a", "b"], "formats": ["i1", "<i4"], "offsets": [0, 4], "itemsize": 8})
+    assert aligned == packed
+    for dtype in (aligned, packed, aligned):
+        back = serreg.deserialize(serreg.serialize(np.zeros(1, dtype)).to_bytes())
+        assert back.dtype.isalignedstruct == dtype.isalignedstruct
+    if hasattr(np.dtypes, "StringDType"):
+        with pytest.raises(CrossLanguageError, match="StringDType|dtype"):
+            serreg.serialize(np.array(["a"], dtype=np.dtypes.StringDType()), cross_language=True)

@@ -43,8 +43,13 @@ class _NoWireForm(Exception):
 
 
 @lru_cache(maxsize=512)
-def _cached(dtype: np.dtype, aligned: bool) -> tuple[Optional[Spec], Optional[str]]:
-    # ``aligned`` is part of the key: numpy's == (and hash) ignore isalignedstruct.
+def _plain_cached(text: str) -> tuple[Optional[Spec], Optional[str]]:
+    # Keyed by the array-interface string, which says all of a plain dtype without metadata
+    # (numpy's == and hash ignore metadata and isalignedstruct, so a dtype is no safe key).
+    return _described(np.dtype(text))
+
+
+def _described(dtype: np.dtype) -> tuple[Optional[Spec], Optional[str]]:
     try:
         return _describe(dtype, 0), None
     except _NoWireForm as why:
@@ -53,7 +58,9 @@ def _cached(dtype: np.dtype, aligned: bool) -> tuple[Optional[Spec], Optional[st
 
 def wire_dtype(dtype: np.dtype) -> tuple[Optional[Spec], Optional[str]]:
     """(spec, None) for a dtype the format carries, (None, why not) for one it does not."""
-    return _cached(dtype, dtype.isalignedstruct)
+    if dtype.names is None and dtype.subdtype is None and not dtype.metadata and dtype.kind in "biufcMmSUV":
+        return _plain_cached(dtype.str)
+    return _described(dtype)
 
 
 def _describe(dtype: np.dtype, depth: int) -> Spec:
@@ -89,11 +96,19 @@ def _describe(dtype: np.dtype, depth: int) -> Spec:
         fields.append([name, offset, spec, list(shape), title])
         if field.itemsize:
             spans.append((offset, offset + field.itemsize, name))
+    overlap = _overlap(spans)
+    if overlap:
+        raise _NoWireForm(overlap)
+    return [dtype.itemsize, fields, bool(dtype.isalignedstruct)]
+
+
+def _overlap(spans: list) -> Optional[str]:
+    """Which two fields overlap, given (start, end, name) of the fields that have bytes; None if none do."""
     spans.sort()
     for (_, end, first), (start, _, second) in zip(spans, spans[1:]):
         if start < end:
-            raise _NoWireForm(f"fields {first!r} and {second!r} overlap")
-    return [dtype.itemsize, fields, bool(dtype.isalignedstruct)]
+            return f"fields {first!r} and {second!r} overlap"
+    return None
 
 
 def parse_dtype(spec: object, depth: int = 0, where: str = "ndarray dtype") -> np.dtype:
@@ -145,10 +160,9 @@ def parse_dtype(spec: object, depth: int = 0, where: str = "ndarray dtype") -> n
         formats.append((base, tuple(shape)) if shape else base)
         offsets.append(offset)
         titles.append(title)
-    spans.sort()
-    for (_, end, first), (start, _, second) in zip(spans, spans[1:]):
-        if start < end:
-            raise DeserializationError(f"{where}: fields {first!r} and {second!r} overlap")
+    overlap = _overlap(spans)
+    if overlap:
+        raise DeserializationError(f"{where}: {overlap}")
     layout: dict[str, Any] = {"names": names, "formats": formats, "offsets": offsets, "itemsize": itemsize}
     if any(t is not None for t in titles):
         layout["titles"] = titles

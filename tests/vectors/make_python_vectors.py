@@ -81,10 +81,12 @@ def _structured() -> np.ndarray:
     return a
 
 
-# Vectors the TypeScript reader refuses (docs/FORMAT.md 7.1): dtypes of kinds M, m, S, U, V and structured.
+# Vectors the TypeScript reader refuses (docs/FORMAT.md 7.1): ndarrays of kinds M, m, S, U, V and structured.
+# (Masked arrays and the scalars carried as 0-d arrays have no TypeScript serializer: at the top
+# level of a frame they pass through as opaque values.)
 TYPESCRIPT_REFUSES = frozenset({
     "ndarray_datetime_big_endian", "ndarray_timedelta_unit_count", "ndarray_bytes", "ndarray_str_big_endian",
-    "ndarray_void", "ndarray_structured", "masked_array", "numpy_datetime64", "numpy_str_",
+    "ndarray_void", "ndarray_structured",
 })
 
 
