@@ -11,8 +11,6 @@ deserialize call keeps its state (trust, depth, budget).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..limits import DECODE_STATE
 from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
@@ -34,21 +32,11 @@ set_decode_state(DECODE_STATE)
 class MsgpackCodec(CoreCodec):
     """Packs and unpacks value trees for one registry, in C (see ``pure.MsgpackCodec``).
 
-    Structs (docs/FORMAT.md section 10) are written as ext 1 by their compiled Python writers,
-    which the C core does not call: a registry with a struct registered packs with the pure
-    codec (same bytes as ever; a struct can sit anywhere in a value, inside tuples and sets the
-    C core writes in place too). Reading needs nothing: the C core hands a document holding an
-    ext 1 to the pure codec, as it does every document it does not read itself.
+    Structs (docs/FORMAT.md section 10): the C core writes no ext 1 itself; the registry's
+    ``encode_nested`` answers None for a struct, and the C core then hands the whole call to the
+    pure codec, which calls the struct writers. Reading a document holding an ext 1 is handed
+    over the same way.
     """
 
     def __init__(self, encode_nested: EncodeNested, decode_nested: DecodeNested, snapshots: SnapshotSource) -> None:
-        pure = PureMsgpackCodec(encode_nested, decode_nested, snapshots)
-        super().__init__(encode_nested, decode_nested, snapshots, pure)
-        self._struct_snapshots = snapshots
-        self._pure_pack = pure.pack
-
-    def pack(self, obj: Any, oob: list) -> bytes:
-        """See ``pure.MsgpackCodec.pack``."""
-        if self._struct_snapshots.snapshot.ext_writers:
-            return self._pure_pack(obj, oob)
-        return super().pack(obj, oob)
+        super().__init__(encode_nested, decode_nested, snapshots, PureMsgpackCodec(encode_nested, decode_nested, snapshots))
