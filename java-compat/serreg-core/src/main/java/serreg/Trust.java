@@ -32,12 +32,17 @@ public final class Trust {
             "None", "bool", "int", "float", "str", "bytes", "list", "dict", "tuple", "set", "frozenset",
             "bytearray", "memoryview", "complex", "datetime", "date", "time", "timedelta", "decimal", "uuid",
             "serreg.error",
+            // section 10: structs (the struct table and instances; an unknown struct is a StructValue)
+            "serreg.struct", "serreg.structs",
             // sections 6.2 and 6.3: numpy
             "numpy.ndarray", "numpy.bool", "numpy.int8", "numpy.int16", "numpy.int32", "numpy.int64",
             "numpy.uint8", "numpy.uint16", "numpy.uint32", "numpy.uint64", "numpy.float16", "numpy.float32",
             "numpy.float64", "numpy.complex64", "numpy.complex128",
-            // section 6.4: Arrow
-            "ArrowTable", "ArrowRecordBatch");
+            "numpy.datetime64", "numpy.timedelta64", "numpy.bytes_", "numpy.str_", "numpy.void",
+            "numpy.ma.MaskedArray",
+            // sections 6.4 and 6.5: Arrow, and pandas through Arrow (opaque at the top level in Java)
+            "ArrowTable", "ArrowRecordBatch", "ArrowChunkedArray", "ArrowSchema", "ArrowTensor",
+            "pandas.DataFrame", "pandas.Series");
 
     private Trust() {
     }
