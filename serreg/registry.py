@@ -73,7 +73,7 @@ class Registry:
         self._dispatch = dispatch = Dispatch(table, self._plugins)
         nested_encoder = NestedEncoder(dispatch)
         nested_decoder = NestedDecoder(table, dispatch, self._settings)
-        self.codec = codec = MsgpackCodec(nested_encoder.encode_in_document, nested_decoder.decode, table)
+        self.codec = codec = MsgpackCodec(nested_encoder.encode, nested_decoder.decode, table)
         self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides,
                                         dispatch.refusal_for)
         self._structs = StructRegistrar(table, codec)

@@ -59,18 +59,6 @@ class NestedEncoder:
             raise _FallbackMet
         return self.encode_with(registration, value)
 
-    def encode_in_document(self, value: Any) -> Optional[tuple[Any, ...]]:
-        """What the codec calls for a value inside a msgpack document: as :meth:`encode`, but
-        None for a struct (docs/FORMAT.md section 10.3), which is written as ext 1 by its own
-        writer, not as ext 0: the compiled codec then hands the whole document to the pure
-        codec, which calls the struct writers (the pure codec never gets here with a struct)."""
-        registration = self.registration_for(value)
-        if registration.ext_writer is not None:
-            return None
-        if registration.fallback and _PICKLE_WHOLE.get():
-            raise _FallbackMet
-        return self.encode_with(registration, value)
-
     def encode_with(self, registration: Registration, value: Any) -> tuple[bytes, SerializationResult]:
         """(ClassIDHash, raw result) of ``value`` through ``registration``'s serializer."""
         try:

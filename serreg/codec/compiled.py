@@ -30,13 +30,7 @@ set_decode_state(DECODE_STATE)
 
 
 class MsgpackCodec(CoreCodec):
-    """Packs and unpacks value trees for one registry, in C (see ``pure.MsgpackCodec``).
-
-    Structs (docs/FORMAT.md section 10): the C core writes no ext 1 itself; the registry's
-    ``encode_nested`` answers None for a struct, and the C core then hands the whole call to the
-    pure codec, which calls the struct writers. Reading a document holding an ext 1 is handed
-    over the same way.
-    """
+    """Packs and unpacks value trees for one registry, in C (see ``pure.MsgpackCodec``)."""
 
     def __init__(self, encode_nested: EncodeNested, decode_nested: DecodeNested, snapshots: SnapshotSource) -> None:
         super().__init__(encode_nested, decode_nested, snapshots, PureMsgpackCodec(encode_nested, decode_nested, snapshots))

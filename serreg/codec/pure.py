@@ -107,10 +107,7 @@ class _PackState:
         writer = self.ext_writers.get(type(value))
         if writer is not None:
             return writer(value, self)
-        encoded = self.encode_nested(value)
-        if encoded is None:  # a struct class registered while this value was being packed
-            raise SerializationError(f"a struct class was registered while a {type(value).__name__} was being written")
-        class_hash, result = encoded
+        class_hash, result = self.encode_nested(value)
         assert self.oob is not None  # set by pack() before msgpack calls default
         self.oob.extend(result.out_of_band_buffers)
         in_band = result.in_band_buffer
