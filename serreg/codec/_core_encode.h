@@ -343,7 +343,11 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
         e.out.buf = self->scratch;
         e.out.cap = self->scratch_cap;
     }
+    /* The struct writers of this snapshot stay alive for the call: a serializer run from here may
+       let another thread publish a new snapshot, which drops the cached one. */
+    Py_XINCREF(e.t.ext_writers);
     int r = enc_tree(&e, obj);
+    Py_XDECREF(e.t.ext_writers);
     /* An error inside a value written in place is worded as its serializer words it, about it. */
     PyObject *about = obj, *via = NULL;
     for (Py_ssize_t i = e.sp - 1; r == -4 && i >= 0; i--) {
