@@ -253,27 +253,32 @@ class MsgpackCodec:
             return value
 
         try:
-            # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
-            if state is not None and state.depth > _UNPACKB_LEVELS:
-                value = _unpack_on_heap(data, ext_hook, dict_from_pairs if untrusted else None)
-            elif untrusted:
-                value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
-            else:
-                value = unpackb(data, ext_hook=ext_hook, strict_map_key=False)
-        except SerregError:
-            raise
-        except RecursionError as error:
-            raise DeserializationError("nested values are too deep to decode") from error
-        except StackError as error:
-            raise LimitExceededError(
-                f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
-            ) from error
-        except OutOfData as error:
-            raise DeserializationError("invalid msgpack in-band data: it ends inside a value") from error
-        except StopIteration as error:
-            raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
-        except (ValueError, TypeError, UnicodeDecodeError) as error:
-            raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+            try:
+                # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
+                if state is not None and state.depth > _UNPACKB_LEVELS:
+                    value = _unpack_on_heap(data, ext_hook, dict_from_pairs if untrusted else None)
+                elif untrusted:
+                    value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
+                else:
+                    value = unpackb(data, ext_hook=ext_hook, strict_map_key=False)
+            except SerregError:
+                raise
+            except RecursionError as error:
+                raise DeserializationError("nested values are too deep to decode") from error
+            except StackError as error:
+                raise LimitExceededError(
+                    f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
+                ) from error
+            except OutOfData as error:
+                raise DeserializationError("invalid msgpack in-band data: it ends inside a value") from error
+            except StopIteration as error:
+                raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
+            except (ValueError, TypeError, UnicodeDecodeError) as error:
+                raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+        finally:
+            # The hook names itself (for struct instances inside struct instances): without this the
+            # cycle would keep the frame's buffers (say, a memory map's) alive until a garbage collection.
+            del ext_hook
         refuse_timestamps(value, nested_timestamps)
         return value
 
