@@ -68,7 +68,7 @@ class Registry:
         self._table = table = Table()
         self._plugins = PluginLoader(self, table) if plugins else None
         self._dispatch = dispatch = Dispatch(table, self._plugins)
-        nested_encoder = NestedEncoder(dispatch)
+        nested_encoder = NestedEncoder(dispatch, table)
         nested_decoder = NestedDecoder(table, dispatch, self._settings)
         self.codec = codec = MsgpackCodec(nested_encoder.encode, nested_decoder.decode, table)
         self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides)
