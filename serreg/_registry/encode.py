@@ -145,6 +145,8 @@ class Encoder:
     def __init__(self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table) -> None:
         self.nested = nested
         self._encode = nested.encode
+        self._registration_for = nested.registration_for
+        self._encode_with = nested.encode_with
         self._pack = codec.pack
         self._canonical = canonical
         self._table = table
@@ -186,7 +188,10 @@ class Encoder:
                     return with_class_hash(class_hash, in_band, oob, key)
         token = CROSS_LANGUAGE.set(True) if cross_language and not CROSS_LANGUAGE.get() else None
         try:
-            class_hash, result = self._encode(obj)
+            registration = self._registration_for(obj)
+            if registration.fallback:
+                return self._pickle_whole(obj, key)  # no pack to stop: pickled whole at once
+            class_hash, result = self._encode_with(registration, obj)
         except _FallbackMet:
             return self._pickle_whole(obj, key)
         except SerializationError as error:
@@ -211,8 +216,7 @@ class Encoder:
         While this runs, fallback values met by serializers inside the pickle are written value by
         value (the nested encoder finds this call on the stack before the serialize call)."""
         nested = self.nested
-        whole = nested.whole_value_fallback()
-        assert whole is not None  # the nested encoder stops a pack only when there is one
+        whole = nested.whole_value_fallback() or nested.registration_for(obj)  # none: obj itself is the fallback's
         try:
             class_hash, result = nested.encode_with(whole, obj)
         except SerializationError as error:
