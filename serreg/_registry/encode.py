@@ -23,6 +23,7 @@ the Encoder call it belongs to (so the ordinary path pays nothing for it).
 from __future__ import annotations
 
 import sys
+from types import FrameType
 from typing import Optional
 
 from ..canonical.form import CanonicalForm
@@ -34,6 +35,7 @@ from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
 from .paths import attach_path
 from .table import STANDARD_ORIGIN, Registration, Table
+
 
 class _FallbackMet(BaseException):
     """The codec met a value only the fallback takes while packing a value that may be pickled whole.
@@ -63,7 +65,7 @@ class NestedEncoder:
     def _packing_whole_value(self) -> bool:
         """True if this value is met while one of this registry's Encoder.serialize calls packs a
         value it may pickle whole (not inside such a pickle, not in another registry's call)."""
-        frame = sys._getframe(1)
+        frame: Optional[FrameType] = sys._getframe(1)
         while frame is not None:
             code = frame.f_code
             if code is _PICKLE_WHOLE_CODE:

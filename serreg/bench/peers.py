@@ -232,7 +232,8 @@ class MsgspecPeer(Peer):
         sample = value[0] if type(value) is list and value else value
         if dataclasses.is_dataclass(sample) and (sample is value or all(type(v) is type(sample) for v in value)):
             cls = type(sample)
-            self._decode = self._msgspec.msgpack.Decoder(cls if sample is value else list[cls]).decode
+            kind = cls if sample is value else list[cls]  # type: ignore[valid-type]
+            self._decode = self._msgspec.msgpack.Decoder(kind).decode
             # msgspec caches what it learnt on the class; the decoder keeps its own copy. Left there,
             # the cache would travel with a class that cloudpickle writes by value, and it cannot be pickled.
             if "__msgspec_cache__" in vars(cls):
