@@ -337,3 +337,11 @@ def test_copyreg_reducers_and_own_reduce_methods_are_honoured_in_a_whole_value_p
         del copyreg.dispatch_table[_ViaCopyreg]
     assert [back[0].n, back[1].n] == [10, 20] and back[2] == Plain(3)
     assert back[3] == ["unpickled"]  # _Recording.__reduce__ ran on the way out, _record on the way back
+
+
+def test_a_serializer_called_directly_writes_fallback_values_one_by_one():
+    registry = serreg.Registry()
+    serializer = registry.get_serializer(tuple)
+    result = serializer.serialize((1, Plain(2)))  # no serialize() call around it: nothing to pickle whole
+    assert isinstance(result, serreg.SerializationResult)
+    assert serializer.deserialize(memoryview(bytes(result.in_band_buffer)), iter(result.out_of_band_buffers)) == (1, Plain(2))

@@ -214,7 +214,11 @@ def draw_chart(report: dict[Any, Any], path: Any) -> None:
     import matplotlib.pyplot as plt
 
     payload_names = list(report["payloads"])
-    peers = _peers_measured(report)
+    peers = [  # those with a round trip somewhere (Ray has none)
+        name for name in _peers_measured(report)
+        if any(entry["results"].get(name, {}).get(mode, {}).get("round_trip_s")
+               for entry in report["payloads"].values() for mode in MODES)
+    ]
     metrics = [("round_trip_s", "wall median")]
     if any(entry["results"].get(REFERENCE, {}).get(mode, {}).get("instructions")
            for entry in report["payloads"].values() for mode in MODES):

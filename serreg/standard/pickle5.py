@@ -16,6 +16,7 @@ pickle holds, so it stays where it is). No process-wide pickle state is touched.
 
 from __future__ import annotations
 
+import copyreg
 import io
 import pickle
 import types
@@ -39,6 +40,8 @@ PICKLED_NATIVELY = (
 )
 
 
+# cloudpickle's own reducers by type (its dispatch table chains them before copyreg's).
+_CLOUDPICKLE_REDUCERS = cloudpickle.Pickler.dispatch_table.maps[0]
 # What cloudpickle reduces one by one (by value or by reference, depending on the object).
 _DECIDED_PER_OBJECT = (type, types.FunctionType)
 
@@ -47,13 +50,15 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
     def __init__(self, file: Any, owner: "Pickle5Serializer", buffer_callback: Any) -> None:
         super().__init__(file, protocol=5, buffer_callback=buffer_callback)
         self._owner = owner
-        self._serreg_dispatch = owner.dispatch
         # Types whose instances neither serreg, cloudpickle nor a dispatch table reduces: they get what
         # pickle would do next, __reduce_ex__, straight away (pickle would first look the type up in
         # cloudpickle's dispatch table, a ChainMap: a Python-level miss per object). cloudpickle
         # reduces classes and functions (each on its own merits) and nothing else, so for any other
         # type a NotImplemented for one instance holds for all of them.
-        self._pickle_reduces: set[Any] = set()
+        # Read before the dispatch table: a registration made in between then only discards what
+        # this pickle learns, never lets a newly registered type be taken for one pickle reduces.
+        self._pickle_reduces = owner.pickle_reduced_types()
+        self._serreg_dispatch = owner.dispatch
 
     def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
@@ -76,7 +81,10 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
                 return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
             return super().reducer_override(obj)  # this value refused by accepts(): not cached
         reduced = super().reducer_override(obj)
-        if reduced is NotImplemented and not isinstance(obj, _DECIDED_PER_OBJECT) and cls not in self.dispatch_table:
+        if (
+            reduced is NotImplemented and not isinstance(obj, _DECIDED_PER_OBJECT)
+            and cls not in copyreg.dispatch_table and cls not in _CLOUDPICKLE_REDUCERS
+        ):
             self._pickle_reduces.add(cls)
         return reduced
 
@@ -113,6 +121,19 @@ class Pickle5Serializer(Serializer):
         self._serializer_for_id = serializer_for_id
         self.dispatch: dict[type, tuple[str, Any, Optional[Callable[[Any], bool]]]] = {}  # type -> (class_id, serializer, accepts or None); replaced whole
         self._seen_types: set[type] = set()
+        self._pickle_reduces: set[type] = set()  # see pickle_reduced_types
+        self._copyreg_size = -1
+
+    def pickle_reduced_types(self) -> set[type]:
+        """The types whose instances pickle reduces itself (see ``_RegistryAwarePickler``).
+
+        Shared by the pickles this serializer makes; started afresh when a registration
+        changes or copyreg's table changes size (a reducer added for a type makes it grow)."""
+        size = len(copyreg.dispatch_table)
+        if size != self._copyreg_size:
+            self._copyreg_size = size
+            self._pickle_reduces = set()
+        return self._pickle_reduces
 
     def has_seen(self, cls: type) -> bool:
         return cls in self._seen_types
@@ -132,6 +153,7 @@ class Pickle5Serializer(Serializer):
         else:
             dispatch[cls] = (class_id, serializer, hooks.accepts)
         self.dispatch = dispatch  # replaced whole: picklers running now keep their snapshot
+        self._pickle_reduces = set()
 
     def serialize(self, obj: Any) -> SerializationResult:
         buffers: list[pickle.PickleBuffer] = []
