@@ -28,6 +28,7 @@ from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
 from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE
 from .scan import holds_any
+from .stack import roomy
 
 # Runs one nested value through its serializer: (its ClassIDHash, its serializer's result).
 EncodeNested = Callable[[object], "tuple[bytes, SerializationResult]"]
@@ -255,7 +256,7 @@ class MsgpackCodec:
         try:
             try:
                 # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
-                if state is not None and state.depth > _UNPACKB_LEVELS:
+                if state is not None and state.depth > 1 and not roomy(state.depth):
                     value = _unpack_on_heap(data, ext_hook, dict_from_pairs if untrusted else None)
                 elif untrusted:
                     value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
@@ -285,16 +286,12 @@ class MsgpackCodec:
 
 
 
-# The top-level value uses unpackb (faster); nested ones an Unpacker, so only the top level costs
-# the thread 40 KiB of stack: with 2 such levels, 99 nested values overflow a 256 KiB thread stack.
-_UNPACKB_LEVELS = 1
 
 
 def _unpack_on_heap(data: Any, ext_hook: Any, pairs_hook: Any) -> Any:
-    """``unpackb`` for a nested value: msgpack's unpackb keeps its parse stack (1,024 containers,
-    about 40 KiB) in C locals, once per nested level, because each ext 0 payload is unpacked from
-    the ext hook of the level above; an Unpacker keeps it in its own object on the heap, so a
-    level costs the thread only a few call frames (docs/FORMAT.md section 4.3)."""
+    """``unpackb`` for a nested value on a thread whose stack has no room for another unpackb
+    (serreg/codec/stack.py): an Unpacker keeps msgpack's parse stack in its own object on the
+    heap, so the level costs the thread only a few call frames."""
     size = len(data)
     unpacker = Unpacker(None, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=pairs_hook,
                         max_buffer_size=max(size, 1))
