@@ -233,3 +233,19 @@ def test_deep_values_are_read_and_written_in_a_thread_with_a_256_kib_stack():
     assert len(results) == 4
     assert results[0] == frame and results[2] == frame and results[1] == tuple_of_depth(100)
     assert "levels deep or contains itself" in results[3]
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_plain_only_unpack_answers_alike(name):
+    from serreg.result import NO_BUFFERS
+
+    in_band = HOSTILE[name][40:]
+    answers = []
+    for codec in (COMPILED_REGISTRY.codec, PURE_REGISTRY.codec):
+        try:
+            value = codec.unpack(in_band, NO_BUFFERS, True)
+        except serreg.SerregError as error:
+            answers.append((type(error).__name__, str(error)))
+        else:
+            answers.append(value if value is NotImplemented else PURE_REGISTRY.serialize(value).to_bytes())
+    assert answers[0] == answers[1]

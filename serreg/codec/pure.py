@@ -130,8 +130,11 @@ class MsgpackCodec:
         """The SerializationError pack() raises when packing ``obj`` failed with ``error``."""
         return _explain_pack_error(obj, error)
 
-    def unpack(self, data, oob):
+    def unpack(self, data, oob, plain_only: bool = False):
         """Unpack one msgpack value; nested values are decoded by their serializers.
+
+        With ``plain_only`` the document must hold plain msgpack only: at the
+        first ext value (nested or not) the answer is NotImplemented.
 
         msgpack never accepts a declared length larger than the bytes it reads
         from. In untrusted mode a longer document is first walked without
@@ -147,6 +150,8 @@ class MsgpackCodec:
         nested_timestamps = []  # nested values that are or hold a Timestamp of their own (say, from pickle)
 
         def ext_hook(code, payload):
+            if plain_only:
+                raise _NestedFound
             if code != NESTED_EXT_TYPE:
                 raise DeserializationError(f"msgpack ext type {code} is not used by serreg (only ext type 0, nested value)")
             if len(payload) < CLASS_ID_HASH_SIZE:
@@ -165,6 +170,8 @@ class MsgpackCodec:
                 value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
             else:
                 value = unpackb(data, ext_hook=ext_hook, strict_map_key=False)
+        except _NestedFound:
+            return NotImplemented
         except SerregError:
             raise
         except RecursionError as error:
@@ -177,8 +184,14 @@ class MsgpackCodec:
             raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
         except (ValueError, TypeError, UnicodeDecodeError) as error:
             raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+        if plain_only and holds_any(value, TIMESTAMP):
+            return NotImplemented  # ext -1, which msgpack decodes without asking the hook
         refuse_timestamps(value, nested_timestamps)
         return value
+
+
+class _NestedFound(Exception):
+    """Raised by the ext hook of ``unpack(..., plain_only=True)``."""
 
 
 
