@@ -62,7 +62,7 @@ def nested_mixed():
 
 PAYLOADS = {f.__name__: f for f in (small_dict, ints_1k, strs_10k, records_1k, nested_mixed)}
 # Round trips per callgrind run (N; the second run does 3N).
-ITERATIONS = {"small_dict": 2000, "ints_1k": 100, "strs_10k": 10, "records_1k": 10, "nested_mixed": 20}
+ITERATIONS = {"small_dict": 1000, "ints_1k": 50, "strs_10k": 5, "records_1k": 5, "nested_mixed": 10}
 
 
 def implementations(payload: str) -> dict:

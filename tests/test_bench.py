@@ -11,9 +11,10 @@ import pickle
 import pytest
 
 from serreg import bench
+from serreg.bench.callgrind import unavailable
 from serreg.bench.payloads import PAYLOADS, Record, same_value
 from serreg.bench.peers import PEERS, Peer
-from serreg.bench.report import goals
+from serreg.bench.report import versus_fastest
 from serreg.cli import main
 
 TINY = 0.0005
@@ -57,27 +58,27 @@ def test_peers_are_compared_and_unsupported_ones_say_why(tiny_report):
     assert ndarray["supported"] is False and "msgpack" in ndarray["reason"]
 
 
-def test_table_and_goals_cover_every_payload(tiny_report):
+def test_table_covers_every_payload_without_issue_numbers(tiny_report):
     table = bench.format_table(tiny_report)
     for payload in PAYLOADS:
-        assert payload in table
-    checked = {(check["issue"], check["payload"]) for check in goals(tiny_report)}
-    assert (2, "small_dict") in checked and (4, "dataclasses_1k") in checked
+        assert f"| {payload} | result |" in table and f"| {payload} | bytes |" in table
+    assert "issue" not in table.lower() and "goal" not in table.lower()
+    rows = {(row["payload"], row["mode"]) for row in versus_fastest(tiny_report)}
+    assert ("small_dict", "in_process") in rows and ("dataclasses_1k_main", "frame") in rows
 
 
-def test_goal_check_reads_the_ratios():
-    def result(seconds, wire):
-        facts = {"round_trip_s": seconds, "correct": True, "wire_bytes": wire}
+def test_versus_fastest_reads_wall_and_instructions():
+    def result(seconds, instructions, correct=True):
+        facts = {"round_trip_s": seconds, "instructions": instructions, "correct": correct, "wire_bytes": 1}
         return {"supported": True, "in_process": dict(facts), "frame": dict(facts)}
 
-    report = {"scale": 1, "payloads": {"small_dict": {
-        "results": {"serreg": result(3.0, 50), "pickle5": result(2.0, 60), "msgpack": result(4.0, 40)},
-        "ratios": {"pickle5": {"in_process.round_trip": 1.5}},
-    }}}
-    checks = {(c["issue"], c["goal"]): c for c in goals(report)}
-    assert checks[2, "in-process round trip <= 1.5x pickle5"]["met"] is True
-    assert checks[4, "in_process round trip <= fastest peer (pickle5)"]["met"] is False
-    assert checks[4, "in_process bytes <= pickle5's"]["met"] is True
+    report = {"scale": 1, "payloads": {"small_dict": {"results": {
+        "serreg": result(3.0, 300), "pickle5": result(2.0, 400), "msgpack": result(4.0, 100),
+        "msgspec": result(1.0, 50, correct=False),  # a wrong value is never the fastest
+    }}}}
+    [row, _] = versus_fastest(report)
+    assert row["wall_peer"] == "pickle5" and row["wall_ratio"] == 1.5
+    assert row["instructions_peer"] == "msgpack" and row["instructions_ratio"] == 3.0
 
 
 def test_a_peer_that_returns_a_wrong_value_is_flagged(monkeypatch):
@@ -133,8 +134,8 @@ def test_same_value_sees_array_dtype_and_arrow_changes():
 def test_serreg_bench_command_writes_json_and_chart(tmp_path, capsys):
     json_path = tmp_path / "bench.json"
     chart_path = tmp_path / "bench.png"
-    args = ["bench", "--scale", str(TINY), "--repeats", "1", "--min-time", "0.0001", "--no-progress",
-            "--payloads", "small_dict,ndarray_100MB", "--peers", "pickle5", "--json", str(json_path)]
+    args = ["bench", "--quick", "--no-progress", "--payloads", "small_dict,ndarray_100MB", "--peers", "pickle5",
+            "--json", str(json_path)]
     try:
         import matplotlib  # noqa: F401
         args += ["--chart", str(chart_path)]
@@ -144,13 +145,45 @@ def test_serreg_bench_command_writes_json_and_chart(tmp_path, capsys):
         expect_chart = False
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "small_dict" in out and "ndarray_100MB" in out and "goals" in out
+    assert "| small_dict | result |" in out and "| ndarray_100MB | bytes |" in out
+    assert "issue" not in out.lower()
     report = json.loads(json_path.read_text())
     assert set(report["payloads"]) == {"small_dict", "ndarray_100MB"}
     assert report["payloads"]["small_dict"]["results"]["serreg"]["in_process"]["correct"] is True
-    assert report["goals"]
+    assert report["versus_fastest"]
     if expect_chart:
         assert chart_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_serreg_bench_times_the_users_own_value_and_frames(tmp_path, capsys, monkeypatch):
+    import serreg
+
+    (tmp_path / "my_payload.py").write_text("def make():\n    return {'rows': [(i, str(i)) for i in range(20)]}\n")
+    frames = tmp_path / "values.srg"
+    frames.write_bytes(serreg.serialize([1, 2, 3]).to_bytes() + serreg.serialize({"a": b"xy"}).to_bytes())
+    monkeypatch.chdir(tmp_path)
+    args = ["bench", "--quick", "--no-progress", "--no-json", "--no-chart", "--peers", "pickle5,msgpack",
+            "--payload", "my_payload:make", "--frames", str(frames)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "| my_payload:make | result |" in out
+    assert f"| {frames}#0 | bytes |" in out and f"| {frames}#1 | result |" in out
+    assert "small_dict" not in out  # only the user's values unless --payloads names more
+    assert main(["bench", "--quick", "--no-progress", "--no-json", "--no-chart", "--payload", "nope"]) == 2
+    assert "module:callable" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no callgrind here: {unavailable()}")
+def test_instructions_are_counted_under_callgrind():
+    report = bench.run_suite(["small_dict"], ["msgpack"], scale=1, repeats=1, min_time=0.0001, memory=False,
+                             progress=False, instructions=True)
+    results = report["payloads"]["small_dict"]["results"]
+    for name in ("serreg", "msgpack"):
+        for mode in ("in_process", "frame"):
+            assert results[name][mode]["instructions"] > 100, (name, mode)
+    # A round trip of a small dict is thousands of instructions, not millions (start-up cancelled out).
+    assert results["msgpack"]["in_process"]["instructions"] < 200_000
+    assert "| small_dict | result |" in bench.format_summary(report)
 
 
 def test_serreg_bench_refuses_an_unknown_payload(capsys):

@@ -20,7 +20,7 @@ SOURCE = Path(__file__).resolve().parent.parent / "serreg"
 PACKAGE = "serreg"
 MAX_LINES = 400
 # Third-party libraries a function may import when it needs them: optional, heavy, or both.
-LAZY_LIBRARIES = {"numpy", "pyarrow", "pandas", "dask", "distributed", "ray", "matplotlib", "tqdm", "pyfory", "fcntl"}
+LAZY_LIBRARIES = {"numpy", "pyarrow", "pandas", "dask", "distributed", "ray", "matplotlib", "tqdm", "pyfory", "msgspec", "fcntl"}
 TABLE_MODULE = "serreg.standard"
 
 

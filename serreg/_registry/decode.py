@@ -14,7 +14,7 @@ section to the nested decoder.
 from __future__ import annotations
 
 import hmac
-from typing import Optional
+from typing import Iterator, Any, Optional
 
 from ..codec import MsgpackCodec
 from ..errors import DeserializationError, LimitExceededError, SerregError, SignatureError
@@ -50,7 +50,7 @@ class NestedDecoder:
         """The state of a deserialize call made on this registry."""
         return DecodeState(self, None if trusted else self._table.snapshot.allowed_hashes, limits.max_depth)
 
-    def decode(self, class_hash: bytes, in_band: memoryview, oob, offset: Optional[int]):
+    def decode(self, class_hash: bytes, in_band: memoryview, oob: Iterator[memoryview], offset: Optional[int]) -> Any:
         """Decode one value: trust and depth checks, then its serializer (every nested value comes here)."""
         state = DECODE_STATE.get()
         registration = self._table.snapshot.by_hash.get(class_hash)
@@ -95,7 +95,7 @@ class NestedDecoder:
         finally:
             state.depth = depth - 1
 
-    def decode_section(self, section: memoryview, oob, offset: Optional[int] = None):
+    def decode_section(self, section: memoryview, oob: Iterator[memoryview], offset: Optional[int] = None) -> Any:
         """Decode an in-band section: ClassIDHash, then the serializer's in-band."""
         if section.nbytes < CLASS_ID_HASH_SIZE:
             raise DeserializationError(
@@ -103,13 +103,13 @@ class NestedDecoder:
             )
         return self.decode(bytes(section[:CLASS_ID_HASH_SIZE]), section[CLASS_ID_HASH_SIZE:], oob, offset)
 
-    def _refusal(self, class_hash: bytes, offset) -> DeserializationError:
+    def _refusal(self, class_hash: bytes, offset: Any) -> DeserializationError:
         registration = self._table.snapshot.by_hash.get(class_hash)
         class_id = registration.class_id if registration is not None else None
         return refusal(class_hash, class_id, registration is not None and registration.fallback, offset)
 
 
-def _run_deserializer(registration: Registration, in_band: memoryview, oob, offset):
+def _run_deserializer(registration: Registration, in_band: memoryview, oob: Iterator[memoryview], offset: Optional[int]) -> Any:
     try:
         return registration.serializer.deserialize(in_band, oob)
     except SerregError:
@@ -143,12 +143,12 @@ class Decoder:
 
     def deserialize(
         self,
-        data,
-        oob_iterator=None,
+        data: Any,
+        oob_iterator: Optional[Iterator[memoryview]] = None,
         trusted: Optional[bool] = None,
         key: Optional[bytes] = None,
         limits: Optional[Limits] = None,
-    ):
+    ) -> Any:
         """See :meth:`serreg.Registry.deserialize`."""
         settings = self._settings
         is_result = isinstance(data, SerializationResult)
@@ -196,7 +196,7 @@ class Decoder:
                 state.budget, state.budget_size, state.frame_size = outer.budget, outer.budget_size, outer.frame_size
             token = DECODE_STATE.set(state)
         else:
-            state = token = None
+            state, token = None, None
         try:
             if is_result:
                 if key is not None:
@@ -230,7 +230,7 @@ class Decoder:
         finally:
             if token is not None:
                 DECODE_STATE.reset(token)
-                if outer is not None:
+                if outer is not None and state is not None:
                     outer.budget = state.budget  # a nested call spends the outer call's budget
 
 

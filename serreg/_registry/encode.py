@@ -7,31 +7,60 @@ cannot pack by itself. :class:`Encoder` is ``Registry.serialize``: a dict,
 list, str ... served by its standard serializer goes straight to the codec
 (same bytes, same errors), the canonical form has its own writer, and anything
 else goes through the nested encoder once for the top-level value.
+
+The whole-value fallback: a value that holds values only the pickle fallback
+takes is pickled whole, in one pickle call (docs/FORMAT.md, section 6.1), so
+pickle's memo, and cloudpickle's class written by value, serve the whole frame
+instead of being written again for every nested value. The codec packs the
+value as usual; at the first fallback value it meets, the nested encoder stops
+the pack (:class:`_FallbackMet`) and the encoder pickles the top-level value
+instead. Registered values inside still go through their serializers, out of
+band (:mod:`serreg.standard.pickle5`).
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from contextvars import ContextVar
+from typing import Any, Optional
 
 from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
-from ..result import SerializationResult, with_class_hash
+from ..result import SerializationResult, as_result, with_class_hash
+from ..standard.pickle5 import PICKLED_NATIVELY, Pickle5Serializer
+from ..structs.frames import StructFrames
 from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
 from .paths import attach_path
-from .table import Table
+from .table import STANDARD_ORIGIN, Registration, Table
+
+# True while the Encoder packs a value it would rather pickle whole than pickle piece by piece.
+_PICKLE_WHOLE: ContextVar[bool] = ContextVar("serreg_pickle_whole", default=False)
+
+
+class _FallbackMet(BaseException):
+    """The codec met a value only the fallback takes while packing a value that may be pickled whole.
+
+    A BaseException, so that a serializer's ``except Exception`` between the
+    nested encoder and the Encoder does not turn it into an error.
+    """
 
 
 class NestedEncoder:
     """Serializes one value with the serializer the registry's lookup picks for it."""
 
     def __init__(self, dispatch: Dispatch) -> None:
-        self._registration_for = dispatch.registration_for
+        self.registration_for = dispatch.registration_for
 
-    def encode(self, value) -> tuple:
+    def encode(self, value: Any) -> tuple[Any, ...]:
         """(ClassIDHash, the serializer's raw result) of ``value``."""
-        registration = self._registration_for(value)
+        registration = self.registration_for(value)
+        if registration.fallback and _PICKLE_WHOLE.get():
+            raise _FallbackMet
+        return self.encode_with(registration, value)
+
+    def encode_with(self, registration: Registration, value: Any) -> tuple[bytes, SerializationResult]:
+        """(ClassIDHash, raw result) of ``value`` through ``registration``'s serializer."""
         try:
             result = registration.serializer.serialize(value)
         except SerializationError as error:
@@ -57,56 +86,136 @@ class NestedEncoder:
                     f"{type(error).__name__}: {error}"
                 )
             raise SerializationError(message, value=value) from error
-        if not isinstance(result, SerializationResult):
-            raise SerializationError(
-                f"the serializer for class ID {registration.class_id!r} returned {type(result).__name__}, "
-                "not a SerializationResult",
-                value=value,
-            )
+        if type(result) is not SerializationResult:
+            returned, result = result, as_result(result)
+            if result is None:
+                raise SerializationError(
+                    f"the serializer for class ID {registration.class_id!r} returned {type(returned).__name__}, "
+                    "not a SerializationResult or bytes",
+                    value=value,
+                )
         return registration.class_hash, result
 
 
 class Encoder:
-    """``Registry.serialize`` for one registry."""
+    """``Registry.serialize`` for one registry.
 
-    def __init__(self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table) -> None:
-        self._encode = nested.encode
+    ``whole_values`` (default True): a value holding fallback values is pickled
+    whole; False pickles each fallback value on its own (other languages then
+    read the rest of the value; see ``Registry.configure_fallback``).
+    """
+
+    def __init__(
+        self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table, structs: StructFrames
+    ) -> None:
+        self._nested = nested
         self._pack = codec.pack
         self._canonical = canonical
         self._table = table
+        self._structs = structs
+        self.whole_values = True
+        self._whole_for: tuple[Any, Optional[Registration]] = (None, None)  # (snapshot, its whole-value fallback)
 
     def serialize(
-        self, obj, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
+        self, obj: Any, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
     ) -> SerializationResult:
         """See :meth:`serreg.Registry.serialize`."""
         if key is not None:
             key = check_key(key)
         if canonical:
             return self._canonical.serialize(obj, key)
-        if not cross_language:
-            # A dict, list, str ... whose serializer is the standard one is the codec's
-            # output as it is: skip the generic dispatch (same bytes, same errors).
-            class_hash = self._table.snapshot.packed_as_is.get(type(obj))
-            if class_hash is not None:
-                oob: list = []
-                try:
-                    in_band = self._pack(obj, oob)
-                except SerializationError as error:
-                    attach_path(error, obj)
-                    raise
-                except SerregError:
-                    raise
-                except Exception:
-                    pass  # the generic path below reports it the way it always does
-                else:
-                    return with_class_hash(class_hash, in_band, oob, key)
-        token = CROSS_LANGUAGE.set(True) if cross_language and not CROSS_LANGUAGE.get() else None
+        # Structs written anywhere in the value share one table, put in front of the value (section 10).
+        structs = self._structs
+        scope = structs.begin()
         try:
-            class_hash, result = self._encode(obj)
+            class_hash, in_band, oob = self._serialize_top(obj, cross_language)
+        except BaseException:
+            structs.abandon(scope)
+            raise
+        class_hash, in_band = structs.finish(scope, class_hash, obj, in_band)
+        return with_class_hash(class_hash, in_band, oob, key)
+
+    def _serialize_top(self, obj: Any, cross_language: bool) -> tuple[bytes, Any, Any]:
+        """(ClassIDHash, in-band, out-of-band buffers) of the top-level value."""
+        if cross_language:
+            token = CROSS_LANGUAGE.set(True) if not CROSS_LANGUAGE.get() else None
+            try:
+                return self._serialize(obj, None)
+            finally:
+                if token is not None:
+                    CROSS_LANGUAGE.reset(token)
+        whole = self._whole_value_fallback() if self.whole_values else None
+        if whole is None or CROSS_LANGUAGE.get():
+            return self._serialize(obj, None)
+        token = _PICKLE_WHOLE.set(True)
+        try:
+            return self._serialize(obj, whole)
+        except _FallbackMet:
+            self._structs.reset()  # the value is written again, whole, by the fallback
+        finally:
+            _PICKLE_WHOLE.reset(token)
+        return self._pickle_whole(obj, whole)
+
+    def _serialize(self, obj: Any, whole: Optional[Registration]) -> tuple[bytes, Any, Any]:
+        # A dict, list, str ... whose serializer is the standard one is the codec's
+        # output as it is: skip the generic dispatch (same bytes, same errors).
+        class_hash = self._table.snapshot.packed_as_is.get(type(obj))
+        if class_hash is not None:
+            oob: list[Any] = []
+            try:
+                in_band = self._pack(obj, oob)
+            except SerializationError as error:
+                attach_path(error, obj)
+                raise
+            except SerregError:
+                raise
+            except Exception:
+                self._structs.reset()  # the generic path below reports it the way it always does
+            else:
+                return class_hash, in_band, oob
+        nested = self._nested
+        try:
+            registration = nested.registration_for(obj)
+            if registration is whole:
+                raise _FallbackMet
+            class_hash, result = nested.encode_with(registration, obj)
         except SerializationError as error:
             attach_path(error, obj)
             raise
+        return class_hash, result.in_band_buffer, result.out_of_band_buffers
+
+    def _pickle_whole(self, obj: Any, whole: Registration) -> tuple[bytes, Any, Any]:
+        """``obj`` in one call of the fallback; if that fails, value by value (which names the culprit)."""
+        token = _PICKLE_WHOLE.set(False)  # a serializer run inside the pickle writes its fallback values itself
+        try:
+            try:
+                class_hash, result = self._nested.encode_with(whole, obj)
+            except SerializationError as error:
+                if self._nested.registration_for(obj) is not whole:
+                    self._structs.reset()
+                    return self._serialize(obj, None)
+                attach_path(error, obj)
+                raise
         finally:
-            if token is not None:
-                CROSS_LANGUAGE.reset(token)
-        return with_class_hash(class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
+            _PICKLE_WHOLE.reset(token)
+        return class_hash, result.in_band_buffer, result.out_of_band_buffers
+
+    def _whole_value_fallback(self) -> Optional[Registration]:
+        """The fallback registration, if it can pickle whole values under the registrations in force."""
+        snapshot = self._table.snapshot
+        cached_for, whole = self._whole_for
+        if cached_for is snapshot:
+            return whole
+        whole = snapshot.fallback
+        if whole is not None and not isinstance(whole.serializer, Pickle5Serializer):
+            whole = None  # a fallback of the user's own is given the values it was always given
+        if whole is not None:
+            # pickle writes these types itself, never asking reducer_override: a serializer a user
+            # registered for one of them would be passed over inside a whole-value pickle.
+            for cls in PICKLED_NATIVELY:
+                registration = snapshot.current.get(cls)
+                if registration is not None and registration.origin != STANDARD_ORIGIN:
+                    whole = None
+                    break
+        self._whole_for = (snapshot, whole)
+        return whole

@@ -1,18 +1,17 @@
-"""The suite's report as a text table, a goal check, JSON and a PNG chart."""
+"""The suite's report: a summary table (wall medians and instruction counts side by side), a
+detailed table, serreg against the fastest peer, JSON and a chart."""
 
 from __future__ import annotations
 
 import json
 
-from .payloads import ZERO_COPY
-from .suite import MODES, REFERENCE, fastest_peer
+from .operations import MODES
+from .suite import REFERENCE, fastest_peer
 
-# Issue 2, "Speed": in-process round trip, serreg over pickle5, at most this.
-ISSUE2_PICKLE5_LIMITS = {"small_dict": 1.5, "ints_1k": 1.5, "strs_10k": 1.0, "ndarray_100MB": 2.0, "arrow_1M": 2.0}
-ISSUE2_NDARRAY_LIMIT_S = 50e-6
+VIA = {"in_process": "result", "frame": "bytes"}
 
 
-def _time(seconds) -> str:
+def _time(seconds: Any) -> str:
     if seconds is None:
         return "-"
     if seconds < 1e-3:
@@ -20,6 +19,16 @@ def _time(seconds) -> str:
     if seconds < 1:
         return f"{seconds * 1e3:.2f}ms"
     return f"{seconds:.2f}s"
+
+
+def _instructions(count) -> str:
+    if count is None:
+        return "-"
+    if count < 10_000:
+        return f"{count:.0f}"
+    if count < 10_000_000:
+        return f"{count / 1e3:.1f}k"
+    return f"{count / 1e6:.1f}M"
 
 
 def _size(count) -> str:
@@ -32,7 +41,7 @@ def _size(count) -> str:
     return f"{count / 2**20:.1f}MiB"
 
 
-def _ratio(value) -> str:
+def _ratio(value: Any) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
@@ -43,7 +52,64 @@ COLUMNS = (
 )
 
 
+def _peers_measured(report: dict) -> list:
+    names = []
+    for entry in report["payloads"].values():
+        for name, result in entry["results"].items():
+            if name not in names and (result.get("supported") or name == REFERENCE):
+                names.append(name)
+    return names
+
+
+def _cell(result: dict, mode: str) -> str:
+    if not result.get("supported"):
+        return "n/a"
+    facts = result[mode]
+    seconds = facts.get("round_trip_s")
+    if seconds is None:
+        return "n/a"
+    mark = " (wrong value)" if facts.get("correct") is False else ""
+    return f"{_time(seconds)} / {_instructions(facts.get('instructions'))}{mark}"
+
+
+def format_summary(report: dict) -> str:
+    """A markdown table: per payload and way (result object, bytes), every peer's round trip as
+    ``wall median / instructions``, and serreg's figures over the fastest peer's."""
+    peers = _peers_measured(report)
+    lines = [
+        f"serreg bench: scale {report['scale']}, {report['repeats']} repeats "
+        f"(python {report['python']}, {report['platform']})",
+        "round trip per call: wall median / CPU instructions (callgrind; '-' = not counted). result = the "
+        "in-process result object, bytes = through one contiguous byte string. serreg/fastest: serreg's figure "
+        "over the fastest correct peer's (below 1: serreg is faster); n/a = the peer cannot take the payload.",
+    ]
+    if isinstance(report.get("instructions"), str) and not report["instructions"].startswith("CPU"):
+        lines.append(f"instructions not counted: {report['instructions']}")
+    for name, peer in report["peers"].items():
+        if not peer["available"]:
+            lines.append(f"skipped {name}: {peer['reason']}")
+    lines.append("")
+    lines.append("| payload | via | " + " | ".join(peers) + " | serreg/fastest wall | serreg/fastest instr |")
+    lines.append("|---|---|" + "---|" * len(peers) + "---|---|")
+    versus = {(v["payload"], v["mode"]): v for v in versus_fastest(report)}
+    for payload, entry in report["payloads"].items():
+        for mode in MODES:
+            cells = [_cell(entry["results"].get(name, {}), mode) for name in peers]
+            v = versus.get((payload, mode), {})
+            wall = f"{_ratio(v.get('wall_ratio'))} ({v['wall_peer']})" if v.get("wall_peer") else "-"
+            instr = f"{_ratio(v.get('instructions_ratio'))} ({v['instructions_peer']})" if v.get("instructions_peer") else "-"
+            lines.append(f"| {payload} | {VIA[mode]} | " + " | ".join(cells) + f" | {wall} | {instr} |")
+    lines.append("")
+    lines.append("payloads: " + "; ".join(f"{p}: {e['description']}" for p, e in report["payloads"].items()))
+    return "\n".join(lines)
+
+
 def format_table(report: dict) -> str:
+    """The summary, then the details."""
+    return format_summary(report) + "\n\n" + format_details(report)
+
+
+def format_details(report: dict) -> str:
     """One block per payload: a row per peer; ``f.`` columns are through the contiguous frame.
 
     rt is a round trip (serialize then deserialize); bytes are in-band plus
@@ -51,7 +117,7 @@ def format_table(report: dict) -> str:
     srg/peer is serreg's round-trip time over the peer's (below 1: serreg faster).
     """
     lines = [
-        f"serreg bench: scale {report['scale']}, {report['repeats']} repeats, median per call "
+        f"details: scale {report['scale']}, {report['repeats']} repeats, median per call "
         f"(python {report['python']}, {report['platform']})",
         "columns: ser/deser/rt = in-process serialize/deserialize/round trip; f.* = through one contiguous frame; "
         "bytes = in-band + out-of-band; peak rss / peak py = RSS high-water rise / tracemalloc peak of one round trip; "
@@ -89,121 +155,111 @@ def format_table(report: dict) -> str:
             reasons = {result.get(mode, {}).get("reason") for mode in MODES} - {None}
             for reason in sorted(reasons):
                 lines.append(f"  note {name}: {reason}")
-    lines.append("")
-    lines.extend(format_goals(report))
     return "\n".join(lines)
 
 
-def goals(report: dict) -> list[dict]:
-    """The speed and size goals of issues 2 and 4, each with what was measured and whether it is met."""
-    checks = []
-    payloads = report["payloads"]
-
-    def serreg_facts(payload, mode):
-        return payloads[payload]["results"].get(REFERENCE, {}).get(mode, {})
-
-    for payload, limit in ISSUE2_PICKLE5_LIMITS.items():
-        if payload not in payloads:
+def versus_fastest(report: dict) -> list[dict]:
+    """Per payload and mode: the fastest correct peer by wall median and by instructions, and
+    serreg's figure over theirs (below 1: serreg is faster)."""
+    rows = []
+    for payload, entry in report["payloads"].items():
+        mine = entry["results"].get(REFERENCE, {})
+        if not mine.get("supported"):
             continue
-        ratio = payloads[payload]["ratios"].get("pickle5", {}).get("in_process.round_trip")
-        checks.append({
-            "issue": 2, "payload": payload, "goal": f"in-process round trip <= {limit}x pickle5",
-            "measured": None if ratio is None else round(ratio, 3), "met": ratio is not None and ratio <= limit,
-        })
-        if payload == "ndarray_100MB":
-            seconds = serreg_facts(payload, "in_process").get("round_trip_s")
-            checks.append({
-                "issue": 2, "payload": payload, "goal": "in-process round trip < 50 us",
-                "measured": seconds, "met": seconds is not None and seconds < ISSUE2_NDARRAY_LIMIT_S,
-            })
-    for payload, entry in payloads.items():
-        # serreg as installed, and serreg with an opt-in setting where the suite measured one.
-        setups = [name for name in entry["results"] if name.startswith(REFERENCE) and entry["results"][name].get("supported")]
-        for setup in setups:
-            label = "" if setup == REFERENCE else f"{setup}: "
-            for mode in MODES:
-                best = fastest_peer(entry["results"], mode)
-                mine = entry["results"][setup][mode].get("round_trip_s")
-                if best is None or mine is None:
-                    continue
-                checks.append({
-                    "issue": 4, "payload": payload, "goal": f"{label}{mode} round trip <= fastest peer ({best[0]})",
-                    "measured": round(mine / best[1], 3), "met": mine <= best[1],
-                })
-            if payload in ZERO_COPY:
-                continue
-            pickle5 = entry["results"].get("pickle5", {})
-            for mode in MODES:
-                mine = entry["results"][setup][mode].get("wire_bytes")
-                theirs = pickle5.get(mode, {}).get("wire_bytes") if pickle5.get("supported") else None
-                if mine is None or not theirs:
-                    continue
-                checks.append({
-                    "issue": 4, "payload": payload, "goal": f"{label}{mode} bytes <= pickle5's",
-                    "measured": f"{mine} vs {theirs}", "met": mine <= theirs,
-                })
-    return checks
+        for mode in MODES:
+            row = {"payload": payload, "mode": mode}
+            best = fastest_peer(entry["results"], mode)
+            seconds = mine[mode].get("round_trip_s")
+            if best is not None and seconds:
+                row.update(wall_peer=best[0], wall_ratio=seconds / best[1])
+            fewest = _fewest_instructions(entry["results"], mode)
+            count = mine[mode].get("instructions")
+            if fewest is not None and count:
+                row.update(instructions_peer=fewest[0], instructions_ratio=count / fewest[1])
+            rows.append(row)
+    return rows
 
 
-def format_goals(report: dict) -> list[str]:
-    lines = ["goals (measured: serreg/peer ratio unless stated):"]
-    if report["scale"] != 1:
-        lines.append(f"  (scale {report['scale']}: the goals are stated for the full-size payloads, scale 1)")
-    for check in goals(report):
-        measured = check["measured"]
-        if isinstance(measured, float) and check["goal"].endswith("us"):
-            measured = _time(measured)
-        lines.append(
-            f"  {'met ' if check['met'] else 'MISS'} issue {check['issue']} {check['payload']:<15} "
-            f"{check['goal']:<58} {measured}"
-        )
-    return lines
+def _fewest_instructions(results: dict, mode: str):
+    best = None
+    for name, result in results.items():
+        if name.startswith(REFERENCE) or not result.get("supported"):
+            continue
+        count = result[mode].get("instructions")
+        if count and result[mode].get("correct") and (best is None or count < best[1]):
+            best = (name, count)
+    return best
 
 
-def write_json(report: dict, path) -> None:
+def write_json(report: dict[Any, Any], path: Any) -> None:
     data = dict(report)
-    data["goals"] = goals(report)
+    data["versus_fastest"] = versus_fastest(report)
     with open(path, "w") as file:
         json.dump(data, file, indent=1)
         file.write("\n")
 
 
+# Ratios above this are drawn at the top edge with their value written beside them.
+CHART_CAP = 8.0
+
+
 def draw_chart(report: dict, path) -> None:
-    """Bars of serreg's round-trip time over each peer's, per payload; in-process above, frame below."""
+    """Each peer's round trip over the fastest peer's in the same run, per payload: points on a
+    linear axis (1 = fastest), wall medians and, where counted, instructions; result object and bytes."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     payload_names = list(report["payloads"])
-    # Peers with at least one round-trip ratio (Ray has none); serreg's own opt-in setups are not peers.
-    peers = [
-        name for name in report["peers"]
-        if not name.startswith(REFERENCE) and any(
-            key.endswith(".round_trip") for entry in report["payloads"].values() for key in entry["ratios"].get(name, {})
-        )
-    ]
+    peers = _peers_measured(report)
+    metrics = [("round_trip_s", "wall median")]
+    if any(entry["results"].get(REFERENCE, {}).get(mode, {}).get("instructions")
+           for entry in report["payloads"].values() for mode in MODES):
+        metrics.append(("instructions", "CPU instructions"))
     colors = plt.get_cmap("tab10").colors
-    figure, axes = plt.subplots(len(MODES), 1, figsize=(max(8, 1.3 * len(payload_names) + 2), 8), sharex=True)
-    width = 0.8 / max(1, len(peers))
-    for axis, mode in zip(axes, MODES):
-        for i, peer in enumerate(peers):
-            xs, ys = [], []
-            for j, payload in enumerate(payload_names):
-                ratio = report["payloads"][payload]["ratios"].get(peer, {}).get(f"{mode}.round_trip")
-                if ratio is not None:
-                    xs.append(j - 0.4 + width * (i + 0.5))
-                    ys.append(ratio)
-            axis.bar(xs, ys, width, label=peer, color=colors[i % len(colors)])
-        axis.axhline(1.0, color="black", linewidth=0.8)
-        axis.set_yscale("log")
-        axis.set_ylabel("serreg time / peer time")
-        axis.set_title(f"round trip, {mode.replace('_', '-')} (below 1: serreg faster)")
-        axis.grid(axis="y", which="both", alpha=0.3)
-    axes[-1].set_xticks(range(len(payload_names)))
-    axes[-1].set_xticklabels(payload_names, rotation=30, ha="right")
-    axes[0].legend(ncol=max(1, len(peers)), fontsize="small")
-    figure.suptitle(f"serreg vs peers (scale {report['scale']}, median of {report['repeats']})")
+    markers = "os^Dv<>pPX"
+    figure, axes = plt.subplots(len(metrics), len(MODES), figsize=(max(10, 1.1 * len(payload_names) * 2), 4.5 * len(metrics)),
+                                squeeze=False, sharey=True)
+    for row, (metric, title) in enumerate(metrics):
+        for column, mode in enumerate(MODES):
+            axis = axes[row][column]
+            for i, peer in enumerate(peers):
+                xs, ys = [], []
+                for j, payload in enumerate(payload_names):
+                    ratio = _over_fastest(report["payloads"][payload]["results"], peer, mode, metric)
+                    if ratio is None:
+                        continue
+                    x = j + (i - (len(peers) - 1) / 2) * 0.1
+                    xs.append(x)
+                    ys.append(min(ratio, CHART_CAP))
+                    if ratio > CHART_CAP:
+                        axis.annotate(f"{ratio:.0f}x", (x, CHART_CAP), textcoords="offset points", xytext=(0, -14),
+                                      fontsize=7, color=colors[i % len(colors)], ha="center", rotation=90)
+                axis.scatter(xs, ys, label=peer, color=colors[i % len(colors)], marker=markers[i % len(markers)],
+                             s=60 if peer == REFERENCE else 30, zorder=3 if peer == REFERENCE else 2)
+            axis.axhline(1.0, color="black", linewidth=0.8)
+            axis.set_ylim(0, CHART_CAP * 1.05)
+            axis.set_title(f"{title}, via {VIA[mode]}")
+            axis.set_ylabel("round trip / fastest peer's (linear; 1 = fastest)")
+            axis.grid(axis="y", alpha=0.3)
+            axis.set_xlim(-0.5, len(payload_names) - 0.5)
+            axis.set_xticks(range(len(payload_names)))
+            axis.set_xticklabels(payload_names, rotation=35, ha="right", fontsize=8)
+    axes[0][0].legend(ncol=min(4, len(peers)), fontsize="small")
+    figure.suptitle(f"serreg bench (scale {report['scale']}): each round trip over the fastest one of the same run\n"
+                    f"(points above {CHART_CAP:g} are drawn at the top, their value written beside them)")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+def _over_fastest(results: dict, peer: str, mode: str, metric: str):
+    """``peer``'s figure over the smallest figure of any correct result (serreg's included)."""
+    figures = {
+        name: result[mode].get(metric) for name, result in results.items()
+        if result.get("supported") and result[mode].get("correct") and result[mode].get(metric)
+    }
+    if peer not in figures or not figures:
+        return None
+    return figures[peer] / min(figures.values())

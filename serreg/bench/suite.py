@@ -12,62 +12,30 @@ import gc
 import platform
 import sys
 import time
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from . import measure
-from .payloads import PAYLOADS, ZERO_COPY, describe, same_value
+from .callgrind import count_instructions, unavailable
+from .operations import MODES, STEPS, operations
+from .payloads import PAYLOADS, ZERO_COPY, describe, same_value, user_payloads
 from .peers import PEERS, Unsupported
 
-MODES = ("in_process", "frame")
-STEPS = ("serialize", "deserialize", "round_trip")
 REFERENCE = "serreg"
 
 
-def _operations(peer, value) -> dict:
-    """(mode, step) -> zero-argument callable, or the reason it cannot run."""
-    operations = {}
-    try:
-        result = peer.serialize(value)
-    except Unsupported as error:
-        result = error
-    try:
-        frame = peer.to_frame(value)
-    except Unsupported as error:
-        frame = error
-    for mode, make, serialize, deserialize in (
-        ("in_process", result, peer.serialize, peer.deserialize),
-        ("frame", frame, peer.to_frame, peer.from_frame),
-    ):
-        if isinstance(make, Unsupported):
-            for step in STEPS:
-                operations[mode, step] = str(make)
-            continue
-        operations[mode, "serialize"] = lambda serialize=serialize: serialize(value)
-        try:
-            deserialize(make)
-        except Unsupported as error:
-            operations[mode, "deserialize"] = operations[mode, "round_trip"] = str(error)
-            continue
-        operations[mode, "deserialize"] = lambda deserialize=deserialize, made=make: deserialize(made)
-        operations[mode, "round_trip"] = (
-            lambda serialize=serialize, deserialize=deserialize: deserialize(serialize(value))
-        )
-    return operations
-
-
-def _check(peer, value, operations: dict) -> dict:
+def _check(peer, value, ops: dict) -> dict:
     """Correctness and size of one peer's round trips, before any timing."""
-    facts = {}
+    facts: dict[str, dict[str, Any]] = {}
     for mode in MODES:
         entry = {}
-        serialize_op = operations[mode, "serialize"]
+        serialize_op = ops[mode, "serialize"]
         if isinstance(serialize_op, str):
             entry["reason"] = serialize_op
             facts[mode] = entry
             continue
         made = serialize_op()
         entry["wire_bytes"] = peer.wire_bytes(made) if mode == "in_process" else memoryview(made).nbytes
-        round_trip = operations[mode, "round_trip"]
+        round_trip = ops[mode, "round_trip"]
         if isinstance(round_trip, str):
             entry["correct"] = None
             entry["reason"] = round_trip
@@ -131,16 +99,30 @@ def run_suite(
     min_time: float = 0.02,
     memory: bool = True,
     progress: bool = True,
+    instructions: bool = False,
+    callables: Iterable[str] = (),
+    frame_files: Iterable[str] = (),
     argv: Optional[list] = None,
 ) -> dict:
     """Measure every payload with every peer; return the report as a JSON-ready dict.
 
     Times are medians over ``repeats`` samples, in seconds per call. serreg is
     always measured, since every ratio is serreg's time over a peer's.
+    ``instructions``: also count CPU instructions per round trip under
+    callgrind (:mod:`serreg.bench.callgrind`). ``callables`` (``module:callable``)
+    and ``frame_files`` add the user's own values as payloads; when given and
+    ``payloads`` is not, only they are measured.
     """
-    payload_names = list(payloads) if payloads is not None else list(PAYLOADS)
+    callables, frame_files = list(callables), list(frame_files)
+    builders = dict(PAYLOADS)
+    own = user_payloads(callables, frame_files)
+    builders.update(own)
+    if payloads is not None:
+        payload_names = list(payloads) + [name for name in own if name not in payloads]
+    else:
+        payload_names = list(own) if own else list(PAYLOADS)
     for name in payload_names:
-        if name not in PAYLOADS:
+        if name not in builders:
             raise ValueError(f"unknown payload {name!r}; choose from {', '.join(PAYLOADS)}")
     peer_names = list(peers) if peers is not None else list(PEERS)
     for name in peer_names:
@@ -153,7 +135,7 @@ def run_suite(
 
     instances = {name: PEERS[name]() for name in peer_names}
     usable = [name for name in peer_names if instances[name].available]
-    report = {
+    report: dict[str, Any] = {
         "command": argv,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
@@ -179,16 +161,42 @@ def run_suite(
     try:
         for payload_name in payload_names:
             bar.label(f"{payload_name}: building")
-            value = PAYLOADS[payload_name](scale)
+            value = builders[payload_name](scale)
             report["payloads"][payload_name] = _run_payload(
                 payload_name, value, instances, usable, repeats, min_time, memory, bar, report["rss_available"]
             )
             del value
             gc.collect()
+        if instructions:
+            _add_instructions(report, payload_names, usable, scale, callables, frame_files, bar)
     finally:
         bar.close()
     report["elapsed_s"] = time.perf_counter() - started
     return report
+
+
+def _add_instructions(report, payload_names, peer_names, scale, callables, frame_files, bar) -> None:
+    """Each (payload, peer, mode) gets ``instructions`` (per round trip) or ``instructions_note``."""
+    reason = unavailable()
+    report["instructions"] = reason or (
+        "CPU instructions per round trip under valgrind --tool=callgrind: (count at 3N round trips - count at N) "
+        "/ 2N, in one child process after a warm-up (PYTHONHASHSEED=0)"
+    )
+    if reason is not None:
+        return
+    counts = count_instructions(
+        payload_names, peer_names, scale=scale, callables=callables, frame_files=frame_files, progress=bar
+    )
+    for payload, entry in report["payloads"].items():
+        for name, result in entry["results"].items():
+            if not result.get("supported"):
+                continue
+            for mode in MODES:
+                counted = counts.get(payload, {}).get(name, {}).get(mode, "not counted")
+                if isinstance(counted, str):
+                    result[mode]["instructions_note"] = counted
+                else:
+                    result[mode]["instructions"] = counted
 
 
 def _run_payload(payload_name, value, instances, usable, repeats, min_time, memory, bar, rss) -> dict:
@@ -199,16 +207,16 @@ def _run_payload(payload_name, value, instances, usable, repeats, min_time, memo
         bar.label(f"{payload_name}: checking {name}")
         try:
             peer.check(value)
-            operations = _operations(peer, value)
+            ops = operations(peer, value)
         except Unsupported as error:
             entry["results"][name] = {"supported": False, "reason": str(error)}
             continue
-        facts = _check(peer, value, operations)
+        facts = _check(peer, value, ops)
         result = {"supported": True}
         for mode in MODES:
             result[mode] = dict(facts[mode])
             for step in STEPS:
-                operation = operations[mode, step]
+                operation = ops[mode, step]
                 if isinstance(operation, str):
                     result[mode][f"{step}_s"] = None
                     result[mode].setdefault("reason", operation)
@@ -217,7 +225,7 @@ def _run_payload(payload_name, value, instances, usable, repeats, min_time, memo
         entry["results"][name] = result
 
     numbers = {key: measure.calibrate(operation, min_time) for key, operation in timed.items()}
-    samples = {key: [] for key in timed}
+    samples: dict[Any, list[float]] = {key: [] for key in timed}
     for repeat in range(repeats):
         bar.label(f"{payload_name}: repeat {repeat + 1}/{repeats}")
         order = usable[repeat % len(usable):] + usable[: repeat % len(usable)]
@@ -249,10 +257,10 @@ def _run_payload(payload_name, value, instances, usable, repeats, min_time, memo
     return entry
 
 
-def _ratios(results: dict) -> dict:
+def _ratios(results: dict[Any, Any]) -> dict[Any, Any]:
     """serreg's time (and bytes) over each peer's: below 1 means serreg is faster (smaller)."""
     reference = results.get(REFERENCE)
-    ratios = {}
+    ratios: dict[str, dict[str, float]] = {}
     if not reference or not reference.get("supported"):
         return ratios
     for name, result in results.items():
@@ -273,7 +281,7 @@ def _ratios(results: dict) -> dict:
     return ratios
 
 
-def fastest_peer(results: dict, mode: str) -> Optional[tuple]:
+def fastest_peer(results: dict[Any, Any], mode: str) -> Optional[tuple[Any, ...]]:
     """(name, seconds) of the fastest correct peer's round trip in ``mode``, serreg (in any setup) excluded."""
     best = None
     for name, result in results.items():

@@ -43,13 +43,15 @@ enum { N_NONE = 1, N_BOOL = 2, N_INT = 4, N_FLOAT = 8, N_STR = 16, N_BYTES = 32,
 static PyTypeObject *uuid_type;   /* uuid.UUID */
 static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
     *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
-    *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *decode_state_var;
+    *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
+    *decode_state_var;
 
 /* What the registry's current snapshot lets this codec do itself. */
 typedef struct {
     unsigned native_overrides;       /* natives a user serializer took over: always ext 0 */
     char write[N_KINDS];             /* written in place (the standard serializer serves the type) */
     char read[N_KINDS];              /* read in place (the hash is the standard serializer's) */
+    PyObject *ext_writers;           /* type -> struct writer (borrowed from the cached snapshot); NULL: none */
 } Tables;
 
 static unsigned char kind_hash[N_KINDS][HASH_SIZE];
@@ -112,6 +114,12 @@ static int current_tables(Codec *self, Tables *out) {
         if (PyErr_Occurred()) goto fail;
         if (fill_kinds(snapshot, str_standard_writers, t.write) < 0) goto fail;
         if (fill_kinds(snapshot, str_standard_readers, t.read) < 0) goto fail;
+        /* Structs (ext 1) are written by the pure codec's struct writers: a value holding one goes
+           there whole. The mapping lives as long as the snapshot, which cached_snapshot keeps. */
+        PyObject *writers = PyObject_GetAttr(snapshot, str_ext_writers);
+        if (writers == NULL) goto fail;
+        t.ext_writers = (PyDict_Check(writers) && PyDict_GET_SIZE(writers) > 0) ? writers : NULL;
+        Py_DECREF(writers);
         self->tables = t;
         Py_XSETREF(self->cached_snapshot, snapshot);
         *out = t;
@@ -351,6 +359,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     INTERN(str_snapshot, "snapshot");
     INTERN(str_native_overrides, "native_overrides");
     INTERN(str_standard_writers, "standard_writers");
+    INTERN(str_ext_writers, "ext_writers");
     INTERN(str_standard_readers, "standard_readers");
     INTERN(str_depth, "depth");
     INTERN(str_allowed, "allowed");

@@ -56,6 +56,11 @@ static int enc_pop(Enc *e) {
 
 /* A value no code here writes: its serializer's result, through encode_nested, as ext 0. */
 static int enc_nested(Enc *e, PyObject *obj) {
+    if (e->t.ext_writers != NULL) {
+        int is_struct = PyDict_Contains(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
+        if (is_struct < 0) return -1;
+        if (is_struct) return -2; /* a struct (ext 1): the pure codec writes the whole value */
+    }
     PyObject *pair = PyObject_CallOneArg(e->codec->encode_nested, obj);
     if (pair == NULL) return -1;
     int r = -2;

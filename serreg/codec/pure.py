@@ -14,18 +14,19 @@ to read the types it must not let msgpack pack by itself (``snapshots``).
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
-from msgpack import ExtType, Packer, Timestamp, unpackb
-from msgpack.exceptions import StackError
+from msgpack import ExtType, Packer, Timestamp, Unpacker, unpackb
+from msgpack.exceptions import OutOfData, StackError
 
 from .._registry.paths import locate
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
+from ..structs.scope import DECODE_SCOPE, read_instance
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
-from .layout import MAX_NESTING, NESTED_EXT_TYPE
+from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE
 from .scan import holds_any
 
 # Runs one nested value through its serializer: (its ClassIDHash, its serializer's result).
@@ -36,14 +37,18 @@ DecodeNested = Callable[[bytes, memoryview, OutOfBandBuffers, Optional[int]], ob
 
 
 class _Snapshot(Protocol):
-    rewritten_types: tuple
+    @property
+    def rewritten_types(self) -> tuple[type, ...]: ...
+    @property
+    def ext_writers(self) -> dict[Any, Any]: ...
 
 
 class SnapshotSource(Protocol):
     """Where the codec reads, per pack, the types msgpack would pack by itself but must not
     (bytearray, memoryview, and the native types a user has registered a serializer for)."""
 
-    snapshot: _Snapshot
+    @property
+    def snapshot(self) -> _Snapshot: ...
 
 
 # What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
@@ -51,16 +56,59 @@ _PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, 
 
 
 class _PackState:
-    """What a Packer's ``default`` needs to know about the pack() call it serves."""
+    """What a Packer's ``default`` needs to know about the pack() call it serves.
 
-    __slots__ = ("encode_nested", "oob")
+    Struct writers (ext 1, docs/FORMAT.md section 10) get it as their ``state``:
+    ``pack_inner`` packs their instance array with this same ``default`` (one
+    Packer per level of structs inside structs), ``any_value`` readies a field
+    of type ``any``, ``sort_key`` orders the members of a set field.
+    """
+
+    __slots__ = ("encode_nested", "oob", "ext_writers", "rewrite", "inner", "level", "pack_leaf")
 
     def __init__(self, encode_nested: EncodeNested) -> None:
         self.encode_nested = encode_nested
-        self.oob: Optional[list] = None
+        self.oob: Optional[list[Any]] = None
+        self.ext_writers: dict = {}
+        self.rewrite: tuple = ()
+        self.inner: list = []  # Packers for struct instance arrays, one per nesting level
+        self.level = 0
+        # Packs the instance array of a struct of plain scalars (it calls no default, never nests).
+        self.pack_leaf = Packer(strict_types=True, use_bin_type=True, autoreset=True).pack
 
-    def nested(self, value) -> ExtType:
+    def pack_inner(self, items: list) -> bytes:
+        level = self.level
+        inner = self.inner
+        if level == len(inner):
+            inner.append(Packer(default=self.nested, strict_types=True, use_bin_type=True, autoreset=True))
+        self.level = level + 1
+        try:
+            return inner[level].pack(items)
+        finally:
+            self.level = level
+
+    def any_value(self, value):
+        """A field value of type ``any``, with the values msgpack must not pack itself replaced."""
+        rewrite = self.rewrite
+        if holds_any(value, rewrite):
+            return _substitute(value, frozenset(rewrite), self.nested)
+        return value
+
+    def sort_key(self, value) -> bytes:
+        """The bytes a set member sorts by; its buffers are not kept (it is packed again in place)."""
+        oob = self.oob
+        self.oob = []
+        try:
+            return self.pack_inner(value)
+        finally:
+            self.oob = oob
+
+    def nested(self, value: Any) -> ExtType:
+        writer = self.ext_writers.get(type(value))
+        if writer is not None:
+            return writer(value, self)
         class_hash, result = self.encode_nested(value)
+        assert self.oob is not None  # set by pack() before msgpack calls default
         self.oob.extend(result.out_of_band_buffers)
         in_band = result.in_band_buffer
         # bytes + any in-band gives bytes, so ExtType's own argument checks (run in
@@ -96,13 +144,13 @@ class MsgpackCodec:
         self._encode_nested = encode_nested
         self._decode_nested = decode_nested
         self._snapshots = snapshots
-        self._idle: list = []  # (Packer, _PackState) pairs not in use by any thread
+        self._idle: list[Any] = []  # (Packer, _PackState) pairs not in use by any thread
 
-    def _new_packer(self) -> tuple:
+    def _new_packer(self) -> tuple[Any, ...]:
         state = _PackState(self._encode_nested)
         return Packer(default=state.nested, strict_types=True, use_bin_type=True, autoreset=True), state
 
-    def pack(self, obj, oob: list) -> bytes:
+    def pack(self, obj: Any, oob: list[Any]) -> bytes:
         """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``."""
         idle = self._idle
         try:
@@ -110,9 +158,11 @@ class MsgpackCodec:
         except IndexError:
             packer, state = entry = self._new_packer()  # none idle (first call, or a nested pack)
         state.oob = oob
-        packed = None
+        packed: Optional[bytes] = None
         try:
-            rewrite = self._snapshots.snapshot.rewritten_types
+            snapshot = self._snapshots.snapshot
+            rewrite = state.rewrite = snapshot.rewritten_types
+            state.ext_writers = snapshot.ext_writers
             if holds_any(obj, rewrite):
                 obj = _substitute(obj, frozenset(rewrite), state.nested, root=True)
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
@@ -126,11 +176,41 @@ class MsgpackCodec:
             if len(idle) < _MAX_IDLE_PACKERS and (packed is None or len(packed) <= _KEEP_PACKER_MAX_OUTPUT):
                 idle.append(entry)
 
-    def explain_pack_error(self, obj, error: Exception) -> SerializationError:
+    def ext_hook_without_buffers(self, code: int, payload: bytes) -> Any:
+        """The ext hook for in-band data known to have no out-of-band buffers (an in-process
+        result without any): one bound method instead of a closure per call."""
+        if code != NESTED_EXT_TYPE or len(payload) < CLASS_ID_HASH_SIZE:
+            raise DeserializationError("not a nested value")  # the caller retries on the full path
+        return self._decode_nested(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], NO_BUFFERS, None)
+
+    def explain_pack_error(self, obj: Any, error: Exception) -> SerializationError:
         """The SerializationError pack() raises when packing ``obj`` failed with ``error``."""
         return _explain_pack_error(obj, error)
 
-    def unpack(self, data, oob, plain_only: bool = False):
+    @staticmethod
+    def _unpack_struct(payload, ext_hook, state, untrusted: bool):
+        """One ext 1 (a struct instance, section 10.3), counted as a nested value against max_depth
+        before its payload is unpacked (instances may nest inside each other)."""
+        depth = state.depth + 1 if state is not None else 1
+        if state is not None:
+            if depth > state.max_depth:
+                raise LimitExceededError(
+                    f"values are nested more than max_depth={state.max_depth} deep (struct instances); raise it "
+                    "with serreg.Limits(max_depth=...) if such values are expected"
+                )
+            state.depth = depth
+        try:
+            if untrusted:
+                if len(payload) > STRUCTURE_CHECK_THRESHOLD:
+                    check_structure(payload)
+            # On the heap, like nested values: struct instances nest inside each other.
+            items = _unpack_on_heap(payload, ext_hook, dict_from_pairs if untrusted else None)
+            return read_instance(items)
+        finally:
+            if state is not None:
+                state.depth = depth - 1
+
+    def unpack(self, data: Any, oob: Any, plain_only: bool = False) -> Any:
         """Unpack one msgpack value; nested values are decoded by their serializers.
 
         With ``plain_only`` the document must hold plain msgpack only: at the
@@ -148,12 +228,24 @@ class MsgpackCodec:
             check_structure(data)
 
         nested_timestamps = []  # nested values that are or hold a Timestamp of their own (say, from pickle)
+        scope = DECODE_SCOPE.get()
+        leaves = scope.leaves if scope is not None else ()
 
-        def ext_hook(code, payload):
+        def ext_hook(code: int, payload: bytes) -> Any:
             if plain_only:
                 raise _NestedFound
+            if code == STRUCT_EXT_TYPE:
+                # A struct of plain scalars (fixarray, index < 128): nothing in it can nest, so it is
+                # unpacked without a hook (an ext inside fails the field's type check) and not counted.
+                if len(payload) > 1 and 0x91 <= payload[0] <= 0x9F and payload[1] < len(leaves):
+                    reader = leaves[payload[1]]
+                    if reader is not None:
+                        return reader(unpackb(payload))
+                return self._unpack_struct(payload, ext_hook, state, untrusted)
             if code != NESTED_EXT_TYPE:
-                raise DeserializationError(f"msgpack ext type {code} is not used by serreg (only ext type 0, nested value)")
+                raise DeserializationError(
+                    f"msgpack ext type {code} is not used by serreg (only ext 0, nested value, and ext 1, struct)"
+                )
             if len(payload) < CLASS_ID_HASH_SIZE:
                 raise DeserializationError(
                     f"nested value of {len(payload)} bytes is too short to hold a ClassIDHash"
@@ -166,7 +258,9 @@ class MsgpackCodec:
 
         try:
             # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
-            if untrusted:
+            if state is not None and state.depth > _UNPACKB_LEVELS:
+                value = _unpack_on_heap(data, ext_hook, dict_from_pairs if untrusted else None)
+            elif untrusted:
                 value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
             else:
                 value = unpackb(data, ext_hook=ext_hook, strict_map_key=False)
@@ -180,6 +274,8 @@ class MsgpackCodec:
             raise LimitExceededError(
                 f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
             ) from error
+        except OutOfData as error:
+            raise DeserializationError("invalid msgpack in-band data: it ends inside a value") from error
         except StopIteration as error:
             raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
         except (ValueError, TypeError, UnicodeDecodeError) as error:
@@ -196,7 +292,27 @@ class _NestedFound(Exception):
 
 
 
-def _substitute(obj, rewritten: frozenset, nested, root: bool = False):
+# The top-level value uses unpackb (faster); nested ones an Unpacker, so only the top level costs
+# the thread 40 KiB of stack: with 2 such levels, 99 nested values overflow a 256 KiB thread stack.
+_UNPACKB_LEVELS = 1
+
+
+def _unpack_on_heap(data: Any, ext_hook: Any, pairs_hook: Any) -> Any:
+    """``unpackb`` for a nested value: msgpack's unpackb keeps its parse stack (1,024 containers,
+    about 40 KiB) in C locals, once per nested level, because each ext 0 payload is unpacked from
+    the ext hook of the level above; an Unpacker keeps it in its own object on the heap, so a
+    level costs the thread only a few call frames (docs/FORMAT.md section 4.3)."""
+    size = len(data)
+    unpacker = Unpacker(None, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=pairs_hook,
+                        max_buffer_size=max(size, 1))
+    unpacker.feed(data)
+    value = unpacker.unpack()
+    if unpacker.tell() != size:
+        raise ValueError(f"{size - unpacker.tell()} bytes of extra data after the value")
+    return value
+
+
+def _substitute(obj: Any, rewritten: frozenset[Any], nested: Any, root: bool = False) -> Any:
     """Replace the values msgpack would pack by itself, but must not, by ext values.
 
     msgpack packs bytearray and memoryview as bin (they would come back as
@@ -217,7 +333,7 @@ def _substitute(obj, rewritten: frozenset, nested, root: bool = False):
     return obj
 
 
-def _explain_pack_error(obj, error: Exception) -> SerializationError:
+def _explain_pack_error(obj: Any, error: Exception) -> SerializationError:
     message = str(error)
     if "recursion limit" in message or isinstance(error, RecursionError):
         return SerializationError(
@@ -229,7 +345,7 @@ def _explain_pack_error(obj, error: Exception) -> SerializationError:
     return SerializationError(f"msgpack could not pack the value: {type(error).__name__}: {message}", path="obj")
 
 
-def _is_unencodable_str(value) -> bool:
+def _is_unencodable_str(value: Any) -> bool:
     if type(value) is not str:
         return False
     try:

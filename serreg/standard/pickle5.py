@@ -1,5 +1,10 @@
 """The fallback: pickle protocol 5 through cloudpickle, with out-of-band buffers.
 
+The registry hands it whole values: a list of a thousand instances of a class
+of ``__main__`` is one pickle, so the class is written by value once and
+repeated objects are written once (pickle's memo), as ``cloudpickle.dumps``
+of the list would (``serreg._registry.encode``).
+
 Values no registered serializer takes are pickled with ``buffer_callback``, so
 their large buffers stay out-of-band too. The registry's register callback
 keeps a per-serializer dispatch table, and a Pickler subclass consults it in
@@ -13,40 +18,70 @@ from __future__ import annotations
 
 import io
 import pickle
+import types
 from contextvars import ContextVar
-from typing import Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import cloudpickle
 
-from ..errors import DeserializationError
-from ..result import OutOfBandBuffers, SerializationResult
+from ..errors import DeserializationError, SerializationError
+from ..result import OutOfBandBuffers, SerializationResult, as_result
 from ..serializer import Serializer, hooks_of
 
 # While a Pickle5Serializer unpickles: its registry's lookup of a serializer by class ID.
 _UNPICKLING_LOOKUP: ContextVar[Optional[Callable[[str], object]]] = ContextVar("serreg_pickle5_lookup", default=None)
 
 
-class _RegistryAwarePickler(cloudpickle.Pickler):
-    def __init__(self, file, owner: "Pickle5Serializer", buffer_callback) -> None:
+# The types pickle writes by itself without asking ``reducer_override`` (CPython's _pickle.c):
+# a serializer registered for one of them would be passed over inside a pickle.
+PICKLED_NATIVELY = (
+    type(None), bool, int, float, bytes, str, dict, set, frozenset, list, tuple, bytearray, pickle.PickleBuffer,
+)
+
+
+# What cloudpickle reduces one by one (by value or by reference, depending on the object).
+_DECIDED_PER_OBJECT = (type, types.FunctionType)
+
+
+class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloudpickle ships no types
+    def __init__(self, file: Any, owner: "Pickle5Serializer", buffer_callback: Any) -> None:
         super().__init__(file, protocol=5, buffer_callback=buffer_callback)
         self._owner = owner
         self._serreg_dispatch = owner.dispatch
+        # Types whose instances neither serreg, cloudpickle nor a dispatch table reduces: they get what
+        # pickle would do next, __reduce_ex__, straight away (pickle would first look the type up in
+        # cloudpickle's dispatch table, a ChainMap: a Python-level miss per object). cloudpickle
+        # reduces classes and functions (each on its own merits) and nothing else, so for any other
+        # type a NotImplemented for one instance holds for all of them.
+        self._pickle_reduces: set = set()
 
-    def reducer_override(self, obj):
+    def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
+        if cls in self._pickle_reduces:
+            return obj.__reduce_ex__(5)
         entry = self._serreg_dispatch.get(cls)
         if entry is None and not self._owner.has_seen(cls):
             entry = self._owner.first_sight(cls)
-        if entry is not None and (entry[2] is None or entry[2](obj)):
-            class_id, serializer, _ = entry
-            result = serializer.serialize(obj)
-            in_band = result.in_band_buffer
-            buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
-            return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
-        return super().reducer_override(obj)
+        if entry is not None:
+            if entry[2] is None or entry[2](obj):
+                class_id, serializer, _ = entry
+                result = as_result(serializer.serialize(obj))
+                if result is None:
+                    raise SerializationError(
+                        f"the serializer for class ID {class_id!r} returned neither a SerializationResult nor bytes",
+                        value=obj,
+                    )
+                in_band = result.in_band_buffer
+                buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
+                return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
+            return super().reducer_override(obj)  # this value refused by accepts(): not cached
+        reduced = super().reducer_override(obj)
+        if reduced is NotImplemented and not isinstance(obj, _DECIDED_PER_OBJECT) and cls not in self.dispatch_table:
+            self._pickle_reduces.add(cls)
+        return reduced
 
 
-def restore_registered(class_id: str, in_band: bytes, *buffers):
+def restore_registered(class_id: str, in_band: bytes, *buffers: Any) -> Any:
     """Rebuild a registered value found inside a pickle, with the serializer of the registry unpickling it."""
     lookup = _UNPICKLING_LOOKUP.get()
     if lookup is None:
@@ -54,7 +89,7 @@ def restore_registered(class_id: str, in_band: bytes, *buffers):
             f"this pickle holds a {class_id!r} value written by its serreg serializer; unpickle it with "
             "serreg.deserialize (the pickle fallback), not with pickle.loads"
         )
-    serializer = lookup(class_id)
+    serializer: Any = lookup(class_id)
     views = [b if isinstance(b, memoryview) else memoryview(b) for b in buffers]
     return serializer.deserialize(memoryview(in_band), OutOfBandBuffers(views))
 
@@ -76,19 +111,19 @@ class Pickle5Serializer(Serializer):
         self.class_id = class_id
         self._resolve_type = resolve_type
         self._serializer_for_id = serializer_for_id
-        self.dispatch: dict = {}  # type -> (class_id, serializer, accepts or None); replaced whole
-        self._seen_types: set = set()
+        self.dispatch: dict[type, tuple[str, Any, Optional[Callable[[Any], bool]]]] = {}  # type -> (class_id, serializer, accepts or None); replaced whole
+        self._seen_types: set[type] = set()
 
     def has_seen(self, cls: type) -> bool:
         return cls in self._seen_types
 
-    def first_sight(self, cls: type):
+    def first_sight(self, cls: type) -> Optional[tuple[str, Any, Optional[Callable[[Any], bool]]]]:
         """A type met inside a pickle for the first time may belong to a plug-in not loaded yet."""
         self._seen_types.add(cls)
         self._resolve_type(cls)
         return self.dispatch.get(cls)
 
-    def on_register(self, class_id, cls, serializer) -> None:
+    def on_register(self, class_id: Any, cls: Any, serializer: Any) -> None:
         """The register callback: route ``cls`` through its serreg serializer inside pickles."""
         dispatch = dict(self.dispatch)
         hooks = None if serializer is None else hooks_of(serializer)
@@ -98,13 +133,13 @@ class Pickle5Serializer(Serializer):
             dispatch[cls] = (class_id, serializer, hooks.accepts)
         self.dispatch = dispatch  # replaced whole: picklers running now keep their snapshot
 
-    def serialize(self, obj) -> SerializationResult:
-        buffers: list = []
+    def serialize(self, obj: Any) -> SerializationResult:
+        buffers: list[pickle.PickleBuffer] = []
         file = io.BytesIO()
         _RegistryAwarePickler(file, self, buffers.append).dump(obj)
         return SerializationResult(file.getbuffer(), [b.raw() for b in buffers])
 
-    def deserialize(self, in_band_buffer, oob_iterator):
+    def deserialize(self, in_band_buffer: Any, oob_iterator: Iterator[memoryview]) -> Any:
         # pickle takes exactly the buffers it wrote from the shared iterator.
         token = _UNPICKLING_LOOKUP.set(self._serializer_for_id)
         try:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 from ..errors import DeserializationError, LimitExceededError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -43,7 +43,7 @@ def _align(n: int) -> int:
     return (n + ALIGNMENT - 1) & ~(ALIGNMENT - 1)
 
 
-def frame_pieces(in_band_parts: Sequence, buffers: Sequence[memoryview], key: Optional[bytes] = None) -> tuple[list, int]:
+def frame_pieces(in_band_parts: Sequence[Any], buffers: Sequence[memoryview], key: Optional[bytes] = None) -> tuple[list[Any], int]:
     """Return the pieces of a frame, in order, and its total length.
 
     ``in_band_parts`` are the pieces of the in-band section (the ClassIDHash
@@ -88,7 +88,7 @@ def frame_length(in_band_len: int, buffer_lengths: Sequence[int], signed: bool =
     return end + SIGNATURE_SIZE if signed else end
 
 
-def is_frame(data) -> bool:
+def is_frame(data: Any) -> bool:
     """True if ``data`` starts with the frame magic."""
     return bytes(memoryview(data)[:4]) == MAGIC
 
@@ -107,7 +107,7 @@ class FrameView:
 
     __slots__ = ("version", "in_band_offset", "in_band", "buffers", "buffer_offsets", "total_length", "signed")
 
-    def __init__(self, data, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None, owned: bool = False) -> None:
+    def __init__(self, data: Any, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None, owned: bool = False) -> None:
         view = memoryview(data)
         if view.ndim != 1 or view.itemsize != 1:
             if not view.c_contiguous:
@@ -230,7 +230,7 @@ def check_frame_size(size: int, limits: Limits) -> None:
 _READ_CHUNK = 1 << 24
 
 
-def read_frame_bytes(stream, limits: Limits = DEFAULT_LIMITS) -> Optional[bytearray]:
+def read_frame_bytes(stream: Any, limits: Limits = DEFAULT_LIMITS) -> Optional[bytearray]:
     """Read one whole frame from a binary stream; None at a clean end of the stream.
 
     The declared length is checked against ``limits.max_frame_size`` first,
@@ -258,7 +258,7 @@ def read_frame_bytes(stream, limits: Limits = DEFAULT_LIMITS) -> Optional[bytear
     return data
 
 
-def iter_frames(stream, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None) -> Iterator[FrameView]:
+def iter_frames(stream: Any, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None) -> Iterator[FrameView]:
     """Read consecutive frames from a binary stream until it ends."""
     while True:
         data = read_frame_bytes(stream, limits)

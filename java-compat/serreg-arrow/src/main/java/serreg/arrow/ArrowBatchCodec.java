@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseLargeVariableWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorLoader;
@@ -15,6 +17,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.WriteChannel;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import serreg.DeserializationException;
@@ -57,7 +60,7 @@ final class ArrowBatchCodec {
             // A canonical frame describes the schema in msgpack (docs/FORMAT.md, section 9.5).
             schema = SchemaDescription.read(in.readValue(), at);
         } else {
-            schema = ArrowChecks.readIpcSchema(in.readBinaryView(), at);
+            schema = ArrowChecks.readIpcSchema(in.readBinaryView(), at, in);
         }
         ArrowChecks.checkSchema(schema, at);
         return schema;
@@ -72,18 +75,29 @@ final class ArrowBatchCodec {
         out.writeArrayHeader(2).writeLong(root.getRowCount()).writeArrayHeader(vectors.size());
         List<ByteBuffer> buffers = new ArrayList<>();
         for (FieldVector v : vectors) {
-            int nullCount = v.getNullCount();
+            ArrowType type = v.getField().getType();
+            // A union or run-end encoded node has no validity of its own: its nulls are its children's.
+            boolean ownNulls = !(type instanceof ArrowType.Union || type instanceof ArrowType.RunEndEncoded);
+            int nullCount = ownNulls ? v.getNullCount() : 0;
             List<ArrowBuf> fieldBuffers = v.getFieldBuffers();
-            int expected = TypeLayout.getTypeBufferCount(v.getField().getType());
+            int expected = isView(type) ? fieldBuffers.size() : TypeLayout.getTypeBufferCount(type);
             if (fieldBuffers.size() != expected) {
                 throw new SerializationException("Arrow vector '" + v.getName() + "' has " + fieldBuffers.size()
                         + " buffers where its type " + v.getField().getType() + " has " + expected);
             }
             out.writeArrayHeader(3).writeLong(v.getValueCount()).writeLong(nullCount).writeLong(expected);
+            int first = buffers.size();
             for (int i = 0; i < fieldBuffers.size(); i++) {
                 ArrowBuf buf = fieldBuffers.get(i);
                 boolean absentValidity = i == 0 && nullCount == 0 && hasValidity(v);
                 buffers.add(absentValidity ? ByteBuffer.allocate(0) : FrameMemory.view(buf, buf.writerIndex()));
+            }
+            if (fieldBuffers.size() == 2) {
+                String problem = ArrowChecks.legacyValueProblem(type, v.getValueCount(), buffers.get(first), buffers.get(first + 1));
+                if (problem != null) {
+                    throw new SerializationException("Arrow field '" + v.getName() + "' (" + type + ") breaks Arrow's full"
+                            + " validation, which every reader runs: " + problem);
+                }
             }
         }
         buffers.forEach(out::addOutOfBand);
@@ -104,6 +118,11 @@ final class ArrowBatchCodec {
      * before Arrow Java loads them. Zero-copy when the buffers are direct: the vectors are views
      * of the frame.
      */
+    /** Heap bytes Arrow Java takes for a batch's root, and per vector and per ArrowBuf (measured, rounded up). */
+    static final long BATCH_COST = 512;
+    static final long NODE_COST = 1024;
+    static final long BUFFER_COST = 256;
+
     static VectorSchemaRoot readBatch(Schema schema, InBandReader in, BufferAllocator allocator) {
         long at = in.offset();
         in.readArrayHeader(2, "an Arrow batch");
@@ -118,13 +137,23 @@ final class ArrowBatchCodec {
             throw in.error("the batch has " + nodeCount + " nodes but the schema has " + fields.size() + " fields", nodesAt);
         }
         List<ArrowChecks.Node> nodes = new ArrayList<>(nodeCount);
+        List<Long> variadic = new ArrayList<>();
         for (int i = 0; i < nodeCount; i++) {
             long nodeAt = in.offset();
             in.readArrayHeader(3, "an Arrow node");
             long length = in.readLong(0, Integer.MAX_VALUE, "node length");
             long nulls = in.readLong(0, length, "node null count");
-            long bufferCount = in.readLong(0, 16, "node buffer count");
-            int expected = TypeLayout.getTypeBufferCount(fields.get(i).getType());
+            ArrowType type = fields.get(i).getType();
+            boolean view = isView(type);
+            long bufferCount = in.readLong(0, view ? 1 << 20 : 16, "node buffer count");
+            int expected = view ? (int) Math.max(bufferCount, 2) : TypeLayout.getTypeBufferCount(type);
+            if (view) {
+                variadic.add(bufferCount - 2);
+            }
+            if ((type instanceof ArrowType.Union || type instanceof ArrowType.RunEndEncoded) && nulls != 0) {
+                throw in.error("field '" + fields.get(i).getName() + "' of type " + type + " has no nulls of its own,"
+                        + " but its node says " + nulls, nodeAt);
+            }
             if (bufferCount != expected) {
                 throw in.error("field '" + fields.get(i).getName() + "' of type " + fields.get(i).getType()
                         + " has " + expected + " buffers, but its node says " + bufferCount, nodeAt);
@@ -136,6 +165,14 @@ final class ArrowBatchCodec {
             nodes.add(new ArrowChecks.Node(fields.get(i), length, nulls, nodeBuffers, nodeAt));
         }
         ArrowChecks.checkBatch(rows, nodes, schema.getFields(), in);
+        long bufferCount = 0;
+        for (ArrowChecks.Node node : nodes) {
+            bufferCount += node.buffers().size();
+        }
+        // The root, a vector per node and an ArrowBuf per buffer are built whatever the rows: an
+        // empty batch costs what it weighs only because it is charged (docs/FORMAT.md section 4.3).
+        in.reserveAllocation(BATCH_COST + NODE_COST * nodeCount + BUFFER_COST * bufferCount,
+                "an Arrow batch of " + nodeCount + " nodes", at);
 
         List<ArrowFieldNode> fieldNodes = new ArrayList<>(nodeCount);
         List<ArrowBuf> buffers = new ArrayList<>();
@@ -148,10 +185,13 @@ final class ArrowBatchCodec {
                 }
             }
             try (org.apache.arrow.vector.ipc.message.ArrowRecordBatch batch =
-                         new org.apache.arrow.vector.ipc.message.ArrowRecordBatch((int) rows, fieldNodes, buffers)) {
+                         new org.apache.arrow.vector.ipc.message.ArrowRecordBatch((int) rows, fieldNodes, buffers,
+                                 org.apache.arrow.vector.compression.NoCompressionCodec.DEFAULT_BODY_COMPRESSION, variadic,
+                                 false)) {
                 // Arrow Java's ValueVectorUtility.validate/validateFull are not used: they reject valid
                 // frames (maps, decimals in null slots); ArrowChecks.checkBatch covered what loading needs.
                 new VectorLoader(root).load(batch);
+                restoreLengths(root, nodes);
             } catch (RuntimeException e) {
                 throw new DeserializationException("Arrow could not load the batch: " + e.getMessage(), at, e);
             }
@@ -162,6 +202,53 @@ final class ArrowBatchCodec {
         } finally {
             buffers.forEach(ArrowBuf::close);
         }
+    }
+
+    /**
+     * Gives every vector the length its node says again. Setting the row count makes parents set
+     * their children's lengths from their own layout, which is wrong for some: a DenseUnionVector
+     * counts each child's type ids (its offsets need not be ranks), a run-end encoded child under a
+     * list is left empty. Pre-order, so a parent's setting is corrected by its children's own.
+     */
+    private static void restoreLengths(VectorSchemaRoot root, List<ArrowChecks.Node> nodes) {
+        List<FieldVector> vectors = new ArrayList<>(nodes.size());
+        for (FieldVector v : root.getFieldVectors()) {
+            flatten(v, vectors);
+        }
+        int count = Math.min(vectors.size(), nodes.size());
+        // First mark every variable-width and list vector set up to its node's length: a parent set
+        // longer again below sets its children longer too, and a child that forgot its later slots
+        // would have setValueCount write empty offsets over them (into the frame's memory).
+        for (int i = 0; i < count; i++) {
+            markSet(vectors.get(i), (int) nodes.get(i).length());
+        }
+        for (int i = 0; i < count; i++) {
+            FieldVector v = vectors.get(i);
+            int length = (int) nodes.get(i).length();
+            if (v.getValueCount() != length) {
+                markSet(v, length);
+                v.setValueCount(length);
+            }
+        }
+    }
+
+    private static void markSet(FieldVector v, int length) {
+        if (v instanceof BaseVariableWidthVector var) {
+            var.setLastSet(length - 1);
+        } else if (v instanceof BaseLargeVariableWidthVector large) {
+            large.setLastSet(length - 1);
+        } else if (v instanceof org.apache.arrow.vector.BaseVariableWidthViewVector view) {
+            view.setLastSet(length - 1);
+        } else if (v instanceof org.apache.arrow.vector.complex.ListVector list) {
+            list.setLastSet(length - 1);
+        } else if (v instanceof org.apache.arrow.vector.complex.LargeListVector list) {
+            list.setLastSet(length - 1);
+        }
+    }
+
+    /** Binary and string views: validity, views, then any number of data buffers. */
+    static boolean isView(ArrowType type) {
+        return type instanceof ArrowType.Utf8View || type instanceof ArrowType.BinaryView;
     }
 
     private static boolean hasValidity(FieldVector v) {
@@ -191,9 +278,12 @@ final class ArrowBatchCodec {
                     + "' is dictionary-encoded, which the standard Arrow serializers do not carry");
         }
         switch (field.getType().getTypeID()) {
-            case Union, ListView, LargeListView, Utf8View, BinaryView, RunEndEncoded ->
-                    throw new SerializationException("Arrow field '" + field.getName() + "' has type "
-                            + field.getType() + ", which the standard Arrow serializers do not carry");
+            case Interval -> {
+                if (((ArrowType.Interval) field.getType()).getUnit() != org.apache.arrow.vector.types.IntervalUnit.MONTH_DAY_NANO) {
+                    throw new SerializationException("Arrow field '" + field.getName() + "' has type " + field.getType()
+                            + "; Python cannot hold such intervals, serreg carries MONTH_DAY_NANO only");
+                }
+            }
             case Decimal -> {
                 // Arrow Java 18 makes a 128-bit DecimalVector for any width other than 256, so a
                 // 32- or 64-bit column would be read with the wrong stride: refuse it.

@@ -64,13 +64,26 @@ final class SchemaDescription {
         writeMetadata(field.getMetadata(), out);
         List<Field> children = field.getChildren();
         switch (type.getTypeID()) {
-            case Struct -> {
+            case Struct, Union -> {
                 out.writeArrayHeader(children.size());
                 for (Field child : children) {
                     writeField(child, child.getName(), path + "." + child.getName(), out);
                 }
             }
-            case List, LargeList, FixedSizeList -> {
+            case RunEndEncoded -> {
+                if (children.size() != 2) {
+                    throw new CanonicalFormException("Arrow field '" + path + "' is run-end encoded with "
+                            + children.size() + " child fields, not run ends and values");
+                }
+                // As Python describes them: fixed names, run ends not nullable, values nullable, no metadata.
+                out.writeArrayHeader(2);
+                writeField(new Field("run_ends", new FieldType(false, children.get(0).getType(), null), List.of()),
+                        "run_ends", path + ".run_ends", out);
+                Field values = children.get(1);
+                writeField(new Field("values", new FieldType(true, values.getType(), null), values.getChildren()),
+                        "values", path + ".values", out);
+            }
+            case List, LargeList, FixedSizeList, ListView, LargeListView -> {
                 Field item = onlyChild(field, path);
                 out.writeArrayHeader(1);
                 writeField(item, LIST_ITEM_NAME, path + "." + LIST_ITEM_NAME, out);
@@ -160,6 +173,24 @@ final class SchemaDescription {
                     .writeLong(((ArrowType.FixedSizeList) type).getListSize());
             case Struct -> out.writeArrayHeader(1).writeString("Struct_");
             case Map -> out.writeArrayHeader(2).writeString("Map").writeBoolean(((ArrowType.Map) type).getKeysSorted());
+            case Interval -> out.writeArrayHeader(2).writeString("Interval")
+                    .writeString(((ArrowType.Interval) type).getUnit().name());
+            case Union -> {
+                ArrowType.Union union = (ArrowType.Union) type;
+                int[] ids = union.getTypeIds();
+                out.writeArrayHeader(3).writeString("Union")
+                        .writeString(union.getMode() == org.apache.arrow.vector.types.UnionMode.Sparse ? "Sparse" : "Dense");
+                int count = ids == null ? 0 : ids.length;
+                out.writeArrayHeader(count);
+                for (int k = 0; k < count; k++) {
+                    out.writeLong(ids[k]);
+                }
+            }
+            case RunEndEncoded -> out.writeArrayHeader(1).writeString("RunEndEncoded");
+            case Utf8View -> out.writeArrayHeader(1).writeString("Utf8View");
+            case BinaryView -> out.writeArrayHeader(1).writeString("BinaryView");
+            case ListView -> out.writeArrayHeader(1).writeString("ListView");
+            case LargeListView -> out.writeArrayHeader(1).writeString("LargeListView");
             default -> throw new CanonicalFormException("Arrow field '" + path + "' has type " + type
                     + ", which has no canonical form (docs/FORMAT.md, sections 6.4 and 9.5)");
         }
@@ -234,6 +265,20 @@ final class SchemaDescription {
             case "FloatingPoint" -> new ArrowType.FloatingPoint(FloatingPointPrecision.valueOf((String) type.get(1)));
             case "Decimal" -> new ArrowType.Decimal(integer(type.get(1)), integer(type.get(2)), integer(type.get(3)));
             case "Date" -> new ArrowType.Date(DateUnit.valueOf((String) type.get(1)));
+            case "Utf8View" -> ArrowType.Utf8View.INSTANCE;
+            case "BinaryView" -> ArrowType.BinaryView.INSTANCE;
+            case "ListView" -> ArrowType.ListView.INSTANCE;
+            case "LargeListView" -> ArrowType.LargeListView.INSTANCE;
+            case "RunEndEncoded" -> ArrowType.RunEndEncoded.INSTANCE;
+            case "Union" -> {
+                List<?> ids = (List<?>) type.get(2);
+                int[] typeIds = new int[ids.size()];
+                for (int k = 0; k < typeIds.length; k++) {
+                    typeIds[k] = integer(ids.get(k));
+                }
+                yield new ArrowType.Union(org.apache.arrow.vector.types.UnionMode.valueOf((String) type.get(1)), typeIds);
+            }
+            case "Interval" -> new ArrowType.Interval(org.apache.arrow.vector.types.IntervalUnit.valueOf((String) type.get(1)));
             case "Time" -> new ArrowType.Time(TimeUnit.valueOf((String) type.get(1)), integer(type.get(2)));
             case "Timestamp" -> new ArrowType.Timestamp(TimeUnit.valueOf((String) type.get(1)), (String) type.get(2));
             case "Duration" -> new ArrowType.Duration(TimeUnit.valueOf((String) type.get(1)));

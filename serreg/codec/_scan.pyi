@@ -1,0 +1,3 @@
+"""Type stub of the compiled scan (``_scan.c``); the pure-Python twin is ``scan.holds_any_python``."""
+
+def holds_any(obj: object, types: tuple[type, ...], /) -> bool: ...
