@@ -234,7 +234,7 @@ class Decoder:
                     outer.budget = state.budget  # a nested call spends the outer call's budget
 
 
-    def _plain_frame(self, data, limits: Limits):
+    def _plain_frame(self, data: Any, limits: Limits) -> Any:
         """The value of a frame of a dict, list, str ... of the standard serializers whose in-band
         is plain msgpack (no nested value, no buffer): straight to the codec, as the full path
         would decode it. NotImplemented for any other frame, or one with anything wrong (the full
@@ -256,7 +256,7 @@ class Decoder:
         return value if type(value) is value_type else NotImplemented
 
 
-def _read_frame(data, limits: Limits, key: Optional[bytes]) -> tuple:
+def _read_frame(data: Any, limits: Limits, key: Optional[bytes]) -> tuple[Any, int, list[Any], int]:
     """(in-band section, its offset, buffers, total length) of a frame, its layout checked."""
     if key is None and type(data) in _PLAIN_BYTES:
         parsed = parse_frame(data, limits.max_frame_size, limits.max_buffers)

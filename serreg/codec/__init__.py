@@ -19,7 +19,7 @@ from .scan import COMPILED as SCAN_COMPILED
 if COMPILED:
     from .compiled import MsgpackCodec
 else:
-    from .pure import MsgpackCodec
+    from .pure import MsgpackCodec  # type: ignore[assignment]
 
 __all__ = [
     "BACKEND",

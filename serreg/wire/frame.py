@@ -267,13 +267,15 @@ def iter_frames(stream: Any, limits: Limits = DEFAULT_LIMITS, key: Optional[byte
         yield FrameView(data, limits, key, owned=True)  # read_frame_bytes made it: no one else holds it
 
 
-def join_frame_python(in_band_parts: list, buffers: list) -> bytes:
+def join_frame_python(in_band_parts: list[Any], buffers: list[Any]) -> bytes:
     """The unsigned frame of an in-band section's pieces and 1-d byte buffers, as one bytes object."""
     pieces, _ = frame_pieces(in_band_parts, buffers)
     return b"".join(pieces)
 
 
-def parse_frame_python(data, max_frame_size: Optional[int], max_buffers: Optional[int]) -> Optional[tuple]:
+def parse_frame_python(
+    data: Any, max_frame_size: Optional[int], max_buffers: Optional[int]
+) -> Optional[tuple[int, int, tuple[tuple[int, int], ...]]]:
     """(in-band offset, in-band length, ((buffer offset, length), ...)) of a valid unsigned frame
     of bytes or bytearray within the limits; None for anything else (FrameView says what is wrong)."""
     try:
@@ -290,6 +292,7 @@ def parse_frame_python(data, max_frame_size: Optional[int], max_buffers: Optiona
 try:
     if os.environ.get("SERREG_PURE_PYTHON", "") not in ("", "0"):
         raise ImportError("pure Python requested")
-    from ._frame import join_frame, parse_frame
+    from ._frame import join_frame as join_frame
+    from ._frame import parse_frame as parse_frame
 except ImportError:
     join_frame, parse_frame = join_frame_python, parse_frame_python
