@@ -294,5 +294,8 @@ try:
         raise ImportError("pure Python requested")
     from ._frame import join_frame as join_frame
     from ._frame import parse_frame as parse_frame
+
+    COMPILED = True
 except ImportError:
     join_frame, parse_frame = join_frame_python, parse_frame_python
+    COMPILED = False
