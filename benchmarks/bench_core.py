@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gc
 import os
 import pickle
 import re
@@ -113,6 +114,15 @@ def callgrind_instructions(impl: str, payload: str, iterations: int) -> int:
 
 
 def wall_median(run, value, samples: int = 15) -> float:
+    """Median seconds per round trip over ``samples`` samples of about 20 ms, garbage collector paused."""
+    gc.disable()
+    try:
+        return _wall_median(run, value, samples)
+    finally:
+        gc.enable()
+
+
+def _wall_median(run, value, samples: int) -> float:
     run(value)
     start = time.perf_counter()
     run(value)

@@ -160,11 +160,12 @@ class Decoder:
             ):
                 value_type = self._table.snapshot.unpacked_as_is.get(class_hash)
                 if value_type is not None:
-                    # An in-process dict, list, str ... of the standard serializers: straight to the
-                    # codec. Nested values still get the checks (the nested decoder sets up the call
-                    # state); any error is reported by the full path below, which decodes the same bytes.
+                    # An in-process dict, list, str ... of the standard serializers holding plain
+                    # msgpack only: straight to the codec. One holding nested values takes the full
+                    # path below, whose call state lets the codec decode standard ones in place; any
+                    # error is reported by the full path too, which decodes the same bytes.
                     try:
-                        value = self._unpack(in_band, NO_BUFFERS)
+                        value = self._unpack(in_band, NO_BUFFERS, True)
                     except Exception:
                         pass
                     else:
