@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gc
 import os
 import pickle
 import re
@@ -62,7 +63,7 @@ def nested_mixed():
 
 PAYLOADS = {f.__name__: f for f in (small_dict, ints_1k, strs_10k, records_1k, nested_mixed)}
 # Round trips per callgrind run (N; the second run does 3N).
-ITERATIONS = {"small_dict": 2000, "ints_1k": 100, "strs_10k": 10, "records_1k": 10, "nested_mixed": 20}
+ITERATIONS = {"small_dict": 1000, "ints_1k": 50, "strs_10k": 5, "records_1k": 5, "nested_mixed": 10}
 
 
 def implementations(payload: str) -> dict:
@@ -113,6 +114,15 @@ def callgrind_instructions(impl: str, payload: str, iterations: int) -> int:
 
 
 def wall_median(run, value, samples: int = 15) -> float:
+    """Median seconds per round trip over ``samples`` samples of about 20 ms, garbage collector paused."""
+    gc.disable()
+    try:
+        return _wall_median(run, value, samples)
+    finally:
+        gc.enable()
+
+
+def _wall_median(run, value, samples: int) -> float:
     run(value)
     start = time.perf_counter()
     run(value)
@@ -147,8 +157,13 @@ def main() -> None:
         for impl, run in implementations(payload).items():
             if wanted and impl not in wanted:
                 continue
-            assert run(value) == value, (impl, payload)
             cells = [f"{payload:13} {impl:17}"]
+            try:
+                if run(value) != value:
+                    raise ValueError("round trip changed the value")
+            except Exception as error:  # a peer that cannot carry this payload
+                print("  ".join(cells + [f"fails: {type(error).__name__}: {str(error)[:60]}"]), flush=True)
+                continue
             if args.callgrind:
                 n = ITERATIONS[payload]
                 low = callgrind_instructions(impl, payload, n)

@@ -23,9 +23,7 @@ MODULES = [
     "test_fuzz_regressions.py",
     "test_mutations.py",
     "test_trust.py",
-    "test_registry.py",
-    "test_properties.py",
-    "test_cli.py",
+    "test_structs.py",
 ]
 
 

@@ -160,16 +160,24 @@ class Decoder:
             ):
                 value_type = self._table.snapshot.unpacked_as_is.get(class_hash)
                 if value_type is not None:
-                    # An in-process dict, list, str ... of the standard serializers: straight to the
-                    # codec. Nested values still get the checks (the nested decoder sets up the call
-                    # state); any error is reported by the full path below, which decodes the same bytes.
+                    # An in-process dict, list, str ... of the standard serializers holding plain
+                    # msgpack only: straight to the codec. One holding nested values takes the full
+                    # path below, whose call state lets the codec decode standard ones in place; any
+                    # error is reported by the full path too, which decodes the same bytes.
                     try:
-                        value = self._unpack(in_band, NO_BUFFERS)
+                        value = self._unpack(in_band, NO_BUFFERS, True)
                     except Exception:
                         pass
                     else:
                         if type(value) is value_type:
                             return value
+        elif (
+            type(data) in _PLAIN_BYTES and oob_iterator is None and trusted is None and key is None
+            and limits is None and settings.trusted and DECODE_STATE.get() is None
+        ):
+            value = self._plain_frame(data, settings.limits)
+            if value is not NotImplemented:
+                return value
         if trusted is not None and type(trusted) is not bool:
             raise TypeError(f"trusted must be True, False or None (the registry's setting), not {trusted!r}")
         nested = self._nested
@@ -227,7 +235,29 @@ class Decoder:
                     outer.budget = state.budget  # a nested call spends the outer call's budget
 
 
-def _read_frame(data: Any, limits: Limits, key: Optional[bytes]) -> tuple[Any, ...]:
+    def _plain_frame(self, data: Any, limits: Limits) -> Any:
+        """The value of a frame of a dict, list, str ... of the standard serializers whose in-band
+        is plain msgpack (no nested value, no buffer): straight to the codec, as the full path
+        would decode it. NotImplemented for any other frame, or one with anything wrong (the full
+        path then reports it)."""
+        if limits.max_depth is not None and limits.max_depth < 1:
+            return NotImplemented
+        parsed = parse_frame(data, limits.max_frame_size, limits.max_buffers)
+        if parsed is None or parsed[2]:
+            return NotImplemented
+        offset, length, _ = parsed
+        view = memoryview(data)
+        value_type = self._table.snapshot.unpacked_as_is.get(bytes(view[offset : offset + CLASS_ID_HASH_SIZE]))
+        if value_type is None:
+            return NotImplemented
+        try:
+            value = self._unpack(view[offset + CLASS_ID_HASH_SIZE : offset + length], NO_BUFFERS, True)
+        except Exception:
+            return NotImplemented
+        return value if type(value) is value_type else NotImplemented
+
+
+def _read_frame(data: Any, limits: Limits, key: Optional[bytes]) -> tuple[Any, int, list[Any], int]:
     """(in-band section, its offset, buffers, total length) of a frame, its layout checked."""
     if key is None and type(data) in _PLAIN_BYTES:
         parsed = parse_frame(data, limits.max_frame_size, limits.max_buffers)

@@ -10,6 +10,7 @@ from typing import Any, NoReturn, Optional, Sequence
 
 from .._version import __version__
 from ..codec import BACKEND, COMPILED, SCAN_COMPILED
+from ..wire.frame import COMPILED as FRAME_COMPILED
 from ..wire.frame import FORMAT_VERSION
 from . import bench, demo, inspect, registry
 
@@ -19,10 +20,11 @@ COMMANDS = [demo, inspect, registry, bench]
 
 def version_text() -> str:
     """What ``serreg --version`` prints: the version, the frame format, the codec in use, Python."""
-    # The compiled parts of serreg.codec (each beside its pure-Python twin) and whether each is in use.
-    compiled = [name for name, in_use in (("_core", COMPILED), ("_scan", SCAN_COMPILED)) if in_use]
+    # The compiled parts of the codec and the frame (each beside its pure-Python twin) in use.
+    parts = (("serreg.codec._core", COMPILED), ("serreg.codec._scan", SCAN_COMPILED), ("serreg.wire._frame", FRAME_COMPILED))
+    compiled = [name for name, in_use in parts if in_use]
     if compiled:
-        codec = f"{BACKEND} (" + ", ".join(f"serreg.codec.{name}" for name in compiled) + ")"
+        codec = f"{BACKEND} (" + ", ".join(compiled) + ")"
     elif os.environ.get("SERREG_PURE_PYTHON"):
         codec = f"{BACKEND} (SERREG_PURE_PYTHON is set)"
     else:

@@ -296,7 +296,8 @@ static PyMethodDef Codec_methods[] = {
     {"pack", (PyCFunction)(void (*)(void))Codec_pack, METH_FASTCALL,
      "pack(obj, oob: list) -> bytes: msgpack bytes of obj; nested values' buffers are appended to oob."},
     {"unpack", (PyCFunction)(void (*)(void))Codec_unpack, METH_FASTCALL,
-     "unpack(data, oob) -> value: one msgpack value, nested values decoded by their serializers."},
+     "unpack(data, oob, plain_only=False) -> value: one msgpack value, nested values decoded by their "
+     "serializers; with plain_only, NotImplemented as soon as a nested value (any ext) is met."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -22,7 +22,7 @@ typedef struct {
     int doc_depth;
     PyObject *oob;
     /* the DecodeState of the deserialize call running (loaded at the first need) */
-    int state_loaded, inline_ok, untrusted, called, rewindable;
+    int state_loaded, inline_ok, untrusted, called, rewindable, plain_only;
     PyObject *state, *saved_budget, *saved_position;
     long long depth, initial_depth, written_depth, max_depth;
     char allowed[N_KINDS];
@@ -376,6 +376,7 @@ static int dec_run(Dec *d) {
             NEED(1 + n);
             signed char type = (signed char)d->p[d->pos++];
             const unsigned char *payload = d->p + d->pos;
+            if (d->plain_only) return -5;
             if (type != 0 || n < HASH_SIZE) return -2; /* reserved types, ext -1, short payloads */
             if (dec_load_state(d) < 0) return -2;
             int kind = hash_kind(d, payload);
@@ -444,18 +445,21 @@ static void dec_restore(Dec *d) {
 }
 
 static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "unpack(data, oob)");
+    if (nargs != 2 && nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "unpack(data, oob, plain_only=False)");
         return NULL;
     }
+    int plain_only = nargs == 3 ? PyObject_IsTrue(args[2]) : 0;
+    if (plain_only < 0) return NULL;
     Dec d;
     memset(&d, 0, sizeof d);
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
         PyErr_Clear();
-        return PyObject_CallMethodObjArgs(self->pure, str_unpack, args[0], args[1], NULL);
+        return PyObject_CallMethodObjArgs(self->pure, str_unpack, args[0], args[1], nargs == 3 ? args[2] : NULL, NULL);
     }
     d.codec = self;
+    d.plain_only = plain_only;
     d.oob = args[1];
     d.p = view.buf;
     d.end = d.doc_end = view.len;
@@ -466,6 +470,7 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
     PyMem_Free(d.stack);
     PyBuffer_Release(&view);
     dec_restore(&d);
+    if (r == -5) return Py_NewRef(Py_NotImplemented); /* a nested value, and plain_only */
     if (r < 0 && (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_Exception))) {
         /* Not handled here, or an error inside: the pure codec decodes the document again from
          * the same state and out-of-band position, and raises the error serreg raises. */
@@ -479,7 +484,7 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
                 ok = done != NULL;
                 Py_XDECREF(done);
             }
-            if (ok) value = PyObject_CallMethodObjArgs(self->pure, str_unpack, args[0], args[1], NULL);
+            if (ok) value = PyObject_CallMethodObjArgs(self->pure, str_unpack, args[0], args[1], nargs == 3 ? args[2] : NULL, NULL);
         } else if (!PyErr_Occurred()) {
             PyErr_SetString(PyExc_ValueError, "invalid msgpack in-band data");
         }

@@ -336,6 +336,8 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
     e.codec = self;
     e.oob = oob;
     if (current_tables(self, &e.t) < 0) return NULL;
+    /* Held for the call: another thread may publish a new snapshot while a serializer runs. */
+    Py_XINCREF(e.t.ext_writers);
     Py_ssize_t oob_start = PyList_GET_SIZE(oob);
     int took_scratch = 0;
     if (!self->scratch_busy && self->scratch != NULL) {
@@ -363,6 +365,7 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
         Py_CLEAR(f->value);
     }
     PyMem_Free(e.stack);
+    Py_XDECREF(e.t.ext_writers);
     PyObject *packed = r < 0 ? NULL : PyBytes_FromStringAndSize(e.out.buf, e.out.len);
     /* Keep a modest buffer for the next call; a large one is given back. */
     if (e.out.owns) {

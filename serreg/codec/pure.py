@@ -212,8 +212,11 @@ class MsgpackCodec:
             if state is not None:
                 state.depth = depth - 1
 
-    def unpack(self, data: Any, oob: Any) -> Any:
+    def unpack(self, data: Any, oob: Any, plain_only: bool = False) -> Any:
         """Unpack one msgpack value; nested values are decoded by their serializers.
+
+        With ``plain_only`` the document must hold plain msgpack only: at the
+        first ext value (nested or not) the answer is NotImplemented.
 
         msgpack never accepts a declared length larger than the bytes it reads
         from. In untrusted mode a longer document is first walked without
@@ -231,6 +234,8 @@ class MsgpackCodec:
         leaves = scope.leaves if scope is not None else ()
 
         def ext_hook(code: int, payload: bytes) -> Any:
+            if plain_only:
+                raise _NestedFound
             if code == STRUCT_EXT_TYPE:
                 # A struct of plain scalars (fixarray, index < 128): nothing in it can nest, so it is
                 # unpacked without a hook (an ext inside fails the field's type check) and not counted.
@@ -262,6 +267,8 @@ class MsgpackCodec:
                     value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
                 else:
                     value = unpackb(data, ext_hook=ext_hook, strict_map_key=False)
+            except _NestedFound:
+                return NotImplemented
             except SerregError:
                 raise
             except RecursionError as error:
@@ -280,8 +287,14 @@ class MsgpackCodec:
             # The hook names itself (for struct instances inside struct instances): without this the
             # cycle would keep the frame's buffers (say, a memory map's) alive until a garbage collection.
             del ext_hook
+        if plain_only and holds_any(value, TIMESTAMP):
+            return NotImplemented  # ext -1, which msgpack decodes without asking the hook
         refuse_timestamps(value, nested_timestamps)
         return value
+
+
+class _NestedFound(Exception):
+    """Raised by the ext hook of ``unpack(..., plain_only=True)``."""
 
 
 

@@ -273,7 +273,9 @@ def join_frame_python(in_band_parts: list[Any], buffers: list[Any]) -> bytes:
     return b"".join(pieces)
 
 
-def parse_frame_python(data: Any, max_frame_size: Optional[int], max_buffers: Optional[int]) -> Optional[tuple[Any, ...]]:
+def parse_frame_python(
+    data: Any, max_frame_size: Optional[int], max_buffers: Optional[int]
+) -> Optional[tuple[int, int, tuple[tuple[int, int], ...]]]:
     """(in-band offset, in-band length, ((buffer offset, length), ...)) of a valid unsigned frame
     of bytes or bytearray within the limits; None for anything else (FrameView says what is wrong)."""
     try:
@@ -290,6 +292,10 @@ def parse_frame_python(data: Any, max_frame_size: Optional[int], max_buffers: Op
 try:
     if os.environ.get("SERREG_PURE_PYTHON", "") not in ("", "0"):
         raise ImportError("pure Python requested")
-    from ._frame import join_frame as join_frame, parse_frame as parse_frame
+    from ._frame import join_frame as join_frame
+    from ._frame import parse_frame as parse_frame
+
+    COMPILED = True
 except ImportError:
     join_frame, parse_frame = join_frame_python, parse_frame_python
+    COMPILED = False
