@@ -29,7 +29,7 @@ fcntl: Optional[ModuleType]
 try:
     import fcntl
 except ImportError:  # not POSIX: stale files are recognised by age alone
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None
 
 __all__ = [
     "STALE_AFTER_SECONDS",

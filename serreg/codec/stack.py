@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import threading
+from typing import Any, Optional
 
 # Measured on CPython 3.11 x86_64: one nested level through unpackb takes 40-45 KiB of C stack;
 # the rest of a level (the serializer, the registry, the ext hook) a few KiB. The reserve covers
@@ -25,7 +26,7 @@ RESERVE = 512 * 1024
 _local = threading.local()
 
 
-def _load_pthread():
+def _load_pthread() -> Optional[tuple[Any, Any, Any, Any]]:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
         getattr_np = libc.pthread_getattr_np
@@ -66,4 +67,4 @@ def roomy(depth: int) -> bool:
         size = _local.size
     except AttributeError:
         size = _local.size = thread_stack_size()
-    return depth * PER_LEVEL + RESERVE <= size
+    return bool(depth * PER_LEVEL + RESERVE <= size)

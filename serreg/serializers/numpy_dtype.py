@@ -102,7 +102,7 @@ def _describe(dtype: np.dtype, depth: int) -> Spec:
     return [dtype.itemsize, fields, bool(dtype.isalignedstruct)]
 
 
-def _overlap(spans: list) -> Optional[str]:
+def _overlap(spans: list[tuple[int, int, str]]) -> Optional[str]:
     """Which two fields overlap, given (start, end, name) of the fields that have bytes; None if none do."""
     spans.sort()
     for (_, end, first), (start, _, second) in zip(spans, spans[1:]):
