@@ -28,6 +28,8 @@ typedef struct {
     char allowed[N_KINDS];
     PyObject **vals;
     Py_ssize_t nvals, capvals;
+    int *ext_kinds;           /* the values read in place around a failing nested value, outermost first */
+    Py_ssize_t ext_open;
     DFrame *stack;
     Py_ssize_t sp, cap;
 } Dec;
@@ -397,7 +399,18 @@ static int dec_run(Dec *d) {
             }
             if (v == NULL) {
                 v = dec_nested(d, payload, n);
-                if (v == NULL) return -1;
+                if (v == NULL) {
+                    /* Remember which values read in place enclose the failure (the error names them). */
+                    Py_ssize_t count = 0;
+                    for (Py_ssize_t i = 0; i < d->sp; i++) count += d->stack[i].kind == D_EXT;
+                    d->ext_kinds = PyMem_Malloc((count ? count : 1) * sizeof(int));
+                    if (d->ext_kinds != NULL) {
+                        for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
+                            if (d->stack[i].kind == D_EXT) d->ext_kinds[d->ext_open++] = d->stack[i].ext_kind;
+                        }
+                    }
+                    return -1;
+                }
             }
             d->pos += n;
         }
@@ -471,7 +484,43 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
     PyBuffer_Release(&view);
     dec_restore(&d);
     if (r == -5) return Py_NewRef(Py_NotImplemented); /* a nested value, and plain_only */
-    if (r < 0 && (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_Exception))) {
+    if (r == -1 && d.called) {
+        /* An error from a nested value's serializer: as the nested decoder would, each value read
+           in place around it adds its class ID to the error's nesting (outermost first). Never
+           decoded again: redoing the nested values at every level would double the work per level. */
+        PyObject *type, *error, *tb;
+        PyErr_Fetch(&type, &error, &tb);
+        PyErr_NormalizeException(&type, &error, &tb);
+        if (error != NULL && decode_error_type != NULL && PyObject_IsInstance(error, decode_error_type) == 1) {
+            PyObject *located = PyObject_GetAttrString(error, "located");
+            PyObject *nesting = PyObject_GetAttrString(error, "nesting");
+            if (located == Py_True && nesting != NULL && PyList_Check(nesting)) {
+                for (Py_ssize_t i = 0; i < d.ext_open; i++) {
+                    PyObject *id = PyUnicode_FromString(KIND_IDS[d.ext_kinds[i]]);
+                    if (id != NULL) PyList_Insert(nesting, 0, id);
+                    Py_XDECREF(id);
+                }
+            }
+            Py_XDECREF(located);
+            Py_XDECREF(nesting);
+            PyErr_Clear();
+        }
+        PyErr_Restore(type, error, tb);
+        PyMem_Free(d.ext_kinds);
+        Py_XDECREF(d.state);
+        Py_XDECREF(d.saved_budget);
+        Py_XDECREF(d.saved_position);
+        return NULL;
+    }
+    if (r < 0 && d.called) {
+        /* Malformed after nested values were decoded: refused here, not decoded again (see above). */
+        PyErr_Clear();
+        PyErr_Format(decode_error_type != NULL ? decode_error_type : PyExc_ValueError,
+                     "invalid msgpack in-band data: malformed at byte %zd, after nested values", d.pos);
+        r = -1;
+    }
+    PyMem_Free(d.ext_kinds);
+    if (r < 0 && !d.called && (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_Exception))) {
         /* Not handled here, or an error inside: the pure codec decodes the document again from
          * the same state and out-of-band position, and raises the error serreg raises. */
         if (!d.called || d.rewindable) {

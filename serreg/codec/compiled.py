@@ -11,6 +11,7 @@ deserialize call keeps its state (trust, depth, budget).
 
 from __future__ import annotations
 
+from ..errors import DeserializationError
 from ..limits import DECODE_STATE
 from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
@@ -26,7 +27,7 @@ IN_PLACE_CLASS_IDS = (
 )
 
 set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLASS_IDS})
-set_decode_state(DECODE_STATE)
+set_decode_state(DECODE_STATE, DeserializationError)
 
 
 class MsgpackCodec(CoreCodec):
