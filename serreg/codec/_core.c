@@ -44,7 +44,7 @@ static PyTypeObject *uuid_type;   /* uuid.UUID */
 static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
     *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
     *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
-    *decode_state_var, *decode_error_type;
+    *decode_state_var, *decode_error_type, *hash_spread_check;
 
 /* What the registry's current snapshot lets this codec do itself. */
 typedef struct {
@@ -330,8 +330,10 @@ static PyObject *set_class_hashes(PyObject *module, PyObject *hashes) {
 }
 
 static PyObject *set_decode_state(PyObject *module, PyObject *args) {
-    PyObject *var, *error_type;
-    if (!PyArg_ParseTuple(args, "OO", &var, &error_type)) return NULL;
+    PyObject *var, *error_type, *check;
+    if (!PyArg_ParseTuple(args, "OOO", &var, &error_type, &check)) return NULL;
+    Py_INCREF(check);
+    Py_XSETREF(hash_spread_check, check);
     Py_INCREF(var);
     Py_XSETREF(decode_state_var, var);
     Py_INCREF(error_type);
@@ -342,8 +344,8 @@ static PyObject *set_decode_state(PyObject *module, PyObject *args) {
 static PyMethodDef module_methods[] = {
     {"set_class_hashes", set_class_hashes, METH_O, "set_class_hashes({class ID: ClassIDHash}) for the types written in place."},
     {"set_decode_state", set_decode_state, METH_VARARGS,
-     "set_decode_state(contextvar, DeserializationError): where a deserialize call keeps its DecodeState, "
-     "and the error raised for malformed documents."},
+     "set_decode_state(contextvar, DeserializationError, check_hash_spread): where a deserialize call keeps "
+     "its DecodeState, the error raised for malformed documents, and what refuses hash-flooded keys."},
     {NULL, NULL, 0, NULL},
 };
 

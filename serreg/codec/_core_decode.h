@@ -131,7 +131,20 @@ static int check_spread(Dec *d, PyObject **keys, Py_ssize_t n, Py_ssize_t step) 
     Py_ssize_t repeats = 0;
     for (Py_ssize_t i = 1; i < n; i++) repeats += hashes[i] == hashes[i - 1];
     PyMem_Free(hashes);
-    return repeats > MAX_KEYS_PER_HASH ? -2 : 0;
+    if (repeats <= MAX_KEYS_PER_HASH) return 0;
+    if (hash_spread_check == NULL) return -2;
+    /* The refusal serreg words (serreg/codec/checks.py), raised before anything is built. */
+    PyObject *list = PyList_New(n);
+    if (list == NULL) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(keys[i * step]);
+        PyList_SET_ITEM(list, i, keys[i * step]);
+    }
+    PyObject *done = PyObject_CallFunction(hash_spread_check, "Os", list, step == 2 ? "map" : "set");
+    Py_DECREF(list);
+    if (done == NULL) return -1;
+    Py_DECREF(done);
+    return -2;
 }
 
 static PyObject *build_container(Dec *d, DFrame *f) {
@@ -442,6 +455,8 @@ static int dec_run(Dec *d) {
                 d->sp--;
                 d->doc_depth--;
             }
+            if (v == NULL && PyErr_Occurred() && decode_error_type != NULL && PyErr_ExceptionMatches(decode_error_type))
+                return -1; /* refused with serreg's own error (hash flooding) */
             if ((r = push_val(d, v)) < 0) return r;
         }
     }
