@@ -280,14 +280,29 @@ static int hash_kind(Dec *d, const unsigned char *hash) {
 }
 
 /* A nested value this code does not read in place: decode_nested(ClassIDHash, in-band, oob, None). */
-static PyObject *dec_nested(Dec *d, const unsigned char *payload, Py_ssize_t n) {
-    if (d->state != NULL && d->state != Py_None && dec_write_depth(d, d->depth) < 0) return NULL;
+static int dec_before_call(Dec *d) {
+    if (d->state != NULL && d->state != Py_None && dec_write_depth(d, d->depth) < 0) return -1;
     if (!d->called) {
         d->called = 1;
         d->saved_position = PyObject_GetAttr(d->oob, str_position);
         d->rewindable = d->saved_position != NULL;
         if (!d->rewindable) PyErr_Clear();
     }
+    return 0;
+}
+
+/* A struct instance (ext 1): the pure codec reads it, as a document of that one value. */
+static PyObject *dec_struct(Dec *d, Py_ssize_t start, Py_ssize_t end) {
+    if (dec_load_state(d) < 0 || dec_before_call(d) < 0) return NULL;
+    PyObject *doc = PyBytes_FromStringAndSize((const char *)d->p + start, end - start);
+    if (doc == NULL) return NULL;
+    PyObject *v = PyObject_CallMethodObjArgs(d->codec->pure, str_unpack, doc, d->oob, NULL);
+    Py_DECREF(doc);
+    return v;
+}
+
+static PyObject *dec_nested(Dec *d, const unsigned char *payload, Py_ssize_t n) {
+    if (dec_before_call(d) < 0) return NULL;
     PyObject *args[4] = {NULL, NULL, NULL, NULL}, *body = NULL, *v = NULL;
     args[0] = PyBytes_FromStringAndSize((const char *)payload, HASH_SIZE);
     body = PyBytes_FromStringAndSize((const char *)payload + HASH_SIZE, n - HASH_SIZE);
@@ -317,6 +332,7 @@ static int dec_run(Dec *d) {
         Py_ssize_t n;
         int container = -1, ext = 0, is_str = 0;
         NEED(1);
+        Py_ssize_t start = d->pos;
         /* This item of the open container is started: what is still owed starts after it. */
         if (d->sp > 0 && d->stack[d->sp - 1].kind != D_EXT) d->pending--;
         unsigned char b = d->p[d->pos++];
@@ -392,6 +408,12 @@ static int dec_run(Dec *d) {
             signed char type = (signed char)d->p[d->pos++];
             const unsigned char *payload = d->p + d->pos;
             if (d->plain_only) return -5;
+            if (type == 1) {
+                v = dec_struct(d, start, d->pos + n);
+                if (v == NULL) return -1;
+                d->pos += n;
+                goto complete;
+            }
             if (type != 0 || n < HASH_SIZE) return -2; /* reserved types, ext -1, short payloads */
             if (dec_load_state(d) < 0) return -2;
             int kind = hash_kind(d, payload);
@@ -434,6 +456,7 @@ static int dec_run(Dec *d) {
                        : PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
             d->pos += n;
         }
+    complete:;
         /* A value is complete: it fills its container, which may complete in turn. */
         int r = push_val(d, v);
         if (r < 0) return r;
