@@ -44,7 +44,7 @@ static PyTypeObject *uuid_type;   /* uuid.UUID */
 static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
     *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
     *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
-    *decode_state_var;
+    *decode_state_var, *decode_error_type, *hash_spread_check;
 
 /* What the registry's current snapshot lets this codec do itself. */
 typedef struct {
@@ -329,15 +329,23 @@ static PyObject *set_class_hashes(PyObject *module, PyObject *hashes) {
     Py_RETURN_NONE;
 }
 
-static PyObject *set_decode_state(PyObject *module, PyObject *var) {
+static PyObject *set_decode_state(PyObject *module, PyObject *args) {
+    PyObject *var, *error_type, *check;
+    if (!PyArg_ParseTuple(args, "OOO", &var, &error_type, &check)) return NULL;
+    Py_INCREF(check);
+    Py_XSETREF(hash_spread_check, check);
     Py_INCREF(var);
     Py_XSETREF(decode_state_var, var);
+    Py_INCREF(error_type);
+    Py_XSETREF(decode_error_type, error_type);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
     {"set_class_hashes", set_class_hashes, METH_O, "set_class_hashes({class ID: ClassIDHash}) for the types written in place."},
-    {"set_decode_state", set_decode_state, METH_O, "set_decode_state(contextvar): where a deserialize call keeps its DecodeState."},
+    {"set_decode_state", set_decode_state, METH_VARARGS,
+     "set_decode_state(contextvar, DeserializationError, check_hash_spread): where a deserialize call keeps "
+     "its DecodeState, the error raised for malformed documents, and what refuses hash-flooded keys."},
     {NULL, NULL, 0, NULL},
 };
 

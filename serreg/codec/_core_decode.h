@@ -28,6 +28,8 @@ typedef struct {
     char allowed[N_KINDS];
     PyObject **vals;
     Py_ssize_t nvals, capvals;
+    int *ext_kinds;           /* the values read in place around a failing nested value, outermost first */
+    Py_ssize_t ext_open;
     DFrame *stack;
     Py_ssize_t sp, cap;
 } Dec;
@@ -129,7 +131,20 @@ static int check_spread(Dec *d, PyObject **keys, Py_ssize_t n, Py_ssize_t step) 
     Py_ssize_t repeats = 0;
     for (Py_ssize_t i = 1; i < n; i++) repeats += hashes[i] == hashes[i - 1];
     PyMem_Free(hashes);
-    return repeats > MAX_KEYS_PER_HASH ? -2 : 0;
+    if (repeats <= MAX_KEYS_PER_HASH) return 0;
+    if (hash_spread_check == NULL) return -2;
+    /* The refusal serreg words (serreg/codec/checks.py), raised before anything is built. */
+    PyObject *list = PyList_New(n);
+    if (list == NULL) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(keys[i * step]);
+        PyList_SET_ITEM(list, i, keys[i * step]);
+    }
+    PyObject *done = PyObject_CallFunction(hash_spread_check, "Os", list, step == 2 ? "map" : "set");
+    Py_DECREF(list);
+    if (done == NULL) return -1;
+    Py_DECREF(done);
+    return -2;
 }
 
 static PyObject *build_container(Dec *d, DFrame *f) {
@@ -265,14 +280,29 @@ static int hash_kind(Dec *d, const unsigned char *hash) {
 }
 
 /* A nested value this code does not read in place: decode_nested(ClassIDHash, in-band, oob, None). */
-static PyObject *dec_nested(Dec *d, const unsigned char *payload, Py_ssize_t n) {
-    if (d->state != NULL && d->state != Py_None && dec_write_depth(d, d->depth) < 0) return NULL;
+static int dec_before_call(Dec *d) {
+    if (d->state != NULL && d->state != Py_None && dec_write_depth(d, d->depth) < 0) return -1;
     if (!d->called) {
         d->called = 1;
         d->saved_position = PyObject_GetAttr(d->oob, str_position);
         d->rewindable = d->saved_position != NULL;
         if (!d->rewindable) PyErr_Clear();
     }
+    return 0;
+}
+
+/* A struct instance (ext 1): the pure codec reads it, as a document of that one value. */
+static PyObject *dec_struct(Dec *d, Py_ssize_t start, Py_ssize_t end) {
+    if (dec_load_state(d) < 0 || dec_before_call(d) < 0) return NULL;
+    PyObject *doc = PyBytes_FromStringAndSize((const char *)d->p + start, end - start);
+    if (doc == NULL) return NULL;
+    PyObject *v = PyObject_CallMethodObjArgs(d->codec->pure, str_unpack, doc, d->oob, NULL);
+    Py_DECREF(doc);
+    return v;
+}
+
+static PyObject *dec_nested(Dec *d, const unsigned char *payload, Py_ssize_t n) {
+    if (dec_before_call(d) < 0) return NULL;
     PyObject *args[4] = {NULL, NULL, NULL, NULL}, *body = NULL, *v = NULL;
     args[0] = PyBytes_FromStringAndSize((const char *)payload, HASH_SIZE);
     body = PyBytes_FromStringAndSize((const char *)payload + HASH_SIZE, n - HASH_SIZE);
@@ -302,6 +332,7 @@ static int dec_run(Dec *d) {
         Py_ssize_t n;
         int container = -1, ext = 0, is_str = 0;
         NEED(1);
+        Py_ssize_t start = d->pos;
         /* This item of the open container is started: what is still owed starts after it. */
         if (d->sp > 0 && d->stack[d->sp - 1].kind != D_EXT) d->pending--;
         unsigned char b = d->p[d->pos++];
@@ -377,6 +408,12 @@ static int dec_run(Dec *d) {
             signed char type = (signed char)d->p[d->pos++];
             const unsigned char *payload = d->p + d->pos;
             if (d->plain_only) return -5;
+            if (type == 1) {
+                v = dec_struct(d, start, d->pos + n);
+                if (v == NULL) return -1;
+                d->pos += n;
+                goto complete;
+            }
             if (type != 0 || n < HASH_SIZE) return -2; /* reserved types, ext -1, short payloads */
             if (dec_load_state(d) < 0) return -2;
             int kind = hash_kind(d, payload);
@@ -397,7 +434,18 @@ static int dec_run(Dec *d) {
             }
             if (v == NULL) {
                 v = dec_nested(d, payload, n);
-                if (v == NULL) return -1;
+                if (v == NULL) {
+                    /* Remember which values read in place enclose the failure (the error names them). */
+                    Py_ssize_t count = 0;
+                    for (Py_ssize_t i = 0; i < d->sp; i++) count += d->stack[i].kind == D_EXT;
+                    d->ext_kinds = PyMem_Malloc((count ? count : 1) * sizeof(int));
+                    if (d->ext_kinds != NULL) {
+                        for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
+                            if (d->stack[i].kind == D_EXT) d->ext_kinds[d->ext_open++] = d->stack[i].ext_kind;
+                        }
+                    }
+                    return -1;
+                }
             }
             d->pos += n;
         }
@@ -408,6 +456,7 @@ static int dec_run(Dec *d) {
                        : PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
             d->pos += n;
         }
+    complete:;
         /* A value is complete: it fills its container, which may complete in turn. */
         int r = push_val(d, v);
         if (r < 0) return r;
@@ -429,6 +478,8 @@ static int dec_run(Dec *d) {
                 d->sp--;
                 d->doc_depth--;
             }
+            if (v == NULL && PyErr_Occurred() && decode_error_type != NULL && PyErr_ExceptionMatches(decode_error_type))
+                return -1; /* refused with serreg's own error (hash flooding) */
             if ((r = push_val(d, v)) < 0) return r;
         }
     }
@@ -471,7 +522,43 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
     PyBuffer_Release(&view);
     dec_restore(&d);
     if (r == -5) return Py_NewRef(Py_NotImplemented); /* a nested value, and plain_only */
-    if (r < 0 && (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_Exception))) {
+    if (r == -1 && d.called) {
+        /* An error from a nested value's serializer: as the nested decoder would, each value read
+           in place around it adds its class ID to the error's nesting (outermost first). Never
+           decoded again: redoing the nested values at every level would double the work per level. */
+        PyObject *type, *error, *tb;
+        PyErr_Fetch(&type, &error, &tb);
+        PyErr_NormalizeException(&type, &error, &tb);
+        if (error != NULL && decode_error_type != NULL && PyObject_IsInstance(error, decode_error_type) == 1) {
+            PyObject *located = PyObject_GetAttrString(error, "located");
+            PyObject *nesting = PyObject_GetAttrString(error, "nesting");
+            if (located == Py_True && nesting != NULL && PyList_Check(nesting)) {
+                for (Py_ssize_t i = 0; i < d.ext_open; i++) {
+                    PyObject *id = PyUnicode_FromString(KIND_IDS[d.ext_kinds[i]]);
+                    if (id != NULL) PyList_Insert(nesting, 0, id);
+                    Py_XDECREF(id);
+                }
+            }
+            Py_XDECREF(located);
+            Py_XDECREF(nesting);
+            PyErr_Clear();
+        }
+        PyErr_Restore(type, error, tb);
+        PyMem_Free(d.ext_kinds);
+        Py_XDECREF(d.state);
+        Py_XDECREF(d.saved_budget);
+        Py_XDECREF(d.saved_position);
+        return NULL;
+    }
+    if (r < 0 && d.called) {
+        /* Malformed after nested values were decoded: refused here, not decoded again (see above). */
+        PyErr_Clear();
+        PyErr_Format(decode_error_type != NULL ? decode_error_type : PyExc_ValueError,
+                     "invalid msgpack in-band data: malformed at byte %zd, after nested values", d.pos);
+        r = -1;
+    }
+    PyMem_Free(d.ext_kinds);
+    if (r < 0 && !d.called && (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_Exception))) {
         /* Not handled here, or an error inside: the pure codec decodes the document again from
          * the same state and out-of-band position, and raises the error serreg raises. */
         if (!d.called || d.rewindable) {

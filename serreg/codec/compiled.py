@@ -11,10 +11,12 @@ deserialize call keeps its state (trust, depth, budget).
 
 from __future__ import annotations
 
+from ..errors import DeserializationError
 from ..limits import DECODE_STATE
 from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
 from ._core import set_class_hashes, set_decode_state
+from .checks import check_hash_spread
 from .pure import DecodeNested, EncodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
 
@@ -26,7 +28,7 @@ IN_PLACE_CLASS_IDS = (
 )
 
 set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLASS_IDS})
-set_decode_state(DECODE_STATE)
+set_decode_state(DECODE_STATE, DeserializationError, check_hash_spread)
 
 
 class MsgpackCodec(CoreCodec):
