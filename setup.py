@@ -1,8 +1,19 @@
-"""Build the optional compiled scan (serreg/codec/_scan.c); everything else is in pyproject.toml.
+"""Build the optional compiled parts (serreg/codec/_core.c, _scan.c, serreg/wire/_frame.c);
+everything else is in pyproject.toml.
 
-The extension is optional: if it cannot be compiled, serreg uses the pure-Python scan.
+The extensions are optional: if they cannot be compiled, serreg uses their pure-Python twins
+(and says so once, at import).
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("serreg.codec._scan", ["serreg/codec/_scan.c"], optional=True)])
+setup(
+    ext_modules=[
+        Extension("serreg.codec._scan", ["serreg/codec/_scan.c"], optional=True),
+        Extension("serreg.wire._frame", ["serreg/wire/_frame.c"], optional=True),
+        Extension(
+            "serreg.codec._core", ["serreg/codec/_core.c"], optional=True,
+            depends=["serreg/codec/_core_encode.h", "serreg/codec/_core_decode.h"],
+        ),
+    ]
+)

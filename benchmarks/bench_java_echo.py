@@ -14,6 +14,11 @@ pipe (8-byte little-endian length, then the message):
 MB/s = payload bytes (the value's buffer sizes) / round-trip seconds, one way;
 medians of several runs after a warm-up.
 
+The ndarray legs are measured one at a time with the fixture's ``legs`` mode:
+Python -> Java sends the array and Java decodes it (the reply is None);
+Java -> Python asks with an int and Java writes an NDArray it holds in heap
+memory (built from a double[]), which Python reads and decodes.
+
     python benchmarks/bench_java_echo.py [--runs 5]
 """
 
@@ -50,6 +55,14 @@ def ipc_round_trip(process: JavaProcess, table: pa.Table) -> pa.Table:
     return pa.ipc.open_stream(pa.py_buffer(process.receive())).read_all()
 
 
+def python_to_java(process: JavaProcess, array: np.ndarray) -> None:
+    assert serreg_round_trip(process, array) is None
+
+
+def java_to_python(process: JavaProcess, count: int) -> np.ndarray:
+    return serreg_round_trip(process, count)
+
+
 def arrow_payload_bytes(table: pa.Table) -> int:
     return sum(buf.size for col in table.columns for chunk in col.chunks for buf in chunk.buffers() if buf is not None)
 
@@ -70,7 +83,9 @@ def main() -> None:
 
     echo = JavaProcess("echo")
     ipc = JavaProcess("arrow-ipc-echo")
+    legs = JavaProcess("legs")
     try:
+        assert np.array_equal(java_to_python(legs, 1000), np.arange(1000) * 0.25)
         assert serreg_round_trip(echo, table).equals(table)
         assert ipc_round_trip(ipc, table).equals(table)
         assert np.array_equal(serreg_round_trip(echo, array), array)
@@ -78,6 +93,8 @@ def main() -> None:
             ("Arrow table, 1M rows (int64, float64, string)", arrow_payload_bytes(table),
              lambda: serreg_round_trip(echo, table), lambda: ipc_round_trip(ipc, table)),
             ("ndarray float64, 100 MB", array.nbytes, lambda: serreg_round_trip(echo, array), None),
+            ("ndarray float64, 100 MB, Python -> Java only", array.nbytes, lambda: python_to_java(legs, array), None),
+            ("ndarray float64, 100 MB, Java -> Python only", array.nbytes, lambda: java_to_python(legs, array.size), None),
         ]
         print(f"{'value':<48} {'MB':>7} {'serreg MB/s':>12} {'Arrow IPC MB/s':>15}")
         for name, nbytes, serreg_fn, ipc_fn in rows:
@@ -88,6 +105,7 @@ def main() -> None:
     finally:
         echo.close()
         ipc.close()
+        legs.close()
 
 
 if __name__ == "__main__":

@@ -27,9 +27,9 @@ import os
 
 import atheris
 
-from fuzzing import run
+from fuzzing import HARNESS_MODULES, run
 
-with atheris.instrument_imports():
+with atheris.instrument_imports(include=HARNESS_MODULES):
     from harness import check_input, make_registry, warm_up
 
 # SERREG_FUZZ_TRUSTED=1 fuzzes the trusted path instead (see harness.make_registry).

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import atheris
 
-from fuzzing import run
+from fuzzing import HARNESS_MODULES, run
 
-with atheris.instrument_imports():
+with atheris.instrument_imports(include=HARNESS_MODULES):
     from targets import check_signed
 
 if __name__ == "__main__":

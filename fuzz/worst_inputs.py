@@ -12,6 +12,10 @@ the bound 16 x S + 32 MiB, growth beyond 32 MiB per input byte (the factor
 that counts once the allowance is spent), and seconds per MiB.
 
     python fuzz/worst_inputs.py [--size BYTES] [--only NAME]
+    python fuzz/worst_inputs.py --write DIR   # the inputs as files, for the Java measurement
+
+The Java twin (java-compat/fuzz, ``serreg.fuzz.WorstInputs DIR``) measures the
+Java reader on the files ``--write`` leaves.
 """
 
 from __future__ import annotations
@@ -60,6 +64,11 @@ def inputs(size: int) -> dict:
     out["Arrow empty batches"] = frame("ArrowTable", msgpack.packb([schema, [[0, [[0, 0, 0]]]] * (n // 7)]))
     columns = pa.schema([pa.field(f"c{i}", pa.null()) for i in range(n // 44)]).serialize().to_pybytes()
     out["Arrow null columns"] = frame("ArrowTable", msgpack.packb([columns, [[0, [[0, 0, 0]] * (n // 44)]]]))
+    # The review's DAG: 3,000 fields naming one 60 KB string (c2967a7: 172 MiB in pyarrow, OutOfMemoryError in Java).
+    from flatbuffer_craft import String, field, schema_message
+    shared = String("n" * 60_000)
+    out["Arrow schema DAG (shared name)"] = frame("ArrowTable", msgpack.packb(
+        [schema_message([field(shared) for _ in range(3000)]), []]))
     # The canonical form's worst: fixed-size lists of 2^20 empty structs per row, one row null.
     rows = 64
     fsl = pa.schema([pa.field("c", pa.list_(pa.struct([]), 2**20))]).serialize().to_pybytes()
@@ -113,7 +122,14 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=2 * 2**20)
     parser.add_argument("--only")
     parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)  # NAME ENTRY: measure in this process
+    parser.add_argument("--write", metavar="DIR", help="write each input to DIR/NAME.frame and stop")
     args = parser.parse_args()
+    if args.write:
+        os.makedirs(args.write, exist_ok=True)
+        for name, data in inputs(args.size).items():
+            with open(os.path.join(args.write, name.replace(" ", "_") + ".frame"), "wb") as f:
+                f.write(data)
+        return
     if args.one:
         print(json.dumps(measure_one(args.one[0], args.one[1], args.size)))
         return

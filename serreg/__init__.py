@@ -19,9 +19,12 @@ from ._default import (
     deserialize,
     digest,
     get_serializer,
+    register,
     register_fallback_serializer,
     register_serializer,
+    register_struct,
     serialize,
+    struct,
     unregister_serializer,
 )
 from ._version import __version__
@@ -41,9 +44,12 @@ from .limits import Limits
 from .registry import Registration, Registry
 from .result import OutOfBandBuffers, SerializationResult
 from .serializer import Serializer, SerializerLike
+from .structs import StructValue, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .wire.frame import FORMAT_VERSION, FrameView
 
-from . import cas  # noqa: E402,F401  (``serreg.cas.Store`` after a plain ``import serreg``)
+from .mapped import dump, load
+
+from . import cas, shm  # noqa: E402,F401  (``serreg.cas.Store``, ``serreg.shm.put`` after a plain ``import serreg``)
 
 __all__ = [
     "CanonicalFormError",
@@ -62,6 +68,7 @@ __all__ = [
     "Serializer",
     "SerializerLike",
     "SerregError",
+    "StructValue",
     "SignatureError",
     "UnknownClassIDError",
     "UntrustedClassIDError",
@@ -71,9 +78,24 @@ __all__ = [
     "default_registry",
     "deserialize",
     "digest",
+    "dump",
+    "float32",
+    "float64",
     "get_serializer",
+    "int16",
+    "int32",
+    "int64",
+    "int8",
+    "load",
+    "register",
     "register_fallback_serializer",
     "register_serializer",
+    "register_struct",
     "serialize",
+    "struct",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint8",
     "unregister_serializer",
 ]

@@ -9,7 +9,7 @@ package ``serreg``.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from .registry import Registry
 
@@ -34,6 +34,7 @@ def configure_dataclasses(registry: Optional[Registry] = None, enabled: bool = T
 
 
 register_serializer = DEFAULT.register_serializer
+register = DEFAULT.register
 unregister_serializer = DEFAULT.unregister_serializer
 get_serializer = DEFAULT.get_serializer
 register_fallback_serializer = DEFAULT.register_fallback_serializer
@@ -41,3 +42,18 @@ serialize = DEFAULT.serialize
 deserialize = DEFAULT.deserialize
 allow_class_ids = DEFAULT.allow_class_ids
 digest = DEFAULT.digest
+register_struct = DEFAULT.register_struct
+
+
+def struct(class_id: str, *, registry: Optional[Registry] = None) -> Callable[[type], type]:
+    """Class decorator: ``@serreg.struct("example.Point")`` declares a dataclass, NamedTuple or attrs
+    class a cross-language struct (docs/FORMAT.md, section 10) on ``registry`` (default: the
+    default registry). Returns the class unchanged."""
+    if not isinstance(class_id, str) or not class_id:
+        raise TypeError(f"@serreg.struct needs a class ID (a non-empty str), not {class_id!r}")
+
+    def declare(cls: type) -> type:
+        (DEFAULT if registry is None else registry).register_struct(cls, class_id)
+        return cls
+
+    return declare

@@ -32,38 +32,26 @@ processes may share a store.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import tempfile
-import time
-from typing import Optional, Union
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: stale temporary files are recognised by age alone
-    fcntl = None
+from typing import Any, Optional, Union
 
 import msgpack
 
 from ._default import default_registry
 from .canonical.form import pieces_digest
 from .errors import SerregError
+from .files import TEMPORARY_PREFIX, remove_stale_files, write_atomically
 from .registry import Registry
 from .result import buffer_views, with_class_hash
 from .wire.class_id import CLASS_ID_HASH_SIZE
 from .wire.frame import frame_pieces
 
-__all__ = ["IntegrityError", "MissingValueError", "Store", "StoreError"]
+__all__ = ["IntegrityError", "MissingValueError", "Store", "StoreError", "TEMPORARY_PREFIX"]
 
 RECORD_VERSION = 1
 DIGEST_SIZE = 32
 DEFAULT_BLOB_THRESHOLD = 65536
-TEMPORARY_PREFIX = ".tmp-"
-# A temporary file this old and not locked by a live writer was left by one that died.
-STALE_AFTER_SECONDS = 60
-# Without file locks (not POSIX) only the age tells, so it must be far longer than any write.
-STALE_AFTER_SECONDS_WITHOUT_LOCKS = 24 * 3600
 _HASH_CHUNK = 1 << 20
 
 Digest = Union[bytes, str]
@@ -94,7 +82,7 @@ class Store:
     a serializer of your own must be allowed with ``registry.allow_class_ids``.
     """
 
-    def __init__(self, directory: Union[str, os.PathLike], *, registry: Optional[Registry] = None,
+    def __init__(self, directory: Union[str, os.PathLike[str]], *, registry: Optional[Registry] = None,
                  blob_threshold: int = DEFAULT_BLOB_THRESHOLD) -> None:
         if registry is None:
             registry = default_registry()
@@ -110,7 +98,7 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    def put(self, value) -> bytes:
+    def put(self, value: Any) -> bytes:
         """Store ``value`` (once, however often it is put); return its 32-byte digest.
 
         What is already stored under the value's names is checked, and a record or
@@ -118,24 +106,24 @@ class Store:
         Raises CanonicalFormError for a value without a canonical form.
         """
         result = self.registry.serialize(value, canonical=True)
-        in_band = bytes(result.in_band_buffer)
+        in_band = bytes(result.in_band_buffer or b"")
         buffers = buffer_views(result)
         pieces, _ = frame_pieces([in_band], buffers)
         digest = pieces_digest(pieces)
-        entries = []
+        entries: list[Any] = []
         for buffer in buffers:
             if buffer.nbytes >= self.blob_threshold:
                 blob = hashlib.sha256(buffer).digest()
                 blob_path = self._blob_path(blob)
                 if not _holds(blob_path, buffer.nbytes, blob):
-                    _write_atomically(blob_path, [buffer])
+                    write_atomically(blob_path, [buffer])
                 entries.append([buffer.nbytes, blob])
             else:
                 entries.append(buffer.tobytes())
         record = msgpack.packb([RECORD_VERSION, in_band, entries], use_bin_type=True)
         record_path = self._value_path(digest)
         if not _holds(record_path, len(record), hashlib.sha256(record).digest()):
-            _write_atomically(record_path, [record])
+            write_atomically(record_path, [record])
         return digest
 
     def remove_stale_temporary_files(self) -> int:
@@ -143,7 +131,7 @@ class Store:
         return how many. (``put`` does this for each directory it writes into.)"""
         removed = 0
         for root, _, _ in os.walk(self.directory):
-            removed += _remove_stale_temporary_files(root)
+            removed += remove_stale_files(root, TEMPORARY_PREFIX)
         return removed
 
     # ------------------------------------------------------------------ reading
@@ -151,7 +139,7 @@ class Store:
     def __contains__(self, digest: Digest) -> bool:
         return os.path.exists(self._value_path(_digest_bytes(digest)))
 
-    def get(self, digest: Digest):
+    def get(self, digest: Digest) -> Any:
         """The value stored under ``digest``; IntegrityError if any of its files was damaged.
 
         The value is decoded untrusted (only the allow-listed class IDs), from the
@@ -172,7 +160,7 @@ class Store:
         result = with_class_hash(in_band[:CLASS_ID_HASH_SIZE], in_band[CLASS_ID_HASH_SIZE:], buffers)
         return self.registry.deserialize(result, trusted=False)
 
-    def _parse_record(self, record: bytes, path: str):
+    def _parse_record(self, record: bytes, path: str) -> tuple[bytes, list[Any]]:
         try:
             parsed = msgpack.unpackb(record, raw=False)
         except (ValueError, TypeError, msgpack.ExtraData) as error:
@@ -187,7 +175,7 @@ class Store:
             )
         return parsed[1], parsed[2]
 
-    def _load_buffer(self, entry, index: int, record_path: str) -> memoryview:
+    def _load_buffer(self, entry: Any, index: int, record_path: str) -> memoryview:
         if type(entry) is bytes:
             return memoryview(entry)
         if (type(entry) is not list or len(entry) != 2 or type(entry[0]) is not int
@@ -218,7 +206,7 @@ class Store:
             )
         return memoryview(data)
 
-    def _blame(self, digest: bytes, entries, buffers, record_path: str):
+    def _blame(self, digest: bytes, entries: Any, buffers: Any, record_path: str) -> None:
         for index, (entry, buffer) in enumerate(zip(entries, buffers)):
             if type(entry) is list and hashlib.sha256(buffer).digest() != entry[1]:
                 raise IntegrityError(
@@ -267,59 +255,3 @@ def _holds(path: str, size: int, sha256: bytes) -> bool:
     except FileNotFoundError:
         return False
     return hasher.digest() == sha256
-
-
-def _write_atomically(path: str, pieces: list) -> None:
-    """Write ``path`` whole or not at all: into a locked temporary file, renamed when complete.
-
-    The lock tells a later cleaner that the writer is alive; a writer that dies
-    loses it, and the file it leaves is removed by the next write here.
-    """
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=TEMPORARY_PREFIX)
-    try:
-        with os.fdopen(handle, "wb") as f:
-            if fcntl is not None:
-                fcntl.flock(f.fileno(), fcntl.LOCK_EX)  # a new file: nobody else holds it
-            for piece in pieces:
-                f.write(piece)
-            f.flush()
-            os.replace(temporary, path)  # still locked: a cleaner never takes a file being written
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _remove_stale_temporary_files(directory)
-
-
-def _remove_stale_temporary_files(directory: str) -> int:
-    """Remove the ``.tmp-*`` files in ``directory`` left by writers that died: older than a
-    minute and not locked (a live writer holds its lock until the rename). Returns how many."""
-    removed = 0
-    now = time.time()
-    try:
-        entries = [entry for entry in os.scandir(directory) if entry.name.startswith(TEMPORARY_PREFIX)]
-    except OSError:
-        return 0
-    for entry in entries:
-        with contextlib.suppress(OSError):  # gone already, or not ours to remove
-            if not entry.is_file(follow_symlinks=False):
-                continue
-            age = now - entry.stat(follow_symlinks=False).st_mtime
-            if fcntl is None:
-                if age > STALE_AFTER_SECONDS_WITHOUT_LOCKS:
-                    os.unlink(entry.path)
-                    removed += 1
-                continue
-            if age <= STALE_AFTER_SECONDS:
-                continue
-            with open(entry.path, "rb") as f:
-                try:
-                    fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    continue  # a live writer holds it
-                if os.path.samestat(os.fstat(f.fileno()), os.stat(entry.path, follow_symlinks=False)):
-                    os.unlink(entry.path)
-                    removed += 1
-    return removed

@@ -8,6 +8,8 @@ where they are known.
 
 from __future__ import annotations
 
+from typing import Optional, Any
+
 __all__ = [
     "CanonicalFormError",
     "CrossLanguageError",
@@ -38,7 +40,7 @@ class SerializationError(SerregError):
     ``via``, the value whose serializer made the nested call that failed.
     """
 
-    def __init__(self, message: str, *, value: object = None, path: str | None = None):
+    def __init__(self, message: str, *, value: object = None, path: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.value = value
@@ -52,11 +54,11 @@ class SerializationError(SerregError):
             return self.message
         return f"{self.message} (at {self.path})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_serialization_error, (type(self), self.message, self.path))
 
 
-def _rebuild_serialization_error(cls, message, path):
+def _rebuild_serialization_error(cls: type[SerializationError], message: str, path: Optional[str]) -> SerializationError:
     return cls(message, path=path)
 
 
@@ -85,7 +87,7 @@ class DeserializationError(SerregError):
     themselves to ``nesting``.
     """
 
-    def __init__(self, message: str, *, offset: int | None = None, class_id: str | None = None):
+    def __init__(self, message: str, *, offset: int | None = None, class_id: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.offset = offset
@@ -103,11 +105,11 @@ class DeserializationError(SerregError):
             details.append("inside " + " > ".join(self.nesting))
         return f"{self.message} ({', '.join(details)})" if details else self.message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_deserialization_error, (type(self), str(self)))
 
 
-def _rebuild_deserialization_error(cls, text):
+def _rebuild_deserialization_error(cls: type[DeserializationError], text: str) -> DeserializationError:
     error = DeserializationError.__new__(cls)
     DeserializationError.__init__(error, text)
     return error
@@ -136,9 +138,9 @@ class RemoteError(DeserializationError):
     with serreg can answer a request it cannot read.
     """
 
-    def __init__(self, message: str):
+    def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (RemoteError, (self.message,))

@@ -22,12 +22,12 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from .errors import DeserializationError
 from .inspection_walk import Bin, MapEntries, ValueNode, Walker
 from .limits import DEFAULT_LIMITS, DecodeState, Limits
-from .standard import FALLBACK_CLASS_ID, STANDARD_CLASS_IDS
+from .standard import FALLBACK_CLASS_ID, STANDARD_CLASS_IDS, STRUCT_CARRIER_CLASS_ID, STRUCTS_CLASS_ID
 from .wire.class_id import class_id_hash
 from .wire.frame import HEADER, HEADER_SIZE, FrameView
 
@@ -47,7 +47,8 @@ __all__ = [
 ]
 
 # docs/FORMAT.md, section 6: the standard class IDs whose serializer in-band is one msgpack value.
-MSGPACK_CLASS_IDS = STANDARD_CLASS_IDS - {FALLBACK_CLASS_ID}
+# The struct table (docs/FORMAT.md section 10) is not one msgpack value: shown, not walked.
+MSGPACK_CLASS_IDS = STANDARD_CLASS_IDS - {FALLBACK_CLASS_ID, STRUCTS_CLASS_ID, STRUCT_CARRIER_CLASS_ID}
 
 
 def standard_class_names() -> dict[bytes, str]:
@@ -55,7 +56,7 @@ def standard_class_names() -> dict[bytes, str]:
     return {class_id_hash(class_id): class_id for class_id in STANDARD_CLASS_IDS}
 
 
-def class_names(registry) -> dict[bytes, str]:
+def class_names(registry: Any) -> dict[bytes, str]:
     """ClassIDHash -> class ID for the standard class IDs and everything ``registry`` knows (plug-ins loaded)."""
     names = standard_class_names()
     for registration in registry.registrations():
@@ -92,7 +93,7 @@ def alignment(offset: int, cap: int = 4096) -> int:
     return min(offset & -offset, cap)
 
 
-def inspect_frames(data, names: dict[bytes, str], limits: Limits = DEFAULT_LIMITS) -> Iterator[FrameReport]:
+def inspect_frames(data: Any, names: dict[bytes, str], limits: Limits = DEFAULT_LIMITS) -> Iterator[FrameReport]:
     """Describe each of the consecutive frames in ``data``, within the decoder's ``limits``
     (the memory budget is that of one frame the size of ``data``).
 
@@ -151,13 +152,13 @@ def _inspect_frame(frame: FrameView, start: int, names: dict[bytes, str], limits
     return report
 
 
-def containers_holding_values(root: ValueNode) -> set:
+def containers_holding_values(root: ValueNode) -> set[int]:
     """The ids of the lists and maps under ``root`` that hold a nested value (ValueNode) at
     any depth: what the text output shows as a tree rather than on one line."""
-    holding: set = set()
+    holding: set[int] = set()
     # Post-order without recursion: a container is decided after everything in it.
     stack = [(root, False)]
-    parents: list = []
+    parents: list[Any] = []
     while stack:
         item, done = stack.pop()
         if done:
@@ -169,7 +170,7 @@ def containers_holding_values(root: ValueNode) -> set:
             if parents:
                 holding.add(id(parents[-1]))
             if item.walked and isinstance(item.value, (list, ValueNode)):
-                stack.append((item.value, False))
+                stack.append((item.value, False))  # type: ignore[arg-type]  # lists are walked too, below
             continue
         if isinstance(item, list):
             parents.append(item)
@@ -182,7 +183,7 @@ def containers_holding_values(root: ValueNode) -> set:
 # ----------------------------------------------------------------- plain data for --json
 
 
-def to_json(reports: list[FrameReport]) -> list[dict]:
+def to_json(reports: list[FrameReport]) -> list[dict[Any, Any]]:
     """The reports as JSON-ready dicts (built without recursion: values may nest 1,024 deep)."""
     return [
         {
@@ -202,11 +203,12 @@ def to_json(reports: list[FrameReport]) -> list[dict]:
     ]
 
 
-def _value_json(value):
-    holder = [None]
-    stack = [(value, holder, 0)]
+def _value_json(value: Any) -> Any:
+    holder: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, holder, 0)]
     while stack:
         item, parent, slot = stack.pop()
+        out: Any
         if isinstance(item, ValueNode):
             out = {"class_id": item.class_id, "class_id_hash": item.class_hash.hex(),
                    "in_band_length": item.in_band_length, "buffers": item.buffers, "value": None, "note": item.note}
@@ -231,17 +233,17 @@ def _value_json(value):
     return holder[0]
 
 
-def iter_json(value, indent: int = 2) -> Iterator[str]:
+def iter_json(value: Any, indent: int = 2) -> Iterator[str]:
     """The pieces of the JSON text of plain data (dicts with str keys, lists, str, numbers,
     bools, None), laid out as ``json.dumps(value, indent=indent)`` lays it out, without
     recursion (json.dumps recurses once per level and fails on values nested 1,024 deep)."""
     scalar = json.JSONEncoder().encode
-    stack: list = []  # [items iterator, is a dict, level, first item still to come]
+    stack: list[Any] = []  # [items iterator, is a dict, level, first item still to come]
 
-    def start(item, level: int) -> str:
+    def start(item: Any, level: int) -> str:
         if isinstance(item, (dict, list)) and item:
             is_dict = isinstance(item, dict)
-            stack.append([iter(item.items() if is_dict else item), is_dict, level + 1, True])
+            stack.append([iter(item.items()) if isinstance(item, dict) else iter(item), is_dict, level + 1, True])
             return "{" if is_dict else "["
         if isinstance(item, dict):
             return "{}"
@@ -252,7 +254,7 @@ def iter_json(value, indent: int = 2) -> Iterator[str]:
     yield start(value, 0)
     while stack:
         frame = stack[-1]
-        entry = next(frame[0], _END)
+        entry: Any = next(frame[0], _END)
         if entry is _END:
             stack.pop()
             yield "\n" + " " * (indent * (frame[2] - 1)) + ("}" if frame[1] else "]")

@@ -25,19 +25,34 @@ from __future__ import annotations
 import pickletools
 import struct
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from .codec.layout import NESTED_EXT_TYPE
 from .errors import DeserializationError, LimitExceededError
 from .limits import MSGPACK_MAX_NESTING, DecodeState, Limits
-from .standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID, FALLBACK_CLASS_ID, NDARRAY_CLASS_ID
+from .standard import (
+    ARROW_CHUNKED_ARRAY_CLASS_ID,
+    ARROW_RECORD_BATCH_CLASS_ID,
+    ARROW_SCHEMA_CLASS_ID,
+    ARROW_TABLE_CLASS_ID,
+    ARROW_TENSOR_CLASS_ID,
+    FALLBACK_CLASS_ID,
+    MASKED_ARRAY_CLASS_ID,
+    NDARRAY_CLASS_ID,
+    NUMPY_GENERIC_CLASS_IDS,
+    PANDAS_DATAFRAME_CLASS_ID,
+    PANDAS_SERIES_CLASS_ID,
+    STRUCTS_CLASS_ID,
+)
 from .wire.class_id import CLASS_ID_HASH_SIZE
 
 __all__ = ["Bin", "MapEntries", "ValueNode", "Walker"]
 
-ARROW_CLASS_IDS = frozenset({ARROW_TABLE_CLASS_ID, ARROW_RECORD_BATCH_CLASS_ID})
+# Class IDs whose in-band is the ArrowTable one (docs/FORMAT.md, 6.4 and 6.5): their nodes say their buffers.
+ARROW_CLASS_IDS = frozenset({ARROW_TABLE_CLASS_ID, ARROW_RECORD_BATCH_CLASS_ID, ARROW_CHUNKED_ARRAY_CLASS_ID,
+                             ARROW_SCHEMA_CLASS_ID, PANDAS_DATAFRAME_CLASS_ID, PANDAS_SERIES_CLASS_ID})
 # Standard class IDs that take exactly one out-of-band buffer of their own.
-_ONE_BUFFER = frozenset({"bytearray", "memoryview", NDARRAY_CLASS_ID})
+_ONE_BUFFER = frozenset({"bytearray", "memoryview", NDARRAY_CLASS_ID, ARROW_TENSOR_CLASS_ID, *NUMPY_GENERIC_CLASS_IDS.values()})
 # What one msgpack item costs kept in the report, at most (CPython 3.11, measured): a pointer to
 # it, plus for a container its list (80 bytes and a pointer per item), for a str its object
 # (49 bytes and its text), for a bin a Bin (about 100 bytes), for a nested value its ValueNode.
@@ -57,7 +72,7 @@ class Bin:
     head: bytes
 
 
-class MapEntries(list):
+class MapEntries(list[tuple[Any, Any]]):
     """A msgpack map's entries, in order, as (key, value) pairs (keys need not be strings)."""
 
 
@@ -116,27 +131,27 @@ class _Section:
         self.node = node
         self.body = body
         self.position = 0
-        self.containers: list = []
+        self.containers: list[Any] = []
         self.root = None
 
 
 class Walker:
     """Walks in-band sections in document order, handing out buffer indices as a reader would."""
 
-    def __init__(self, names: dict, buffer_count: int, limits: Limits, budget: DecodeState) -> None:
+    def __init__(self, names: dict[Any, Any], buffer_count: int, limits: Limits, budget: DecodeState) -> None:
         self.names = names
         self.buffer_count = buffer_count
-        self.owners: list = [None] * buffer_count  # class ID (or hash hex) of the value taking each buffer
+        self.owners: list[Any] = [None] * buffer_count  # class ID (or hash hex) of the value taking each buffer
         self.max_depth = limits.max_depth
         self.budget = budget
         self.next_buffer = 0
         self.lost = False  # True after a value whose buffer count is unknown
-        self.msgpack_class_ids: frozenset = frozenset()
+        self.msgpack_class_ids: frozenset[Any] = frozenset()
 
-    def walk(self, section: memoryview, msgpack_class_ids: frozenset) -> ValueNode:
+    def walk(self, in_band: memoryview, msgpack_class_ids: frozenset[str]) -> ValueNode:
         """The tree of the frame's in-band section (the top-level value)."""
         self.msgpack_class_ids = msgpack_class_ids
-        root = self._open(section, top=True)
+        root = self._open(in_band, top=True)
         if not isinstance(root, _Section):
             return root
         stack = [root]
@@ -171,7 +186,7 @@ class Walker:
 
     # ------------------------------------------------------------------ sections
 
-    def _open(self, section: memoryview, top: bool = False):
+    def _open(self, section: memoryview, top: bool = False) -> ValueNode | _Section:
         """A ValueNode for a section that is not walked, or a _Section to walk."""
         if section.nbytes < CLASS_ID_HASH_SIZE:
             raise DeserializationError(f"a nested in-band section of {section.nbytes} bytes cannot hold a ClassIDHash")
@@ -186,7 +201,10 @@ class Walker:
             node.note = "pickle protocol 5 (scanned, not unpickled)"
             self._take(node, _pickle_buffer_count(body))
         else:
-            node.note = "not a standard class ID: its in-band is not walked" if class_id else "unknown class ID"
+            if class_id == STRUCTS_CLASS_ID:
+                node.note = "a struct table and the value after it (docs/FORMAT.md section 10): not walked"
+            else:
+                node.note = "not a standard class ID: its in-band is not walked" if class_id else "unknown class ID"
             # Whose buffers are whose is certain only where docs/FORMAT.md, section 3, says so:
             # the top-level value owns every buffer, and none are left to own after the last one.
             if top:
@@ -197,7 +215,7 @@ class Walker:
                 self.lost = True
         return node
 
-    def _close(self, section: _Section, value) -> ValueNode:
+    def _close(self, section: _Section, value: Any) -> ValueNode:
         node = section.node
         node.value = value
         node.walked = True
@@ -221,7 +239,7 @@ class Walker:
     # ------------------------------------------------------------------ msgpack
 
     @staticmethod
-    def _add(container: _Container, item) -> bool:
+    def _add(container: _Container, item: Any) -> bool:
         """Put ``item`` in ``container``; True when the container is complete."""
         if container.is_map:
             if not container.has_key:
@@ -236,7 +254,7 @@ class Walker:
         container.remaining -= 1
         return container.remaining == 0
 
-    def _next_item(self, section: _Section, sections_open: int):
+    def _next_item(self, section: _Section, sections_open: int) -> Any:
         """Read one item at the section's position: a finished value, or a _Section to walk
         (an ext 0 value), or, for a container, its first item onwards (opened on the stack)."""
         body = section.body
@@ -306,8 +324,9 @@ class Walker:
         section.position = start + length
         return section.body[start:start + length]
 
-    def _unpack(self, section: _Section, kind: struct.Struct):
-        return kind.unpack(self._bytes(section, kind.size))[0]
+    def _unpack(self, section: _Section, kind: struct.Struct) -> int:
+        value: int = kind.unpack(self._bytes(section, kind.size))[0]
+        return value
 
     def _length(self, section: _Section, size: int) -> int:
         return self._unpack(section, _LENGTHS[size])
@@ -321,11 +340,13 @@ class Walker:
             raise _Invalid(f"a str is not UTF-8 ({error.reason})") from None
 
 
-def _own_buffer_count(class_id: Optional[str], value) -> int:
+def _own_buffer_count(class_id: Optional[str], value: Any) -> int:
     if class_id in _ONE_BUFFER:
         return 1
     if class_id == "bytes":
         return 1 if value is None else 0
+    if class_id == MASKED_ARRAY_CLASS_ID:  # the data's buffer, and the mask's unless it is nil (6.2.2)
+        return 2 if type(value) is list and len(value) == 4 and value[1] is not None else 1
     if class_id in ARROW_CLASS_IDS:
         count = 0
         if type(value) is list and len(value) == 2 and type(value[1]) is list:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from .errors import LimitExceededError
 
@@ -76,12 +76,12 @@ class DecodeState:
 
     __slots__ = ("owner", "allowed", "max_depth", "depth", "budget", "budget_size", "frame_size")
 
-    def __init__(self, owner: object, allowed: Optional[frozenset], max_depth: Optional[int]) -> None:
+    def __init__(self, owner: object, allowed: Optional[frozenset[Any]], max_depth: Optional[int]) -> None:
         self.owner = owner
         self.allowed = allowed
         self.max_depth = max_depth if max_depth is not None else 1 << 62
         self.depth = 0
-        self.budget = None  # bytes serializers may still build, or None (no budget)
+        self.budget: Optional[int] = None  # bytes serializers may still build, or None (no budget)
         self.budget_size = 0
         self.frame_size = 0
 

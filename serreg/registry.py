@@ -22,7 +22,7 @@ runs. With ``key=...`` it checks the frame's HMAC-SHA256 signature first.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Union, Iterator, Any, Callable, Iterable, Optional, TypeVar
 
 from ._registry.decode import Decoder, NestedDecoder, Settings
 from ._registry.dispatch import Dispatch
@@ -33,11 +33,14 @@ from .canonical.form import CanonicalForm
 from .codec import MsgpackCodec
 from .limits import DEFAULT_LIMITS, Limits
 from .result import SerializationResult
-from .serializer import SerializerLike
+from .serializer import DeserializeFunction, FunctionSerializer, SerializeFunction, SerializerLike, serializer_of_class
 from .standard import DATA_CLASS_IDS, FALLBACK_CLASS_ID, install
 from .standard.pickle5 import Pickle5Serializer
+from .structs.registrar import StructRegistrar, install_structs
 
 __all__ = ["Registration", "Registry"]
+
+_Class = TypeVar("_Class", bound=type)
 
 
 class Registry:
@@ -68,16 +71,19 @@ class Registry:
         self._table = table = Table()
         self._plugins = PluginLoader(self, table) if plugins else None
         self._dispatch = dispatch = Dispatch(table, self._plugins)
-        nested_encoder = NestedEncoder(dispatch, table)
+        nested_encoder = NestedEncoder(dispatch)
         nested_decoder = NestedDecoder(table, dispatch, self._settings)
         self.codec = codec = MsgpackCodec(nested_encoder.encode, nested_decoder.decode, table)
-        self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides)
-        self._encoder = Encoder(nested_encoder, codec, self._canonical, table)
+        self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides,
+                                        dispatch.refusal_for)
+        self._structs = StructRegistrar(table, codec)
+        self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames)
         self._decoder = Decoder(nested_decoder, codec, table, self._settings)
         self.allow_class_ids(*allowed_class_ids)
         if standard:
             with table.origin(STANDARD_ORIGIN):
                 install(table, codec)
+                install_structs(self._structs, table, codec, nested_decoder.decode_section)
         if fallback:
             pickle5 = Pickle5Serializer(FALLBACK_CLASS_ID, dispatch.resolve_type, dispatch.serializer_by_id)
             with table.origin(FALLBACK_ORIGIN):
@@ -107,8 +113,20 @@ class Registry:
 
     # ----------------------------------------------------------------- registration
 
-    def register_serializer(self, class_id: str, cls: type, serializer: SerializerLike) -> None:
-        """Bind ``class_id`` to ``cls`` and ``serializer``.
+    def register_serializer(
+        self,
+        class_id: str,
+        cls: type,
+        serializer: Optional[SerializerLike] = None,
+        *,
+        serialize: Optional[SerializeFunction] = None,
+        deserialize: Optional[DeserializeFunction] = None,
+    ) -> None:
+        """Bind ``class_id`` to ``cls`` and a serializer: an object with ``serialize`` and
+        ``deserialize`` methods (a :class:`Serializer`), or the two functions
+        ``serialize=`` and ``deserialize=`` (see :class:`serreg.serializer.FunctionSerializer`:
+        ``serialize(obj)`` may return plain bytes, ``deserialize`` takes the in-band
+        memoryview and, if it has a second parameter, the out-of-band iterator).
 
         The newest class ID registered for a type is the one used to serialize
         it; frames written under an older ID of that type still deserialize.
@@ -116,7 +134,44 @@ class Registry:
         bound to a different class, or whose ClassIDHash equals another ID's,
         is refused.
         """
+        if serializer is None:
+            if serialize is None or deserialize is None:
+                raise TypeError("register_serializer needs a serializer, or both serialize= and deserialize=")
+            serializer = FunctionSerializer(serialize, deserialize)
+        elif serialize is not None or deserialize is not None:
+            raise TypeError("register_serializer takes a serializer or serialize= and deserialize=, not both")
         self._table.register(class_id, cls, serializer)
+
+    def register(
+        self,
+        class_id: str,
+        cls: Optional[type] = None,
+        *,
+        serialize: Optional[SerializeFunction] = None,
+        deserialize: Optional[DeserializeFunction] = None,
+    ) -> Callable[[_Class], _Class]:
+        """A class decorator that registers under ``class_id``; it returns the class unchanged.
+
+        On the class of your values: ``@register("myapp.Point", serialize=f, deserialize=g)``,
+        or ``@register("myapp.Point")`` when the class defines ``serialize(self)`` and a
+        ``deserialize`` classmethod or staticmethod. On a serializer class:
+        ``@register("myapp.Point", Point)`` registers an instance of it, made without
+        arguments, for ``Point``.
+        """
+
+        def decorate(decorated: _Class) -> _Class:
+            if cls is not None:
+                if serialize is not None or deserialize is not None:
+                    raise TypeError("@register takes the served class (on a serializer class) or serialize= and "
+                                    "deserialize= (on the class of the values), not both")
+                self.register_serializer(class_id, cls, decorated())
+            elif serialize is not None or deserialize is not None:
+                self.register_serializer(class_id, decorated, serialize=serialize, deserialize=deserialize)
+            else:
+                self.register_serializer(class_id, decorated, serializer_of_class(decorated))
+            return decorated
+
+        return decorate
 
     def unregister_serializer(self, class_id: str) -> None:
         """Remove ``class_id``; the previous class ID registered for its type, if any, is used again."""
@@ -133,6 +188,18 @@ class Registry:
         receives the type's serializer now in use, or ``(None, cls, None)``.
         """
         self._table.register_fallback(serializer, register_callback)
+
+    def register_struct(self, cls: type, class_id: str) -> None:
+        """Declare ``cls`` (a dataclass, NamedTuple or attrs class) the cross-language struct
+        ``class_id``: its annotated fields are its serializer (docs/FORMAT.md, section 10).
+
+        Field types come from the annotations (``Annotated[int, serreg.int32]`` for
+        exact widths); its instances are written as field-ordered arrays whose
+        definition travels once per frame, read back by field name (missing fields
+        take their defaults, unknown ones are skipped). The class ID is allowed in
+        untrusted mode: a reader builds only this class, without calling its code.
+        """
+        self._structs.register(cls, class_id)
 
     def configure_dataclasses(self, enabled: bool = True) -> None:
         """Write dataclass instances with ``serreg.dataclass`` instead of the pickle fallback
@@ -164,11 +231,11 @@ class Registry:
         self._table.allow(class_ids)
 
     @property
-    def allowed_class_ids(self) -> frozenset:
+    def allowed_class_ids(self) -> frozenset[str]:
         """The class IDs untrusted mode decodes."""
         return self._table.snapshot.allowed_ids
 
-    def get_serializer(self, class_id_or_type) -> Any:
+    def get_serializer(self, class_id_or_type: Union[str, type]) -> Any:
         """The serializer for a class ID (any registered one) or a type (the one in use)."""
         if isinstance(class_id_or_type, str):
             return self._dispatch.by_id(class_id_or_type).serializer
@@ -205,7 +272,7 @@ class Registry:
     def deserialize(
         self,
         data: Any,
-        oob_iterator: Any = None,
+        oob_iterator: Optional[Iterator[memoryview]] = None,
         *,
         trusted: Optional[bool] = None,
         key: Optional[bytes] = None,

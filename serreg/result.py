@@ -7,14 +7,20 @@ the canonical form and the content-addressed store use them.
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Union
+from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .wire.frame import frame_length, frame_pieces
+from .wire.frame import frame_length, frame_pieces, join_frame
 
 __all__ = ["OutOfBandBuffers", "SerializationResult"]
 
 BytesLike = Union[bytes, bytearray, memoryview]
+
+
+class BinaryWriter(Protocol):
+    """What ``SerializationResult.write_to`` writes to: a binary file, socket file, BytesIO ..."""
+
+    def write(self, data: BytesLike, /) -> object: ...
 
 
 class SerializationResult:
@@ -37,11 +43,11 @@ class SerializationResult:
 
     __slots__ = ("_in_band", "_class_hash", "out_of_band_buffers", "_key")
 
-    def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None):
+    def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None) -> None:
         self._in_band = in_band_buffer
-        self._class_hash = None
+        self._class_hash: Optional[bytes] = None
         self.out_of_band_buffers = [] if out_of_band_buffers is None else out_of_band_buffers
-        self._key = None
+        self._key: Optional[bytes] = None
 
     @property
     def signed(self) -> bool:
@@ -49,24 +55,24 @@ class SerializationResult:
         return self._key is not None
 
     @property
-    def in_band_buffer(self):
+    def in_band_buffer(self) -> Optional[BytesLike]:
         if self._class_hash is not None:
             self._in_band = self._class_hash + (self._in_band if self._in_band is not None else b"")
             self._class_hash = None
         return self._in_band
 
     @in_band_buffer.setter
-    def in_band_buffer(self, value) -> None:
+    def in_band_buffer(self, value: Optional[BytesLike]) -> None:
         self._in_band = value
         self._class_hash = None
 
-    def _in_band_parts(self) -> list:
-        parts = [] if self._class_hash is None else [self._class_hash]
+    def _in_band_parts(self) -> list[BytesLike]:
+        parts: list[BytesLike] = [] if self._class_hash is None else [self._class_hash]
         if self._in_band is not None:
             parts.append(self._in_band)
         return parts
 
-    def _buffer_views(self) -> list:
+    def _buffer_views(self) -> list[memoryview]:
         views = []
         for i, buffer in enumerate(self.out_of_band_buffers):
             view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
@@ -93,10 +99,12 @@ class SerializationResult:
 
         Each buffer is copied exactly once, into the result.
         """
+        if self._key is None:
+            return join_frame(self._in_band_parts(), self._buffer_views())
         pieces, _ = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
         return b"".join(pieces)
 
-    def write_to(self, file) -> int:
+    def write_to(self, file: BinaryWriter) -> int:
         """Write the contiguous frame to a binary file object; return the bytes written.
 
         The buffers are written one by one, never joined into one object first.
@@ -123,11 +131,11 @@ class OutOfBandBuffers:
 
     __slots__ = ("_buffers", "_next")
 
-    def __init__(self, buffers: Iterable) -> None:
+    def __init__(self, buffers: Iterable[Any]) -> None:
         self._buffers = buffers if isinstance(buffers, (list, tuple)) else list(buffers)
         self._next = 0
 
-    def __iter__(self):
+    def __iter__(self) -> OutOfBandBuffers:
         return self
 
     def __next__(self) -> memoryview:
@@ -142,6 +150,18 @@ class OutOfBandBuffers:
     def remaining(self) -> int:
         return len(self._buffers) - self._next
 
+    @property
+    def position(self) -> int:
+        """How many buffers have been taken; ``rewind(position)`` goes back there."""
+        return self._next
+
+    def rewind(self, position: int) -> None:
+        """Hand out buffers again from ``position`` (a codec that decodes a document a
+        second time, to report its error the way the pure-Python codec does)."""
+        if not 0 <= position <= self._next:
+            raise ValueError(f"cannot rewind to buffer {position}: {self._next} taken")
+        self._next = position
+
 
 # The iterator handed to serializers of a value without out-of-band buffers (it never advances).
 NO_BUFFERS = OutOfBandBuffers(())
@@ -150,7 +170,18 @@ NO_BUFFERS = OutOfBandBuffers(())
 # ----------------------------------------------------------------- serreg's access to the parts
 
 
-def with_class_hash(class_hash: bytes, in_band, buffers: list, key: Optional[bytes] = None) -> SerializationResult:
+def as_result(returned: object) -> Optional[SerializationResult]:
+    """What a serializer returned, as a SerializationResult: the result itself, or plain
+    in-band bytes (bytes, bytearray, memoryview) as a result without out-of-band buffers;
+    None for anything else (the caller reports it)."""
+    if isinstance(returned, SerializationResult):
+        return returned
+    if isinstance(returned, (bytes, bytearray, memoryview)):
+        return SerializationResult(returned)
+    return None
+
+
+def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:
     """A result whose in-band section is ``class_hash`` + ``in_band``, kept apart until read;
     signed with ``key`` when one is given."""
     result = SerializationResult.__new__(SerializationResult)
@@ -161,7 +192,7 @@ def with_class_hash(class_hash: bytes, in_band, buffers: list, key: Optional[byt
     return result
 
 
-def sections(result: SerializationResult) -> tuple:
+def sections(result: SerializationResult) -> tuple[Any, Any]:
     """(ClassIDHash or None, in-band): the hash is None when it is not kept apart from the in-band."""
     return result._class_hash, result._in_band
 
@@ -171,11 +202,11 @@ def signing_key(result: SerializationResult) -> Optional[bytes]:
     return result._key
 
 
-def in_band_parts(result: SerializationResult) -> list:
+def in_band_parts(result: SerializationResult) -> list[BytesLike]:
     """The pieces of the in-band section, not joined."""
     return result._in_band_parts()
 
 
-def buffer_views(result: SerializationResult) -> list:
+def buffer_views(result: SerializationResult) -> list[memoryview]:
     """The out-of-band buffers as 1-d byte memoryviews (DeserializationError if one is not contiguous)."""
     return result._buffer_views()

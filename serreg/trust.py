@@ -11,12 +11,14 @@ ID is added once its serializer is known to be safe on hostile bytes.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .errors import UntrustedClassIDError
 from .standard import CODE_LOADING_CLASS_IDS
 from .wire.class_id import class_id_hash
 
 
-def allowed_hashes(class_ids) -> frozenset:
+def allowed_hashes(class_ids: Any) -> frozenset[Any]:
     """The ClassIDHashes of ``class_ids``: what the decoder compares, 8 bytes at a time."""
     return frozenset(class_id_hash(class_id) for class_id in class_ids)
 
@@ -31,7 +33,7 @@ def check_allowable(class_id: str, fallback_class_id: str) -> None:
         )
 
 
-def refusal(class_hash: bytes, class_id: str | None, is_fallback: bool, offset) -> UntrustedClassIDError:
+def refusal(class_hash: bytes, class_id: str | None, is_fallback: bool, offset: Any) -> UntrustedClassIDError:
     """The error for a class ID that untrusted mode does not decode: why, and how to allow it."""
     if class_id in CODE_LOADING_CLASS_IDS and not is_fallback:
         return UntrustedClassIDError(

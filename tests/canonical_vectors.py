@@ -79,6 +79,19 @@ def _nested_table():
     }).slice(0, 4)
 
 
+def _structured_untidy():
+    dtype = np.dtype({"names": ["flag", "x", "sub"], "formats": ["|b1", ">f8", [("t", "<m8[D]"), ("c", ">c8")]],
+                      "offsets": [1, 4, 13], "titles": [None, "The X", None], "itemsize": 32})
+    raw = bytearray(b"\xaa" * 64)
+    a = np.frombuffer(raw, dtype=dtype)
+    a["flag"] = True
+    a.view(np.uint8).reshape(2, 32)[:, 1] = 2  # a bool byte that is neither 0 nor 1
+    a["x"] = [_nan(0xFFF8000000000123), -0.0]
+    a["sub"]["t"] = [3, -(2**63)]
+    a["sub"]["c"] = [complex(-0.0, 1), complex(float("nan"), -0.0)]
+    return a
+
+
 VECTORS = [
     ("none", "None", lambda: None),
     ("bool", "True", lambda: True),
@@ -122,6 +135,20 @@ VECTORS = [
         np.uint8(255), np.uint16(65535), np.uint32(2**32 - 1), np.uint64(2**64 - 1),
         np.float16(-0.0), np.float32("nan"), np.float64(-1.5), np.complex64(complex(-0.0, 1)), np.complex128(3.5 - 1j),
     ]),
+    ("ndarray_datetime_units", "big-endian datetime64[25s] and timedelta64[ns] arrays, F-order and sliced",
+     lambda: [np.asfortranarray(np.array([[0, 1], [-(2**63), 7]], dtype=">M8[25s]")), np.arange(9, dtype=">m8[ns]")[::4]]),
+    ("ndarray_strings", "S, big-endian U and V arrays", lambda: [
+        np.array([b"a", b"bcd"], dtype="S3"), np.array(["\u00e9t\u00e9", "\U0001f600"], dtype=">U3"),
+        np.frombuffer(bytes(range(4)), dtype="V2")]),
+    ("ndarray_structured_padding", "structured big-endian fields with garbage padding, NaN payloads and bool bytes 2",
+     _structured_untidy),
+    ("ndarray_broadcast_read_only", "a read-only stride-0 broadcast of a -0.0 row",
+     lambda: np.broadcast_to(np.array([-0.0, 1.0], dtype="<f4"), (3, 2))),
+    ("masked_array", "masked array with a big-endian fill value and a mask",
+     lambda: np.ma.MaskedArray(np.array([1.5, -0.0, 2.0], dtype=">f8"), mask=[0, 1, 0], fill_value=-0.0)),
+    ("numpy_generic_scalars", "datetime64, timedelta64, bytes_, str_ and void scalars", lambda: [
+        np.datetime64("2024-02-29T12", "h"), np.timedelta64(-3, "W"), np.bytes_(b"ab"), np.str_(""),
+        np.void(b"\x00\x01")]),
     ("arrow_table", "sliced, three-chunk table of flat types with nulls, metadata", _table),
     ("arrow_nested_table", "list, large list, fixed-size list, struct, map, fixed-size binary", _nested_table),
     ("arrow_record_batch", "a record batch sliced out of a bigger one",

@@ -13,7 +13,9 @@ from __future__ import annotations
 import shutil
 import struct
 import subprocess
+import sys
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 JAVA_DIR = ROOT / "java-compat"
@@ -21,6 +23,7 @@ MODULES = ("serreg-core", "serreg-arrow", "fixture")
 PUBLISHED_MODULES = ("serreg-core", "serreg-arrow")
 JAR = JAVA_DIR / "fixture" / "target" / "serreg-fixture.jar"
 JVM_ARGS = ["--add-opens=java.base/java.nio=ALL-UNNAMED"]
+SPARE_MIN = 1 << 20  # replies from this size on may reuse an earlier reply's buffer
 
 
 class JavaBuildError(RuntimeError):
@@ -82,6 +85,11 @@ def _widen_pipe(pipe) -> None:
 class JavaProcess:
     """One running fixture (``echo``, ``echo --key HEX`` or ``arrow-ipc-echo``): send a message, get the reply."""
 
+    # The largest reply buffer so far, reused for a reply that fits once nothing refers to it any
+    # more (no decoded value views it): Java reuses its read buffer the same way, and a fresh
+    # 100 MB buffer costs more to zero and fault in than the pipe takes to fill it.
+    _spare: Optional[bytearray] = None
+
     def __init__(self, mode: str = "echo", *args: str) -> None:
         self.proc = subprocess.Popen(
             ["java", *JVM_ARGS, "-jar", str(JAR), mode, *args],
@@ -99,11 +107,23 @@ class JavaProcess:
         write_body(stdin)
         stdin.flush()
 
-    def receive(self) -> bytearray:
-        """Read one reply into a fresh writable buffer (decoded arrays are views of it)."""
+    def receive(self):
+        """Read one reply into writable memory (decoded arrays are views of it): a fresh bytearray,
+        or for a large reply a view of the largest earlier reply's buffer once nothing refers to it."""
         header = self._read_exactly(8)
         (length,) = struct.unpack("<Q", header)
-        return self._read_exactly(length)
+        if length < SPARE_MIN:
+            return self._read_exactly(length)
+        spare, self._spare = self._spare, None
+        # References now: `spare` and getrefcount's argument; any other is a live value or frame.
+        if spare is not None and len(spare) >= length and sys.getrefcount(spare) <= 2:
+            reply = memoryview(spare)[:length]
+            self._read_into(reply)
+            self._spare = spare
+            return reply
+        out = self._read_exactly(length)
+        self._spare = out if spare is None or len(out) >= len(spare) else spare
+        return out
 
     def round_trip(self, frame) -> bytearray:
         view = memoryview(frame)
@@ -112,15 +132,17 @@ class JavaProcess:
 
     def _read_exactly(self, n: int) -> bytearray:
         out = bytearray(n)
-        view = memoryview(out)
-        got = 0
+        self._read_into(memoryview(out))
+        return out
+
+    def _read_into(self, view: memoryview) -> None:
+        n, got = view.nbytes, 0
         while got < n:
             k = self._raw_out.readinto(view[got:])
             if not k:
                 raise EOFError(f"the Java fixture closed its output after {got} of {n} bytes; stderr:\n"
                                + self.proc.stderr.read().decode(errors="replace"))
             got += k
-        return out
 
     def close(self) -> int:
         self.proc.stdin.close()

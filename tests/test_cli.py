@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import json
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 import serreg
 from serreg import cli, inspection, standard
+import serreg.codec
 from serreg.wire.class_id import class_id_hash
 from serreg.wire.frame import frame_pieces
 
@@ -52,12 +54,21 @@ def test_version_from_the_command_line_and_python_dash_m(capsys):
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["--version"])
     assert exit_info.value.code == 0
-    assert capsys.readouterr().out == f"serreg {serreg.__version__}\n"
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"serreg {serreg.__version__}"
+    assert lines[1] == f"frame format version {serreg.FORMAT_VERSION}"
+    assert lines[2].startswith(f"codec: {serreg.codec.BACKEND}")
+    assert lines[3].startswith("Python 3.")
     assert serreg.__version__ == importlib.metadata.version("serreg")  # one place: serreg/_version.py
     completed = subprocess.run(
         [sys.executable, "-m", "serreg", "--version"], capture_output=True, text=True, timeout=60
     )
-    assert (completed.returncode, completed.stdout) == (0, f"serreg {serreg.__version__}\n")
+    assert (completed.returncode, completed.stdout.splitlines()[:3]) == (0, lines[:3])
+    forced = subprocess.run(
+        [sys.executable, "-m", "serreg", "--version"], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "SERREG_PURE_PYTHON": "1"},
+    )
+    assert forced.stdout.splitlines()[2] == "codec: pure Python (SERREG_PURE_PYTHON is set)"
 
 
 # ----------------------------------------------------------------- demo
@@ -369,7 +380,7 @@ def test_standard_class_id_table_covers_the_registries():
     core = {r.class_id for r in serreg.Registry(plugins=False).registrations()}
     assert core == standard.STANDARD_CLASS_IDS - set(standard.EXTRA_OF_CLASS_ID)
     everything = {r.class_id for r in serreg.Registry().registrations()}
-    numpy_and_arrow = {c for c in everything if c.startswith("numpy.") or c.startswith("Arrow")}
+    numpy_and_arrow = {c for c in everything if c.startswith(("numpy.", "Arrow", "pandas."))}
     assert numpy_and_arrow == set(standard.EXTRA_OF_CLASS_ID)
     assert everything == standard.STANDARD_CLASS_IDS
 

@@ -41,3 +41,18 @@ def test_fuzz_finding_is_rejected_cleanly(path, trusted):
 @pytest.mark.parametrize("target", sorted(CHECKS))
 def test_fuzz_finding_passes_every_target(path, target):
     CHECKS[target](path.read_bytes())  # a finding (wrong exception, over the bound) raises
+
+
+def test_the_inspect_check_counts_one_run_of_the_command_when_the_oracle_reruns_it(monkeypatch):
+    # Session 2, fuzz_inspect.py: on a loaded machine the oracle runs a slow call three times, and
+    # the check read the three runs' error lines from one stream as one run's (a false finding).
+    import targets
+
+    class Rerunning:
+        def check(self, size, call, what):
+            outcomes = [call() for _ in range(3)]
+            return outcomes[0]
+
+    monkeypatch.setattr(targets, "ORACLE", Rerunning())
+    bad_file = b"\x00SREG" + b"\x01" * 40  # whole-frame mode: not a frame, so inspect exits 1 with one line
+    targets.check_inspect(bad_file)

@@ -191,7 +191,7 @@ def test_ndarray_shape_that_does_not_match_its_buffer():
         assert isinstance(error, DeserializationError) and error.class_id == "numpy.ndarray", str(error)
     error = decode(raw_frame("numpy.ndarray", msgpack.packb(["<i8", [2**63] * 100_000, "C"]), [b""]))
     assert "dimensions" in str(error)
-    for dtype in ("O", "<U4", "V8", "(3,)i4", "x" * 10_000):
+    for dtype in ("O", "|U4", "<U0", "V8", "<M8[1s]", "(3,)i4", "x" * 10_000):
         error = decode(raw_frame("numpy.ndarray", msgpack.packb([dtype, [1], "C"]), [bytes(16)]))
         assert isinstance(error, DeserializationError) and "dtype" in str(error), dtype
 

@@ -146,12 +146,14 @@ def test_arrow_in_process_round_trip_shares_buffers():
         ]
 
 
-def test_dictionary_columns_go_to_the_fallback():
+def test_dictionary_columns_are_carried_natively_and_refused_cross_language_only_in_several_batches():
     table = pa.table({"d": pa.array(["a", "b", "a"]).dictionary_encode()})
-    back = serreg.deserialize(serreg.serialize(table).to_bytes())
+    back = serreg.deserialize(serreg.serialize(table).to_bytes(), trusted=False)  # native: no pickle
     assert back.equals(table)
-    with pytest.raises(serreg.CrossLanguageError):
-        serreg.serialize(table, cross_language=True)
+    serreg.serialize(table, cross_language=True)  # one batch: Java reads it
+    two = pa.concat_tables([table, table])
+    with pytest.raises(serreg.CrossLanguageError, match="column 'd'"):
+        serreg.serialize(two, cross_language=True)
 
 
 def test_arrow_frame_layout_follows_the_ipc_buffer_order():

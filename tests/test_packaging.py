@@ -1,18 +1,27 @@
-"""What a user installs: the wheel built from this tree, its contents, its metadata, and its imports.
+"""What a user installs: the sdist and wheel built from this tree, their contents and metadata,
+and the wheel installed into a fresh virtual environment where a smoke test runs.
 
 The editable install the suite runs under maps the whole source tree, so it
-cannot show what a built wheel would leave out. The wheel is built here the
-way pip builds it for a user (an isolated build, fetching setuptools as any
-install does) from a copy of the files a build reads, then opened as a zip.
+cannot show what a built wheel would leave out. The sdist and the wheel are
+built here the way a release is (``python -m build``: an isolated build,
+fetching setuptools as any install does, the wheel built from the sdist) from
+a copy of the files a build reads. The wheel is then installed with pip, without
+``-e``, into a new virtual environment that sees the dependencies already
+installed here but not serreg, and tests/wheel_smoke.py runs there: every
+module, a round trip, the command line, Dask and Ray on local clusters.
 """
 
 from __future__ import annotations
 
 import email.parser
+import os
 import shutil
+import site
 import subprocess
 import sys
+import tarfile
 import textwrap
+import venv
 import zipfile
 from pathlib import Path
 
@@ -20,22 +29,35 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "serreg"
+SMOKE = Path(__file__).resolve().parent / "wheel_smoke.py"
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def dist(tmp_path_factory) -> Path:
+    """The directory holding the sdist and the wheel built from it."""
+    pytest.importorskip("build", reason="python -m build is not installed (it comes with serreg[test])")
     tree = tmp_path_factory.mktemp("source")
     for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, tree / name)
     shutil.copytree(SOURCE, tree / "serreg", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
-    out = tmp_path_factory.mktemp("wheel")
+    out = tmp_path_factory.mktemp("dist")
     completed = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check",
-         "--wheel-dir", str(out), str(tree)],
+        [sys.executable, "-m", "build", "--outdir", str(out), str(tree)],
         capture_output=True, text=True, timeout=600,
     )
-    assert completed.returncode == 0, completed.stdout + completed.stderr
-    (built,) = out.glob("serreg-*.whl")
+    assert completed.returncode == 0, completed.stdout[-5000:] + completed.stderr[-5000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheel(dist) -> Path:
+    (built,) = dist.glob("serreg-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def sdist(dist) -> Path:
+    (built,) = dist.glob("serreg-*.tar.gz")
     return built
 
 
@@ -53,6 +75,9 @@ def test_the_wheel_installs_only_serreg_and_all_of_it(wheel):
     assert len(dist_info) == 1
     for required in (
         "serreg/py.typed",
+        "serreg/codec/_scan.pyi",
+        "serreg/codec/_core.pyi",
+        "serreg/wire/_frame.pyi",
         "serreg/integrations/dask.py",
         "serreg/integrations/ray.py",
         "serreg/serializers/numpy.py",
@@ -107,3 +132,95 @@ def test_every_module_of_the_wheel_imports_from_the_wheel(wheel, tmp_path):
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == f"{len(modules)} modules"
+
+
+def test_the_sdist_holds_the_package_the_build_files_and_the_compiled_codec_source(sdist):
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    for required in ("pyproject.toml", "setup.py", "README.md", "serreg/py.typed", "serreg/codec/_scan.c",
+                     "serreg/integrations/dask.py", "serreg/serializers/numpy.py"):
+        assert required in names, required
+    sources = {p.relative_to(ROOT).as_posix() for p in SOURCE.rglob("*.py") if "__pycache__" not in p.parts}
+    assert sources <= names, sorted(sources - names)
+    assert not any(name.startswith(("tests/", "benchmarks/", "java-compat/")) for name in names)
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> Path:
+    """A fresh virtual environment with the wheel installed by pip (no -e); returns its directory.
+
+    The environment sees this interpreter's site-packages through a .pth file,
+    so the dependencies need no download; the .pth files there (an editable
+    serreg's among them) are not run, and the environment's own site-packages,
+    where the wheel goes, comes first.
+    """
+    env = tmp_path_factory.mktemp("env") / "venv"
+    venv.EnvBuilder(with_pip=True, symlinks=os.name != "nt").create(env)
+    python = _env_python(env)
+    site_packages = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout.strip()
+    parents = [*site.getsitepackages(), *([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])]
+    Path(site_packages, "serreg_test_parent.pth").write_text("\n".join(p for p in parents if os.path.isdir(p)) + "\n")
+    completed = subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-index", "--no-deps", "--ignore-installed",
+         "--disable-pip-version-check", "--quiet", str(wheel)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return env
+
+
+def _env_python(env: Path) -> Path:
+    return env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _env_script(env: Path, name: str) -> Path:
+    return env / ("Scripts" if os.name == "nt" else "bin") / (name + (".exe" if os.name == "nt" else ""))
+
+
+def test_the_installed_wheel_passes_the_smoke_test(installed, tmp_path):
+    python = _env_python(installed)
+    completed = subprocess.run(
+        [str(python), str(SMOKE), str(installed)], cwd=tmp_path, capture_output=True, text=True, timeout=900,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr[-8000:]
+    lines = completed.stdout.splitlines()
+    assert "round trip: ok" in lines
+    for integration, library in (("dask", "distributed"), ("ray", "ray")):
+        if _importable(library):
+            assert f"{integration}: ok" in lines, completed.stdout
+        else:
+            assert any(line.startswith(f"{integration}: skipped") for line in lines), completed.stdout
+
+
+def test_the_installed_wheel_brings_its_dependencies_and_its_command(installed, tmp_path):
+    python = _env_python(installed)
+    check = textwrap.dedent(f"""
+        import importlib.metadata, re, sys
+        import serreg
+        dist = importlib.metadata.distribution("serreg")
+        assert str(dist.locate_file("serreg/__init__.py")).startswith({str(installed)!r}), dist.locate_file("")
+        core = [r for r in dist.requires if "extra ==" not in r]
+        for requirement in core:
+            __import__(re.split(r"[<>=! ;\\[]", requirement)[0])
+        print(dist.version, len(core))
+    """)
+    completed = subprocess.run([str(python), "-c", check], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    version = completed.stdout.split()[0]
+    command = subprocess.run([str(_env_script(installed, "serreg")), "--version"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120)
+    assert command.returncode == 0 and command.stdout.splitlines()[0] == f"serreg {version}", command
+    registry = subprocess.run([str(python), "-m", "serreg", "registry"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+    assert registry.returncode == 0 and "serreg.pickle5" in registry.stdout, registry.stderr
+
+
+def _importable(name: str) -> bool:
+    try:
+        __import__(name)
+    except ImportError:
+        return False
+    return True

@@ -158,7 +158,7 @@ import sys
 
 class _NotInstalled:
     def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in ("numpy", "pyarrow"):
+        if name.partition(".")[0] in ("numpy", "pyarrow", "pandas"):  # (pandas needs numpy)
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return None
 

@@ -186,3 +186,16 @@ def test_dataclass_frames_are_refused_before_any_module_is_imported():
         registry.deserialize(frame)  # trusted: it does try to import
     with pytest.raises(ValueError, match="cannot be allowed"):
         registry.allow_class_ids("serreg.dataclass")
+
+
+def test_java_allow_list_is_pythons():
+    """Java's default allow-list (serreg.Trust) names exactly Python's DATA_CLASS_IDS."""
+    import re
+    from pathlib import Path
+
+    from serreg.standard import DATA_CLASS_IDS
+
+    source = (Path(__file__).parent.parent / "java-compat/serreg-core/src/main/java/serreg/Trust.java").read_text()
+    block = source[source.index("DATA_CLASS_IDS = Set.of("):]
+    block = block[: block.index(");")]
+    assert set(re.findall(r'"([^"]+)"', block)) == set(DATA_CLASS_IDS)

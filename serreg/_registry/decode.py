@@ -14,9 +14,7 @@ section to the nested decoder.
 from __future__ import annotations
 
 import hmac
-from typing import Optional
-
-from msgpack import unpackb
+from typing import Iterator, Any, Optional
 
 from ..codec import MsgpackCodec
 from ..errors import DeserializationError, LimitExceededError, SerregError, SignatureError
@@ -24,7 +22,7 @@ from ..limits import DECODE_STATE, DecodeState, Limits
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, sections, signing_key
 from ..trust import refusal
 from ..wire.class_id import CLASS_ID_HASH_SIZE
-from ..wire.frame import FrameView
+from ..wire.frame import FrameView, parse_frame
 from ..wire.signing import check_key
 from .dispatch import Dispatch
 from .table import Registration, Table
@@ -52,7 +50,7 @@ class NestedDecoder:
         """The state of a deserialize call made on this registry."""
         return DecodeState(self, None if trusted else self._table.snapshot.allowed_hashes, limits.max_depth)
 
-    def decode(self, class_hash: bytes, in_band: memoryview, oob, offset: Optional[int]):
+    def decode(self, class_hash: bytes, in_band: memoryview, oob: Iterator[memoryview], offset: Optional[int]) -> Any:
         """Decode one value: trust and depth checks, then its serializer (every nested value comes here)."""
         state = DECODE_STATE.get()
         registration = self._table.snapshot.by_hash.get(class_hash)
@@ -97,7 +95,7 @@ class NestedDecoder:
         finally:
             state.depth = depth - 1
 
-    def decode_section(self, section: memoryview, oob, offset: Optional[int] = None):
+    def decode_section(self, section: memoryview, oob: Iterator[memoryview], offset: Optional[int] = None) -> Any:
         """Decode an in-band section: ClassIDHash, then the serializer's in-band."""
         if section.nbytes < CLASS_ID_HASH_SIZE:
             raise DeserializationError(
@@ -105,13 +103,13 @@ class NestedDecoder:
             )
         return self.decode(bytes(section[:CLASS_ID_HASH_SIZE]), section[CLASS_ID_HASH_SIZE:], oob, offset)
 
-    def _refusal(self, class_hash: bytes, offset) -> DeserializationError:
+    def _refusal(self, class_hash: bytes, offset: Any) -> DeserializationError:
         registration = self._table.snapshot.by_hash.get(class_hash)
         class_id = registration.class_id if registration is not None else None
         return refusal(class_hash, class_id, registration is not None and registration.fallback, offset)
 
 
-def _run_deserializer(registration: Registration, in_band: memoryview, oob, offset):
+def _run_deserializer(registration: Registration, in_band: memoryview, oob: Iterator[memoryview], offset: Optional[int]) -> Any:
     try:
         return registration.serializer.deserialize(in_band, oob)
     except SerregError:
@@ -139,18 +137,18 @@ class Decoder:
 
     def __init__(self, nested: NestedDecoder, codec: MsgpackCodec, table: Table, settings: Settings) -> None:
         self._nested = nested
-        self._ext_hook = codec.ext_hook_without_buffers
+        self._unpack = codec.unpack
         self._table = table
         self._settings = settings
 
     def deserialize(
         self,
-        data,
-        oob_iterator=None,
+        data: Any,
+        oob_iterator: Optional[Iterator[memoryview]] = None,
         trusted: Optional[bool] = None,
         key: Optional[bytes] = None,
         limits: Optional[Limits] = None,
-    ):
+    ) -> Any:
         """See :meth:`serreg.Registry.deserialize`."""
         settings = self._settings
         is_result = isinstance(data, SerializationResult)
@@ -162,16 +160,24 @@ class Decoder:
             ):
                 value_type = self._table.snapshot.unpacked_as_is.get(class_hash)
                 if value_type is not None:
-                    # An in-process dict, list, str ... of the standard serializers: straight to the
-                    # codec. Nested values still get the checks (the nested decoder sets up the call
-                    # state); any error is reported by the full path below, which decodes the same bytes.
+                    # An in-process dict, list, str ... of the standard serializers holding plain
+                    # msgpack only: straight to the codec. One holding nested values takes the full
+                    # path below, whose call state lets the codec decode standard ones in place; any
+                    # error is reported by the full path too, which decodes the same bytes.
                     try:
-                        value = unpackb(in_band, ext_hook=self._ext_hook, strict_map_key=False)
+                        value = self._unpack(in_band, NO_BUFFERS, True)
                     except Exception:
                         pass
                     else:
                         if type(value) is value_type:
                             return value
+        elif (
+            type(data) in _PLAIN_BYTES and oob_iterator is None and trusted is None and key is None
+            and limits is None and settings.trusted and DECODE_STATE.get() is None
+        ):
+            value = self._plain_frame(data, settings.limits)
+            if value is not NotImplemented:
+                return value
         if trusted is not None and type(trusted) is not bool:
             raise TypeError(f"trusted must be True, False or None (the registry's setting), not {trusted!r}")
         nested = self._nested
@@ -191,7 +197,7 @@ class Decoder:
                 state.budget, state.budget_size, state.frame_size = outer.budget, outer.budget_size, outer.frame_size
             token = DECODE_STATE.set(state)
         else:
-            state = token = None
+            state, token = None, None
         try:
             if is_result:
                 if key is not None:
@@ -213,20 +219,59 @@ class Decoder:
                 return value
             if oob_iterator is not None and key is None:
                 return nested.decode_section(memoryview(data), oob_iterator)
-            frame = FrameView(data, settings.limits if limits is None else limits, None if key is None else check_key(key))
+            call_limits = settings.limits if limits is None else limits
+            in_band, in_band_offset, buffers, total = _read_frame(data, call_limits, key)
             if state is not None and outer is None:
-                state.set_budget(frame.total_length, settings.limits if limits is None else limits)
-            buffers = frame.buffers
+                state.set_budget(total, call_limits)
             oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
-            value = nested.decode_section(frame.in_band, oob, frame.in_band_offset)
+            value = nested.decode_section(in_band, oob, in_band_offset)
             if buffers:
                 _check_all_used(oob, "frame")
             return value
         finally:
             if token is not None:
                 DECODE_STATE.reset(token)
-                if outer is not None:
+                if outer is not None and state is not None:
                     outer.budget = state.budget  # a nested call spends the outer call's budget
+
+
+    def _plain_frame(self, data: Any, limits: Limits) -> Any:
+        """The value of a frame of a dict, list, str ... of the standard serializers whose in-band
+        is plain msgpack (no nested value, no buffer): straight to the codec, as the full path
+        would decode it. NotImplemented for any other frame, or one with anything wrong (the full
+        path then reports it)."""
+        if limits.max_depth is not None and limits.max_depth < 1:
+            return NotImplemented
+        parsed = parse_frame(data, limits.max_frame_size, limits.max_buffers)
+        if parsed is None or parsed[2]:
+            return NotImplemented
+        offset, length, _ = parsed
+        view = memoryview(data)
+        value_type = self._table.snapshot.unpacked_as_is.get(bytes(view[offset : offset + CLASS_ID_HASH_SIZE]))
+        if value_type is None:
+            return NotImplemented
+        try:
+            value = self._unpack(view[offset + CLASS_ID_HASH_SIZE : offset + length], NO_BUFFERS, True)
+        except Exception:
+            return NotImplemented
+        return value if type(value) is value_type else NotImplemented
+
+
+def _read_frame(data: Any, limits: Limits, key: Optional[bytes]) -> tuple[Any, int, list[Any], int]:
+    """(in-band section, its offset, buffers, total length) of a frame, its layout checked."""
+    if key is None and type(data) in _PLAIN_BYTES:
+        parsed = parse_frame(data, limits.max_frame_size, limits.max_buffers)
+        if parsed is not None:
+            in_band_offset, in_band_len, entries = parsed
+            view = memoryview(data)
+            buffers = [view[offset : offset + length] for offset, length in entries]
+            return view[in_band_offset : in_band_offset + in_band_len], in_band_offset, buffers, len(data)
+    frame = FrameView(data, limits, None if key is None else check_key(key))
+    return frame.in_band, frame.in_band_offset, frame.buffers, frame.total_length
+
+
+# Frames parse_frame reads (anything else, and every frame it finds fault with, goes to FrameView).
+_PLAIN_BYTES = (bytes, bytearray)
 
 
 def _check_result_key(result: SerializationResult, key: bytes) -> None:

@@ -22,7 +22,7 @@ every plug-in not loaded yet, then is looked up again.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Optional
+from typing import Any, Optional
 
 from ..errors import CrossLanguageError, SerializationError, UnknownClassIDError
 from ..standard import EXTRA_OF_CLASS_ID, STANDARD_CLASS_IDS
@@ -38,6 +38,13 @@ CROSS_LANGUAGE: ContextVar[bool] = ContextVar("serreg_cross_language", default=F
 _STANDARD_NAMES = {class_id_hash(class_id): class_id for class_id in STANDARD_CLASS_IDS}
 
 
+def refusal_of(registration: Optional[Registration], value: Any) -> Optional[str]:
+    """The ``refusal`` hook's reason for ``value``, or None (no registration, no hook, no reason)."""
+    if registration is None or registration.refusal is None:
+        return None
+    return registration.refusal(value)
+
+
 def describe(cls: type) -> str:
     """``module.QualifiedName`` of a type, for messages."""
     return f"{cls.__module__}.{cls.__qualname__}"
@@ -50,7 +57,7 @@ class Dispatch:
         self._table = table
         self._plugins = plugins
 
-    def registration_for(self, value) -> Registration:
+    def registration_for(self, value: Any) -> Registration:
         """The registration that serializes ``value`` (steps 1 to 4 above)."""
         cls = type(value)
         snapshot = self._table.snapshot
@@ -63,6 +70,10 @@ class Dispatch:
             if accepts is None or accepts(value):
                 return registration
         if CROSS_LANGUAGE.get():
+            reason = refusal_of(registration, value)
+            if reason is not None:
+                raise CrossLanguageError(f"{describe(cls)}: {reason} (it would need the Python-only pickle fallback)",
+                                         value=value)
             raise CrossLanguageError(
                 f"{describe(cls)} has no cross-language serializer (it would need the Python-only pickle "
                 f"fallback); register one in every language with serreg.register_serializer(class_id, "
@@ -70,11 +81,15 @@ class Dispatch:
                 value=value,
             )
         dataclass = snapshot.dataclass_writer
-        if dataclass is not None and hasattr(cls, "__dataclass_fields__") and dataclass.accepts(value):
+        if dataclass is not None and hasattr(cls, "__dataclass_fields__") and (dataclass.accepts is None or dataclass.accepts(value)):
             return dataclass
         if snapshot.fallback is None:
             raise SerializationError(f"no serializer is registered for {describe(cls)} and there is no fallback", value=value)
         return snapshot.fallback
+
+    def refusal_for(self, value: Any) -> Optional[str]:
+        """Why the serializer registered for ``value``'s type passed it on, if it says."""
+        return refusal_of(self._table.snapshot.current.get(type(value)), value)
 
     def resolve_type(self, cls: type) -> Optional[Registration]:
         """Load the plug-in serving ``cls``'s top-level module, if any; the registration for ``cls`` after."""
@@ -106,7 +121,7 @@ class Dispatch:
             raise UnknownClassIDError(f"no serializer is registered under class ID {class_id!r}")
         return registration
 
-    def serializer_by_id(self, class_id: str):
+    def serializer_by_id(self, class_id: str) -> Any:
         """The serializer of a class ID (what the pickle fallback needs to restore a registered value)."""
         return self.by_id(class_id).serializer
 
@@ -117,7 +132,7 @@ class Dispatch:
             raise UnknownClassIDError(f"no serializer is registered for type {describe(cls)}")
         return registration
 
-    def registrations(self) -> list:
+    def registrations(self) -> list[Any]:
         """Every registration (the fallback included), plug-ins loaded first, sorted by class ID."""
         if self._plugins is not None:
             self._plugins.load_all()

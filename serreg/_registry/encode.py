@@ -15,26 +15,27 @@ instead of being written again for every nested value. The codec packs the
 value as usual; at the first fallback value it meets, the nested encoder stops
 the pack (:class:`_FallbackMet`) and the encoder pickles the top-level value
 instead. Registered values inside still go through their serializers, out of
-band (:mod:`serreg.standard.pickle5`). Whether a fallback value is met inside
-such a pack is asked only when one is met, by looking up the call stack for
-the Encoder call it belongs to (so the ordinary path pays nothing for it).
+band (:mod:`serreg.standard.pickle5`).
 """
 
 from __future__ import annotations
 
-import sys
-from types import FrameType
-from typing import Optional
+from contextvars import ContextVar
+from typing import Any, Optional
 
 from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
-from ..result import SerializationResult, with_class_hash
+from ..result import SerializationResult, as_result, with_class_hash
 from ..standard.pickle5 import PICKLED_NATIVELY, Pickle5Serializer
+from ..structs.frames import StructFrames
 from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
 from .paths import attach_path
 from .table import STANDARD_ORIGIN, Registration, Table
+
+# True while the Encoder packs a value it would rather pickle whole than pickle piece by piece.
+_PICKLE_WHOLE: ContextVar[bool] = ContextVar("serreg_pickle_whole", default=False)
 
 
 class _FallbackMet(BaseException):
@@ -48,59 +49,17 @@ class _FallbackMet(BaseException):
 class NestedEncoder:
     """Serializes one value with the serializer the registry's lookup picks for it."""
 
-    def __init__(self, dispatch: Dispatch, table: Table) -> None:
+    def __init__(self, dispatch: Dispatch) -> None:
         self.registration_for = dispatch.registration_for
-        self._table = table
-        self._whole_for: tuple = (None, None)  # (snapshot, its whole-value fallback or None)
-        self.whole_values = True  # Registry.configure_fallback
 
-    def encode(self, value) -> tuple:
+    def encode(self, value: Any) -> tuple[Any, ...]:
         """(ClassIDHash, the serializer's raw result) of ``value``."""
         registration = self.registration_for(value)
-        if registration.fallback and self.whole_values and registration is self.whole_value_fallback():
-            if self._packing_whole_value():
-                raise _FallbackMet
+        if registration.fallback and _PICKLE_WHOLE.get():
+            raise _FallbackMet
         return self.encode_with(registration, value)
 
-    def _packing_whole_value(self) -> bool:
-        """True if this value is met while one of this registry's Encoder.serialize calls packs a
-        value it may pickle whole (not inside such a pickle, not in another registry's call)."""
-        frame: Optional[FrameType] = sys._getframe(1)
-        while frame is not None:
-            code = frame.f_code
-            if code is _PICKLE_WHOLE_CODE:
-                return False
-            if code is _SERIALIZE_CODE:
-                call = frame.f_locals
-                encoder = call.get("self")
-                return (
-                    encoder is not None and encoder.nested is self
-                    and not call.get("canonical") and not call.get("cross_language")
-                )
-            frame = frame.f_back
-        return False  # a serializer called directly, outside serialize(): value by value
-
-    def whole_value_fallback(self) -> Optional[Registration]:
-        """The fallback registration, if it can pickle whole values under the registrations in force."""
-        snapshot = self._table.snapshot
-        cached_for, whole = self._whole_for
-        if cached_for is snapshot:
-            return whole
-        whole = snapshot.fallback
-        if whole is not None and not isinstance(whole.serializer, Pickle5Serializer):
-            whole = None  # a fallback of the user's own is given the values it was always given
-        if whole is not None:
-            # pickle writes these types itself, never asking reducer_override: a serializer a user
-            # registered for one of them would be passed over inside a whole-value pickle.
-            for cls in PICKLED_NATIVELY:
-                registration = snapshot.current.get(cls)
-                if registration is not None and registration.origin != STANDARD_ORIGIN:
-                    whole = None
-                    break
-        self._whole_for = (snapshot, whole)
-        return whole
-
-    def encode_with(self, registration: Registration, value) -> tuple:
+    def encode_with(self, registration: Registration, value: Any) -> tuple[bytes, SerializationResult]:
         """(ClassIDHash, raw result) of ``value`` through ``registration``'s serializer."""
         try:
             result = registration.serializer.serialize(value)
@@ -127,12 +86,14 @@ class NestedEncoder:
                     f"{type(error).__name__}: {error}"
                 )
             raise SerializationError(message, value=value) from error
-        if not isinstance(result, SerializationResult):
-            raise SerializationError(
-                f"the serializer for class ID {registration.class_id!r} returned {type(result).__name__}, "
-                "not a SerializationResult",
-                value=value,
-            )
+        if type(result) is not SerializationResult:
+            returned, result = result, as_result(result)
+            if result is None:
+                raise SerializationError(
+                    f"the serializer for class ID {registration.class_id!r} returned {type(returned).__name__}, "
+                    "not a SerializationResult or bytes",
+                    value=value,
+                )
         return registration.class_hash, result
 
 
@@ -144,91 +105,117 @@ class Encoder:
     read the rest of the value; see ``Registry.configure_fallback``).
     """
 
-    def __init__(self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table) -> None:
-        self.nested = nested
-        self._encode = nested.encode
-        self._registration_for = nested.registration_for
-        self._encode_with = nested.encode_with
+    def __init__(
+        self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table, structs: StructFrames
+    ) -> None:
+        self._nested = nested
         self._pack = codec.pack
         self._canonical = canonical
         self._table = table
-
-    @property
-    def whole_values(self) -> bool:
-        return self.nested.whole_values
-
-    @whole_values.setter
-    def whole_values(self, whole_values: bool) -> None:
-        self.nested.whole_values = whole_values
+        self._structs = structs
+        self.whole_values = True
+        self._whole_for: tuple[Any, Optional[Registration]] = (None, None)  # (snapshot, its whole-value fallback)
 
     def serialize(
-        self, obj, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
+        self, obj: Any, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
     ) -> SerializationResult:
         """See :meth:`serreg.Registry.serialize`."""
         if key is not None:
             key = check_key(key)
         if canonical:
             return self._canonical.serialize(obj, key)
-        if not cross_language:
-            # A dict, list, str ... whose serializer is the standard one is the codec's
-            # output as it is: skip the generic dispatch (same bytes, same errors).
-            class_hash = self._table.snapshot.packed_as_is.get(type(obj))
-            if class_hash is not None:
-                oob: list = []
-                try:
-                    in_band = self._pack(obj, oob)
-                except _FallbackMet:
-                    return self._pickle_whole(obj, key)
-                except SerializationError as error:
-                    attach_path(error, obj)
-                    raise
-                except SerregError:
-                    raise
-                except Exception:
-                    pass  # the generic path below reports it the way it always does
-                else:
-                    return with_class_hash(class_hash, in_band, oob, key)
-        token = CROSS_LANGUAGE.set(True) if cross_language and not CROSS_LANGUAGE.get() else None
+        # Structs written anywhere in the value share one table, put in front of the value (section 10).
+        structs = self._structs
+        scope = structs.begin()
         try:
-            registration = self._registration_for(obj)
-            if registration.fallback:
-                return self._pickle_whole(obj, key)  # no pack to stop: pickled whole at once
-            class_hash, result = self._encode_with(registration, obj)
+            class_hash, in_band, oob = self._serialize_top(obj, cross_language)
+        except BaseException:
+            structs.abandon(scope)
+            raise
+        class_hash, in_band = structs.finish(scope, class_hash, obj, in_band)
+        return with_class_hash(class_hash, in_band, oob, key)
+
+    def _serialize_top(self, obj: Any, cross_language: bool) -> tuple[bytes, Any, Any]:
+        """(ClassIDHash, in-band, out-of-band buffers) of the top-level value."""
+        if cross_language:
+            token = CROSS_LANGUAGE.set(True) if not CROSS_LANGUAGE.get() else None
+            try:
+                return self._serialize(obj, None)
+            finally:
+                if token is not None:
+                    CROSS_LANGUAGE.reset(token)
+        whole = self._whole_value_fallback() if self.whole_values else None
+        if whole is None or CROSS_LANGUAGE.get():
+            return self._serialize(obj, None)
+        token = _PICKLE_WHOLE.set(True)
+        try:
+            return self._serialize(obj, whole)
         except _FallbackMet:
-            return self._pickle_whole(obj, key)
-        except SerializationError as error:
-            attach_path(error, obj)
-            raise
+            self._structs.reset()  # the value is written again, whole, by the fallback
         finally:
-            if token is not None:
-                CROSS_LANGUAGE.reset(token)
-        return with_class_hash(class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
+            _PICKLE_WHOLE.reset(token)
+        return self._pickle_whole(obj, whole)
 
-    def _value_by_value(self, obj, key: Optional[bytes]) -> SerializationResult:
+    def _serialize(self, obj: Any, whole: Optional[Registration]) -> tuple[bytes, Any, Any]:
+        # A dict, list, str ... whose serializer is the standard one is the codec's
+        # output as it is: skip the generic dispatch (same bytes, same errors).
+        class_hash = self._table.snapshot.packed_as_is.get(type(obj))
+        if class_hash is not None:
+            oob: list[Any] = []
+            try:
+                in_band = self._pack(obj, oob)
+            except SerializationError as error:
+                attach_path(error, obj)
+                raise
+            except SerregError:
+                raise
+            except Exception:
+                self._structs.reset()  # the generic path below reports it the way it always does
+            else:
+                return class_hash, in_band, oob
+        nested = self._nested
         try:
-            class_hash, result = self._encode(obj)
+            registration = nested.registration_for(obj)
+            if registration is whole:
+                raise _FallbackMet
+            class_hash, result = nested.encode_with(registration, obj)
         except SerializationError as error:
             attach_path(error, obj)
             raise
-        return with_class_hash(class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
+        return class_hash, result.in_band_buffer, result.out_of_band_buffers
 
-    def _pickle_whole(self, obj, key: Optional[bytes]) -> SerializationResult:
-        """``obj`` in one call of the fallback; if that fails, value by value (which names the culprit).
-
-        While this runs, fallback values met by serializers inside the pickle are written value by
-        value (the nested encoder finds this call on the stack before the serialize call)."""
-        nested = self.nested
-        whole = nested.whole_value_fallback() or nested.registration_for(obj)  # none: obj itself is the fallback's
+    def _pickle_whole(self, obj: Any, whole: Registration) -> tuple[bytes, Any, Any]:
+        """``obj`` in one call of the fallback; if that fails, value by value (which names the culprit)."""
+        token = _PICKLE_WHOLE.set(False)  # a serializer run inside the pickle writes its fallback values itself
         try:
-            class_hash, result = nested.encode_with(whole, obj)
-        except SerializationError as error:
-            if nested.registration_for(obj) is not whole:
-                return self._value_by_value(obj, key)
-            attach_path(error, obj)
-            raise
-        return with_class_hash(class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
+            try:
+                class_hash, result = self._nested.encode_with(whole, obj)
+            except SerializationError as error:
+                if self._nested.registration_for(obj) is not whole:
+                    self._structs.reset()
+                    return self._serialize(obj, None)
+                attach_path(error, obj)
+                raise
+        finally:
+            _PICKLE_WHOLE.reset(token)
+        return class_hash, result.in_band_buffer, result.out_of_band_buffers
 
-
-# What the nested encoder looks for on the call stack (see NestedEncoder._packing_whole_value).
-_SERIALIZE_CODE = Encoder.serialize.__code__
-_PICKLE_WHOLE_CODE = Encoder._pickle_whole.__code__
+    def _whole_value_fallback(self) -> Optional[Registration]:
+        """The fallback registration, if it can pickle whole values under the registrations in force."""
+        snapshot = self._table.snapshot
+        cached_for, whole = self._whole_for
+        if cached_for is snapshot:
+            return whole
+        whole = snapshot.fallback
+        if whole is not None and not isinstance(whole.serializer, Pickle5Serializer):
+            whole = None  # a fallback of the user's own is given the values it was always given
+        if whole is not None:
+            # pickle writes these types itself, never asking reducer_override: a serializer a user
+            # registered for one of them would be passed over inside a whole-value pickle.
+            for cls in PICKLED_NATIVELY:
+                registration = snapshot.current.get(cls)
+                if registration is not None and registration.origin != STANDARD_ORIGIN:
+                    whole = None
+                    break
+        self._whole_for = (snapshot, whole)
+        return whole

@@ -8,19 +8,19 @@ the path of its value inside the object given to ``serialize``.
 from __future__ import annotations
 
 import json
-from typing import Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from ..errors import SerializationError
 
 _MAX_VISITS = 1_000_000
 
 
-def _key_text(key) -> str:
+def _key_text(key: Any) -> str:
     # Double quotes for str keys, as a user writes them: obj["rows"][3].
     return json.dumps(key, ensure_ascii=False) if type(key) is str else repr(key)
 
 
-def _children(node):
+def _children(node: Any) -> Iterator[tuple[str, Any]]:
     if isinstance(node, dict):
         for i, (key, value) in enumerate(node.items()):
             yield f"<key {i}: {_key_text(key)}>", key
@@ -33,7 +33,7 @@ def _children(node):
             yield f"<member {i}>", item
 
 
-def locate(root, predicate: Callable[[object], bool], root_name: str = "obj") -> Optional[str]:
+def locate(root: Any, predicate: Callable[[object], bool], root_name: str = "obj") -> Optional[str]:
     """Return the path (``obj["rows"][3]``) of the first value, depth first, for which
     ``predicate`` is true, or None. Cycles are visited once."""
     stack = [(root_name, root)]
@@ -56,12 +56,12 @@ def locate(root, predicate: Callable[[object], bool], root_name: str = "obj") ->
     return None
 
 
-def locate_identity(root, target, root_name: str = "obj") -> Optional[str]:
+def locate_identity(root: Any, target: Any, root_name: str = "obj") -> Optional[str]:
     """The path of ``target`` (compared by identity) inside ``root``."""
     return locate(root, lambda node: node is target, root_name)
 
 
-def attach_path(error: SerializationError, root) -> None:
+def attach_path(error: SerializationError, root: Any) -> None:
     """Give ``error`` the path of its value inside ``root`` (the outermost serialize call wins)."""
     inner_root = error.path_root
     if inner_root is root:

@@ -14,9 +14,11 @@ fails in any other way is reported with a warning and rolled back.
 
 from __future__ import annotations
 
+from typing import Optional, Any
+
 import threading
 import warnings
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 
 from .table import Table
 
@@ -30,28 +32,28 @@ class PluginLoader:
     public Registry); ``table`` is where its registrations land, all or nothing.
     """
 
-    def __init__(self, registry, table: Table) -> None:
+    def __init__(self, registry: Any, table: Table) -> None:
         self._registry = registry
         self._table = table
         self._lock = threading.RLock()
-        self._pending = None  # name -> EntryPoint, read on first use
+        self._pending: Optional[dict[str, EntryPoint]] = None  # name -> EntryPoint, read on first use
         self.loaded: dict[str, str] = {}  # name -> "module:function"
         self.failed: dict[str, str] = {}  # name -> why it could not be loaded
         self.unavailable: dict[str, str] = {}  # name -> the import error of its missing library
 
-    def _pending_entry_points(self) -> dict:
+    def _pending_entry_points(self) -> dict[str, EntryPoint]:
         with self._lock:
             return self._read_entry_points()
 
-    def _read_entry_points(self) -> dict:
+    def _read_entry_points(self) -> dict[str, EntryPoint]:
         if self._pending is None:
-            found = {}
+            found: dict[str, EntryPoint] = {}
             for ep in entry_points(group=ENTRY_POINT_GROUP):
                 found.setdefault(ep.name, ep)
             self._pending = found
         return self._pending
 
-    def available(self) -> dict:
+    def available(self) -> dict[Any, Any]:
         """Names of every plug-in, loaded or not, with its entry point value."""
         with self._lock:
             names = {name: ep.value for name, ep in self._pending_entry_points().items()}
@@ -82,7 +84,7 @@ class PluginLoader:
                 self._load(pending.pop(name))
             return True
 
-    def _load(self, ep) -> None:
+    def _load(self, ep: Any) -> None:
         try:
             register = ep.load()
         except ImportError as error:

@@ -44,7 +44,7 @@ RegisterCallback = Callable[[Optional[str], type, Any], None]
 class Registration:
     """One class ID bound to a class and a serializer, with the serializer's hooks read once.
 
-    ``accepts`` and ``serialize_canonical`` are the serializer's hooks, None
+    ``accepts``, ``refusal`` and ``serialize_canonical`` are the serializer's hooks, None
     where it keeps the default; ``fallback`` marks the fallback serializer
     (``python_only`` marks it and the dataclass serializer); ``plain_msgpack``
     marks a standard serializer whose in-band is exactly the codec's msgpack of
@@ -59,8 +59,10 @@ class Registration:
     python_only: bool = False
     fallback: bool = False
     plain_msgpack: bool = field(default=False, repr=False)
+    ext_writer: Optional[Callable[[Any, Any], Any]] = field(default=None, repr=False, compare=False)
     accepts: Optional[Callable[[Any], bool]] = field(default=None, repr=False, compare=False)
     serialize_canonical: Optional[Callable[[Any], Any]] = field(default=None, repr=False, compare=False)
+    refusal: Optional[Callable[[Any], Optional[str]]] = field(default=None, repr=False, compare=False)
     handled_by_pickle: bool = field(default=False, repr=False)
 
 
@@ -74,18 +76,23 @@ class Snapshot:
 
     by_id: Mapping[str, Registration] = field(default_factory=dict)
     by_hash: Mapping[bytes, Registration] = field(default_factory=dict)
-    stacks: Mapping[type, tuple] = field(default_factory=dict)  # type -> its registrations, newest last
+    stacks: Mapping[type, tuple[Any, ...]] = field(default_factory=dict)  # type -> its registrations, newest last
     current: Mapping[type, Registration] = field(default_factory=dict)  # type -> the registration in use
     fallback: Optional[Registration] = None
     dataclass_reader: Optional[Registration] = None  # serreg.dataclass, readable by every registry
     dataclass_writer: Optional[Registration] = None  # the same, once switched on (lookup step 3)
-    allowed_ids: frozenset = frozenset()
-    allowed_hashes: frozenset = frozenset()
+    allowed_ids: frozenset[str] = frozenset()
+    allowed_hashes: frozenset[Any] = frozenset()
     # Derived from the above by Table._publish:
-    native_overrides: frozenset = frozenset()  # native types whose serializer is not the standard one
-    rewritten_types: tuple = ALWAYS_REWRITTEN  # types the codec must not let msgpack pack by itself
+    native_overrides: frozenset[Any] = frozenset()  # native types whose serializer is not the standard one
+    rewritten_types: tuple[Any, ...] = ALWAYS_REWRITTEN  # types the codec must not let msgpack pack by itself
     packed_as_is: Mapping[type, bytes] = field(default_factory=dict)  # type -> ClassIDHash, plain msgpack
     unpacked_as_is: Mapping[bytes, type] = field(default_factory=dict)  # the same ClassIDHashes -> their type
+    ext_writers: Mapping[type, Callable[..., Any]] = field(default_factory=dict)  # type -> its struct's ext 1 writer
+    # Class IDs whose type is served by serreg's standard serializer (so the codec may write
+    # them itself), and those whose ClassIDHash is read by it (so the codec may read them itself).
+    standard_writers: frozenset[str] = frozenset()
+    standard_readers: frozenset[str] = frozenset()
 
 
 class Table:
@@ -112,24 +119,30 @@ class Table:
     def _origin(self) -> str:
         return getattr(self._local, "origin", None) or "user"
 
-    def _registration(self, class_id: str, cls: type, serializer, **flags) -> Registration:
+    def _registration(self, class_id: str, cls: type, serializer: Any, **flags: Any) -> Registration:
         hooks = hooks_of(serializer)
         return Registration(
             class_id, cls, serializer, class_id_hash(class_id), self._origin(),
-            accepts=hooks.accepts, serialize_canonical=hooks.serialize_canonical,
+            accepts=hooks.accepts, serialize_canonical=hooks.serialize_canonical, refusal=hooks.refusal,
             handled_by_pickle=hooks.handled_by_pickle, **flags,
         )
 
     # ----------------------------------------------------------------- registering
 
-    def register(self, class_id: str, cls: type, serializer, *, plain_msgpack: bool = False) -> None:
-        """Bind ``class_id`` to ``cls`` and ``serializer`` (see Registry.register_serializer)."""
+    def register(
+        self, class_id: str, cls: type, serializer: Any, *, plain_msgpack: bool = False, ext_writer: Optional[Callable[[Any, Any], Any]] = None
+    ) -> None:
+        """Bind ``class_id`` to ``cls`` and ``serializer`` (see Registry.register_serializer).
+
+        ``ext_writer(value, pack_state)``: a struct's writer, which the codec calls
+        straight from its lookup table for values inside msgpack documents (ext 1).
+        """
         if not isinstance(class_id, str) or not class_id:
             raise TypeError(f"class_id must be a non-empty str, not {class_id!r}")
         if not isinstance(cls, type):
             raise TypeError(f"cls must be a type, not {cls!r}")
         check_serializer(serializer)
-        registration = self._registration(class_id, cls, serializer, plain_msgpack=plain_msgpack)
+        registration = self._registration(class_id, cls, serializer, plain_msgpack=plain_msgpack, ext_writer=ext_writer)
         with self._lock:
             snapshot = self.snapshot
             existing = snapshot.by_id.get(class_id)
@@ -178,7 +191,7 @@ class Table:
             self._publish(snapshot, by_id=by_id, by_hash=by_hash, stacks=stacks)
             self._notify(registration.cls)
 
-    def register_fallback(self, serializer, register_callback: Optional[RegisterCallback] = None) -> None:
+    def register_fallback(self, serializer: Any, register_callback: Optional[RegisterCallback] = None) -> None:
         """Use ``serializer`` for every value no registered serializer takes (see Registry)."""
         check_serializer(serializer)
         class_id = hooks_of(serializer).class_id or FALLBACK_CLASS_ID
@@ -206,7 +219,7 @@ class Table:
                 for cls, current in self.snapshot.current.items():
                     register_callback(current.class_id, cls, current.serializer)
 
-    def install_dataclass(self, class_id: str, serializer) -> None:
+    def install_dataclass(self, class_id: str, serializer: Any) -> None:
         """Register the reader of dataclass instances; writing them is switched on by
         :meth:`use_dataclass` (lookup step 3, after plug-ins, before the fallback).
 
@@ -235,7 +248,7 @@ class Table:
                 )
             self._publish(snapshot, dataclass_writer=snapshot.dataclass_reader if enabled else None)
 
-    def allow(self, class_ids) -> None:
+    def allow(self, class_ids: Any) -> None:
         """Add ``class_ids`` to the allow-list of untrusted mode (the code-loading ones are refused)."""
         class_ids = tuple(class_ids)
         for class_id in class_ids:
@@ -266,7 +279,7 @@ class Table:
 
     # ----------------------------------------------------------------- publishing
 
-    def _publish(self, snapshot: Snapshot, **changes) -> None:
+    def _publish(self, snapshot: Snapshot, **changes: Any) -> None:
         # One attribute write publishes everything: readers see the old or the new
         # snapshot, never a mixture, so a frame written with a newly published
         # serializer can always be read back.
@@ -283,6 +296,9 @@ class Table:
             rewritten_types=ALWAYS_REWRITTEN + tuple(native_overrides),
             packed_as_is={cls: r.class_hash for cls, r in current.items() if r.plain_msgpack},
             unpacked_as_is={h: r.cls for h, r in new.by_hash.items() if r.plain_msgpack},
+            ext_writers={cls: r.ext_writer for cls, r in current.items() if r.ext_writer is not None},
+            standard_writers=frozenset(r.class_id for r in current.values() if r.origin == STANDARD_ORIGIN),
+            standard_readers=frozenset(r.class_id for r in new.by_hash.values() if r.origin == STANDARD_ORIGIN),
         )
 
     def _notify(self, cls: type) -> None:

@@ -27,7 +27,7 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from .operations import MODES, operations
 from .payloads import PAYLOADS, user_payloads
@@ -70,8 +70,8 @@ def _build_helper(directory: Path) -> Path:
 
 
 def count_instructions(
-    payloads: list, peers: list, *, scale: float, callables=(), frame_files=(), progress=None
-) -> dict:
+    payloads: list[Any], peers: list[Any], *, scale: float, callables: Any = (), frame_files: Any = (), progress: Any = None
+) -> dict[Any, Any]:
     """{payload: {peer: {mode: instructions per round trip, or the reason there is none}}}.
 
     Runs one child under callgrind for everything; raises RuntimeError if it fails.
@@ -105,8 +105,8 @@ def count_instructions(
     return _per_round_trip(notes, counts)
 
 
-def _per_round_trip(notes: dict, counts: dict) -> dict:
-    out: dict = {}
+def _per_round_trip(notes: dict[Any, Any], counts: dict[Any, Any]) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
     for key, note in notes.items():
         payload, peer, mode = key.split("|")
         target = out.setdefault(payload, {}).setdefault(peer, {})
@@ -125,7 +125,7 @@ def _child(spec_path: str) -> None:
     builders = dict(PAYLOADS)
     builders.update(user_payloads(spec["callables"], spec["frame_files"]))
     instances = {name: PEERS[name]() for name in spec["peers"]}
-    notes: dict = {}
+    notes: dict[Any, Any] = {}
     for payload in spec["payloads"]:
         value = builders[payload](spec["scale"])
         for name, peer in instances.items():
@@ -150,7 +150,7 @@ def _child(spec_path: str) -> None:
     Path(spec["notes"]).write_text(json.dumps(notes))
 
 
-def _count(operation, key: str, dump) -> int:
+def _count(operation: Any, key: str, dump: Any) -> int:
     """Warm up, pick N, run N then 3N round trips with a dump after each; return N."""
     gc.collect()
     operation()  # the first call may import, build caches, fault pages in

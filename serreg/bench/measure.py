@@ -22,7 +22,7 @@ import math
 import statistics
 import time
 import tracemalloc
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 _STATUS = "/proc/self/status"
 _CLEAR_REFS = "/proc/self/clear_refs"
@@ -108,7 +108,7 @@ def peak_traced(operation: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
-def median(values: list) -> float:
+def median(values: list[float]) -> float:
     ordered = sorted(values)
     middle = len(ordered) // 2
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2

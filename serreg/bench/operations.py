@@ -7,14 +7,15 @@ buffers kept apart) and ``frame`` (one contiguous byte string and back).
 from __future__ import annotations
 
 from .peers import Unsupported
+from typing import Any
 
 MODES = ("in_process", "frame")
 STEPS = ("serialize", "deserialize", "round_trip")
 
 
-def operations(peer, value) -> dict:
+def operations(peer: Any, value: Any) -> dict[Any, Any]:
     """(mode, step) -> zero-argument callable, or the reason it cannot run."""
-    operations = {}
+    operations: dict[tuple[str, str], Any] = {}
     try:
         result = peer.serialize(value)
     except Unsupported as error:

@@ -14,7 +14,7 @@ import dataclasses
 import datetime
 import importlib
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 from .._default import deserialize
 from ..wire.frame import read_frame_bytes
@@ -28,43 +28,43 @@ class Record:
     name: str
     score: float
     active: bool
-    tags: list
+    tags: list[Any]
 
 
 def _count(n: int, scale: float) -> int:
     return max(1, int(n * scale))
 
 
-def small_dict(scale: float):
+def small_dict(scale: float) -> dict[str, float | str | list[int] | bool]:
     return {"a": 1, "b": 2.5, "c": "hello", "d": [1, 2, 3], "e": True}
 
 
-def ints_1k(scale: float):
+def ints_1k(scale: float) -> list[Any]:
     return list(range(_count(1000, scale)))
 
 
-def strs_10k(scale: float):
+def strs_10k(scale: float) -> list[Any]:
     return [f"s{i}" for i in range(_count(10000, scale))]
 
 
-def records_1k(scale: float):
+def records_1k(scale: float) -> list[Any]:
     return [{"id": i, "name": f"user{i}", "score": i * 0.5, "tags": ["a", "b"]} for i in range(_count(1000, scale))]
 
 
-def bytes_10MB(scale: float):
+def bytes_10MB(scale: float) -> bytes:
     # Not all zeros, so no layer can take a shortcut on a constant buffer.
     size = _count(10_000_000, scale)
     pattern = bytes(range(256))
     return (pattern * (size // 256 + 1))[:size]
 
 
-def ndarray_100MB(scale: float):
+def ndarray_100MB(scale: float) -> Any:
     import numpy as np
 
     return np.arange(_count(100_000_000 // 8, scale), dtype=np.float64)
 
 
-def arrow_1M(scale: float):
+def arrow_1M(scale: float) -> Any:
     import numpy as np
     import pyarrow as pa
 
@@ -76,11 +76,11 @@ def arrow_1M(scale: float):
     })
 
 
-def dataclass_1(scale: float):
+def dataclass_1(scale: float) -> Record:
     return Record(7, "user7", 3.5, True, ["a", "b"])
 
 
-def dataclasses_1k(scale: float):
+def dataclasses_1k(scale: float) -> list[Any]:
     return [Record(i, f"user{i}", i * 0.5, i % 2 == 0, ["a", "b"]) for i in range(_count(1000, scale))]
 
 
@@ -99,7 +99,7 @@ def _main_record_class() -> type:
     return cls
 
 
-def dataclasses_1k_main(scale: float):
+def dataclasses_1k_main(scale: float) -> list[Any]:
     cls = _main_record_class()
     return [cls(i, f"user{i}", i * 0.5) for i in range(_count(1000, scale))]
 
@@ -107,7 +107,7 @@ def dataclasses_1k_main(scale: float):
 _UTC2 = datetime.timezone(datetime.timedelta(hours=2))
 
 
-def nested_mixed(scale: float):
+def nested_mixed(scale: float) -> list[Any]:
     """Tuples, sets, datetimes, bytes and None inside lists and dicts: 100 such entries."""
     start = datetime.datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=_UTC2)
     return [
@@ -145,7 +145,7 @@ def _from_callable(spec: str) -> Callable[[float], object]:
     if not module_name or not attribute:
         raise ValueError(f"--payload takes module:callable (say, mydata:make_value), not {spec!r}")
 
-    def build(scale: float):
+    def build(scale: float) -> Any:
         if "" not in sys.path:
             sys.path.insert(0, "")  # the current directory, as ``python -m`` has it
         target = importlib.import_module(module_name)
@@ -157,7 +157,7 @@ def _from_callable(spec: str) -> Callable[[float], object]:
 
 
 def _from_frames(path: str, index: int) -> Callable[[float], object]:
-    def build(scale: float):
+    def build(scale: float) -> Any:
         with open(path, "rb") as stream:
             for _ in range(index):
                 read_frame_bytes(stream)
@@ -166,7 +166,7 @@ def _from_frames(path: str, index: int) -> Callable[[float], object]:
     return build
 
 
-def user_payloads(callables=(), frame_files=()) -> dict[str, Callable[[float], object]]:
+def user_payloads(callables: Any = (), frame_files: Any = ()) -> dict[str, Callable[[float], object]]:
     """Payloads of the user's own: ``module:callable`` (called with no argument; a non-callable
     attribute is the value itself) and every frame of each file of serreg frames (deserialized
     trusted: they are the user's own). Named by what they come from."""
@@ -188,7 +188,7 @@ def user_payloads(callables=(), frame_files=()) -> dict[str, Callable[[float], o
 ZERO_COPY = frozenset({"bytes_10MB", "ndarray_100MB", "arrow_1M"})
 
 
-def describe(value) -> str:
+def describe(value: Any) -> str:
     """A short description of a payload's real size, for the report."""
     kind = type(value)
     if kind is list:
@@ -204,7 +204,7 @@ def describe(value) -> str:
     return kind.__name__
 
 
-def same_value(expected, actual) -> bool:
+def same_value(expected: Any, actual: Any) -> bool:
     """True when ``actual`` equals ``expected`` and has the same types all the way down."""
     kind = type(expected)
     if type(actual) is not kind:
@@ -224,5 +224,5 @@ def same_value(expected, actual) -> bool:
 
         return expected.dtype == actual.dtype and expected.shape == actual.shape and np.array_equal(expected, actual)
     if kind.__name__ == "Table":
-        return expected.schema.equals(actual.schema) and expected.equals(actual)
-    return expected == actual
+        return bool(expected.schema.equals(actual.schema) and expected.equals(actual))
+    return bool(expected == actual)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.metadata
 import pickle
+from typing import Optional, Any
 
 import cloudpickle
 import msgpack
@@ -67,22 +68,22 @@ class Peer:
     def version(self) -> str:
         return _version(self.distribution) if self.distribution else "?"
 
-    def check(self, value) -> None:
+    def check(self, value: Any) -> None:
         """Raise Unsupported if this peer cannot take ``value`` at all."""
 
-    def serialize(self, value):
+    def serialize(self, value: Any) -> Any:
         raise NotImplementedError
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any) -> Any:
         raise NotImplementedError
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         raise NotImplementedError
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any) -> Any:
         raise NotImplementedError
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any) -> Any:
         raise NotImplementedError
 
 
@@ -91,24 +92,24 @@ class SerregPeer(Peer):
     how = "serreg.serialize / serreg.deserialize; frame: SerializationResult.to_bytes()"
     distribution = "serreg"
 
-    def _load(self):
+    def _load(self) -> None:
         self._serialize = serialize
         self._deserialize = deserialize
         return None
 
-    def serialize(self, value):
+    def serialize(self, value: Any) -> Any:
         return self._serialize(value)
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any) -> Any:
         return self._deserialize(result)
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         return len(result.in_band_buffer) + sum(memoryview(b).nbytes for b in result.out_of_band_buffers)
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any) -> Any:
         return self._serialize(value).to_bytes()
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any) -> Any:
         return self._deserialize(frame)
 
 
@@ -121,14 +122,14 @@ class SerregDataclassesPeer(SerregPeer):
     name = "serreg+dc"
     how = "serreg with configure_dataclasses() (serreg.dataclass instead of the pickle fallback); own Registry"
 
-    def _load(self):
+    def _load(self) -> None:
         registry = Registry()
         configure_dataclasses(registry)
         self._serialize = registry.serialize
         self._deserialize = registry.deserialize
         return None
 
-    def check(self, value) -> None:
+    def check(self, value: Any) -> None:
         sample = value[0] if type(value) is list and value else value
         if not dataclasses.is_dataclass(sample):
             raise Unsupported("no dataclass in this payload: the same as serreg")
@@ -143,22 +144,22 @@ class Pickle5Peer(Peer):
     def version(self) -> str:
         return f"protocol {pickle.HIGHEST_PROTOCOL} (stdlib)"
 
-    def serialize(self, value):
-        buffers = []
+    def serialize(self, value: Any) -> Any:
+        buffers: list[pickle.PickleBuffer] = []
         return pickle.dumps(value, protocol=5, buffer_callback=buffers.append), buffers
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any) -> Any:
         data, buffers = result
         return pickle.loads(data, buffers=buffers)
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         data, buffers = result
-        return len(data) + sum(b.raw().nbytes for b in buffers)
+        return len(data) + sum(int(b.raw().nbytes) for b in buffers)
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any) -> Any:
         return pickle.dumps(value, protocol=5)
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any) -> Any:
         return pickle.loads(frame)
 
 
@@ -171,15 +172,15 @@ class CloudpicklePeer(Pickle5Peer):
     def version(self) -> str:
         return _version(self.distribution)
 
-    def _load(self):
+    def _load(self) -> None:
         self._dumps = cloudpickle.dumps  # a dependency of serreg: always installed
         return None
 
-    def serialize(self, value):
-        buffers = []
+    def serialize(self, value: Any) -> tuple[Any, ...]:
+        buffers: list[pickle.PickleBuffer] = []
         return self._dumps(value, protocol=5, buffer_callback=buffers.append), buffers
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any) -> Any:
         return self._dumps(value, protocol=5)
 
 
@@ -188,28 +189,30 @@ class MsgpackPeer(Peer):
     how = "msgpack.packb / msgpack.unpackb (no out-of-band buffers: in-process and frame are the same bytes)"
     distribution = "msgpack"
 
-    def _load(self):
+    def _load(self) -> None:
         self._packb = msgpack.packb  # a dependency of serreg: always installed
         self._unpackb = msgpack.unpackb
         return None
 
-    def check(self, value) -> None:
+    def check(self, value: Any) -> None:
         try:
             self._packb(value)
         except TypeError as error:
             raise Unsupported(f"msgpack has no encoding for it ({error})") from None
 
-    def serialize(self, value):
+    def serialize(self, value: Any) -> Any:
         return self._packb(value)
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any) -> Any:
         return self._unpackb(result)
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         return len(result)
 
     to_frame = serialize
-    from_frame = deserialize
+
+    def from_frame(self, frame: Any) -> Any:
+        return self._unpackb(frame)
 
 
 class MsgspecPeer(Peer):
@@ -218,7 +221,7 @@ class MsgspecPeer(Peer):
            "one dataclass (msgspec decodes typed data only when told the type); no out-of-band buffers")
     distribution = "msgspec"
 
-    def _load(self):
+    def _load(self) -> Optional[str]:
         try:
             import msgspec
         except ImportError as error:
@@ -228,12 +231,11 @@ class MsgspecPeer(Peer):
         self._decode = msgspec.msgpack.Decoder().decode
         return None
 
-    def check(self, value) -> None:
+    def check(self, value: Any) -> None:
         sample = value[0] if type(value) is list and value else value
         if dataclasses.is_dataclass(sample) and (sample is value or all(type(v) is type(sample) for v in value)):
             cls = type(sample)
-            kind = cls if sample is value else list[cls]  # type: ignore[valid-type]
-            self._decode = self._msgspec.msgpack.Decoder(kind).decode
+            self._decode = self._msgspec.msgpack.Decoder(cls if sample is value else list[cls]).decode  # type: ignore[valid-type]  # a class known at run time
             # msgspec caches what it learnt on the class; the decoder keeps its own copy. Left there,
             # the cache would travel with a class that cloudpickle writes by value, and it cannot be pickled.
             if "__msgspec_cache__" in vars(cls):
@@ -245,19 +247,19 @@ class MsgspecPeer(Peer):
         except (TypeError, self._msgspec.EncodeError) as error:
             raise Unsupported(f"msgspec has no encoding for it ({error})") from None
 
-    def serialize(self, value):
+    def serialize(self, value: Any) -> Any:
         return self._encode(value)
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any) -> Any:
         return self._decode(result)
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         return len(result)
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any) -> Any:
         return self._encode(value)
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any) -> Any:
         return self._decode(frame)
 
 
@@ -267,7 +269,7 @@ class PyforyPeer(Peer):
            "keeping each BufferObject.getbuffer() out-of-band / deserialize(buffers=); frame: serialize() in-band")
     distribution = "pyfory"
 
-    def _load(self):
+    def _load(self) -> str | None:
         try:
             import pyfory
         except ImportError as error:
@@ -278,27 +280,27 @@ class PyforyPeer(Peer):
         self._fory.register(Record)
         return None
 
-    def serialize(self, value):
-        buffers = []
+    def serialize(self, value: Any) -> tuple[Any, ...]:
+        buffers: list[pickle.PickleBuffer] = []
 
-        def keep_out_of_band(buffer_object) -> bool:
+        def keep_out_of_band(buffer_object: Any) -> bool:
             buffers.append(buffer_object.getbuffer())
             return False  # False: out-of-band
 
         return self._fory.serialize(value, buffer_callback=keep_out_of_band), buffers
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any) -> Any:
         data, buffers = result
         return self._fory.deserialize(data, buffers=buffers)
 
-    def wire_bytes(self, result) -> int:
+    def wire_bytes(self, result: Any) -> int:
         data, buffers = result
         return len(data) + sum(memoryview(b).nbytes for b in buffers)
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any) -> Any:
         return self._fory.serialize(value)
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any) -> Any:
         return self._fory.deserialize(frame)
 
 
@@ -309,32 +311,32 @@ class RayPeer(Peer):
            "Ray worker's object store creates, so it is not measured")
     distribution = "ray"
 
-    def _load(self):
+    def _load(self) -> str | None:
         try:
             import ray._private.worker as worker
             from ray._private.serialization import SerializationContext
         except ImportError as error:
             return f"ray is not installed ({error}); pip install 'serreg[ray]' to include it"
-        self._context = SerializationContext(worker.global_worker)
+        self._context = SerializationContext(worker.global_worker)  # type: ignore[no-untyped-call]  # Ray's own code is untyped
         return None
 
-    def serialize(self, value):
+    def serialize(self, value: Any) -> Any:
         return self._context.serialize(value)
 
-    def deserialize(self, result):
+    def deserialize(self, result: Any) -> Any:
         raise Unsupported("Ray deserializes only from object-store buffers (needs ray.init and a raylet)")
 
-    def wire_bytes(self, result) -> int:
-        return result.total_bytes
+    def wire_bytes(self, result: Any) -> int:
+        return int(result.total_bytes)
 
-    def to_frame(self, value):
+    def to_frame(self, value: Any) -> Any:
         serialized = self._context.serialize(value)
         to_bytes = getattr(serialized, "to_bytes", None)
         if to_bytes is None:
             raise Unsupported(f"Ray's {type(serialized).__name__} has no to_bytes() outside the object store")
         return to_bytes()
 
-    def from_frame(self, frame):
+    def from_frame(self, frame: Any) -> Any:
         raise Unsupported("Ray deserializes only from object-store buffers (needs ray.init and a raylet)")
 
 

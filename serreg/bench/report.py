@@ -3,6 +3,8 @@ detailed table, serreg against the fastest peer, JSON and a chart."""
 
 from __future__ import annotations
 
+from typing import Optional, Any
+
 import json
 
 from .operations import MODES
@@ -11,7 +13,7 @@ from .suite import REFERENCE, fastest_peer
 VIA = {"in_process": "result", "frame": "bytes"}
 
 
-def _time(seconds) -> str:
+def _time(seconds: Any) -> str:
     if seconds is None:
         return "-"
     if seconds < 1e-3:
@@ -21,7 +23,7 @@ def _time(seconds) -> str:
     return f"{seconds:.2f}s"
 
 
-def _instructions(count) -> str:
+def _instructions(count: Any) -> str:
     if count is None:
         return "-"
     if count < 10_000:
@@ -31,7 +33,7 @@ def _instructions(count) -> str:
     return f"{count / 1e6:.1f}M"
 
 
-def _size(count) -> str:
+def _size(count: Any) -> str:
     if count is None:
         return "-"
     if count < 10_000:
@@ -41,7 +43,7 @@ def _size(count) -> str:
     return f"{count / 2**20:.1f}MiB"
 
 
-def _ratio(value) -> str:
+def _ratio(value: Any) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
@@ -52,7 +54,7 @@ COLUMNS = (
 )
 
 
-def _peers_measured(report: dict) -> list:
+def _peers_measured(report: dict[Any, Any]) -> list[Any]:
     names = []
     for entry in report["payloads"].values():
         for name, result in entry["results"].items():
@@ -61,7 +63,7 @@ def _peers_measured(report: dict) -> list:
     return names
 
 
-def _cell(result: dict, mode: str) -> str:
+def _cell(result: dict[Any, Any], mode: str) -> str:
     if not result.get("supported"):
         return "n/a"
     facts = result[mode]
@@ -72,7 +74,7 @@ def _cell(result: dict, mode: str) -> str:
     return f"{_time(seconds)} / {_instructions(facts.get('instructions'))}{mark}"
 
 
-def format_summary(report: dict) -> str:
+def format_summary(report: dict[Any, Any]) -> str:
     """A markdown table: per payload and way (result object, bytes), every peer's round trip as
     ``wall median / instructions``, and serreg's figures over the fastest peer's."""
     peers = _peers_measured(report)
@@ -104,12 +106,12 @@ def format_summary(report: dict) -> str:
     return "\n".join(lines)
 
 
-def format_table(report: dict) -> str:
+def format_table(report: dict[Any, Any]) -> str:
     """The summary, then the details."""
     return format_summary(report) + "\n\n" + format_details(report)
 
 
-def format_details(report: dict) -> str:
+def format_details(report: dict[Any, Any]) -> str:
     """One block per payload: a row per peer; ``f.`` columns are through the contiguous frame.
 
     rt is a round trip (serialize then deserialize); bytes are in-band plus
@@ -158,7 +160,7 @@ def format_details(report: dict) -> str:
     return "\n".join(lines)
 
 
-def versus_fastest(report: dict) -> list[dict]:
+def versus_fastest(report: dict[Any, Any]) -> list[dict[Any, Any]]:
     """Per payload and mode: the fastest correct peer by wall median and by instructions, and
     serreg's figure over theirs (below 1: serreg is faster)."""
     rows = []
@@ -180,7 +182,7 @@ def versus_fastest(report: dict) -> list[dict]:
     return rows
 
 
-def _fewest_instructions(results: dict, mode: str):
+def _fewest_instructions(results: dict[Any, Any], mode: str) -> Any:
     best = None
     for name, result in results.items():
         if name.startswith(REFERENCE) or not result.get("supported"):
@@ -191,7 +193,7 @@ def _fewest_instructions(results: dict, mode: str):
     return best
 
 
-def write_json(report: dict, path) -> None:
+def write_json(report: dict[Any, Any], path: Any) -> None:
     data = dict(report)
     data["versus_fastest"] = versus_fastest(report)
     with open(path, "w") as file:
@@ -203,7 +205,7 @@ def write_json(report: dict, path) -> None:
 CHART_CAP = 8.0
 
 
-def draw_chart(report: dict, path) -> None:
+def draw_chart(report: dict[Any, Any], path: Any) -> None:
     """Each peer's round trip over the fastest peer's in the same run, per payload: points on a
     linear axis (1 = fastest), wall medians and, where counted, instructions; result object and bytes."""
     import matplotlib
@@ -221,7 +223,7 @@ def draw_chart(report: dict, path) -> None:
     if any(entry["results"].get(REFERENCE, {}).get(mode, {}).get("instructions")
            for entry in report["payloads"].values() for mode in MODES):
         metrics.append(("instructions", "CPU instructions"))
-    colors = plt.get_cmap("tab10").colors
+    colors = plt.get_cmap("tab10").colors  # type: ignore[attr-defined]  # tab10 is a ListedColormap
     markers = "os^Dv<>pPX"
     figure, axes = plt.subplots(len(metrics), len(MODES), figsize=(max(10, 1.1 * len(payload_names) * 2), 4.5 * len(metrics)),
                                 squeeze=False, sharey=True)
@@ -258,7 +260,7 @@ def draw_chart(report: dict, path) -> None:
     plt.close(figure)
 
 
-def _over_fastest(results: dict, peer: str, mode: str, metric: str):
+def _over_fastest(results: dict[Any, Any], peer: str, mode: str, metric: str) -> Optional[float]:
     """``peer``'s figure over the smallest figure of any correct result (serreg's included)."""
     figures = {
         name: result[mode].get(metric) for name, result in results.items()
@@ -266,4 +268,4 @@ def _over_fastest(results: dict, peer: str, mode: str, metric: str):
     }
     if peer not in figures or not figures:
         return None
-    return figures[peer] / min(figures.values())
+    return float(figures[peer] / min(figures.values()))

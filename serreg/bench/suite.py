@@ -12,7 +12,7 @@ import gc
 import platform
 import sys
 import time
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from . import measure
 from .callgrind import count_instructions, unavailable
@@ -23,11 +23,11 @@ from .peers import PEERS, Unsupported
 REFERENCE = "serreg"
 
 
-def _check(peer, value, ops: dict) -> dict:
+def _check(peer: Any, value: Any, ops: dict[Any, Any]) -> dict[Any, Any]:
     """Correctness and size of one peer's round trips, before any timing."""
-    facts = {}
+    facts: dict[str, dict[str, Any]] = {}
     for mode in MODES:
-        entry = {}
+        entry: dict[str, Any] = {}
         serialize_op = ops[mode, "serialize"]
         if isinstance(serialize_op, str):
             entry["reason"] = serialize_op
@@ -102,8 +102,8 @@ def run_suite(
     instructions: bool = False,
     callables: Iterable[str] = (),
     frame_files: Iterable[str] = (),
-    argv: Optional[list] = None,
-) -> dict:
+    argv: Optional[list[Any]] = None,
+) -> dict[Any, Any]:
     """Measure every payload with every peer; return the report as a JSON-ready dict.
 
     Times are medians over ``repeats`` samples, in seconds per call. serreg is
@@ -135,7 +135,7 @@ def run_suite(
 
     instances = {name: PEERS[name]() for name in peer_names}
     usable = [name for name in peer_names if instances[name].available]
-    report = {
+    report: dict[str, Any] = {
         "command": argv,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
@@ -175,7 +175,7 @@ def run_suite(
     return report
 
 
-def _add_instructions(report, payload_names, peer_names, scale, callables, frame_files, bar) -> None:
+def _add_instructions(report: Any, payload_names: Any, peer_names: Any, scale: Any, callables: Any, frame_files: Any, bar: Any) -> None:
     """Each (payload, peer, mode) gets ``instructions`` (per round trip) or ``instructions_note``."""
     reason = unavailable()
     report["instructions"] = reason or (
@@ -199,8 +199,8 @@ def _add_instructions(report, payload_names, peer_names, scale, callables, frame
                     result[mode]["instructions"] = counted
 
 
-def _run_payload(payload_name, value, instances, usable, repeats, min_time, memory, bar, rss) -> dict:
-    entry = {"description": describe(value), "zero_copy": payload_name in ZERO_COPY, "results": {}}
+def _run_payload(payload_name: Any, value: Any, instances: Any, usable: Any, repeats: Any, min_time: Any, memory: Any, bar: Any, rss: Any) -> dict[Any, Any]:
+    entry: dict[str, Any] = {"description": describe(value), "zero_copy": payload_name in ZERO_COPY, "results": {}}
     timed = {}  # (peer, mode, step) -> operation
     for name in usable:
         peer = instances[name]
@@ -212,7 +212,7 @@ def _run_payload(payload_name, value, instances, usable, repeats, min_time, memo
             entry["results"][name] = {"supported": False, "reason": str(error)}
             continue
         facts = _check(peer, value, ops)
-        result = {"supported": True}
+        result: dict[str, Any] = {"supported": True}
         for mode in MODES:
             result[mode] = dict(facts[mode])
             for step in STEPS:
@@ -225,7 +225,7 @@ def _run_payload(payload_name, value, instances, usable, repeats, min_time, memo
         entry["results"][name] = result
 
     numbers = {key: measure.calibrate(operation, min_time) for key, operation in timed.items()}
-    samples = {key: [] for key in timed}
+    samples: dict[Any, list[float]] = {key: [] for key in timed}
     for repeat in range(repeats):
         bar.label(f"{payload_name}: repeat {repeat + 1}/{repeats}")
         order = usable[repeat % len(usable):] + usable[: repeat % len(usable)]
@@ -257,10 +257,10 @@ def _run_payload(payload_name, value, instances, usable, repeats, min_time, memo
     return entry
 
 
-def _ratios(results: dict) -> dict:
+def _ratios(results: dict[Any, Any]) -> dict[Any, Any]:
     """serreg's time (and bytes) over each peer's: below 1 means serreg is faster (smaller)."""
     reference = results.get(REFERENCE)
-    ratios = {}
+    ratios: dict[str, dict[str, float]] = {}
     if not reference or not reference.get("supported"):
         return ratios
     for name, result in results.items():
@@ -281,7 +281,7 @@ def _ratios(results: dict) -> dict:
     return ratios
 
 
-def fastest_peer(results: dict, mode: str) -> Optional[tuple]:
+def fastest_peer(results: dict[Any, Any], mode: str) -> Optional[tuple[Any, ...]]:
     """(name, seconds) of the fastest correct peer's round trip in ``mode``, serreg (in any setup) excluded."""
     best = None
     for name, result in results.items():

@@ -6,6 +6,8 @@ Shared by the canonical writers of the standard types and of the plug-ins
 
 from __future__ import annotations
 
+from typing import Any
+
 import struct
 
 # The one NaN of the canonical form, per float width (quiet, sign clear, payload 0).
@@ -39,7 +41,7 @@ def canonical_float_bits(bits: int, width: int) -> int:
     return bits
 
 
-def normalize_float_array(values):
+def normalize_float_array(values: Any) -> Any:
     """Return ``values`` (a 1-d C-contiguous little-endian numpy float array) with -0.0
     made 0.0 and every NaN made the canonical NaN; the same array when nothing changes."""
     import numpy as np  # only ever given numpy arrays, so numpy is installed

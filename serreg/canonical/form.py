@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import hashlib
 from operator import itemgetter
-from typing import Callable, Optional
+from typing import Sequence, Any, Callable, Optional
 
 from msgpack import ExtType, packb
 
 from .._registry.paths import attach_path
 from ..codec.layout import MAX_NESTING, NESTED_EXT_TYPE, array_header, map_header
 from ..errors import CanonicalFormError, SerializationError, SerregError
-from ..result import SerializationResult, buffer_views, in_band_parts, with_class_hash
+from ..result import SerializationResult, as_result, buffer_views, in_band_parts, with_class_hash
 from ..wire.frame import frame_pieces
 from .floats import pack_float
 from .standard import STANDARD_WRITERS
@@ -45,17 +45,25 @@ class CanonicalForm:
 
     ``registration_for(value)`` is the registry's lookup (what ``serialize``
     would use for the value); ``native_overrides()`` the native types (list,
-    dict, str ...) a user has registered a serializer of their own for.
+    dict, str ...) a user has registered a serializer of their own for;
+    ``refusal_for(value)`` why a serializer passed a value on to the fallback
+    (None if it gives no reason).
     Stateless apart from those, so one instance serves every thread.
     """
 
-    def __init__(self, registration_for: Callable, native_overrides: Callable[[], frozenset]) -> None:
+    def __init__(
+        self,
+        registration_for: Callable[..., Any],
+        native_overrides: Callable[[], frozenset[Any]],
+        refusal_for: Callable[[Any], Optional[str]] = lambda value: None,
+    ) -> None:
         self._registration_for = registration_for
         self._native_overrides = native_overrides
+        self._refusal_for = refusal_for
 
     # ------------------------------------------------------------------ top level
 
-    def serialize(self, obj, key: Optional[bytes] = None) -> SerializationResult:
+    def serialize(self, obj: Any, key: Optional[bytes] = None) -> SerializationResult:
         """The canonical serialization result of ``obj`` (in-band starts with the ClassIDHash)."""
         try:
             registration, result = self.serialize_nested(obj)
@@ -64,16 +72,19 @@ class CanonicalForm:
             raise
         return with_class_hash(registration.class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
 
-    def digest(self, obj) -> bytes:
+    def digest(self, obj: Any) -> bytes:
         """SHA-256 of the canonical frame of ``obj``, buffers hashed in place."""
         return result_digest(self.serialize(obj))
 
     # ------------------------------------------------------------------ one value
 
-    def serialize_nested(self, value):
+    def serialize_nested(self, value: Any) -> tuple[Any, SerializationResult]:
         """Canonically serialize one value; return (registration, raw result without the hash)."""
         registration = self._registration_for(value)
         if registration.fallback:
+            reason = self._refusal_for(value)
+            if reason is not None:
+                raise CanonicalFormError(f"{_describe(type(value))} has no canonical form: {reason}", value=value)
             raise CanonicalFormError(
                 f"{_describe(type(value))} has no canonical form: no serializer is registered for it and the "
                 f"pickle fallback's bytes are not unique per value; register a serializer that defines "
@@ -104,34 +115,36 @@ class CanonicalForm:
                 f"{type(error).__name__}: {error}",
                 value=value,
             ) from error
-        if not isinstance(result, SerializationResult):
-            raise SerializationError(
-                f"serialize_canonical of class ID {registration.class_id!r} returned {type(result).__name__}, "
-                "not a SerializationResult",
-                value=value,
-            )
+        if type(result) is not SerializationResult:
+            returned, result = result, as_result(result)
+            if result is None:
+                raise SerializationError(
+                    f"serialize_canonical of class ID {registration.class_id!r} returned {type(returned).__name__}, "
+                    "not a SerializationResult or bytes",
+                    value=value,
+                )
         return registration, result
 
     # ------------------------------------------------------------------ msgpack trees
 
-    def pack(self, value) -> SerializationResult:
+    def pack(self, value: Any) -> SerializationResult:
         """One msgpack value in canonical form, nested values as ext 0, buffers in document order."""
         out = bytearray()
-        oob: list = []
+        oob: list[Any] = []
         self._encode(value, out, oob, 0, self._native_overrides())
         return SerializationResult(bytes(out), oob)
 
-    def pack_sorted(self, members) -> SerializationResult:
+    def pack_sorted(self, members: Any) -> SerializationResult:
         """A msgpack array of ``members`` in canonical order: sorted by their encoded bytes (a set)."""
         encoded = self._encode_sorted(members, _deeper(0, members), self._native_overrides())
         parts = [array_header(len(encoded))]
-        oob: list = []
+        oob: list[Any] = []
         for packed, member_oob in encoded:
             parts.append(packed)
             oob.extend(member_oob)
         return SerializationResult(b"".join(parts), oob)
 
-    def _encode(self, value, out: bytearray, oob: list, depth: int, overrides: frozenset) -> None:
+    def _encode(self, value: Any, out: bytearray, oob: list[Any], depth: int, overrides: frozenset[Any]) -> None:
         """Append the canonical msgpack of ``value`` to ``out`` and its buffers to ``oob``."""
         kind = type(value)
         if kind in overrides:
@@ -157,7 +170,7 @@ class CanonicalForm:
         else:
             self._encode_nested(value, out, oob, depth)
 
-    def _encode_nested(self, value, out: bytearray, oob: list, depth: int) -> None:
+    def _encode_nested(self, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
         _deeper(depth, value)
         registration, result = self.serialize_nested(value)
         in_band = result.in_band_buffer
@@ -165,22 +178,22 @@ class CanonicalForm:
         out += packb(ExtType(NESTED_EXT_TYPE, payload))
         oob.extend(result.out_of_band_buffers)
 
-    def _encode_sorted(self, members, depth: int, overrides: frozenset) -> list:
+    def _encode_sorted(self, members: Any, depth: int, overrides: frozenset[Any]) -> list[Any]:
         """Encode each member separately; return [(bytes, buffers)] in canonical order."""
         encoded = []
         for member in members:
             member_out = bytearray()
-            member_oob: list = []
+            member_oob: list[Any] = []
             self._encode(member, member_out, member_oob, depth, overrides)
             encoded.append((bytes(member_out), member_oob))
         encoded.sort(key=_sort_key)
         return encoded
 
-    def _encode_dict(self, value: dict, out: bytearray, oob: list, depth: int, overrides: frozenset) -> None:
+    def _encode_dict(self, value: dict[Any, Any], out: bytearray, oob: list[Any], depth: int, overrides: frozenset[Any]) -> None:
         # Keys are encoded first and sorted; each value is then encoded straight into ``out``
         # in that order, so an entry costs its key's bytes and one tuple, not two more buffers.
-        entries = []
-        key_oob: list = []
+        entries: list[tuple[bytes, Sequence[Any], Any]] = []
+        key_oob: list[Any] = []
         keys_with_buffers = False
         for key, item in value.items():
             key_out = bytearray()
@@ -215,7 +228,7 @@ def result_digest(result: SerializationResult) -> bytes:
     return pieces_digest(pieces)
 
 
-def pieces_digest(pieces) -> bytes:
+def pieces_digest(pieces: Any) -> bytes:
     """SHA-256 of the concatenation of ``pieces``, fed one by one."""
     hasher = hashlib.sha256()
     for piece in pieces:
@@ -226,7 +239,7 @@ def pieces_digest(pieces) -> bytes:
 _first = itemgetter(0)
 
 
-def _sort_key(entry) -> tuple:
+def _sort_key(entry: Any) -> tuple[Any, ...]:
     # Encoded bytes first (bytes compare unsigned, shorter first on a common prefix);
     # buffer contents only break ties between members whose in-band bytes are equal.
     encoded, buffers = entry[0], entry[1]
@@ -235,7 +248,7 @@ def _sort_key(entry) -> tuple:
     return (encoded, tuple(memoryview(b).tobytes() for b in buffers))
 
 
-def _deeper(depth: int, value) -> int:
+def _deeper(depth: int, value: Any) -> int:
     if depth >= MAX_NESTING:
         raise SerializationError(
             f"value is nested more than {MAX_NESTING} levels deep or contains itself", value=value

@@ -13,7 +13,7 @@ import decimal
 import struct
 import sys
 import zoneinfo
-from typing import Callable
+from typing import Protocol, Union, Any, Callable
 
 from msgpack import packb
 
@@ -34,39 +34,48 @@ from ..standard.scalars import (
 from .floats import normalize_float_array, pack_float
 
 
-def _write_as_normal(form, serializer, value) -> SerializationResult:
+class CanonicalPacker(Protocol):
+    """What a writer needs of the canonical form (``serreg.canonical.form.CanonicalForm``)."""
+
+    def pack(self, value: Any) -> SerializationResult: ...
+
+    def pack_sorted(self, members: Any) -> SerializationResult: ...
+
+
+def _write_as_normal(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     # These in-bands are already unique per value (docs/FORMAT.md, section 9.3 says why).
-    return serializer.serialize(value)
+    result: SerializationResult = serializer.serialize(value)
+    return result
 
 
-def _write_msgpack_value(form, serializer, value) -> SerializationResult:
+def _write_msgpack_value(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     return form.pack(value)
 
 
-def _write_tuple(form, serializer, value) -> SerializationResult:
+def _write_tuple(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     return form.pack(list(value))
 
 
-def _write_float(form, serializer, value) -> SerializationResult:
+def _write_float(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     return SerializationResult(pack_float(value))
 
 
-def _write_complex(form, serializer, value) -> SerializationResult:
+def _write_complex(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     return SerializationResult(b"\x92" + pack_float(value.real) + pack_float(value.imag))
 
 
-def _write_set(form, serializer, value) -> SerializationResult:
+def _write_set(form: CanonicalPacker, serializer: Any, value: Any) -> SerializationResult:
     return form.pack_sorted(value)
 
 
-def _canonical_tz(tzinfo):
+def _canonical_tz(tzinfo: Any) -> Union[None, str, list[Any]]:
     encoded = encode_tz(tzinfo)
     if type(encoded) is list:
         return [encoded[0], None]  # a fixed offset's name does not take part in timezone equality
     return encoded
 
 
-def _canonical_fold(value) -> int:
+def _canonical_fold(value: Any) -> int:
     # fold only changes a value when it selects the other UTC offset of an ambiguous
     # (or skipped) wall-clock time in an IANA zone; anywhere else it is written as 0.
     if value.fold and type(value.tzinfo) is zoneinfo.ZoneInfo and isinstance(value, datetime.datetime):
@@ -75,14 +84,14 @@ def _canonical_fold(value) -> int:
     return 0
 
 
-def _write_datetime(form, serializer, value: datetime.datetime) -> SerializationResult:
+def _write_datetime(form: CanonicalPacker, serializer: Any, value: datetime.datetime) -> SerializationResult:
     return SerializationResult(packb([
         value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
         _canonical_fold(value), _canonical_tz(value.tzinfo),
     ]))
 
 
-def _write_time(form, serializer, value: datetime.time) -> SerializationResult:
+def _write_time(form: CanonicalPacker, serializer: Any, value: datetime.time) -> SerializationResult:
     return SerializationResult(packb([
         value.hour, value.minute, value.second, value.microsecond, 0, _canonical_tz(value.tzinfo),
     ]))
@@ -100,17 +109,18 @@ def canonical_decimal_text(value: decimal.Decimal) -> str:
     if value.is_zero():
         return "0"
     sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # finite: specials returned above
     end = len(digits)
     while digits[end - 1] == 0:
         end -= 1
     return str(decimal.Decimal((sign, digits[:end], exponent + len(digits) - end)))
 
 
-def _write_decimal(form, serializer, value: decimal.Decimal) -> SerializationResult:
+def _write_decimal(form: CanonicalPacker, serializer: Any, value: decimal.Decimal) -> SerializationResult:
     return SerializationResult(packb(canonical_decimal_text(value)))
 
 
-def _format_by_size(signed: str, unsigned: str) -> dict:
+def _format_by_size(signed: str, unsigned: str) -> dict[Any, Any]:
     aliases = {}
     for chars, family in ((signed, "bhiq"), (unsigned, "BHIQ")):
         by_size = {struct.calcsize(c): c for c in family}
@@ -123,7 +133,7 @@ def _format_by_size(signed: str, unsigned: str) -> dict:
 _FORMAT_ALIASES = _format_by_size("bhilqn", "BHILQNP")
 
 
-def _write_memoryview(form, serializer, view: memoryview) -> SerializationResult:
+def _write_memoryview(form: CanonicalPacker, serializer: Any, view: memoryview) -> SerializationResult:
     fmt = native_format(view.format)
     fmt = _FORMAT_ALIASES.get(fmt, fmt)
     if view.c_contiguous:
@@ -143,12 +153,12 @@ def _write_memoryview(form, serializer, view: memoryview) -> SerializationResult
         array = array.astype(array.dtype.newbyteorder("<"), copy=False)
         if fmt in "efd":
             array = normalize_float_array(array)
-        data = memoryview(array.view(np.uint8))
-    return SerializationResult(packb([fmt, list(view.shape)]), [data])
+        data = array.view(np.uint8).data
+    return SerializationResult(packb([fmt, list(view.shape or ())]), [data])
 
 
 # Standard serializer class -> writer(form, serializer, value) -> SerializationResult.
-STANDARD_WRITERS: dict[type, Callable] = {
+STANDARD_WRITERS: dict[type, Callable[[CanonicalPacker, Any, Any], SerializationResult]] = {
     IntSerializer: _write_as_normal,
     BytesSerializer: _write_as_normal,
     ByteArraySerializer: _write_as_normal,

@@ -6,12 +6,14 @@ The suite lives in ``serreg.bench``; its extra dependencies come with
 
 from __future__ import annotations
 
+from typing import Optional, Any
+
 import sys
 
 from ..bench import PAYLOADS, PEERS, draw_chart, format_details, format_summary, run_suite, write_json
 
 
-def add_parser(commands) -> None:
+def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "bench",
         help="time serreg against its peers on standard payloads or your own value; print a table, write JSON and a chart",
@@ -51,11 +53,11 @@ def add_parser(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def _names(text):
+def _names(text: Optional[str]) -> Optional[list[str]]:
     return None if not text else [name.strip() for name in text.split(",") if name.strip()]
 
 
-def run(args) -> int:
+def run(args: Any) -> int:
     if args.list:
         print("payloads:", ", ".join(PAYLOADS))
         print("peers:", ", ".join(PEERS))

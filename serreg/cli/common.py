@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import importlib
 import sys
 
@@ -10,14 +12,14 @@ class CommandError(Exception):
     """A failure to report as one line on standard error, with exit status 1."""
 
 
-def add_import_option(parser) -> None:
+def add_import_option(parser: Any) -> None:
     parser.add_argument(
         "-i", "--import", dest="imports", action="append", default=[], metavar="MODULE",
         help="import MODULE first, so the serializers it registers are known (repeatable)",
     )
 
 
-def import_modules(names) -> None:
+def import_modules(names: Any) -> None:
     for name in names:
         try:
             importlib.import_module(name)

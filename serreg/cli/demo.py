@@ -7,6 +7,8 @@ which travel out-of-band the same way.
 
 from __future__ import annotations
 
+from typing import Any
+
 import array
 import datetime
 import time
@@ -14,7 +16,7 @@ import time
 from .._default import deserialize, serialize
 
 
-def add_parser(commands) -> None:
+def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "demo", help="round-trip a nested object with an ndarray and an Arrow table and show what was zero-copy"
     )
@@ -22,7 +24,7 @@ def add_parser(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: Any) -> int:
     """Round-trip the demo object; show what was zero-copy, the sizes and the timings."""
     try:
         import numpy as np  # optional (serreg[arrow]): the ndarray and Arrow table demo
@@ -52,7 +54,7 @@ def run(args) -> int:
     from_frame = deserialize(frame)
     frame_done = time.perf_counter()
 
-    def shares(a, b) -> bool:
+    def shares(a: Any, b: Any) -> bool:
         return np.shares_memory(a, b)
 
     table_shared = all(
@@ -63,7 +65,7 @@ def run(args) -> int:
     print(f"equal after round trip: {np.array_equal(back['matrix'], array) and back['table'].equals(table)}")
     print(f"in-process ndarray zero-copy (shares memory): {shares(back['matrix'], array)}")
     print(f"in-process Arrow table zero-copy (same buffers): {table_shared}")
-    print(f"in-band {len(result.in_band_buffer)} bytes, {len(result.out_of_band_buffers)} out-of-band buffers, "
+    print(f"in-band {len(result.in_band_buffer or b'')} bytes, {len(result.out_of_band_buffers)} out-of-band buffers, "
           f"{sum(b.nbytes for b in result.out_of_band_buffers) / 1e6:.1f} MB out-of-band")
     print(f"frame: {len(frame) / 1e6:.1f} MB; ndarray from frame is a view of it: "
           f"{from_frame['matrix'].base is not None and not from_frame['matrix'].flags.owndata}")
@@ -97,7 +99,7 @@ def _run_standard(rows: int) -> int:
     print(f"equal after round trip: {equal}")
     print(f"in-process bytearray zero-copy (the same object back): {back['blob'] is blob}")
     print(f"in-process memoryview zero-copy (a view of the same memory): {back['samples'].obj is samples}")
-    print(f"in-band {len(result.in_band_buffer)} bytes, {len(result.out_of_band_buffers)} out-of-band buffers, "
+    print(f"in-band {len(result.in_band_buffer or b'')} bytes, {len(result.out_of_band_buffers)} out-of-band buffers, "
           f"{sum(memoryview(b).nbytes for b in result.out_of_band_buffers) / 1e6:.1f} MB out-of-band")
     print(f"frame: {len(frame) / 1e6:.1f} MB; memoryview from frame is a view of it: "
           f"{from_frame['samples'].obj is frame}")
@@ -114,11 +116,11 @@ class _Sink:
         self._view = memoryview(target)
         self._position = 0
 
-    def write(self, data) -> int:
+    def write(self, data: Any) -> int:
         data = memoryview(data)
         if data.format != "B" or data.ndim != 1:
             data = data.cast("B")
-        size = data.nbytes
+        size: int = data.nbytes
         self._view[self._position : self._position + size] = data
         self._position += size
         return size

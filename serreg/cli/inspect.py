@@ -11,11 +11,12 @@ from ..inspection import (
     Bin, MapEntries, ValueNode, class_names, containers_holding_values, inspect_frames, iter_json, to_json,
 )
 from .common import CommandError, add_import_option, import_modules, report_failure
+from typing import Any
 
 _LINE = 110  # longest value shown on one line before it is cut
 
 
-def add_parser(commands) -> None:
+def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "inspect",
         help="show a frame's structure: format version, class IDs, in-band sizes, out-of-band buffers, nested values",
@@ -32,7 +33,7 @@ def add_parser(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: Any) -> int:
     try:
         import_modules(args.imports)
         names = class_names(default_registry())
@@ -41,14 +42,14 @@ def run(args) -> int:
         if args.json:
             text = "".join(iter_json({"file": args.file, "frames": to_json(reports)}))
         else:
-            lines: list = []
+            lines: list[Any] = []
             for report in reports:
                 _report_lines(report, len(reports) > 1, lines)
             text = "\n".join(lines)
     except (CommandError, SerregError, OSError) as error:
         return report_failure("inspect", error)
     except Exception as error:  # a bug here must still end in one line, never a traceback
-        return report_failure("inspect", f"internal error while inspecting: {type(error).__name__}: {error}")
+        return report_failure("inspect", RuntimeError(f"internal error while inspecting: {type(error).__name__}: {error}"))
     print(text)
     return 0
 
@@ -66,7 +67,7 @@ def _read_input(name: str) -> bytes:
 # ----------------------------------------------------------------- text output
 
 
-def _report_lines(report, numbered: bool, lines: list) -> None:
+def _report_lines(report: Any, numbered: bool, lines: list[Any]) -> None:
     title = f"frame at byte {report.start}: " if numbered else "frame: "
     lines.append(f"{title}{report.length:,} bytes, format version {report.version}")
     if report.signed:
@@ -87,7 +88,7 @@ def _report_lines(report, numbered: bool, lines: list) -> None:
     lines.append("")
 
 
-def _node_title(node) -> str:
+def _node_title(node: Any) -> str:
     name = node.class_id if node.class_id else "?"
     parts = [f"{name} [{node.class_hash.hex()}] in-band {node.in_band_length:,} B"]
     if node.buffers:
@@ -97,13 +98,13 @@ def _node_title(node) -> str:
     return ", ".join(parts)
 
 
-def _tree_lines(root, holding: set, lines: list) -> None:
+def _tree_lines(root: Any, holding: set[Any], lines: list[Any]) -> None:
     """The tree of values, one line per value or container that holds values, without
     recursion (values may nest 1,024 deep)."""
-    def holds(item) -> bool:
+    def holds(item: Any) -> bool:
         return isinstance(item, ValueNode) or id(item) in holding
 
-    def children(value, indent: str) -> list:
+    def children(value: Any, indent: str) -> list[Any]:
         if isinstance(value, ValueNode):  # an in-band that is one nested value (a tuple of one ext)
             return [(value, indent, "")]
         if isinstance(value, MapEntries):
@@ -129,9 +130,9 @@ def _tree_lines(root, holding: set, lines: list) -> None:
             lines.append(indent + _cut(label + _inline(item)))
 
 
-def _inline(value, width: int = _LINE) -> str:
+def _inline(value: Any, width: int = _LINE) -> str:
     """One-line text of a value, cut after ``width`` characters (built only that far, without recursion)."""
-    pieces: list = []
+    pieces: list[Any] = []
     size = 0
     stack = [value]
     while stack and size <= width:
@@ -142,7 +143,7 @@ def _inline(value, width: int = _LINE) -> str:
             text = f"<{item.class_id or item.class_hash.hex()}>"
         elif isinstance(item, MapEntries):
             text = "{"
-            parts: list = []
+            parts: list[Any] = []
             for i, (key, entry) in enumerate(item):
                 parts += [_Text(", ")] if i else []
                 parts += [key, _Text(": "), entry]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 
 from .._default import default_registry
@@ -9,7 +11,7 @@ from ..errors import SerregError
 from .common import CommandError, add_import_option, import_modules, report_failure
 
 
-def add_parser(commands) -> None:
+def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "registry",
         help="list the registered class IDs with their ClassIDHash, type and origin (plug-ins loaded)",
@@ -24,10 +26,10 @@ def add_parser(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: Any) -> int:
     try:
         import_modules(args.imports)
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "class_id": r.class_id,
                 "class_id_hash": r.class_hash.hex(),

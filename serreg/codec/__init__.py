@@ -4,18 +4,26 @@
 checks of untrusted mode serve serializers that read their own msgpack
 headers; ``array_header``/``map_header`` serve those that join pre-packed
 members. Compiled parts sit beside their pure-Python twins here and export the
-same names: today the scan (``_scan.c``, ``scan.py``), picked once at import
-(``SERREG_PURE_PYTHON=1`` forces the pure one).
+same names, picked once at import (``backend.py``; ``SERREG_PURE_PYTHON=1``
+forces the pure ones): the codec (``_core.c`` through ``compiled.py``, and
+``pure.py``) and the scan (``_scan.c``, ``scan.py``).
 """
 
 from __future__ import annotations
 
 from .checks import MAX_KEYS_PER_HASH, check_hash_spread, check_untrusted_structure, is_untrusted, unpack_plain
 from .layout import MAX_NESTING, NESTED_EXT_TYPE, array_header, map_header
-from .pure import MsgpackCodec
+from .backend import BACKEND, COMPILED
 from .scan import COMPILED as SCAN_COMPILED
 
+if COMPILED:
+    from .compiled import MsgpackCodec
+else:
+    from .pure import MsgpackCodec  # type: ignore[assignment]  # the pure twin: the same interface
+
 __all__ = [
+    "BACKEND",
+    "COMPILED",
     "MAX_KEYS_PER_HASH",
     "MAX_NESTING",
     "NESTED_EXT_TYPE",

@@ -6,6 +6,12 @@
 #include <Python.h>
 
 #define MAX_DEPTH 2000
+/* Deeper than this the C recursion stops and the pure-Python scan (iterative, same answers)
+ * takes the whole tree: each C level costs stack, and this scan runs inside deserialize calls
+ * that may already be ~100 nested values deep on a thread with a 256 KiB stack. */
+#define C_MAX_DEPTH 48
+#define TOO_DEEP_FOR_C 2
+static PyObject *python_scan = NULL;
 
 static int is_special(PyTypeObject *type, PyObject *special) {
     Py_ssize_t n = PyTuple_GET_SIZE(special);
@@ -25,11 +31,12 @@ static int check_item(PyObject *item, PyObject *special, int depth) {
 
 static int holds(PyObject *obj, PyObject *special, int depth) {
     PyTypeObject *type = Py_TYPE(obj);
-    if (depth > MAX_DEPTH) return 1; /* too deep or cyclic: let the slow path report it */
+    if (depth > C_MAX_DEPTH) return TOO_DEEP_FOR_C;
     if (type == &PyList_Type) {
         if (is_special(type, special)) return 1;
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(obj); i++) {
-            if (check_item(PyList_GET_ITEM(obj, i), special, depth)) return 1;
+            int r = check_item(PyList_GET_ITEM(obj, i), special, depth);
+            if (r) return r;
         }
         return 0;
     }
@@ -38,7 +45,9 @@ static int holds(PyObject *obj, PyObject *special, int depth) {
         PyObject *key, *value;
         if (is_special(type, special)) return 1;
         while (PyDict_Next(obj, &pos, &key, &value)) {
-            if (check_item(key, special, depth) || check_item(value, special, depth)) return 1;
+            int r = check_item(key, special, depth);
+            if (!r) r = check_item(value, special, depth);
+            if (r) return r;
         }
         return 0;
     }
@@ -48,12 +57,24 @@ static int holds(PyObject *obj, PyObject *special, int depth) {
 static PyObject *holds_any(PyObject *self, PyObject *args) {
     PyObject *obj, *special;
     if (!PyArg_ParseTuple(args, "OO!", &obj, &PyTuple_Type, &special)) return NULL;
-    return PyBool_FromLong(holds(obj, special, 0));
+    int r = holds(obj, special, 0);
+    if (r == TOO_DEEP_FOR_C) {
+        if (python_scan == NULL) Py_RETURN_TRUE; /* the slow path reports it */
+        return PyObject_CallFunctionObjArgs(python_scan, obj, special, NULL);
+    }
+    return PyBool_FromLong(r);
+}
+
+static PyObject *set_fallback(PyObject *self, PyObject *scan) {
+    Py_XINCREF(scan);
+    Py_XSETREF(python_scan, scan);
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"holds_any", holds_any, METH_VARARGS,
      "holds_any(obj, types: tuple) -> bool: does the list/dict tree obj hold a value whose exact type is in types?"},
+    {"set_fallback", set_fallback, METH_O, "set_fallback(scan): the scan holds_any hands trees deeper than its C recursion to"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -19,6 +19,7 @@ from msgpack.exceptions import StackError
 from ..errors import DeserializationError, LimitExceededError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from .scan import holds_any
+from typing import Sequence, Any
 
 # Untrusted in-bands longer than this have their structure checked before any object
 # is built (see MsgpackCodec.unpack); below it the worst case is a few MiB.
@@ -39,7 +40,7 @@ def is_untrusted() -> bool:
     return state is not None and state.allowed is not None
 
 
-def check_hash_spread(keys: list, what: str) -> None:
+def check_hash_spread(keys: list[Any], what: str) -> None:
     """Refuse ``keys`` if more than MAX_KEYS_PER_HASH of them repeat a hash another key has.
 
     The work of building a dict grows with the square of its keys' repeated
@@ -58,14 +59,14 @@ def check_hash_spread(keys: list, what: str) -> None:
         )
 
 
-def dict_from_pairs(pairs: list) -> dict:
+def dict_from_pairs(pairs: list[Any]) -> dict[Any, Any]:
     """msgpack's object_pairs_hook in untrusted mode: a dict, once its keys are known not to flood."""
     if len(pairs) > MAX_KEYS_PER_HASH:
         check_hash_spread([key for key, _ in pairs], "map")
     return dict(pairs)
 
 
-def refuse_timestamps(value, nested: list = ()) -> None:
+def refuse_timestamps(value: Any, nested: Sequence[Any] = ()) -> None:
     """Refuse a decoded document that holds msgpack timestamps (ext type -1).
 
     msgpack-python turns ext -1 into a Timestamp itself, never calling the ext
@@ -100,7 +101,7 @@ def refuse_timestamps(value, nested: list = ()) -> None:
     )
 
 
-def check_untrusted_structure(data) -> None:
+def check_untrusted_structure(data: Any) -> None:
     """In untrusted mode, walk a msgpack document longer than 1 KiB once without building
     anything (``check_structure``); for serializers that read their header piece by piece."""
     if len(data) > STRUCTURE_CHECK_THRESHOLD:
@@ -109,7 +110,7 @@ def check_untrusted_structure(data) -> None:
             check_structure(data)
 
 
-def unpack_plain(data):
+def unpack_plain(data: Any) -> Any:
     """``msgpack.unpackb`` for a serializer's own header (no nested values), with the
     structure check of untrusted mode: use it instead of unpackb in serializers."""
     check_untrusted_structure(data)
@@ -125,7 +126,7 @@ def unpack_plain(data):
     return value
 
 
-def check_structure(data) -> None:
+def check_structure(data: Any) -> None:
     """Walk one msgpack document without building it: refuse one that is truncated or
     declares more items than it holds, before any container is allocated for them."""
     unpacker = Unpacker(max_buffer_size=len(data))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 # The msgpack ext type of a nested value: ClassIDHash + serializer in-band.
 NESTED_EXT_TYPE = 0
+# The msgpack ext type of a struct instance: [definition index, field values...] (section 10.3).
+STRUCT_EXT_TYPE = 1
 
 # msgpack's own nesting limit for the values serreg writes; deeper values raise a clear SerializationError.
 MAX_NESTING = 511

@@ -14,19 +14,21 @@ to read the types it must not let msgpack pack by itself (``snapshots``).
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Protocol
+from typing import Mapping, Any, Callable, Optional, Protocol
 
-from msgpack import ExtType, Packer, Timestamp, unpackb
-from msgpack.exceptions import StackError
+from msgpack import ExtType, Packer, Timestamp, Unpacker, unpackb
+from msgpack.exceptions import OutOfData, StackError
 
 from .._registry.paths import locate
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
+from ..structs.scope import DECODE_SCOPE, read_instance
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
-from .layout import MAX_NESTING, NESTED_EXT_TYPE
+from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE
 from .scan import holds_any
+from .stack import roomy
 
 # Runs one nested value through its serializer: (its ClassIDHash, its serializer's result).
 EncodeNested = Callable[[object], "tuple[bytes, SerializationResult]"]
@@ -36,14 +38,18 @@ DecodeNested = Callable[[bytes, memoryview, OutOfBandBuffers, Optional[int]], ob
 
 
 class _Snapshot(Protocol):
-    rewritten_types: tuple
+    @property
+    def rewritten_types(self) -> tuple[type, ...]: ...
+    @property
+    def ext_writers(self) -> Mapping[type, Callable[..., Any]]: ...
 
 
 class SnapshotSource(Protocol):
     """Where the codec reads, per pack, the types msgpack would pack by itself but must not
     (bytearray, memoryview, and the native types a user has registered a serializer for)."""
 
-    snapshot: _Snapshot
+    @property
+    def snapshot(self) -> _Snapshot: ...
 
 
 # What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
@@ -51,16 +57,60 @@ _PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, 
 
 
 class _PackState:
-    """What a Packer's ``default`` needs to know about the pack() call it serves."""
+    """What a Packer's ``default`` needs to know about the pack() call it serves.
 
-    __slots__ = ("encode_nested", "oob")
+    Struct writers (ext 1, docs/FORMAT.md section 10) get it as their ``state``:
+    ``pack_inner`` packs their instance array with this same ``default`` (one
+    Packer per level of structs inside structs), ``any_value`` readies a field
+    of type ``any``, ``sort_key`` orders the members of a set field.
+    """
+
+    __slots__ = ("encode_nested", "oob", "ext_writers", "rewrite", "inner", "level", "pack_leaf")
 
     def __init__(self, encode_nested: EncodeNested) -> None:
         self.encode_nested = encode_nested
-        self.oob: Optional[list] = None
+        self.oob: Optional[list[Any]] = None
+        self.ext_writers: dict[Any, Any] = {}
+        self.rewrite: tuple[Any, ...] = ()
+        self.inner: list[Any] = []  # Packers for struct instance arrays, one per nesting level
+        self.level = 0
+        # Packs the instance array of a struct of plain scalars (it calls no default, never nests).
+        self.pack_leaf = Packer(strict_types=True, use_bin_type=True, autoreset=True).pack
 
-    def nested(self, value) -> ExtType:
+    def pack_inner(self, items: list[Any]) -> bytes:
+        level = self.level
+        inner = self.inner
+        if level == len(inner):
+            inner.append(Packer(default=self.nested, strict_types=True, use_bin_type=True, autoreset=True))
+        self.level = level + 1
+        try:
+            packed: bytes = inner[level].pack(items)
+            return packed
+        finally:
+            self.level = level
+
+    def any_value(self, value: Any) -> Any:
+        """A field value of type ``any``, with the values msgpack must not pack itself replaced."""
+        rewrite = self.rewrite
+        if holds_any(value, rewrite):
+            return _substitute(value, frozenset(rewrite), self.nested)
+        return value
+
+    def sort_key(self, value: Any) -> bytes:
+        """The bytes a set member sorts by; its buffers are not kept (it is packed again in place)."""
+        oob = self.oob
+        self.oob = []
+        try:
+            return self.pack_inner(value)
+        finally:
+            self.oob = oob
+
+    def nested(self, value: Any) -> ExtType:
+        writer = self.ext_writers.get(type(value))
+        if writer is not None:
+            return writer(value, self)
         class_hash, result = self.encode_nested(value)
+        assert self.oob is not None  # set by pack() before msgpack calls default
         self.oob.extend(result.out_of_band_buffers)
         in_band = result.in_band_buffer
         # bytes + any in-band gives bytes, so ExtType's own argument checks (run in
@@ -96,13 +146,13 @@ class MsgpackCodec:
         self._encode_nested = encode_nested
         self._decode_nested = decode_nested
         self._snapshots = snapshots
-        self._idle: list = []  # (Packer, _PackState) pairs not in use by any thread
+        self._idle: list[Any] = []  # (Packer, _PackState) pairs not in use by any thread
 
-    def _new_packer(self) -> tuple:
+    def _new_packer(self) -> tuple[Any, ...]:
         state = _PackState(self._encode_nested)
         return Packer(default=state.nested, strict_types=True, use_bin_type=True, autoreset=True), state
 
-    def pack(self, obj, oob: list) -> bytes:
+    def pack(self, obj: Any, oob: list[Any]) -> bytes:
         """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``."""
         idle = self._idle
         try:
@@ -110,9 +160,11 @@ class MsgpackCodec:
         except IndexError:
             packer, state = entry = self._new_packer()  # none idle (first call, or a nested pack)
         state.oob = oob
-        packed = None
+        packed: Optional[bytes] = None
         try:
-            rewrite = self._snapshots.snapshot.rewritten_types
+            snapshot = self._snapshots.snapshot
+            rewrite = state.rewrite = snapshot.rewritten_types
+            state.ext_writers = snapshot.ext_writers
             if holds_any(obj, rewrite):
                 obj = _substitute(obj, frozenset(rewrite), state.nested, root=True)
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
@@ -126,15 +178,45 @@ class MsgpackCodec:
             if len(idle) < _MAX_IDLE_PACKERS and (packed is None or len(packed) <= _KEEP_PACKER_MAX_OUTPUT):
                 idle.append(entry)
 
-    def ext_hook_without_buffers(self, code, payload):
+    def ext_hook_without_buffers(self, code: int, payload: bytes) -> Any:
         """The ext hook for in-band data known to have no out-of-band buffers (an in-process
         result without any): one bound method instead of a closure per call."""
         if code != NESTED_EXT_TYPE or len(payload) < CLASS_ID_HASH_SIZE:
             raise DeserializationError("not a nested value")  # the caller retries on the full path
         return self._decode_nested(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], NO_BUFFERS, None)
 
-    def unpack(self, data, oob):
+    def explain_pack_error(self, obj: Any, error: Exception) -> SerializationError:
+        """The SerializationError pack() raises when packing ``obj`` failed with ``error``."""
+        return _explain_pack_error(obj, error)
+
+    @staticmethod
+    def _unpack_struct(payload: Any, ext_hook: Any, state: Any, untrusted: bool) -> Any:
+        """One ext 1 (a struct instance, section 10.3), counted as a nested value against max_depth
+        before its payload is unpacked (instances may nest inside each other)."""
+        depth = state.depth + 1 if state is not None else 1
+        if state is not None:
+            if depth > state.max_depth:
+                raise LimitExceededError(
+                    f"values are nested more than max_depth={state.max_depth} deep (struct instances); raise it "
+                    "with serreg.Limits(max_depth=...) if such values are expected"
+                )
+            state.depth = depth
+        try:
+            if untrusted:
+                if len(payload) > STRUCTURE_CHECK_THRESHOLD:
+                    check_structure(payload)
+            # On the heap, like nested values: struct instances nest inside each other.
+            items = _unpack_on_heap(payload, ext_hook, dict_from_pairs if untrusted else None)
+            return read_instance(items)
+        finally:
+            if state is not None:
+                state.depth = depth - 1
+
+    def unpack(self, data: Any, oob: Any, plain_only: bool = False) -> Any:
         """Unpack one msgpack value; nested values are decoded by their serializers.
+
+        With ``plain_only`` the document must hold plain msgpack only: at the
+        first ext value (nested or not) the answer is NotImplemented.
 
         msgpack never accepts a declared length larger than the bytes it reads
         from. In untrusted mode a longer document is first walked without
@@ -148,10 +230,24 @@ class MsgpackCodec:
             check_structure(data)
 
         nested_timestamps = []  # nested values that are or hold a Timestamp of their own (say, from pickle)
+        scope = DECODE_SCOPE.get()
+        leaves = scope.leaves if scope is not None else ()
 
-        def ext_hook(code, payload):
+        def ext_hook(code: int, payload: bytes) -> Any:
+            if plain_only:
+                raise _NestedFound
+            if code == STRUCT_EXT_TYPE:
+                # A struct of plain scalars (fixarray, index < 128): nothing in it can nest, so it is
+                # unpacked without a hook (an ext inside fails the field's type check) and not counted.
+                if len(payload) > 1 and 0x91 <= payload[0] <= 0x9F and payload[1] < len(leaves):
+                    reader = leaves[payload[1]]
+                    if reader is not None:
+                        return reader(unpackb(payload))
+                return self._unpack_struct(payload, ext_hook, state, untrusted)
             if code != NESTED_EXT_TYPE:
-                raise DeserializationError(f"msgpack ext type {code} is not used by serreg (only ext type 0, nested value)")
+                raise DeserializationError(
+                    f"msgpack ext type {code} is not used by serreg (only ext 0, nested value, and ext 1, struct)"
+                )
             if len(payload) < CLASS_ID_HASH_SIZE:
                 raise DeserializationError(
                     f"nested value of {len(payload)} bytes is too short to hold a ClassIDHash"
@@ -163,30 +259,63 @@ class MsgpackCodec:
             return value
 
         try:
-            # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
-            if untrusted:
-                value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
-            else:
-                value = unpackb(data, ext_hook=ext_hook, strict_map_key=False)
-        except SerregError:
-            raise
-        except RecursionError as error:
-            raise DeserializationError("nested values are too deep to decode") from error
-        except StackError as error:
-            raise LimitExceededError(
-                f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
-            ) from error
-        except StopIteration as error:
-            raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
-        except (ValueError, TypeError, UnicodeDecodeError) as error:
-            raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+            try:
+                # raw=False and use_list=True are msgpack's defaults (>= 1.0); not passing them saves a little per call.
+                if state is not None and state.depth > 1 and not roomy(state.depth):
+                    value = _unpack_on_heap(data, ext_hook, dict_from_pairs if untrusted else None)
+                elif untrusted:
+                    value = unpackb(data, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=dict_from_pairs)
+                else:
+                    value = unpackb(data, ext_hook=ext_hook, strict_map_key=False)
+            except _NestedFound:
+                return NotImplemented
+            except SerregError:
+                raise
+            except RecursionError as error:
+                raise DeserializationError("nested values are too deep to decode") from error
+            except StackError as error:
+                raise LimitExceededError(
+                    f"msgpack containers are nested more than {MSGPACK_MAX_NESTING} deep (msgpack's own limit)"
+                ) from error
+            except OutOfData as error:
+                raise DeserializationError("invalid msgpack in-band data: it ends inside a value") from error
+            except StopIteration as error:
+                raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
+            except (ValueError, TypeError, UnicodeDecodeError) as error:
+                raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
+        finally:
+            # The hook names itself (for struct instances inside struct instances): without this the
+            # cycle would keep the frame's buffers (say, a memory map's) alive until a garbage collection.
+            del ext_hook
+        if plain_only and holds_any(value, TIMESTAMP):
+            return NotImplemented  # ext -1, which msgpack decodes without asking the hook
         refuse_timestamps(value, nested_timestamps)
         return value
 
 
+class _NestedFound(Exception):
+    """Raised by the ext hook of ``unpack(..., plain_only=True)``."""
 
 
-def _substitute(obj, rewritten: frozenset, nested, root: bool = False):
+
+
+
+
+def _unpack_on_heap(data: Any, ext_hook: Any, pairs_hook: Any) -> Any:
+    """``unpackb`` for a nested value on a thread whose stack has no room for another unpackb
+    (serreg/codec/stack.py): an Unpacker keeps msgpack's parse stack in its own object on the
+    heap, so the level costs the thread only a few call frames."""
+    size = len(data)
+    unpacker = Unpacker(None, ext_hook=ext_hook, strict_map_key=False, object_pairs_hook=pairs_hook,
+                        max_buffer_size=max(size, 1))
+    unpacker.feed(data)
+    value = unpacker.unpack()
+    if unpacker.tell() != size:
+        raise ValueError(f"{size - unpacker.tell()} bytes of extra data after the value")
+    return value
+
+
+def _substitute(obj: Any, rewritten: frozenset[Any], nested: Any, root: bool = False) -> Any:
     """Replace the values msgpack would pack by itself, but must not, by ext values.
 
     msgpack packs bytearray and memoryview as bin (they would come back as
@@ -207,7 +336,7 @@ def _substitute(obj, rewritten: frozenset, nested, root: bool = False):
     return obj
 
 
-def _explain_pack_error(obj, error: Exception) -> SerializationError:
+def _explain_pack_error(obj: Any, error: Exception) -> SerializationError:
     message = str(error)
     if "recursion limit" in message or isinstance(error, RecursionError):
         return SerializationError(
@@ -219,7 +348,7 @@ def _explain_pack_error(obj, error: Exception) -> SerializationError:
     return SerializationError(f"msgpack could not pack the value: {type(error).__name__}: {message}", path="obj")
 
 
-def _is_unencodable_str(value) -> bool:
+def _is_unencodable_str(value: Any) -> bool:
     if type(value) is not str:
         return False
     try:

@@ -10,11 +10,14 @@ the extension is not built (or ``SERREG_PURE_PYTHON=1``); the tests run both.
 from __future__ import annotations
 
 import os
+from typing import Any
+
+__all__ = ["COMPILED", "holds_any", "holds_any_python"]
 
 _MAX_DEPTH = 2000
 
 
-def holds_any_python(obj, types: tuple) -> bool:
+def holds_any_python(obj: Any, types: tuple[Any, ...]) -> bool:
     """Pure-Python scan; too deep or cyclic trees answer True so the slow path reports them."""
     special = frozenset(types)
     stack = [(obj, 0)]
@@ -42,7 +45,9 @@ def holds_any_python(obj, types: tuple) -> bool:
 try:
     if os.environ.get("SERREG_PURE_PYTHON"):
         raise ImportError("pure Python requested")
-    from ._scan import holds_any
+    from ._scan import holds_any, set_fallback
+
+    set_fallback(holds_any_python)  # trees deeper than the C recursion goes (48) are scanned in Python
     COMPILED = True
 except ImportError:
     holds_any = holds_any_python

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 import pickle
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from ..errors import UnknownClassIDError
 from ..registry import Registry
@@ -27,28 +27,28 @@ def has_own_serializer(registry: Registry, value: object) -> bool:
     return takes(serializer, value)
 
 
-def classes_with_own_serializers(registry: Registry) -> list:
+def classes_with_own_serializers(registry: Registry) -> list[Any]:
     """The classes ``registry`` serializes itself, plug-ins loaded first, except the standard
     types (the standard library's, which pickle already carries exactly)."""
     standard = {registration.cls for registration in Registry(plugins=False).registrations()}
-    classes: list = []
+    classes: list[Any] = []
     for registration in registry.registrations():  # loads every plug-in first
         if registration.cls not in standard and registration.cls not in classes:
             classes.append(registration.cls)
     return classes
 
 
-def to_pickle_parts(registry: Registry, value: object) -> tuple:
+def to_pickle_parts(registry: Registry, value: object) -> tuple[Any, ...]:
     """``value`` as (in-band section, buffers...) for another framework's protocol-5 pickle.
 
     The in-band section is bytes, each out-of-band buffer a ``pickle.PickleBuffer``,
     so a pickler with a buffer callback keeps the buffers out-of-band.
     """
     result = registry.serialize(value)
-    return (bytes(result.in_band_buffer), *(pickle.PickleBuffer(buffer) for buffer in result.out_of_band_buffers))
+    return (bytes(result.in_band_buffer or b""), *(pickle.PickleBuffer(buffer) for buffer in result.out_of_band_buffers))
 
 
-def from_pickle_parts(registry: Registry, in_band: bytes, buffers: Sequence, module: Optional[str] = None) -> object:
+def from_pickle_parts(registry: Registry, in_band: bytes, buffers: Sequence[Any], module: Optional[str] = None) -> object:
     """Rebuild a value from :func:`to_pickle_parts`; arrays are views of the unpickled buffers.
 
     ``module``, when given, is the value's class's module: it is imported (as

@@ -48,6 +48,7 @@ from .._default import default_registry
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from .common import classes_with_own_serializers, from_pickle_parts, has_own_serializer, to_pickle_parts
+from typing import Union, Any
 
 __all__ = [
     "FAMILY",
@@ -67,7 +68,7 @@ FAMILY = "serreg"
 SERIALIZERS = (FAMILY, "dask", "pickle")
 
 
-def _flat(buffer) -> memoryview:
+def _flat(buffer: Any) -> memoryview:
     # A zero-copy 1-D unsigned-byte view of any contiguous buffer (C or Fortran order),
     # the shape distributed expects of a frame.
     view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
@@ -76,7 +77,7 @@ def _flat(buffer) -> memoryview:
     return pickle.PickleBuffer(view).raw()
 
 
-def serreg_dumps(value, context=None) -> tuple[dict, list]:
+def serreg_dumps(value: Any, context: Any = None) -> tuple[dict[Any, Any], list[Any]]:
     """Serialize ``value`` into a distributed header and frames.
 
     Frame 0 is the in-band section; frames 1.. are the out-of-band buffers as
@@ -95,7 +96,7 @@ def serreg_dumps(value, context=None) -> tuple[dict, list]:
     return header, [result.in_band_buffer, *buffers]
 
 
-def _with_writeability(frame, writeable: bool) -> memoryview:
+def _with_writeability(frame: Any, writeable: bool) -> memoryview:
     view = _flat(frame)
     if writeable and view.readonly:
         return memoryview(bytearray(view))  # the sender's value was writable; only a copy can be
@@ -104,7 +105,7 @@ def _with_writeability(frame, writeable: bool) -> memoryview:
     return view
 
 
-def serreg_loads(header: dict, frames: list):
+def serreg_loads(header: dict[str, Any], frames: list[Any]) -> Any:
     """Deserialize the frames written by :func:`serreg_dumps`.
 
     Arrays and Arrow buffers in the result are views of the received frames.
@@ -122,13 +123,13 @@ def serreg_loads(header: dict, frames: list):
     return default_registry().deserialize(SerializationResult(in_band, views))
 
 
-register_serialization_family(FAMILY, serreg_dumps, serreg_loads)
+register_serialization_family(FAMILY, serreg_dumps, serreg_loads)  # type: ignore[no-untyped-call]  # distributed is untyped here
 
 _lock = threading.Lock()
-_installed: dict = {}  # class -> the copyreg entry it had before install()
+_installed: dict[Any, Any] = {}  # class -> the copyreg entry it had before install()
 
 
-def _reduce(value: object) -> tuple:
+def _reduce(value: object) -> Union[str, tuple[Any, ...]]:
     registry = default_registry()
     if not has_own_serializer(registry, value):
         return value.__reduce_ex__(5)  # declined by its serializer: pickled as it would be without serreg
@@ -146,7 +147,7 @@ def _rebuild(module: str, in_band: bytes, *buffers: object) -> object:
     return value
 
 
-def install() -> list:
+def install() -> list[Any]:
     """Make pickle carry every class with a serreg serializer of its own through serreg, in this process.
 
     Covers the classes registered so far (plug-ins are loaded first); call it
@@ -177,7 +178,7 @@ def uninstall() -> None:
         _installed.clear()
 
 
-def installed_classes() -> frozenset:
+def installed_classes() -> frozenset[Any]:
     """The classes pickle currently carries through serreg in this process."""
     return frozenset(_installed)
 
@@ -198,14 +199,14 @@ class SerregPlugin(WorkerPlugin):
     name = "serreg"
     idempotent = False  # registering again replaces the plug-in (new modules are imported)
 
-    def __init__(self, *modules: str, serializers=SERIALIZERS) -> None:
+    def __init__(self, *modules: str, serializers: Any = SERIALIZERS) -> None:
         for module in modules:
             if not isinstance(module, str):
                 raise TypeError(f"SerregPlugin takes module names, not {module!r}")
         self.modules = modules
         self.serializers = None if serializers is None else list(serializers)
 
-    def setup(self, worker) -> None:
+    def setup(self, worker: Any) -> None:
         for module in self.modules:
             importlib.import_module(module)
         install()

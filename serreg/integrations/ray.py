@@ -32,6 +32,7 @@ import ray.util
 
 from .._default import default_registry
 from .common import classes_with_own_serializers, from_pickle_parts, has_own_serializer, to_pickle_parts
+from typing import Union, Any
 
 __all__ = [
     "install",
@@ -40,7 +41,7 @@ __all__ = [
 ]
 
 _lock = threading.Lock()
-_installed: set = set()
+_installed: set[Any] = set()
 
 
 class _PickledAsUsual:
@@ -48,14 +49,14 @@ class _PickledAsUsual:
 
     __slots__ = ("reduction",)
 
-    def __init__(self, reduction) -> None:
+    def __init__(self, reduction: Any) -> None:
         self.reduction = reduction
 
-    def __reduce__(self):
+    def __reduce__(self) -> Any:
         return self.reduction
 
 
-def _to_ray(value):
+def _to_ray(value: Any) -> Union[_PickledAsUsual, tuple[Any, ...]]:
     """What Ray pickles in place of ``value``: a tuple of the in-band section and the buffers, out-of-band.
 
     A value serreg would send through its own pickle fallback is instead left
@@ -68,7 +69,7 @@ def _to_ray(value):
     return to_pickle_parts(registry, value)
 
 
-def _from_ray(carried):
+def _from_ray(carried: Any) -> Any:
     """Rebuild a value from what :func:`_to_ray` returned; buffers stay views of Ray's memory."""
     if type(carried) is not tuple:
         return carried  # a value Ray unpickled as usual (registered classes are never plain tuples)
@@ -76,7 +77,7 @@ def _from_ray(carried):
     return from_pickle_parts(default_registry(), in_band, buffers)
 
 
-def install() -> list:
+def install() -> list[Any]:
     """Register serreg's serializers with Ray in this process; return the classes registered.
 
     Needs a connected Ray (call it after ``ray.init``, or as the workers'
@@ -99,6 +100,6 @@ def uninstall() -> None:
         _installed.clear()
 
 
-def installed_classes() -> frozenset:
+def installed_classes() -> frozenset[Any]:
     """The classes whose values Ray currently pickles through serreg in this process."""
     return frozenset(_installed)

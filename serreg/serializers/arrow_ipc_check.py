@@ -19,32 +19,40 @@ byte and the field) unless:
   what Arrow builds from it grows with its size; vtables, which writers share
   on purpose, are read only a few bytes at a time);
 - fields nest at most :data:`MAX_DEPTH` deep and each has the children its
-  type needs; only the standard types of section 6.4 occur (no dictionary
-  encoding, unions, intervals, views, run-end encoding), the schema is
-  little-endian and the message is a version 4 or 5 Schema message without a
-  body;
-- when asked (untrusted mode), no field carries the extension-type metadata
-  keys (``ARROW:extension:name``, ``ARROW:extension:metadata``).
+  type needs; only the types of section 6.4 occur, with parameters that go
+  together (``arrow_ipc_types.py``), the schema is little-endian and the
+  message is a version 4 or 5 Schema message without a body.
 
-It returns the counts a reader charges against its memory budget. The layout
-read here is Arrow's ``Message.fbs`` and ``Schema.fbs``.
+It returns the counts a reader charges against its memory budget, and where
+each extension-type name (``ARROW:extension:name``) lies, so the reader can
+hide the ones whose Python code it must not run before pyarrow reads the
+message (``arrow_extension.py``). The layout read here is Arrow's
+``Message.fbs`` and ``Schema.fbs``.
 """
 
 from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Optional
+from typing import NoReturn, Any, Optional
 
 from ..errors import DeserializationError
 
-__all__ = ["MAX_DEPTH", "EXTENSION_KEYS", "SchemaShape", "check_schema_message"]
+from .arrow_ipc_types import MAP, STRUCT, TYPES, check_dictionary, check_type, refused_type
+
+__all__ = ["MAX_DEPTH", "EXTENSION_KEYS", "EXTENSION_NAME", "HIDDEN_EXTENSION_NAME", "SchemaShape",
+           "check_schema_message"]
 
 # Arrow Java refuses deeper fields too (docs/FORMAT.md, section 4.3).
 MAX_DEPTH = 64
 
-# Field metadata keys that make pyarrow look up a registered extension type and run its deserializer.
-EXTENSION_KEYS = frozenset({b"ARROW:extension:name", b"ARROW:extension:metadata"})
+# Field metadata keys of extension types; the name makes pyarrow look up a registered extension type
+# and run its deserializer.
+EXTENSION_NAME = b"ARROW:extension:name"
+EXTENSION_KEYS = frozenset({EXTENSION_NAME, b"ARROW:extension:metadata"})
+# What a reader turns an extension name key into (in its own copy of the message) to keep pyarrow from
+# resolving it; a frame may not use it itself.
+HIDDEN_EXTENSION_NAME = b"\x00" + EXTENSION_NAME[1:]
 
 _CONTINUATION = b"\xff\xff\xff\xff"
 _U8 = struct.Struct("<B")
@@ -53,26 +61,12 @@ _I16 = struct.Struct("<h")
 _I32 = struct.Struct("<i")
 _U32 = struct.Struct("<I")
 _I64 = struct.Struct("<q")
-_VTABLES: dict = {}  # field count -> the Struct that reads a vtable's field offsets
+_VTABLES: dict[Any, Any] = {}  # field count -> the Struct that reads a vtable's field offsets
 
 # MessageHeader union: 1 = Schema. MetadataVersion: V4 = 3, V5 = 4.
 _SCHEMA_HEADER = 1
 _VERSIONS = (3, 4)
 
-# Type union tags of Schema.fbs allowed by docs/FORMAT.md 6.4 -> (name, children: None = any).
-_NULL, _INT, _FLOAT, _BINARY, _UTF8, _BOOL, _DECIMAL, _DATE, _TIME, _TIMESTAMP = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-_LIST, _STRUCT, _FIXED_SIZE_BINARY, _FIXED_SIZE_LIST, _MAP, _DURATION = 12, 13, 15, 16, 17, 18
-_LARGE_BINARY, _LARGE_UTF8, _LARGE_LIST = 19, 20, 21
-_TYPES = {
-    _NULL: ("Null", 0), _INT: ("Int", 0), _FLOAT: ("FloatingPoint", 0), _BINARY: ("Binary", 0),
-    _UTF8: ("Utf8", 0), _BOOL: ("Bool", 0), _DECIMAL: ("Decimal", 0), _DATE: ("Date", 0), _TIME: ("Time", 0),
-    _TIMESTAMP: ("Timestamp", 0), _LIST: ("List", 1), _STRUCT: ("Struct_", None),
-    _FIXED_SIZE_BINARY: ("FixedSizeBinary", 0), _FIXED_SIZE_LIST: ("FixedSizeList", 1), _MAP: ("Map", 1),
-    _DURATION: ("Duration", 0), _LARGE_BINARY: ("LargeBinary", 0), _LARGE_UTF8: ("LargeUtf8", 0),
-    _LARGE_LIST: ("LargeList", 1),
-}
-_OTHER_TYPES = {11: "Interval", 14: "Union", 22: "RunEndEncoded", 23: "BinaryView", 24: "Utf8View",
-                25: "ListView", 26: "LargeListView"}
 
 
 @dataclass(frozen=True)
@@ -87,6 +81,7 @@ class SchemaShape:
     depth: int
     metadata_entries: int
     string_bytes: int
+    extensions: tuple[Any, ...] = ()  # (byte of the message where an ARROW:extension:name key starts, the name)
 
 
 class _Flatbuffer:
@@ -98,11 +93,11 @@ class _Flatbuffer:
         self.view = view
         self.size = view.nbytes
         self.base = base  # where the flatbuffer starts in the message, for error offsets
-        self.claimed: set = set()
+        self.claimed: set[Any] = set()
         self.reached = 0
-        self.where = None  # (where the parent is, child index, field name) of the field being read
+        self.where: Optional[tuple[Any, ...]] = None  # (where the parent is, child index, field name) of the field being read
 
-    def fail(self, problem: str, position: int):
+    def fail(self, problem: str, position: int) -> NoReturn:
         raise DeserializationError(
             f"invalid Arrow schema message: {problem} (in {_describe(self.where)}, at byte {self.base + position} "
             "of the message)"
@@ -120,7 +115,7 @@ class _Flatbuffer:
 
     def _target(self, position: int) -> int:
         """The object a uoffset at ``position`` points to (offsets point forward only)."""
-        target = position + _U32.unpack_from(self.view, position)[0]
+        target: int = position + _U32.unpack_from(self.view, position)[0]
         if target >= self.size:
             self.fail(f"an offset points to byte {self.base + target}, past the end", position)
         return target
@@ -139,7 +134,7 @@ class _Flatbuffer:
         self._claim(position, table_size, f"{what} table")
         return _Table(self, position, vtable, vtable_size, table_size, what)
 
-    def vector(self, position: int, element_size: int, what: str) -> tuple:
+    def vector(self, position: int, element_size: int, what: str) -> tuple[Any, ...]:
         """(first element, count) of the vector at ``position``."""
         if position % 4 or position + 4 > self.size:
             self.fail(f"the {what} vector is misaligned or past the end", position)
@@ -181,13 +176,13 @@ class _Table:
         slots = self.slots
         if index >= len(slots) or not slots[index]:
             return None
-        offset = slots[index]
-        position = self.position + offset
+        offset: int = slots[index]
+        position: int = self.position + offset
         if offset + size > self.table_size or position % size:
             self.buffer.fail(f"field {index} of a {self.what} table is misaligned or outside the table", position)
         return position
 
-    def scalar(self, index: int, kind: struct.Struct, default):
+    def scalar(self, index: int, kind: struct.Struct, default: Any) -> Any:
         position = self._slot(index, kind.size)
         return default if position is None else kind.unpack_from(self.buffer.view, position)[0]
 
@@ -199,7 +194,21 @@ class _Table:
         position = self._slot(index, 4)
         return None if position is None else self.buffer.string(self.buffer._target(position), what)
 
-    def tables(self, index: int, what: str) -> list:
+    def string_start(self, index: int) -> int:
+        """Where the bytes of the (already read) string in slot ``index`` start, in the message."""
+        position = self._slot(index, 4)
+        assert position is not None  # the string was read from this slot
+        return self.buffer.base + self.buffer._target(position) + 4
+
+    def int32_vector(self, index: int, what: str) -> Optional[list[int]]:
+        """The values of a vector of int32 (None if absent)."""
+        position = self._slot(index, 4)
+        if position is None:
+            return None
+        first, count = self.buffer.vector(self.buffer._target(position), 4, what)
+        return list(struct.unpack_from(f"<{count}i", self.buffer.view, first))
+
+    def tables(self, index: int, what: str) -> list[Any]:
         """The tables of a vector of tables (empty if absent)."""
         position = self._slot(index, 4)
         if position is None:
@@ -216,17 +225,18 @@ class _Table:
 
 
 class _Counts:
-    __slots__ = ("fields", "depth", "metadata_entries", "string_bytes")
+    __slots__ = ("fields", "depth", "metadata_entries", "string_bytes", "extensions")
 
     def __init__(self) -> None:
         self.fields = self.depth = self.metadata_entries = self.string_bytes = 0
+        self.extensions: list[Any] = []
 
 
-def check_schema_message(message, *, untrusted: bool) -> SchemaShape:
+def check_schema_message(message: Any, *, untrusted: bool) -> SchemaShape:
     """Check an encapsulated IPC Schema message (bytes-like); return its shape.
 
-    ``untrusted``: also refuse extension-type metadata keys, which would make
-    pyarrow run a registered extension type's deserializer on frame bytes.
+    ``untrusted`` is kept for callers; extension names are reported in the
+    shape in every mode, and the reader decides (arrow_extension.py).
     """
     view = memoryview(message).cast("B")
     size = view.nbytes
@@ -251,38 +261,39 @@ def check_schema_message(message, *, untrusted: bool) -> SchemaShape:
         buffer.fail(f"the message is not a Schema message (header type {header_type})", 0)
     if message_table.scalar(3, _I64, 0) != 0:
         buffer.fail("a Schema message has no body, but this one declares one", 0)
-    _metadata(buffer, message_table, 4, counts, untrusted=False)
+    _metadata(buffer, message_table, 4, counts)
     schema = message_table.table(2, "Schema")
     if schema is None:
         buffer.fail("the message has no schema", 0)
     if schema.scalar(0, _I16, 0) != 0:
         buffer.fail("the schema is big-endian; serreg's Arrow buffers are little-endian", schema.position)
-    _metadata(buffer, schema, 2, counts, untrusted=False)
+    _metadata(buffer, schema, 2, counts)
     schema.vector(3, 8, "features")
     columns = schema.tables(1, "Field")
     # Depth-first, without recursion: (field table, depth, where it is, type tag of its parent).
     stack = [(field, 1, (None, i, None), 0) for i, field in reversed(list(enumerate(columns)))]
     while stack:
-        stack.extend(_check_field(buffer, *stack.pop(), counts, untrusted))
-    return SchemaShape(len(columns), counts.fields, counts.depth, counts.metadata_entries, counts.string_bytes)
+        stack.extend(_check_field(buffer, *stack.pop(), counts))
+    return SchemaShape(len(columns), counts.fields, counts.depth, counts.metadata_entries, counts.string_bytes,
+                       tuple(counts.extensions))
 
 
-def _metadata(buffer: _Flatbuffer, table: _Table, index: int, counts: _Counts, *, untrusted: bool) -> None:
+def _metadata(buffer: _Flatbuffer, table: _Table, index: int, counts: _Counts, field: bool = False) -> None:
     for entry in table.tables(index, "KeyValue"):
         key = entry.string(0, "metadata key") or b""
         value = entry.string(1, "metadata value") or b""
         counts.metadata_entries += 1
         counts.string_bytes += len(key) + len(value)
-        if untrusted and key in EXTENSION_KEYS:
-            buffer.fail(
-                f"field metadata holds {key.decode()!r}, which makes pyarrow run a registered extension type's "
-                "deserializer on bytes from the frame; extension types are not standard serreg Arrow types and "
-                "untrusted frames may not name them", entry.position,
-            )
+        if key == HIDDEN_EXTENSION_NAME:
+            buffer.fail(f"the metadata key {key!r} is reserved (docs/FORMAT.md, section 6.4)", entry.position)
+        if key == EXTENSION_NAME:
+            if not field:
+                buffer.fail("only a field's metadata may name an extension type", entry.position)
+            counts.extensions.append((entry.string_start(0), value))
 
 
-def _check_field(buffer: _Flatbuffer, field: _Table, depth: int, where: tuple, parent_tag: int, counts: _Counts,
-                 untrusted: bool) -> list:
+def _check_field(buffer: _Flatbuffer, field: _Table, depth: int, where: tuple[Any, ...], parent_tag: int,
+                 counts: _Counts) -> list[Any]:
     """Check one field; return its children as stack entries (in reverse, so they are visited in order)."""
     buffer.where = where
     name = field.string(0, "field name") or b""
@@ -299,28 +310,28 @@ def _check_field(buffer: _Flatbuffer, field: _Table, depth: int, where: tuple, p
             buffer.fail(f"fields are nested more than {MAX_DEPTH} deep", field.position)
     field.scalar(1, _U8, 0)  # nullable: any byte is read as a bool
     tag = field.scalar(2, _U8, 0)
-    if tag not in _TYPES:
-        other = _OTHER_TYPES.get(tag, f"type tag {tag}")
-        buffer.fail(f"the field has type {other}, which is not a standard serreg Arrow type "
-                    "(docs/FORMAT.md, section 6.4)", field.position)
-    type_name, child_count = _TYPES[tag]
+    refused = refused_type(tag)
+    if refused is not None:
+        buffer.fail(f"the field has {refused} (docs/FORMAT.md, section 6.4)", field.position)
+    type_name, child_count = TYPES[tag]
     type_table = field.table(3, type_name)
     if type_table is None:
         buffer.fail("the field has no type table", field.position)
-    _check_type(buffer, tag, type_name, type_table, counts)
-    if field.table(4, "DictionaryEncoding") is not None:
-        buffer.fail("the field is dictionary-encoded, which is not a standard serreg Arrow type", field.position)
-    _metadata(buffer, field, 6, counts, untrusted=untrusted)
     children = field.tables(5, "Field")
+    check_type(buffer, tag, type_table, counts, len(children))
+    encoding = field.table(4, "DictionaryEncoding")
+    if encoding is not None:
+        check_dictionary(buffer, encoding)
+    _metadata(buffer, field, 6, counts, field=True)
     if child_count is not None and len(children) != child_count:
         buffer.fail(f"a {type_name} field needs {child_count} child field(s), this one has {len(children)}",
                     field.position)
-    if parent_tag == _MAP and (tag != _STRUCT or len(children) != 2):
+    if parent_tag == MAP and (tag != STRUCT or len(children) != 2):
         buffer.fail("the child of a Map field must be a struct of key and value", field.position)
     return [(child, depth + 1, (where, i, None), tag) for i, child in reversed(list(enumerate(children)))]
 
 
-def _describe(where) -> str:
+def _describe(where: Any) -> str:
     """'column 2 ('b') > child 0 ('item')' for a (parent, index, name) chain; None is the message itself."""
     if where is None:
         return "the message"
@@ -333,45 +344,3 @@ def _describe(where) -> str:
         parts.append(label)
         where = parent
     return " > ".join(reversed(parts))
-
-
-def _check_type(buffer: _Flatbuffer, tag: int, name: str, table: _Table, counts: _Counts) -> None:
-    if tag == _INT:
-        if table.scalar(0, _I32, 0) not in (8, 16, 32, 64):
-            buffer.fail("an Int type must be 8, 16, 32 or 64 bits wide", table.position)
-        table.scalar(1, _U8, 0)
-    elif tag == _FLOAT:
-        if table.scalar(0, _I16, 0) not in (0, 1, 2):
-            buffer.fail("a FloatingPoint precision must be HALF, SINGLE or DOUBLE", table.position)
-    elif tag == _DECIMAL:
-        precision, scale = table.scalar(0, _I32, 0), table.scalar(1, _I32, 0)
-        if table.scalar(2, _I32, 128) not in (32, 64, 128, 256) or precision < 1:
-            buffer.fail(f"a Decimal type has an invalid precision {precision} or bit width", table.position)
-    elif tag == _DATE:
-        if table.scalar(0, _I16, 1) not in (0, 1):
-            buffer.fail("a Date unit must be DAY or MILLISECOND", table.position)
-    elif tag == _TIME:
-        unit, bits = table.scalar(0, _I16, 1), table.scalar(1, _I32, 32)
-        if (unit, bits) not in ((0, 32), (1, 32), (2, 64), (3, 64)):
-            buffer.fail(f"a Time type has unit {unit} and bit width {bits}, which do not go together", table.position)
-    elif tag == _TIMESTAMP:
-        if table.scalar(0, _I16, 0) not in (0, 1, 2, 3):
-            buffer.fail("a Timestamp unit must be SECOND, MILLISECOND, MICROSECOND or NANOSECOND", table.position)
-        zone = table.string(1, "time zone")
-        if zone is not None:
-            counts.string_bytes += len(zone)
-            try:
-                zone.decode("utf-8")
-            except UnicodeDecodeError:
-                buffer.fail("a Timestamp time zone is not UTF-8", table.position)
-    elif tag == _DURATION:
-        if table.scalar(0, _I16, 1) not in (0, 1, 2, 3):
-            buffer.fail("a Duration unit must be SECOND, MILLISECOND, MICROSECOND or NANOSECOND", table.position)
-    elif tag == _FIXED_SIZE_BINARY:
-        if table.scalar(0, _I32, 0) < 0:
-            buffer.fail("a FixedSizeBinary width is negative", table.position)
-    elif tag == _FIXED_SIZE_LIST:
-        if table.scalar(0, _I32, 0) < 0:
-            buffer.fail("a FixedSizeList size is negative", table.position)
-    elif tag == _MAP:
-        table.scalar(0, _U8, 0)

@@ -17,6 +17,8 @@ are dropped is rebuilt from its type and length alone.
 
 from __future__ import annotations
 
+from typing import Optional, Any
+
 import numpy as np
 import pyarrow as pa
 
@@ -61,19 +63,19 @@ class Validity:
         if self.derived:
             budget.charge((n + 7) // 8, where)
         if self.repeat == 1:
-            return memoryview(np.packbits(self.base, bitorder="little"))
+            return np.packbits(self.base, bitorder="little").data
         out = np.zeros((n + 7) // 8, dtype=np.uint8)
         repeat = self.repeat
         if repeat > _BYTEWISE_REPEAT:
             for slot in np.flatnonzero(self.base).tolist():
                 _set_bits(out, slot * repeat, (slot + 1) * repeat)
-            return memoryview(out)
+            return out.data
         step = max(8, _CHUNK_BITS // repeat // 8 * 8)  # parent slots per chunk: whole bytes each time
         for start in range(0, len(self.base), step):
             packed = np.packbits(np.repeat(self.base[start:start + step], repeat), bitorder="little")
             first = start * repeat // 8
             out[first:first + len(packed)] = packed
-        return memoryview(out)
+        return out.data
 
 
 def _set_bits(out: np.ndarray, start: int, stop: int) -> None:
@@ -99,7 +101,9 @@ class BitmapBudget:
     __slots__ = ("left", "limit")
 
     def __init__(self, value_bytes: int) -> None:
-        self.limit = self.left = DEFAULT_LIMITS.memory_allowance + DEFAULT_LIMITS.memory_per_byte * value_bytes
+        per_byte = DEFAULT_LIMITS.memory_per_byte
+        assert per_byte is not None  # the default limits set every limit
+        self.limit = self.left = DEFAULT_LIMITS.memory_allowance + per_byte * value_bytes
 
     def charge(self, nbytes: int, where: str) -> None:
         self.left -= nbytes
@@ -111,14 +115,15 @@ class BitmapBudget:
             )
 
 
-def own_validity(array: pa.Array):
+def own_validity(array: pa.Array) -> Optional[np.ndarray[Any, np.dtype[np.bool_]]]:
     """The array's own validity as one bool per slot, or None when it has no nulls."""
     if array.null_count == 0:
         return None
-    return array.is_valid().to_numpy(zero_copy_only=False)
+    valid: np.ndarray[Any, np.dtype[np.bool_]] = array.is_valid().to_numpy(zero_copy_only=False)
+    return valid
 
 
-def pushed_validity(array: pa.Array, pushed):
+def pushed_validity(array: pa.Array, pushed: Any) -> Validity | None:
     """The validity of ``array`` with its parent's nulls (``pushed``, a Validity or None)
     pushed down: a Validity, or None when every slot is valid."""
     own = own_validity(array)
@@ -143,7 +148,7 @@ def has_slot_storage(array: pa.Array) -> bool:
     if t.is_fixed_size_list(arrow_type):
         return arrow_type.list_size > 0 and has_slot_storage(array.values)
     if t.is_fixed_size_binary(arrow_type):
-        return arrow_type.byte_width > 0
+        return bool(arrow_type.byte_width > 0)
     return True  # bool, fixed width, offsets
 
 

@@ -1,11 +1,17 @@
 """numpy.ndarray and numpy scalars (docs/FORMAT.md, sections 6.2 and 6.3).
 
-Arrays travel as [dtype, shape, order] in-band plus one out-of-band buffer
-holding the elements as they lie in memory: C- and F-contiguous arrays are
-never copied, in one process or from a frame. Data keep their byte order.
+Arrays travel as [dtype, shape, order] (or [dtype, shape, order, strides,
+read_only]) in-band plus one out-of-band buffer holding the elements as they
+lie in memory: C- and F-contiguous arrays are never copied, in one process or
+from a frame. Data keep their byte order; every dtype of section 6.2.1 (numbers,
+datetime64, timedelta64, bytes, str, void, structured) is carried, long doubles
+and object arrays are left to the fallback. Masked arrays and the scalars
+carried as 0-d arrays are in ``numpy_masked``; the header rules in ``numpy_array``.
 """
 
 from __future__ import annotations
+
+from typing import Any, Iterator, Optional
 
 
 import numpy as np
@@ -15,9 +21,12 @@ from ..codec import unpack_plain
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from ..serializer import Serializer
-from ..standard import NDARRAY_CLASS_ID, NUMPY_SCALAR_CLASS_IDS
+from ..standard import MASKED_ARRAY_CLASS_ID, NDARRAY_CLASS_ID, NUMPY_GENERIC_CLASS_IDS, NUMPY_SCALAR_CLASS_IDS
 
 from .numpy_canonical import write_ndarray, write_scalar
+from .numpy_array import array_from_meta, array_meta
+from .numpy_dtype import wire_dtype
+from .numpy_masked import GENERIC_SCALAR_TYPES, MaskedArraySerializer, NumpyGenericSerializer
 
 __all__ = [
     "NDArraySerializer",
@@ -25,86 +34,33 @@ __all__ = [
     "register",
 ]
 
-# Kinds of the standard dtypes: bool, signed and unsigned ints, floats, complex.
-STANDARD_KINDS = frozenset("biufc")
-
-# The array-interface strings of section 6.2, checked before numpy parses them: no others (an
-# x86 long double, "<f16" or "<c32", is not in the format and Java refuses it).
-STANDARD_DTYPES = frozenset(
-    ["|b1", "|i1", "|u1"]
-    + [f"{order}{kind}{size}" for order in "<>" for kind, size in
-       [("i", 2), ("i", 4), ("i", 8), ("u", 2), ("u", 4), ("u", 8), ("f", 2), ("f", 4), ("f", 8), ("c", 8), ("c", 16)]]
-)
-
-# numpy's limit on dimensions; a longer shape is refused before its size is computed.
-MAX_DIMENSIONS = 64
-
-
 class NDArraySerializer(Serializer):
-    """Zero-copy ndarray serializer.
+    """Zero-copy ndarray serializer (the layout rules are in ``numpy_array``).
 
-    Arrays come back read-only when decoded from read-only memory (a bytes
-    frame) and writable when decoded from writable memory or in-process from a
-    writable array, sharing memory with it. Non-contiguous views are sent as a
-    packed C-order copy. Other dtypes (object, structured, datetime64,
-    strings) are left to the fallback.
+    Arrays come back read-only when they were read-only, when decoded from
+    read-only memory (a bytes frame), and writable when decoded from writable
+    memory or in-process from a writable array, sharing memory with it. Dtypes
+    without a wire form (object, long doubles) are left to the fallback.
     """
 
     def accepts(self, array: np.ndarray) -> bool:
-        dtype = array.dtype
-        return dtype.str in STANDARD_DTYPES and dtype.fields is None and dtype.subdtype is None
+        return wire_dtype(array.dtype)[0] is not None
+
+    def refusal(self, array: np.ndarray) -> Optional[str]:
+        return wire_dtype(array.dtype)[1]
 
     def serialize(self, array: np.ndarray) -> SerializationResult:
-        if array.flags.c_contiguous:
-            order = "C"
-        elif array.flags.f_contiguous:
-            order = "F"
-        else:
-            array = np.ascontiguousarray(array)
-            order = "C"
-        # ravel(order="K") of a contiguous array is a view: the buffer is the array's memory.
-        data = array.ravel(order="K").view(np.uint8)
-        meta = packb([array.dtype.str, list(array.shape), order])
-        return SerializationResult(meta, [memoryview(data)])
+        meta, data = array_meta(array)
+        return SerializationResult(packb(meta), [data])
 
-    def deserialize(self, in_band, oob) -> np.ndarray:
-        meta = unpack_plain(in_band)
-        if type(meta) is not list or len(meta) != 3:
-            raise DeserializationError("ndarray in-band must be [dtype, shape, order]")
-        dtype_str, shape, order = meta
-        if type(dtype_str) is not str or type(shape) is not list or order not in ("C", "F"):
-            raise DeserializationError(f"invalid ndarray header {meta!r}")
-        if len(shape) > MAX_DIMENSIONS:
-            raise DeserializationError(f"ndarray shape has {len(shape)} dimensions; numpy allows at most {MAX_DIMENSIONS}")
-        if any(type(n) is not int or n < 0 for n in shape):
-            raise DeserializationError(f"invalid ndarray shape {shape!r}")
-        if dtype_str not in STANDARD_DTYPES:
-            raise DeserializationError(
-                f"ndarray dtype {dtype_str[:40]!r} is not a standard dtype string (docs/FORMAT.md, section 6.2)"
-            )
-        try:
-            dtype = np.dtype(dtype_str)
-        except TypeError as error:
-            raise DeserializationError(f"unknown ndarray dtype {dtype_str!r}") from error
-        if dtype.kind not in STANDARD_KINDS or dtype.str != dtype_str:
-            raise DeserializationError(f"ndarray dtype {dtype_str!r} is not a standard dtype")
-        count = 1
-        for n in shape:
-            count *= n
-        buffer = next(oob)
-        if buffer.nbytes != count * dtype.itemsize:
-            raise DeserializationError(
-                f"ndarray of shape {tuple(shape)} and dtype {dtype_str} needs {count * dtype.itemsize} bytes, "
-                f"but its buffer has {buffer.nbytes}"
-            )
-        flat = np.frombuffer(buffer, dtype=dtype, count=count)
-        return flat.reshape(shape, order=order)
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> np.ndarray:
+        return array_from_meta(unpack_plain(in_band), oob)
 
     def serialize_canonical(self, array: np.ndarray) -> SerializationResult:
-        return write_ndarray(array)
+        return write_ndarray(array, wire_dtype(array.dtype)[0])
 
 
-def _bad(kind, value):
+def _bad(kind: Any, value: Any) -> None:
     raise DeserializationError(f"numpy.{np.dtype(kind).name} in-band holds {type(value).__name__}, not its value")
 
 
@@ -117,7 +73,7 @@ class NumpyScalarSerializer(Serializer):
         self.kind = kind
         self.name = np.dtype(kind).name
 
-    def serialize(self, value) -> SerializationResult:
+    def serialize(self, value: Any) -> SerializationResult:
         kind = self.kind
         if kind is np.bool_:
             return SerializationResult(packb(bool(value)))
@@ -134,7 +90,7 @@ class NumpyScalarSerializer(Serializer):
             return SerializationResult(b"\x92\xca" + parts[:4] + b"\xca" + parts[4:])
         return SerializationResult(packb([float(value.real), float(value.imag)]))  # complex128
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> Any:
         kind = self.kind
         raw = bytes(in_band)
         if kind is np.float32:
@@ -171,15 +127,15 @@ class NumpyScalarSerializer(Serializer):
             raise DeserializationError("numpy.complex128 must be an array of two msgpack float 64")
         return np.complex128(complex(value[0], value[1]))
 
-    def serialize_canonical(self, value) -> SerializationResult:
+    def serialize_canonical(self, value: Any) -> SerializationResult:
         return write_scalar(self.kind, value, self.serialize)
 
 
-def _complex64(real, imag) -> np.complex64:
+def _complex64(real: Any, imag: Any) -> np.complex64:
     out = np.empty(1, dtype=np.complex64)
     out.real = real
     out.imag = imag
-    return out[0]
+    return np.complex64(out[0])
 
 
 SCALAR_TYPES = (
@@ -188,9 +144,12 @@ SCALAR_TYPES = (
 )
 
 
-def register(registry) -> None:
-    """Register the ndarray serializer and one serializer per numpy scalar type."""
+def register(registry: Any) -> None:
+    """Register the ndarray and masked array serializers and one serializer per numpy scalar type."""
     registry.register_serializer(NDARRAY_CLASS_ID, np.ndarray, NDArraySerializer())
+    registry.register_serializer(MASKED_ARRAY_CLASS_ID, np.ma.MaskedArray, MaskedArraySerializer())
     for kind in SCALAR_TYPES:
         name = "bool" if kind is np.bool_ else np.dtype(kind).name
         registry.register_serializer(NUMPY_SCALAR_CLASS_IDS[name], kind, NumpyScalarSerializer(kind))
+    for generic in GENERIC_SCALAR_TYPES:
+        registry.register_serializer(NUMPY_GENERIC_CLASS_IDS[generic.__name__], generic, NumpyGenericSerializer(generic))

@@ -1,10 +1,12 @@
 """Canonical form of numpy arrays and scalars (docs/FORMAT.md, section 9.4).
 
-An array is written as its little-endian dtype, its shape and order "C", with
-one buffer of packed C-order elements: the layout (F order, strides, a
-big-endian dtype) leaves no trace. Float elements have -0.0 written as 0.0 and
-every NaN as the canonical quiet NaN; bool elements are 0 or 1. Nothing is
-copied for a C-contiguous little-endian array that needs no such fix.
+An array is written as its dtype with every byte order little-endian, its
+shape and order "C", with one buffer of packed C-order items: the layout (F
+order, strides, broadcasting, read-only, a big-endian dtype) leaves no trace.
+Float elements have -0.0 written as 0.0 and every NaN as the canonical quiet
+NaN; bool elements are 0 or 1; the padding bytes of a structured item (bytes
+no field covers) are 0. Nothing is copied for a C-contiguous little-endian
+array of plain dtype that needs no such fix.
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ from msgpack import packb
 
 from ..canonical.floats import canonical_float_bits, normalize_float_array, pack_float
 from ..result import SerializationResult
+from typing import Callable, Any
+
+from .numpy_dtype import canonical_spec, leaves
+
+__all__ = ["canonical_array", "canonical_elements", "write_ndarray", "write_scalar"]
 
 
 def canonical_elements(array: np.ndarray) -> np.ndarray:
-    """``array`` as a C-contiguous little-endian array with canonical float and bool elements.
-
-    Returns ``array`` itself (no copy) when it already is one.
-    """
+    """``array`` (of a plain dtype) as a C-contiguous little-endian array with canonical float and
+    bool elements. Returns ``array`` itself (no copy) when it already is one."""
     data = array.astype(array.dtype.newbyteorder("<"), order="C", copy=False)
     kind = data.dtype.kind
     if kind in "fc" and data.size:
@@ -37,14 +42,40 @@ def canonical_elements(array: np.ndarray) -> np.ndarray:
     return data
 
 
-def write_ndarray(array: np.ndarray) -> SerializationResult:
-    """The canonical form of an ndarray (its serializer's ``serialize_canonical``)."""
-    data = canonical_elements(array)
-    meta = packb([data.dtype.str, list(data.shape), "C"])
-    return SerializationResult(meta, [memoryview(data.reshape(-1).view(np.uint8))])
+def _canonical_records(array: np.ndarray) -> np.ndarray:
+    """The packed bytes of a structured array, field by field canonical, padding zero."""
+    dtype = array.dtype
+    source = np.ascontiguousarray(array).reshape(-1)
+    count, size = source.shape[0], dtype.itemsize
+    raw = source.view(np.uint8)
+    out = np.zeros(count * size, dtype=np.uint8)
+    for offset, leaf, n in leaves(dtype):
+        if not count or not leaf.itemsize or not n:
+            continue
+        shape, strides = (count, n), (size, leaf.itemsize)
+        part = np.ndarray(shape, dtype=leaf, buffer=raw, offset=offset, strides=strides)
+        fixed = canonical_elements(part)
+        np.ndarray(shape, dtype=fixed.dtype, buffer=out, offset=offset, strides=strides)[...] = fixed
+    return out
 
 
-def write_scalar(kind: type, value, serialize) -> SerializationResult:
+def canonical_array(array: np.ndarray, spec: Any) -> tuple[list[Any], memoryview]:
+    """The canonical header (a list for msgpack) and buffer of an ndarray whose dtype's
+    description is ``spec``."""
+    meta = [canonical_spec(spec), list(array.shape), "C"]
+    if array.dtype.names is not None:
+        return meta, _canonical_records(array).data
+    return meta, canonical_elements(array).reshape(-1).view(np.uint8).data
+
+
+def write_ndarray(array: np.ndarray, spec: Any) -> SerializationResult:
+    """The canonical form of an ndarray whose dtype's description is ``spec`` (its serializer's
+    ``serialize_canonical``)."""
+    meta, data = canonical_array(array, spec)
+    return SerializationResult(packb(meta), [data])
+
+
+def write_scalar(kind: type, value: Any, serialize: Callable[[Any], SerializationResult]) -> SerializationResult:
     """The canonical form of a numpy scalar of type ``kind``; ``serialize`` writes the
     types whose normal form is already canonical (bool and the integers)."""
     if kind is np.float64:
@@ -61,6 +92,6 @@ def write_scalar(kind: type, value, serialize) -> SerializationResult:
     return serialize(value)  # bool and integers: already one form per value
 
 
-def _pack_float32(value) -> bytes:
+def _pack_float32(value: Any) -> bytes:
     bits = canonical_float_bits(int(np.asarray(value, dtype="<f4").view("<u4")), 4)
     return b"\xca" + bits.to_bytes(4, "big")

@@ -12,6 +12,8 @@ implementation (its standard, numpy and Arrow serializers).
 
 from __future__ import annotations
 
+from typing import Any
+
 import datetime
 import decimal
 import uuid
@@ -25,7 +27,12 @@ from .datetimes import DateSerializer, DateTimeSerializer, TimeDeltaSerializer, 
 from .scalars import ComplexSerializer, DecimalSerializer, FloatSerializer, IntSerializer, RemoteErrorSerializer, UUIDSerializer
 
 __all__ = [
+    "ARROW_CHUNKED_ARRAY_CLASS_ID",
     "ARROW_RECORD_BATCH_CLASS_ID",
+    "ARROW_SCHEMA_CLASS_ID",
+    "ARROW_TENSOR_CLASS_ID",
+    "PANDAS_DATAFRAME_CLASS_ID",
+    "PANDAS_SERIES_CLASS_ID",
     "ARROW_TABLE_CLASS_ID",
     "CODE_LOADING_CLASS_IDS",
     "CORE_CLASS_IDS",
@@ -34,9 +41,13 @@ __all__ = [
     "ERROR_CLASS_ID",
     "EXTRA_OF_CLASS_ID",
     "FALLBACK_CLASS_ID",
+    "MASKED_ARRAY_CLASS_ID",
     "NDARRAY_CLASS_ID",
+    "NUMPY_GENERIC_CLASS_IDS",
     "NUMPY_SCALAR_CLASS_IDS",
     "STANDARD_CLASS_IDS",
+    "STRUCTS_CLASS_ID",
+    "STRUCT_CARRIER_CLASS_ID",
     "install",
 ]
 
@@ -45,12 +56,14 @@ __all__ = [
 FALLBACK_CLASS_ID = "serreg.pickle5"  # the pickle protocol 5 fallback (Python only)
 DATACLASS_CLASS_ID = "serreg.dataclass"  # dataclass instances, when switched on (Python only)
 ERROR_CLASS_ID = "serreg.error"  # the error frame (section 4)
+STRUCTS_CLASS_ID = "serreg.structs"  # a frame's struct table, in front of its value (section 10.1)
+STRUCT_CARRIER_CLASS_ID = "serreg.struct"  # the data carrier of unregistered struct class IDs (section 10.4)
 
 # Section 6.1: plain data every implementation reads.
 CORE_CLASS_IDS = (
     "None", "bool", "int", "float", "str", "bytes", "list", "dict", "tuple", "set", "frozenset",
     "bytearray", "memoryview", "complex", "datetime", "date", "time", "timedelta", "decimal", "uuid",
-    ERROR_CLASS_ID,
+    ERROR_CLASS_ID, STRUCTS_CLASS_ID, STRUCT_CARRIER_CLASS_ID,
 )
 
 # Sections 6.2 and 6.3 (the numpy plug-in): numpy scalar type name -> class ID.
@@ -63,16 +76,33 @@ NUMPY_SCALAR_CLASS_IDS = {
     )
 }
 
+# Sections 6.2.2 and 6.3: numpy scalars served as 0-d arrays (type name -> class ID), masked arrays.
+NUMPY_GENERIC_CLASS_IDS = {name: f"numpy.{name}" for name in ("datetime64", "timedelta64", "bytes_", "str_", "void")}
+MASKED_ARRAY_CLASS_ID = "numpy.ma.MaskedArray"
+
 # Section 6.4 (the Arrow plug-in).
 ARROW_TABLE_CLASS_ID = "ArrowTable"
 ARROW_RECORD_BATCH_CLASS_ID = "ArrowRecordBatch"
+ARROW_CHUNKED_ARRAY_CLASS_ID = "ArrowChunkedArray"
+ARROW_SCHEMA_CLASS_ID = "ArrowSchema"
+ARROW_TENSOR_CLASS_ID = "ArrowTensor"
+# Section 6.5 (the pandas plug-in, through Arrow).
+PANDAS_DATAFRAME_CLASS_ID = "pandas.DataFrame"
+PANDAS_SERIES_CLASS_ID = "pandas.Series"
 
 # Standard class IDs served by a plug-in -> the extra that installs its library (pip install "serreg[extra]").
 EXTRA_OF_CLASS_ID = {
     NDARRAY_CLASS_ID: "numpy",
     **{class_id: "numpy" for class_id in NUMPY_SCALAR_CLASS_IDS.values()},
+    **{class_id: "numpy" for class_id in NUMPY_GENERIC_CLASS_IDS.values()},
+    MASKED_ARRAY_CLASS_ID: "numpy",
     ARROW_TABLE_CLASS_ID: "arrow",
     ARROW_RECORD_BATCH_CLASS_ID: "arrow",
+    ARROW_CHUNKED_ARRAY_CLASS_ID: "arrow",
+    ARROW_SCHEMA_CLASS_ID: "arrow",
+    ARROW_TENSOR_CLASS_ID: "arrow",
+    PANDAS_DATAFRAME_CLASS_ID: "pandas",
+    PANDAS_SERIES_CLASS_ID: "pandas",
 }
 
 # Decoding these runs code the writer chooses (unpickling, or importing the module a frame names).
@@ -84,7 +114,7 @@ STANDARD_CLASS_IDS = DATA_CLASS_IDS | CODE_LOADING_CLASS_IDS
 # ---------------------------------------------------------------- install
 
 
-def install(table, codec) -> None:
+def install(table: Any, codec: Any) -> None:
     """Register every standard serializer, and the dataclass reader, in a registry's ``table``.
 
     The serializers of None, bool, str, list and dict write exactly the

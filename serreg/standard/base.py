@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from ..serializer import Serializer
+from typing import Iterator, Any
 
 
 class StandardSerializer(Serializer):
@@ -21,10 +22,10 @@ class StandardSerializer(Serializer):
 
     handled_by_pickle = True
 
-    def __init__(self, codec) -> None:
+    def __init__(self, codec: Any) -> None:
         self.codec = codec
 
-    def unpack_array(self, in_band, oob, name: str, length: int | None = None) -> list:
+    def unpack_array(self, in_band: Any, oob: Any, name: str, length: int | None = None) -> list[Any]:
         """The in-band as a msgpack array (of ``length`` items, when given), nested values decoded."""
         value = self.codec.unpack(in_band, oob)
         if type(value) is not list or (length is not None and len(value) != length):
@@ -33,7 +34,7 @@ class StandardSerializer(Serializer):
         return value
 
 
-def describe_value(value) -> str:
+def describe_value(value: Any) -> str:
     """What a decoded msgpack value is, for error messages (``an array of 3``, ``a str``)."""
     if type(value) is list:
         return f"an array of {len(value)}"
@@ -48,15 +49,15 @@ class MsgpackValueSerializer(StandardSerializer):
     the codec itself for these (it is told so when they are installed).
     """
 
-    def __init__(self, codec, expected_type: type) -> None:
+    def __init__(self, codec: Any, expected_type: type) -> None:
         super().__init__(codec)
         self.expected_type = expected_type
 
-    def serialize(self, obj) -> SerializationResult:
-        oob: list = []
+    def serialize(self, obj: Any) -> SerializationResult:
+        oob: list[Any] = []
         return SerializationResult(self.codec.pack(obj, oob), oob)
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> Any:
         value = self.codec.unpack(in_band, oob)
         if type(value) is not self.expected_type:
             raise DeserializationError(

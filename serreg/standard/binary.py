@@ -7,6 +7,8 @@ the very memory) that was serialized.
 
 from __future__ import annotations
 
+from typing import Iterator, Any
+
 from msgpack import packb
 
 from ..codec.checks import unpack_plain
@@ -28,7 +30,7 @@ class BytesSerializer(StandardSerializer):
             return SerializationResult(_MSGPACK_NIL, [memoryview(obj)])
         return SerializationResult(packb(obj, use_bin_type=True))
 
-    def deserialize(self, in_band, oob) -> bytes:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> bytes:
         if in_band == _MSGPACK_NIL:
             view = next(oob)
             owner = view.obj
@@ -48,7 +50,7 @@ class ByteArraySerializer(StandardSerializer):
     def serialize(self, obj: bytearray) -> SerializationResult:
         return SerializationResult(_MSGPACK_NIL, [memoryview(obj)])
 
-    def deserialize(self, in_band, oob) -> bytearray:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> bytearray:
         view = next(oob)
         owner = view.obj
         if type(owner) is bytearray and len(owner) == view.nbytes:
@@ -83,10 +85,10 @@ class MemoryViewSerializer(StandardSerializer):
             flat = obj.cast("B")
         else:
             flat = memoryview(obj.tobytes())
-        meta = [native_format(obj.format), list(obj.shape)]
+        meta = [native_format(obj.format), list(obj.shape or ())]
         return SerializationResult(packb(meta), [flat])
 
-    def deserialize(self, in_band, oob) -> memoryview:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> memoryview:
         meta = unpack_plain(in_band)
         if type(meta) is not list or len(meta) != 2 or type(meta[0]) is not str or type(meta[1]) is not list:
             raise DeserializationError("memoryview in-band must be [format, shape]")
@@ -98,7 +100,7 @@ class MemoryViewSerializer(StandardSerializer):
             if shape[0] != view.nbytes:
                 raise DeserializationError(f"memoryview shape {shape} does not match its {view.nbytes}-byte buffer")
             return view
-        return view.cast(fmt, shape)
+        return view.cast(fmt, shape)  # type: ignore[return-value]  # typeshed types a cast by its format's item type
 
 
 def native_format(fmt: str) -> str:

@@ -12,28 +12,29 @@ from ..codec.checks import MAX_KEYS_PER_HASH, check_hash_spread, is_untrusted
 from ..codec.layout import array_header
 from ..result import SerializationResult
 from .base import StandardSerializer
+from typing import Iterator, Any
 
 
 class TupleSerializer(StandardSerializer):
-    def serialize(self, obj: tuple) -> SerializationResult:
-        oob: list = []
+    def serialize(self, obj: tuple[Any, ...]) -> SerializationResult:
+        oob: list[Any] = []
         return SerializationResult(self.codec.pack(list(obj), oob), oob)
 
-    def deserialize(self, in_band, oob) -> tuple:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> tuple[Any, ...]:
         return tuple(self.unpack_array(in_band, oob, "tuple"))
 
 
 class SetSerializer(StandardSerializer):
     """Members sorted by their encoded bytes, so a set has one byte form whatever its iteration order."""
 
-    def __init__(self, codec, kind: type) -> None:
+    def __init__(self, codec: Any, kind: type) -> None:
         super().__init__(codec)
         self.kind = kind
 
-    def serialize(self, obj) -> SerializationResult:
+    def serialize(self, obj: Any) -> SerializationResult:
         encoded = []
         for member in obj:
-            member_oob = []
+            member_oob: list[memoryview] = []
             encoded.append((self.codec.pack(member, member_oob), member_oob))
         encoded.sort(key=lambda pair: pair[0])
         oob = []
@@ -43,7 +44,7 @@ class SetSerializer(StandardSerializer):
             oob.extend(member_oob)
         return SerializationResult(b"".join(parts), oob)
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> Any:
         members = self.unpack_array(in_band, oob, self.kind.__name__)
         if len(members) > MAX_KEYS_PER_HASH and is_untrusted():
             check_hash_spread(members, self.kind.__name__)

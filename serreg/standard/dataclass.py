@@ -14,6 +14,7 @@ import sys
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from .base import StandardSerializer
+from typing import Union, Iterator, Any
 
 _OBJECT_GETSTATE = getattr(object, "__getstate__", None)  # Python 3.11+
 _VERDICTS_MAX = 4096  # classes remembered by DataclassSerializer; dynamic classes must not pile up
@@ -28,8 +29,7 @@ def pickled_by_reference(cls: type) -> bool:
     """
     if not dataclasses.is_dataclass(cls) or cls.__module__ == "__main__" or cls in copyreg.dispatch_table:
         return False
-    module = sys.modules.get(cls.__module__)
-    found = module
+    found: Any = sys.modules.get(cls.__module__)
     for part in cls.__qualname__.split("."):
         found = getattr(found, part, None)
     if found is not cls:
@@ -60,19 +60,19 @@ class DataclassSerializer(StandardSerializer):
 
     handled_by_pickle = True
 
-    def __init__(self, codec) -> None:
+    def __init__(self, codec: Any) -> None:
         super().__init__(codec)
-        self._verdicts: dict = {}  # class -> its "module:qualname", or False
-        self._classes: dict = {}  # "module:qualname" -> (module, class), for reading
+        self._verdicts: dict[Any, Any] = {}  # class -> its "module:qualname", or False
+        self._classes: dict[Any, Any] = {}  # "module:qualname" -> (module, class), for reading
 
-    def accepts(self, obj) -> bool:
+    def accepts(self, obj: Any) -> bool:
         cls = type(obj)
         verdict = self._verdicts.get(cls)
         if verdict is None:
             verdict = self._verdict(cls)
         return verdict is not False and type(getattr(obj, "__dict__", None)) is dict
 
-    def _verdict(self, cls: type):
+    def _verdict(self, cls: type) -> Union[str, bool]:
         """False, or the class reference written on the wire."""
         verdict = f"{cls.__module__}:{cls.__qualname__}" if pickled_by_reference(cls) else False
         verdicts = {} if len(self._verdicts) >= _VERDICTS_MAX else dict(self._verdicts)
@@ -80,13 +80,13 @@ class DataclassSerializer(StandardSerializer):
         self._verdicts = verdicts
         return verdict
 
-    def serialize(self, obj) -> SerializationResult:
+    def serialize(self, obj: Any) -> SerializationResult:
         cls = type(obj)
         reference = self._verdicts.get(cls) or self._verdict(cls)
-        oob: list = []
+        oob: list[Any] = []
         return SerializationResult(self.codec.pack([reference, obj.__dict__], oob), oob)
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> Any:
         fields = self.unpack_array(in_band, oob, "dataclass", 2)
         reference, state = fields
         if type(reference) is not str or ":" not in reference:
@@ -108,7 +108,7 @@ class DataclassSerializer(StandardSerializer):
             module = sys.modules.get(module_name) or importlib.import_module(module_name)
         except ImportError as error:
             raise DeserializationError(f"cannot import the module of dataclass {reference}: {error}") from error
-        found = module
+        found: Any = module
         for part in qualname.split("."):
             found = getattr(found, part, None)
         if not isinstance(found, type) or not pickled_by_reference(found):

@@ -15,9 +15,10 @@ from msgpack import packb
 from ..errors import DeserializationError
 from ..result import SerializationResult
 from .base import StandardSerializer
+from typing import Union, Optional, Iterator, Any
 
 
-def encode_tz(tzinfo):
+def encode_tz(tzinfo: Optional[datetime.tzinfo]) -> Union[None, str, list[Any]]:
     """The wire form of a tzinfo: None, an IANA key, or [offset in microseconds, name or None]."""
     if tzinfo is None:
         return None
@@ -32,14 +33,14 @@ def encode_tz(tzinfo):
     raise TypeError(f"unsupported tzinfo {type(tzinfo).__qualname__}")
 
 
-def supported_tz(tzinfo) -> bool:
+def supported_tz(tzinfo: Any) -> bool:
     """True for the tzinfo types the wire has a form for."""
     if tzinfo is None or type(tzinfo) is datetime.timezone:
         return True
     return type(tzinfo) is zoneinfo.ZoneInfo and tzinfo.key is not None
 
 
-def decode_tz(value):
+def decode_tz(value: Any) -> Optional[datetime.tzinfo]:
     """The tzinfo of a wire form written by encode_tz."""
     if value is None:
         return None
@@ -51,7 +52,7 @@ def decode_tz(value):
     raise DeserializationError(f"invalid time zone {value!r}")
 
 
-def _ints(values, name: str) -> None:
+def _ints(values: Any, name: str) -> None:
     if any(type(v) is not int for v in values):
         raise DeserializationError(f"{name} fields must be ints, got {values!r}")
 
@@ -68,18 +69,18 @@ class DateTimeSerializer(StandardSerializer):
             encode_tz(obj.tzinfo),
         ]))
 
-    def deserialize(self, in_band, oob) -> datetime.datetime:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> datetime.datetime:
         fields = self.unpack_array(in_band, oob, "datetime", 9)
         _ints(fields[:8], "datetime")
-        *parts, fold, tz = fields
-        return datetime.datetime(*parts, tzinfo=decode_tz(tz), fold=fold)
+        year, month, day, hour, minute, second, microsecond, fold, tz = fields
+        return datetime.datetime(year, month, day, hour, minute, second, microsecond, tzinfo=decode_tz(tz), fold=fold)
 
 
 class DateSerializer(StandardSerializer):
     def serialize(self, obj: datetime.date) -> SerializationResult:
         return SerializationResult(packb([obj.year, obj.month, obj.day]))
 
-    def deserialize(self, in_band, oob) -> datetime.date:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> datetime.date:
         fields = self.unpack_array(in_band, oob, "date", 3)
         _ints(fields, "date")
         return datetime.date(*fields)
@@ -94,18 +95,18 @@ class TimeSerializer(StandardSerializer):
             obj.hour, obj.minute, obj.second, obj.microsecond, obj.fold, encode_tz(obj.tzinfo),
         ]))
 
-    def deserialize(self, in_band, oob) -> datetime.time:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> datetime.time:
         fields = self.unpack_array(in_band, oob, "time", 6)
         _ints(fields[:5], "time")
-        *parts, fold, tz = fields
-        return datetime.time(*parts, tzinfo=decode_tz(tz), fold=fold)
+        hour, minute, second, microsecond, fold, tz = fields
+        return datetime.time(hour, minute, second, microsecond, tzinfo=decode_tz(tz), fold=fold)
 
 
 class TimeDeltaSerializer(StandardSerializer):
     def serialize(self, obj: datetime.timedelta) -> SerializationResult:
         return SerializationResult(packb([obj.days, obj.seconds, obj.microseconds]))
 
-    def deserialize(self, in_band, oob) -> datetime.timedelta:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> datetime.timedelta:
         fields = self.unpack_array(in_band, oob, "timedelta", 3)
         _ints(fields, "timedelta")
         return datetime.timedelta(days=fields[0], seconds=fields[1], microseconds=fields[2])

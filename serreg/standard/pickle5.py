@@ -21,12 +21,12 @@ import io
 import pickle
 import types
 from contextvars import ContextVar
-from typing import Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import cloudpickle
 
-from ..errors import DeserializationError
-from ..result import OutOfBandBuffers, SerializationResult
+from ..errors import DeserializationError, SerializationError
+from ..result import OutOfBandBuffers, SerializationResult, as_result
 from ..serializer import Serializer, hooks_of
 
 # While a Pickle5Serializer unpickles: its registry's lookup of a serializer by class ID.
@@ -46,8 +46,8 @@ _CLOUDPICKLE_REDUCERS = cloudpickle.Pickler.dispatch_table.maps[0]
 _DECIDED_PER_OBJECT = (type, types.FunctionType)
 
 
-class _RegistryAwarePickler(cloudpickle.Pickler):
-    def __init__(self, file, owner: "Pickle5Serializer", buffer_callback) -> None:
+class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloudpickle ships no types
+    def __init__(self, file: Any, owner: "Pickle5Serializer", buffer_callback: Any) -> None:
         super().__init__(file, protocol=5, buffer_callback=buffer_callback)
         self._owner = owner
         # Types whose instances neither serreg, cloudpickle nor a dispatch table reduces: they get what
@@ -60,7 +60,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):
         self._pickle_reduces = owner.pickle_reduced_types()
         self._serreg_dispatch = owner.dispatch
 
-    def reducer_override(self, obj):
+    def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
         if cls in self._pickle_reduces:
             return obj.__reduce_ex__(5)
@@ -70,7 +70,12 @@ class _RegistryAwarePickler(cloudpickle.Pickler):
         if entry is not None:
             if entry[2] is None or entry[2](obj):
                 class_id, serializer, _ = entry
-                result = serializer.serialize(obj)
+                result = as_result(serializer.serialize(obj))
+                if result is None:
+                    raise SerializationError(
+                        f"the serializer for class ID {class_id!r} returned neither a SerializationResult nor bytes",
+                        value=obj,
+                    )
                 in_band = result.in_band_buffer
                 buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
                 return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
@@ -84,7 +89,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):
         return reduced
 
 
-def restore_registered(class_id: str, in_band: bytes, *buffers):
+def restore_registered(class_id: str, in_band: bytes, *buffers: Any) -> Any:
     """Rebuild a registered value found inside a pickle, with the serializer of the registry unpickling it."""
     lookup = _UNPICKLING_LOOKUP.get()
     if lookup is None:
@@ -92,7 +97,7 @@ def restore_registered(class_id: str, in_band: bytes, *buffers):
             f"this pickle holds a {class_id!r} value written by its serreg serializer; unpickle it with "
             "serreg.deserialize (the pickle fallback), not with pickle.loads"
         )
-    serializer = lookup(class_id)
+    serializer: Any = lookup(class_id)
     views = [b if isinstance(b, memoryview) else memoryview(b) for b in buffers]
     return serializer.deserialize(memoryview(in_band), OutOfBandBuffers(views))
 
@@ -114,12 +119,12 @@ class Pickle5Serializer(Serializer):
         self.class_id = class_id
         self._resolve_type = resolve_type
         self._serializer_for_id = serializer_for_id
-        self.dispatch: dict = {}  # type -> (class_id, serializer, accepts or None); replaced whole
-        self._seen_types: set = set()
-        self._pickle_reduces: set = set()  # see pickle_reduced_types
+        self.dispatch: dict[type, tuple[str, Any, Optional[Callable[[Any], bool]]]] = {}  # type -> (class_id, serializer, accepts or None); replaced whole
+        self._seen_types: set[type] = set()
+        self._pickle_reduces: set[type] = set()  # see pickle_reduced_types
         self._copyreg_size = -1
 
-    def pickle_reduced_types(self) -> set:
+    def pickle_reduced_types(self) -> set[type]:
         """The types whose instances pickle reduces itself (see ``_RegistryAwarePickler``).
 
         Shared by the pickles this serializer makes; started afresh when a registration
@@ -133,13 +138,13 @@ class Pickle5Serializer(Serializer):
     def has_seen(self, cls: type) -> bool:
         return cls in self._seen_types
 
-    def first_sight(self, cls: type):
+    def first_sight(self, cls: type) -> Optional[tuple[str, Any, Optional[Callable[[Any], bool]]]]:
         """A type met inside a pickle for the first time may belong to a plug-in not loaded yet."""
         self._seen_types.add(cls)
         self._resolve_type(cls)
         return self.dispatch.get(cls)
 
-    def on_register(self, class_id, cls, serializer) -> None:
+    def on_register(self, class_id: Any, cls: Any, serializer: Any) -> None:
         """The register callback: route ``cls`` through its serreg serializer inside pickles."""
         dispatch = dict(self.dispatch)
         hooks = None if serializer is None else hooks_of(serializer)
@@ -150,13 +155,13 @@ class Pickle5Serializer(Serializer):
         self.dispatch = dispatch  # replaced whole: picklers running now keep their snapshot
         self._pickle_reduces = set()
 
-    def serialize(self, obj) -> SerializationResult:
-        buffers: list = []
+    def serialize(self, obj: Any) -> SerializationResult:
+        buffers: list[pickle.PickleBuffer] = []
         file = io.BytesIO()
         _RegistryAwarePickler(file, self, buffers.append).dump(obj)
         return SerializationResult(file.getbuffer(), [b.raw() for b in buffers])
 
-    def deserialize(self, in_band_buffer, oob_iterator):
+    def deserialize(self, in_band_buffer: Any, oob_iterator: Iterator[memoryview]) -> Any:
         # pickle takes exactly the buffers it wrote from the shared iterator.
         token = _UNPICKLING_LOOKUP.set(self._serializer_for_id)
         try:

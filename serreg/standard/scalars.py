@@ -17,6 +17,7 @@ from ..codec.checks import unpack_plain
 from ..errors import DeserializationError, RemoteError
 from ..result import SerializationResult
 from .base import StandardSerializer, describe_value
+from typing import Iterator, Any
 
 _MSGPACK_FLOAT64 = 0xCB
 _INT_MIN = -(2**63)
@@ -27,10 +28,11 @@ class FloatSerializer(StandardSerializer):
     def serialize(self, obj: float) -> SerializationResult:
         return SerializationResult(packb(obj))
 
-    def deserialize(self, in_band, oob) -> float:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> float:
         if in_band.nbytes != 9 or in_band[0] != _MSGPACK_FLOAT64:
             raise DeserializationError("a float must be a msgpack float 64")
-        return struct.unpack_from(">d", in_band, 1)[0]
+        value: float = struct.unpack_from(">d", in_band, 1)[0]
+        return value
 
 
 class IntSerializer(StandardSerializer):
@@ -42,7 +44,7 @@ class IntSerializer(StandardSerializer):
         size = ((obj if obj >= 0 else ~obj).bit_length() + 8) // 8
         return SerializationResult(packb(obj.to_bytes(size, "little", signed=True)))
 
-    def deserialize(self, in_band, oob) -> int:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> int:
         value = unpack_plain(in_band)
         if type(value) is int:
             return value
@@ -55,12 +57,12 @@ class ComplexSerializer(StandardSerializer):
     def serialize(self, obj: complex) -> SerializationResult:
         return SerializationResult(packb([obj.real, obj.imag]))
 
-    def deserialize(self, in_band, oob) -> complex:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> complex:
         real, imag = _floats(unpack_plain(in_band), 2, "complex")
         return complex(real, imag)
 
 
-def _floats(value, count: int, name: str) -> list:
+def _floats(value: Any, count: int, name: str) -> list[Any]:
     if type(value) is not list or len(value) != count or any(type(v) is not float for v in value):
         raise DeserializationError(f"{name} in-band must be an array of {count} floats")
     return value
@@ -72,7 +74,7 @@ class DecimalSerializer(StandardSerializer):
     def serialize(self, obj: decimal.Decimal) -> SerializationResult:
         return SerializationResult(packb(str(obj)))
 
-    def deserialize(self, in_band, oob) -> decimal.Decimal:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> decimal.Decimal:
         text = unpack_plain(in_band)
         if type(text) is not str:
             raise DeserializationError("a decimal must be a msgpack str")
@@ -86,7 +88,7 @@ class UUIDSerializer(StandardSerializer):
     def serialize(self, obj: uuid.UUID) -> SerializationResult:
         return SerializationResult(packb(obj.bytes))
 
-    def deserialize(self, in_band, oob) -> uuid.UUID:
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> uuid.UUID:
         raw = unpack_plain(in_band)
         if type(raw) is not bytes or len(raw) != 16:
             raise DeserializationError("a uuid must be a 16-byte msgpack bin")
@@ -99,7 +101,7 @@ class RemoteErrorSerializer(StandardSerializer):
     def serialize(self, obj: RemoteError) -> SerializationResult:
         return SerializationResult(packb({"message": obj.message}))
 
-    def deserialize(self, in_band, oob):
+    def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> None:
         value = unpack_plain(in_band)
         message = value.get("message") if type(value) is dict else None
         if type(message) is not str:

@@ -21,8 +21,9 @@ byte offset of the field at fault.
 
 from __future__ import annotations
 
+import os
 import struct
-from typing import Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 from ..errors import DeserializationError, LimitExceededError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -42,7 +43,7 @@ def _align(n: int) -> int:
     return (n + ALIGNMENT - 1) & ~(ALIGNMENT - 1)
 
 
-def frame_pieces(in_band_parts: Sequence, buffers: Sequence[memoryview], key: Optional[bytes] = None) -> tuple[list, int]:
+def frame_pieces(in_band_parts: Sequence[Any], buffers: Sequence[memoryview], key: Optional[bytes] = None) -> tuple[list[Any], int]:
     """Return the pieces of a frame, in order, and its total length.
 
     ``in_band_parts`` are the pieces of the in-band section (the ClassIDHash
@@ -87,7 +88,7 @@ def frame_length(in_band_len: int, buffer_lengths: Sequence[int], signed: bool =
     return end + SIGNATURE_SIZE if signed else end
 
 
-def is_frame(data) -> bool:
+def is_frame(data: Any) -> bool:
     """True if ``data`` starts with the frame magic."""
     return bytes(memoryview(data)[:4]) == MAGIC
 
@@ -106,7 +107,7 @@ class FrameView:
 
     __slots__ = ("version", "in_band_offset", "in_band", "buffers", "buffer_offsets", "total_length", "signed")
 
-    def __init__(self, data, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None, owned: bool = False) -> None:
+    def __init__(self, data: Any, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None, owned: bool = False) -> None:
         view = memoryview(data)
         if view.ndim != 1 or view.itemsize != 1:
             if not view.c_contiguous:
@@ -229,7 +230,7 @@ def check_frame_size(size: int, limits: Limits) -> None:
 _READ_CHUNK = 1 << 24
 
 
-def read_frame_bytes(stream, limits: Limits = DEFAULT_LIMITS) -> Optional[bytearray]:
+def read_frame_bytes(stream: Any, limits: Limits = DEFAULT_LIMITS) -> Optional[bytearray]:
     """Read one whole frame from a binary stream; None at a clean end of the stream.
 
     The declared length is checked against ``limits.max_frame_size`` first,
@@ -257,10 +258,44 @@ def read_frame_bytes(stream, limits: Limits = DEFAULT_LIMITS) -> Optional[bytear
     return data
 
 
-def iter_frames(stream, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None) -> Iterator[FrameView]:
+def iter_frames(stream: Any, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None) -> Iterator[FrameView]:
     """Read consecutive frames from a binary stream until it ends."""
     while True:
         data = read_frame_bytes(stream, limits)
         if data is None:
             return
         yield FrameView(data, limits, key, owned=True)  # read_frame_bytes made it: no one else holds it
+
+
+def join_frame_python(in_band_parts: list[Any], buffers: list[Any]) -> bytes:
+    """The unsigned frame of an in-band section's pieces and 1-d byte buffers, as one bytes object."""
+    pieces, _ = frame_pieces(in_band_parts, buffers)
+    return b"".join(pieces)
+
+
+def parse_frame_python(
+    data: Any, max_frame_size: Optional[int], max_buffers: Optional[int]
+) -> Optional[tuple[int, int, tuple[tuple[int, int], ...]]]:
+    """(in-band offset, in-band length, ((buffer offset, length), ...)) of a valid unsigned frame
+    of bytes or bytearray within the limits; None for anything else (FrameView says what is wrong)."""
+    try:
+        frame = FrameView(data, Limits(max_frame_size=max_frame_size, max_buffers=max_buffers))
+    except DeserializationError:
+        return None
+    if frame.signed:
+        return None
+    lengths = (buffer.nbytes for buffer in frame.buffers)
+    return frame.in_band_offset, frame.in_band.nbytes, tuple(zip(frame.buffer_offsets, lengths))
+
+
+# The compiled twins (_frame.c) give the same answers; SERREG_PURE_PYTHON=1 picks these.
+try:
+    if os.environ.get("SERREG_PURE_PYTHON", "") not in ("", "0"):
+        raise ImportError("pure Python requested")
+    from ._frame import join_frame as join_frame
+    from ._frame import parse_frame as parse_frame
+
+    COMPILED = True
+except ImportError:
+    join_frame, parse_frame = join_frame_python, parse_frame_python
+    COMPILED = False

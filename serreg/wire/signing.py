@@ -18,6 +18,8 @@ private memory (:func:`private_copy`).
 
 from __future__ import annotations
 
+from typing import Union, Any
+
 import hashlib
 import hmac
 import struct
@@ -31,17 +33,17 @@ MIN_KEY_SIZE = 16
 _KEY_CONTEXT = b"serreg-frame-key-v2"
 
 
-def check_key(key) -> bytes:
+def check_key(key: Any) -> bytes:
     """Return ``key`` as bytes, or raise TypeError/ValueError saying what a key must be."""
     if not isinstance(key, (bytes, bytearray, memoryview)):
         raise TypeError(f"a signing key must be bytes, not {type(key).__name__}")
-    key = bytes(key)
-    if len(key) < MIN_KEY_SIZE:
+    key_bytes = bytes(key)
+    if len(key_bytes) < MIN_KEY_SIZE:
         raise ValueError(
-            f"a signing key must be at least {MIN_KEY_SIZE} bytes (it is {len(key)}); "
+            f"a signing key must be at least {MIN_KEY_SIZE} bytes (it is {len(key_bytes)}); "
             "use 32 random bytes, e.g. secrets.token_bytes(32)"
         )
-    return key
+    return key_bytes
 
 
 def mac_key(key: bytes) -> bytes:
@@ -50,7 +52,7 @@ def mac_key(key: bytes) -> bytes:
     return hashlib.sha256(_KEY_CONTEXT + struct.pack(">Q", len(key)) + key).digest()
 
 
-def sign(key: bytes, pieces) -> bytes:
+def sign(key: bytes, pieces: Any) -> bytes:
     """The trailer of a v2 signed frame over the concatenation of ``pieces``, fed piece by piece (no join)."""
     mac = hmac.new(mac_key(key), digestmod=hashlib.sha256)
     for piece in pieces:
@@ -73,7 +75,7 @@ def verify(key: bytes, view: memoryview, signed_end: int) -> None:
         )
 
 
-def private_copy(data, view: memoryview, size: int):
+def private_copy(data: Any, view: memoryview, size: int) -> Union[bytes, bytearray, memoryview]:
     """``data`` itself when its memory cannot change (an immutable ``bytes``, or a view of
     one), else a copy of its first ``size`` bytes that no one else holds (a bytearray when
     the memory was writable, so decoded arrays stay writable, else bytes)."""

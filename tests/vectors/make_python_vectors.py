@@ -26,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import serreg  # noqa: E402
+from serreg.serializers.numpy_array import array_meta  # noqa: E402
 from example_point import Point, register as register_point  # noqa: E402
 from python_only_types import UNSHARED_CLASS_ID, Holder, PythonOnly, Unshared, UnsharedSerializer  # noqa: E402
 
@@ -41,14 +42,52 @@ def registry(whole_values: bool = True) -> serreg.Registry:
     return r
 
 
+def dtype_describe(spec) -> str:
+    """A dtype's in-band description as Java's DType.toString prints it."""
+    if isinstance(spec, str):
+        return spec
+    itemsize, fields, aligned = spec
+    described = [f"['{n}', {o}, {dtype_describe(d)}, {list(s)}, {'nil' if t is None else repr(t)}]" for n, o, d, s, t in fields]
+    return f"[{itemsize}, [{', '.join(described)}], {str(aligned).lower()}]"
+
+
 # Vectors written with configure_fallback(whole_values=False).
 PER_VALUE = frozenset({"pickle5_in_list", "pickle5_with_buffer_then_array"})
 
 
 def ndarray_describe(a: np.ndarray) -> str:
-    order = "F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C"
-    data = (a.T if order == "F" else a).tobytes(order="C")
-    return f"NDArray({a.dtype.str}, {list(a.shape)}, {order}, {data.hex()})"
+    meta, data = array_meta(a)
+    layout = meta[2] if len(meta) == 3 or meta[3] is None else f"C, strides {meta[3]}"
+    read_only = ", read-only" if len(meta) == 5 and meta[4] else ""
+    return f"NDArray({dtype_describe(meta[0])}, {list(a.shape)}, {layout}{read_only}, {bytes(data).hex()})"
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+STRUCTURED = np.dtype({"names": ["id", "pos", "when", "inner"], "titles": ["Identifier", None, None, None],
+                       "formats": ["<i4", (">f8", (2,)), "<M8[ms]", [("a", "|S2"), ("b", ">U1")]],
+                       "offsets": [0, 8, 24, 33], "itemsize": 48})
+
+def _structured() -> np.ndarray:
+    a = np.zeros(2, dtype=STRUCTURED)
+    a["id"] = [7, -1]
+    a["pos"] = [[0.5, -2.0], [1e300, -0.0]]
+    a["when"] = np.array(["2024-01-01T00:00:00.001", "NaT"], dtype="<M8[ms]")
+    a["inner"]["a"] = [b"hi", b"x"]
+    a["inner"]["b"] = ["\u00e9", "z"]
+    return a
+
+
+# Vectors the TypeScript reader refuses (docs/FORMAT.md 7.1): ndarrays of kinds M, m, S, U, V and structured.
+# (Masked arrays and the scalars carried as 0-d arrays have no TypeScript serializer: at the top
+# level of a frame they pass through as opaque values.)
+TYPESCRIPT_REFUSES = frozenset({
+    "ndarray_datetime_big_endian", "ndarray_timedelta_unit_count", "ndarray_bytes", "ndarray_str_big_endian",
+    "ndarray_void", "ndarray_structured",
+})
 
 
 DTYPES = ["|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "<f4", "<f8", "<c8", "<c16"]
@@ -119,8 +158,23 @@ def vectors() -> list:
         ("ndarray_fortran", np.asfortranarray(np.arange(6, dtype="<f8").reshape(2, 3))),
         ("ndarray_0d", np.array(3.5)),
         ("ndarray_zero_size", np.zeros((0, 3), dtype="<i4")),
+        ("ndarray_datetime_big_endian", np.array(["2024-02-29T12:00", "NaT", "1969-12-31T23:59:59.999"], dtype=">M8[ns]")),
+        ("ndarray_timedelta_unit_count", np.array([[1, -2], [3, -(2**63)]], dtype="<m8[25s]")),
+        ("ndarray_bytes", np.array([b"ab", b"", b"xyz"], dtype="S3")),
+        ("ndarray_str_big_endian", np.array(["h\u00e9", "\U0001f600"], dtype=">U2")),
+        ("ndarray_void", np.frombuffer(bytes(range(6)), dtype="V3")),
+        ("ndarray_structured", _structured()),
+        ("ndarray_broadcast", np.broadcast_to(np.arange(3, dtype="<i2"), (4, 3))),
+        ("ndarray_read_only", _read_only(np.arange(4, dtype=">f4"))),
     ]:
         v.append((name, a, ndarray_describe(a), True))
+    masked = np.ma.MaskedArray(np.arange(3, dtype="<i8"), mask=[False, True, False], fill_value=-1, hard_mask=True)
+    v.append(("masked_array", masked, f"MaskedArray({ndarray_describe(masked.data)}, {ndarray_describe(masked.mask)}, "
+              f"{np.int64(-1).tobytes().hex()}, true)", True))
+    v.append(("numpy_datetime64", np.datetime64("2024-01-02", "D"),
+              f"NumpyGenericScalar(datetime64, {ndarray_describe(np.array(np.datetime64('2024-01-02', 'D')))})", True))
+    text = np.str_("h\u00e9llo")
+    v.append(("numpy_str_", text, f"NumpyGenericScalar(str_, {ndarray_describe(np.array(text))})", True))
     table = pa.table({"a": pa.array([1, None, 3], pa.int64()), "s": pa.array(["x", "yy", None], pa.string())})
     v.append(("arrow_table", table,
               'VectorSchemaRoot(Schema<a: Int(64, true), s: Utf8>, rows=3, "a\\ts\\n1\\tx\\nnull\\tyy\\n3\\tnull\\n")', False))

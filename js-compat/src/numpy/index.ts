@@ -30,28 +30,56 @@ export class NDArraySerializer extends InlineSerializer<StdlibNdarray> {
     let count = 1;
     for (const n of shape) count *= n;
     const forward = strides.every((s, i) => s >= 0 || shape[i]! <= 1);
+    const broadcast = shape.map((n, i) => strides[i] === 0 && n > 1);
     let order: "C" | "F" = "C";
+    let byteStrides: number[] | null = null;
     let data: Uint8Array;
     if (forward && (isContiguous(shape, strides, "C") || isContiguous(shape, strides, "F"))) {
       order = isContiguous(shape, strides, "C") ? "C" : "F";
       data = bytes.subarray(array.offset * size, (array.offset + count) * size);
+    } else if (count > 0 && broadcast.some((b) => b)) {
+      // Stride-0 axes: only the memory that exists (each such axis cut to length 1) and the strides that restore it.
+      const core = shape.map((n, i) => (broadcast[i] ? 1 : n));
+      data = packC(bytes, size, core, strides, array.offset);
+      byteStrides = new Array<number>(shape.length).fill(0);
+      let step = size;
+      for (let i = shape.length - 1; i >= 0; i--) {
+        if (!broadcast[i]) {
+          byteStrides[i] = step;
+          step *= core[i]!;
+        }
+      }
     } else {
       data = packC(bytes, size, shape, strides, array.offset); // any other layout: a packed C-order copy
     }
-    w.arrayHeader(3);
+    const readOnly = array.flags?.READONLY === true;
+    const extended = byteStrides !== null || readOnly;
+    w.arrayHeader(extended ? 5 : 3);
     w.str(dtype);
     w.arrayHeader(shape.length);
     for (const n of shape) w.int(n);
     w.str(order);
+    if (extended) {
+      if (byteStrides === null) {
+        w.nil();
+      } else {
+        w.arrayHeader(byteStrides.length);
+        for (const s of byteStrides) w.int(s);
+      }
+      w.bool(readOnly);
+    }
     context.oob.push(data);
   }
 
   deserialize(inBand: Uint8Array, oob: OutOfBand, context: DecodeContext, base: number | null): StdlibNdarray {
-    const [dtype, shape, order] = asArray(context.plain(inBand, base), "ndarray", 3);
-    if (typeof dtype !== "string" || !STANDARD_DTYPES.has(dtype)) {
-      throw new DeserializationError(`ndarray dtype ${JSON.stringify(typeof dtype === "string" ? dtype.slice(0, 40) : describe(dtype))} is not a standard dtype string`);
+    const meta = asArray(context.plain(inBand, base), "ndarray");
+    if (meta.length !== 3 && meta.length !== 5) {
+      throw new DeserializationError(`ndarray in-band must be [dtype, shape, order] or [dtype, shape, order, strides, read_only], got an array of ${meta.length}`);
     }
+    const [dtype, shape, order, stridesValue, readOnly] = meta.length === 5 ? meta : [...meta, null, false];
+    if (typeof dtype !== "string" || !STANDARD_DTYPES.has(dtype)) throw unsupportedDtype(dtype);
     if (order !== "C" && order !== "F") throw new DeserializationError(`ndarray order must be "C" or "F", got ${describe(order)}`);
+    if (typeof readOnly !== "boolean") throw new DeserializationError(`ndarray read_only must be a bool, got ${describe(readOnly)}`);
     const dims = asArray(shape, "ndarray shape");
     if (dims.length > MAX_DIMENSIONS) throw new DeserializationError(`ndarray shape has ${dims.length} dimensions; numpy allows at most ${MAX_DIMENSIONS}`);
     const sizes = dims.map((n) => {
@@ -63,11 +91,40 @@ export class NDArraySerializer extends InlineSerializer<StdlibNdarray> {
     const size = itemSize(dtype);
     let count = 1;
     for (const n of sizes) count = Math.min(count * n, Number.MAX_SAFE_INTEGER);
-    if (count * size !== buffer.length) {
-      throw new DeserializationError(`ndarray of shape [${sizes.join(", ")}] and dtype ${dtype} needs ${count * size} bytes, but its buffer has ${buffer.length}`);
+    let strides: number[] | null = null;
+    let needed = count * size;
+    if (stridesValue !== null) {
+      const list = asArray(stridesValue, "ndarray strides");
+      if (list.length !== sizes.length || order !== "C") throw new DeserializationError(`ndarray strides must be one per dimension, with order "C"`);
+      strides = list.map((s) => {
+        const v = asInt(s, "an ndarray stride");
+        if (v < 0 || v % size !== 0) throw new DeserializationError(`ndarray stride ${v} is negative or not a multiple of the item size ${size} (the TypeScript reader needs whole elements)`);
+        return v;
+      });
+      needed = count === 0 ? 0 : sizes.reduce((sum, n, i) => sum + (n - 1) * strides![i]!, size);
     }
-    return ndarrayFromNumpy(dtype, sizes, order, buffer);
+    if (needed !== buffer.length) {
+      throw new DeserializationError(`ndarray of shape [${sizes.join(", ")}] and dtype ${dtype} needs ${needed} bytes, but its buffer has ${buffer.length}`);
+    }
+    return ndarrayFromNumpy(dtype, sizes, order, buffer, strides === null ? null : strides.map((s) => s / size), readOnly);
   }
+}
+
+const UNSUPPORTED_KINDS: Record<string, string> = { M: "datetime64", m: "timedelta64", S: "bytes", U: "str", V: "void" };
+
+/** The refusal of a dtype this reader has no stdlib array for, naming it (docs/FORMAT.md 7.1). */
+function unsupportedDtype(dtype: unknown): DeserializationError {
+  if (Array.isArray(dtype)) {
+    return new DeserializationError("ndarray of a structured dtype: the TypeScript reader does not support structured dtypes (docs/FORMAT.md 7.1; Python and Java read them)");
+  }
+  if (typeof dtype === "string") {
+    const kind = UNSUPPORTED_KINDS[dtype[1] ?? ""];
+    if (kind !== undefined && /^[<>|][MmSUV]/.test(dtype)) {
+      return new DeserializationError(`ndarray dtype ${JSON.stringify(dtype.slice(0, 40))} (${kind}): the TypeScript reader does not support ${kind} arrays (docs/FORMAT.md 7.1; Python and Java read them)`);
+    }
+    return new DeserializationError(`ndarray dtype ${JSON.stringify(dtype.slice(0, 40))} is not a standard dtype string`);
+  }
+  return new DeserializationError(`ndarray dtype ${describe(dtype)} is not a standard dtype string`);
 }
 
 /** One numpy scalar class ID; its width is kept. */

@@ -12,7 +12,9 @@
  * BigUint64Array, read as bigint). `<f2` (float16) and every big-endian dtype
  * have no typed array in Node: their buffer is a {@link ByteOrderAccessor}, a
  * DataView-based accessor array over the frame's bytes (no copy; each get/set
- * converts one element). Order "C" is row-major, "F" column-major, offset 0.
+ * converts one element). Order "C" is row-major, "F" column-major, offset 0;
+ * explicit strides (broadcast arrays) become element strides, and a read-only
+ * array is a stdlib ndarray with `readonly: true`.
  *
  * Writing a stdlib ndarray gives the frame Python would: a C-contiguous array as
  * "C" (0-d and 1-d included), an F-contiguous one as "F", its bytes not copied;
@@ -32,10 +34,11 @@ export interface StdlibNdarray {
   readonly offset: number;
   readonly order: "row-major" | "column-major";
   readonly data: unknown;
+  readonly flags?: { READONLY?: boolean };
   get(...indices: number[]): unknown;
 }
 
-type NdarrayCtor = new (dtype: string, buffer: unknown, shape: number[], strides: number[], offset: number, order: string) => StdlibNdarray;
+type NdarrayCtor = new (dtype: string, buffer: unknown, shape: number[], strides: number[], offset: number, order: string, options?: { readonly?: boolean }) => StdlibNdarray;
 export const ndarray: NdarrayCtor = require("@stdlib/ndarray/ctor");
 export const baseNdarray: NdarrayCtor = require("@stdlib/ndarray/base/ctor");
 const BooleanArray: new (buffer: ArrayBuffer, byteOffset: number, length: number) => { buffer: ArrayBuffer; byteOffset: number; length: number } = require("@stdlib/array/bool");
@@ -160,7 +163,8 @@ export function contiguousStrides(shape: readonly number[], order: "C" | "F"): n
  * dtype string), `shape` and order. The bytes are viewed, not copied, when their
  * address is a multiple of the item size; otherwise copied once.
  */
-export function ndarrayFromNumpy(dtype: string, shape: readonly number[], order: "C" | "F", bytes: Uint8Array): StdlibNdarray {
+export function ndarrayFromNumpy(dtype: string, shape: readonly number[], order: "C" | "F", bytes: Uint8Array,
+  elementStrides: number[] | null = null, readOnly = false): StdlibNdarray {
   const size = itemSize(dtype);
   const count = bytes.length / size;
   let buffer: unknown;
@@ -174,7 +178,8 @@ export function ndarrayFromNumpy(dtype: string, shape: readonly number[], order:
     stdlibDtype = STDLIB_DTYPE[dtype.slice(1)]!;
     buffer = new ByteOrderAccessor(dtype, bytes);
   }
-  return new ndarray(stdlibDtype, buffer, [...shape], contiguousStrides(shape, order), 0, order === "C" ? "row-major" : "column-major");
+  const strides = elementStrides ?? contiguousStrides(shape, order);
+  return new ndarray(stdlibDtype, buffer, [...shape], strides, 0, order === "C" ? "row-major" : "column-major", { readonly: readOnly });
 }
 
 /** The numpy dtype string of a stdlib ndarray, and the raw bytes its buffer holds (a view). */

@@ -1,9 +1,11 @@
 package serreg;
 
 /**
- * What one deserialize call enforces while it decodes: how many nested values are open
- * (docs/FORMAT.md section 4.3), and how many bytes Java may allocate beyond what the frame holds. Held per thread for the duration of the outermost call, so serializers
- * that call {@code deserialize} themselves share it. Not for use across threads.
+ * What one deserialize call enforces while it decodes (docs/FORMAT.md sections 4.3 and 4.4): the
+ * allow-list of an untrusted call, how many nested values are open, and the memory serializers
+ * may still build beyond what the frame holds. Held per thread for the duration of the outermost
+ * call, so serializers that call {@code deserialize} themselves share it (a nested call never
+ * widens the outer call's trust). Not for use across threads.
  */
 final class DecodeState {
     private static final ThreadLocal<DecodeState> CURRENT = new ThreadLocal<>();
@@ -11,12 +13,17 @@ final class DecodeState {
     final Limits limits;
     /** Size of the outermost frame (or in-band plus buffers of an in-process result). */
     final long frameBytes;
+    /** Sorted ClassIDHashes an untrusted call decodes, or null for a trusted call. */
+    final long[] allowed;
+    private final long budget;
     private int depth;
-    private long extraAllocation;
+    private long charged;
 
-    private DecodeState(Limits limits, long frameBytes) {
+    private DecodeState(Limits limits, long frameBytes, long[] allowed) {
         this.limits = limits;
         this.frameBytes = frameBytes;
+        this.allowed = allowed;
+        this.budget = limits.memoryBudget(frameBytes);
     }
 
     /** The state of the call running on this thread, or null outside deserialize. */
@@ -28,18 +35,23 @@ final class DecodeState {
      * Starts a call: returns the state to release in a finally block, or null when a call is
      * already running on this thread (the nested call shares the outer state).
      */
-    static DecodeState begin(Limits limits, long frameBytes) {
+    static DecodeState begin(Limits limits, long frameBytes, long[] allowed) {
         if (CURRENT.get() != null) {
             return null;
         }
-        DecodeState state = new DecodeState(limits, frameBytes);
+        DecodeState state = new DecodeState(limits, frameBytes, allowed);
         CURRENT.set(state);
         return state;
     }
 
     /** A state for a reader used outside any deserialize call (not registered on the thread). */
-    static DecodeState detached(Limits limits, long frameBytes) {
-        return new DecodeState(limits, frameBytes);
+    static DecodeState detached(Limits limits, long frameBytes, long[] allowed) {
+        return new DecodeState(limits, frameBytes, allowed);
+    }
+
+    /** Whether this call decodes the ClassIDHash (as u64 little-endian): always when trusted. */
+    boolean allows(long hash) {
+        return Trust.allows(allowed, hash);
     }
 
     void end() {
@@ -64,23 +76,20 @@ final class DecodeState {
         return depth;
     }
 
-    /** What a frame may make Java allocate beyond its own size, however small the frame (see below). */
-    static final long EXTRA_ALLOCATION_FLOOR = 1 << 20;
-
     /**
-     * Accounts for memory a serializer must allocate that the frame does not hold (Arrow Java
-     * builds a validity bitmap for a struct sent without one): all of it together may not exceed
-     * the frame's own size plus {@link #EXTRA_ALLOCATION_FLOOR}, so a small frame cannot make
-     * Java allocate a large amount, while a struct of nulls of a few million rows, which Python
-     * sends in a few hundred bytes, still reads.
+     * Counts {@code bytes} of memory a serializer is about to build that the frame does not hold
+     * (Arrow fields, nodes and batches, a validity bitmap Arrow Java makes for a column sent
+     * without one) against the call's budget, {@code memoryAllowance + memoryPerByte x frame
+     * size}: a small frame cannot make Java build a large value out of nothing.
+     *
+     * @throws LimitExceededException naming {@code what} when the budget is spent
      */
-    void allocateBeyondFrame(long bytes, String what, long at) {
-        long budget = frameBytes + EXTRA_ALLOCATION_FLOOR;
-        if (bytes > budget - extraAllocation) {
-            throw new LimitExceededException(what + " would make Java allocate " + bytes + " bytes that the frame does"
-                    + " not hold; with what it allocated before, that is more than the frame's own " + frameBytes
-                    + " bytes plus 1 MiB", at);
+    void charge(long bytes, String what, long at) {
+        if (bytes < 0 || bytes > budget - charged) {
+            throw new LimitExceededException("decoding would build more than " + budget + " bytes of " + what
+                    + " and other charged values for a frame of " + frameBytes + " bytes (memoryAllowance + memoryPerByte"
+                    + " x frame size); raise it with Limits.withMemoryPerByte(...) if such frames are expected", at);
         }
-        extraAllocation += bytes;
+        charged += bytes;
     }
 }

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.msgpack.core.MessageFormat;
+import serreg.structs.StructFrames;
 
 /**
  * Reads one serializer's in-band msgpack document, resolving ext 0 nested values through the
@@ -38,6 +39,9 @@ public final class InBandReader {
             FORMATS[b] = MessageFormat.valueOf((byte) b);
         }
     }
+
+    /** The msgpack ext type of a struct instance (docs/FORMAT.md section 10.3). */
+    private static final int STRUCT_EXT_TYPE = 1;
 
     /** Initial capacity of a decoded list or map: a declared count is not trusted beyond this. */
     private static final int MAX_PRESIZE = 1024;
@@ -84,7 +88,7 @@ public final class InBandReader {
         this.limit = base + source.remaining();
         this.outOfBand = outOfBand;
         DecodeState current = state != null ? state : DecodeState.current();
-        this.state = current != null ? current : DecodeState.detached(decoder.limits(), source.remaining());
+        this.state = current != null ? current : DecodeState.detached(decoder.limits(), source.remaining(), decoder.defaultAllowed());
     }
 
     /**
@@ -127,15 +131,20 @@ public final class InBandReader {
     }
 
     /**
-     * Accounts for {@code bytes} a serializer must allocate that the frame does not hold (for
-     * example a bitmap Arrow Java builds itself): the total of such allocations in one
-     * deserialize call may not exceed the frame's size plus 1 MiB, so a small frame cannot cost
-     * much memory.
+     * Accounts for {@code bytes} a serializer is about to build that the frame does not hold (for
+     * example Arrow fields and vectors, or a bitmap Arrow Java makes itself) against the call's
+     * memory budget: {@code memoryAllowance + memoryPerByte x frame size} in all (see
+     * {@link Limits}), so a small frame cannot cost much memory.
      *
-     * @throws LimitExceededException naming {@code what} when the total would exceed it
+     * @throws LimitExceededException naming {@code what} when the budget is spent
      */
     public void reserveAllocation(long bytes, String what, long at) {
-        state.allocateBeyondFrame(bytes, what, at);
+        state.charge(bytes, what, at);
+    }
+
+    /** Whether the deserialize call this reader is part of is trusted (untrusted: an allow-list applies). */
+    public boolean trusted() {
+        return state.allowed == null;
     }
 
     /** The limits of the deserialize call this reader is part of. */
@@ -415,8 +424,11 @@ public final class InBandReader {
             header = 6;
         }
         byte type = (byte) u8(pos + header - 1);
+        if (type == STRUCT_EXT_TYPE) {
+            return readStruct(at, header, length);
+        }
         if (type != 0) {
-            throw error("msgpack ext type " + type + " is reserved; serreg uses only ext 0", at);
+            throw error("msgpack ext type " + type + " is reserved; serreg uses only ext 0 and ext 1 (struct)", at);
         }
         pos += header;
         int n = payloadLength(length, at, "ext 0 payload");
@@ -433,6 +445,9 @@ public final class InBandReader {
             }
         }
         MsgpackSerializer<Object> msgpack = registration == null ? null : registration.msgpack();
+        if (msgpack != null && state.allowed != null && !state.allows(lastHash)) {
+            throw decoder.refusal(lastHash, start - base);
+        }
         if (msgpack == null) {
             try {
                 return decoder.readSection(source.slice(start - base, n), outOfBand, false);
@@ -456,6 +471,34 @@ public final class InBandReader {
             throw e;
         } catch (RuntimeException e) {
             throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+        } finally {
+            state.exitValue();
+            limit = savedLimit;
+            nesting = savedNesting;
+            pos = end;
+        }
+    }
+
+    /**
+     * Reads an ext 1 struct instance (section 10.3) in place, bounded to its payload, through the
+     * table of the enclosing {@code serreg.structs} section; it counts as a nested value.
+     */
+    private Object readStruct(long at, int header, long length) {
+        pos += header;
+        int n = payloadLength(length, at, "ext 1 payload");
+        int start = pos;
+        int end = start + n;
+        pos = end;
+        int savedLimit = limit;
+        int savedNesting = nesting;
+        state.enterValue(start - base);
+        try {
+            limit = end;
+            pos = start;
+            nesting = 0;
+            Object value = StructFrames.readInstance(this);
+            expectEnd();
+            return value;
         } finally {
             state.exitValue();
             limit = savedLimit;

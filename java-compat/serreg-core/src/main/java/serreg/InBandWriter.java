@@ -25,6 +25,8 @@ import serreg.types.OpaqueValue;
 public final class InBandWriter {
     /** The ext 8 header (0xc7, length, type) reserved before a nested value. */
     private static final int RESERVED_EXT_HEADER = 3;
+    /** The msgpack ext type of a struct instance (docs/FORMAT.md section 10.3). */
+    private static final int STRUCT_EXT_TYPE = 1;
 
     private final SerializerRegistry registry;
     private final ValueEncoder encoder;
@@ -81,20 +83,26 @@ public final class InBandWriter {
             int headerAt = reserveExtHeader();
             int start = pos;
             writeSectionOf(opaque);
-            patchExtHeader(headerAt, start);
+            patchExtHeader(headerAt, start, 0);
             return this;
         }
         RegistrationTable.Registration registration = registrationFor(value);
         InlineSerializer<Object> inline = registration.inline();
         if (inline != null && inline.writesInline(value)) {
             inline.writeInline(value, this);
+        } else if (registration.struct()) {
+            // A struct instance: ext 1 holding [definition index, fields...] (section 10.3), no ClassIDHash.
+            int headerAt = reserveExtHeader();
+            int start = pos;
+            encoder.writeBody(registration, value, this);
+            patchExtHeader(headerAt, start, STRUCT_EXT_TYPE);
         } else {
             int headerAt = reserveExtHeader();
             int start = pos;
             Bytes.putLongLE(buf, pos, registration.hash().toLong()); // reserveExtHeader made room for it
             pos += 8;
             encoder.writeBody(registration, value, this);
-            patchExtHeader(headerAt, start);
+            patchExtHeader(headerAt, start, 0);
         }
         return this;
     }
@@ -172,8 +180,8 @@ public final class InBandWriter {
         return at;
     }
 
-    /** Writes the shortest ext 0 header for the payload written since {@code start}, moving it if needed. */
-    private void patchExtHeader(int headerAt, int start) {
+    /** Writes the shortest ext header of {@code type} for the payload written since {@code start}, moving it if needed. */
+    private void patchExtHeader(int headerAt, int start, int type) {
         int length = pos - start;
         int size = length == 1 || length == 2 || length == 4 || length == 8 || length == 16 ? 2
                 : length <= 0xff ? 3 : length <= 0xffff ? 4 : 6;
@@ -198,7 +206,7 @@ public final class InBandWriter {
                 Bytes.putIntBE(b, headerAt + 1, length);
             }
         }
-        b[headerAt + size - 1] = 0; // ext type 0
+        b[headerAt + size - 1] = (byte) type;
     }
 
     public InBandWriter writeNil() {

@@ -20,15 +20,17 @@ final class RegistrationTable {
      * One class ID, its hash, its serializer and the Java classes it is bound to; {@code inline}
      * and {@code msgpack} are the serializer again when it is an {@link InlineSerializer} or a
      * {@link MsgpackSerializer} (else null), so the writer and reader test a field, not a type,
-     * for every value.
+     * for every value; {@code struct} marks a struct's serializer, whose values are written as
+     * ext 1 inside documents (docs/FORMAT.md section 10).
      */
     record Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes,
-            InlineSerializer<Object> inline, MsgpackSerializer<Object> msgpack) {
+            InlineSerializer<Object> inline, MsgpackSerializer<Object> msgpack, boolean struct) {
         @SuppressWarnings("unchecked")
         Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes) {
             this(classId, hash, serializer, classes,
                     serializer instanceof InlineSerializer<?> i ? (InlineSerializer<Object>) i : null,
-                    serializer instanceof MsgpackSerializer<?> m ? (MsgpackSerializer<Object>) m : null);
+                    serializer instanceof MsgpackSerializer<?> m ? (MsgpackSerializer<Object>) m : null,
+                    serializer instanceof serreg.structs.InstanceSerializer);
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import serreg.structs.StructRegistry;
 import serreg.types.HasClassId;
 import serreg.types.OpaqueValue;
 import serreg.wire.ClassIdHash;
@@ -39,8 +40,8 @@ import serreg.wire.FrameSignature;
  * {@link OpaqueValue} (kept byte-identical, written back identical). Registration methods are
  * synchronized; lookups and (de)serialization are safe from any thread.
  *
- * <p>Hostile input: whatever bytes reach {@code deserialize}, the result is a value or a
- * {@link DeserializationException} that says what is wrong and where (byte offset, class IDs),
+ * <p>Hostile input: whatever bytes reach {@code deserialize}, trusted or not, the result is a value or a
+ * {@link DeserializationException} (never another exception or an Error) that says what is wrong and where (byte offset, class IDs),
  * within the registry's {@link Limits} (docs/FORMAT.md sections 4.1 and 4.3). Signed frames
  * (section 4.2): {@link #serialize(Object, byte[])} signs, {@link #deserialize(ByteBuffer, byte[])}
  * refuses with a {@link SignatureException} any frame not signed with the key, before decoding it.
@@ -51,6 +52,7 @@ public final class SerializerRegistry {
     private final RegistrationTable table;
     private final ValueEncoder encoder;
     private final ValueDecoder decoder;
+    private final StructRegistry structs;
 
     /**
      * A registry with every {@link SerializerModule} found on the class path registered: the
@@ -72,6 +74,7 @@ public final class SerializerRegistry {
         this.table = new RegistrationTable(hasher);
         this.encoder = new ValueEncoder(table, this);
         this.decoder = new ValueDecoder(table);
+        this.structs = new StructRegistry(this);
     }
 
     /**
@@ -133,6 +136,52 @@ public final class SerializerRegistry {
      */
     public void setLimits(Limits limits) {
         decoder.setLimits(limits);
+    }
+
+    /**
+     * Whether {@code deserialize} calls that do not say otherwise are trusted (true for a new
+     * registry, as in Python). An untrusted call (docs/FORMAT.md section 4.4) decodes only the
+     * class IDs of {@link #allowedClassIds()}, checked by ClassIDHash before a serializer sees a
+     * byte, at every nesting level: {@code serreg.pickle5}, {@code serreg.dataclass} and
+     * ClassIDHashes with no serializer (which a trusted call keeps as {@link OpaqueValue}s) are
+     * refused with an {@link UntrustedClassIdException}. Limits apply in both modes.
+     *
+     * @return the default of this registry's deserialize calls
+     */
+    public boolean trusted() {
+        return decoder.trusted();
+    }
+
+    /**
+     * Sets whether {@code deserialize} calls that do not say otherwise are trusted; false makes
+     * every such call untrusted (for a registry that only reads bytes from outside).
+     *
+     * @param trusted the new default
+     */
+    public void setTrusted(boolean trusted) {
+        decoder.setTrusted(trusted);
+    }
+
+    /**
+     * Lets untrusted deserialize calls decode these class IDs, for serializers known to be safe on
+     * hostile bytes (they build plain data and check every length they read).
+     *
+     * @param classIds class IDs, registered or not
+     * @throws IllegalArgumentException for {@code serreg.pickle5} and {@code serreg.dataclass},
+     *     which can never be allowed
+     */
+    public void allowClassIds(String... classIds) {
+        decoder.allow(List.of(classIds));
+    }
+
+    /**
+     * The class IDs untrusted calls decode: {@link Trust#dataClassIds()} (the standard data class
+     * IDs) and those added with {@link #allowClassIds}.
+     *
+     * @return an immutable set
+     */
+    public Set<String> allowedClassIds() {
+        return decoder.allowedClassIds();
     }
 
     /**
@@ -246,6 +295,44 @@ public final class SerializerRegistry {
         return registration == null ? null : registration.classId();
     }
 
+    /**
+     * Declares {@code cls} (a record, or a class with a no-argument constructor) the
+     * cross-language struct {@code classId}: its fields are its serializer (docs/FORMAT.md section
+     * 10). Fields are matched by name; Java's field types give the widths ({@code int} is int32,
+     * {@code long} int64, {@code float} float32 ...). Accessors are looked up once, here, as
+     * method handles.
+     *
+     * @param cls the class
+     * @param classId the class ID written in frames (the same as the other languages')
+     * @throws RegistrationException if the class has a field type with no struct type, or the
+     *     class ID is taken
+     */
+    public void registerStruct(Class<?> cls, String classId) {
+        structs.register(cls, classId);
+    }
+
+    /**
+     * The struct classes of this registry (what the struct serializers look definitions up in).
+     *
+     * @return this registry's struct registry
+     */
+    public StructRegistry structs() {
+        return structs;
+    }
+
+    /**
+     * Decodes an in-band section (ClassIDHash + serializer in-band) within the deserialize call
+     * running on this thread, sharing its OOB buffers: what a serializer that embeds another
+     * value's whole section calls (the struct table, for the value after it).
+     *
+     * @param section the in-band section
+     * @param outOfBand the frame's OOB iterator
+     * @return the value
+     */
+    public Object deserializeSection(ByteBuffer section, java.util.Iterator<ByteBuffer> outOfBand) {
+        return decoder.readNestedSection(section, outOfBand);
+    }
+
     /** The part {@link InBandWriter} writes nested values with. */
     ValueEncoder encoder() {
         return encoder;
@@ -311,7 +398,7 @@ public final class SerializerRegistry {
      * @throws DeserializationException if it cannot be read
      */
     public Object deserialize(SerializationResult result) {
-        return decoder.readResult(result, decoder.limits());
+        return decoder.readResult(result, decoder.limits(), decoder.trusted());
     }
 
     /**
@@ -322,7 +409,7 @@ public final class SerializerRegistry {
      * @return the value
      */
     public Object deserialize(SerializationResult result, Limits limits) {
-        return decoder.readResult(result, Objects.requireNonNull(limits, "limits"));
+        return decoder.readResult(result, Objects.requireNonNull(limits, "limits"), decoder.trusted());
     }
 
     /**
@@ -357,7 +444,7 @@ public final class SerializerRegistry {
      *     exception type for bad bytes
      */
     public Object deserialize(ByteBuffer frame) {
-        return decoder.readFrame(frame, decoder.limits(), null);
+        return decoder.readFrame(frame, decoder.limits(), null, decoder.trusted());
     }
 
     /**
@@ -368,7 +455,7 @@ public final class SerializerRegistry {
      * @return the value
      */
     public Object deserialize(ByteBuffer frame, Limits limits) {
-        return decoder.readFrame(frame, Objects.requireNonNull(limits, "limits"), null);
+        return decoder.readFrame(frame, Objects.requireNonNull(limits, "limits"), null, decoder.trusted());
     }
 
     /**
@@ -384,7 +471,7 @@ public final class SerializerRegistry {
      * @throws IllegalArgumentException if the key is null or shorter than 16 bytes
      */
     public Object deserialize(ByteBuffer frame, byte[] key) {
-        return decoder.readFrame(frame, decoder.limits(), FrameSignature.checkKey(key));
+        return decoder.readFrame(frame, decoder.limits(), FrameSignature.checkKey(key), decoder.trusted());
     }
 
     /**
@@ -396,7 +483,57 @@ public final class SerializerRegistry {
      * @return the value
      */
     public Object deserialize(ByteBuffer frame, byte[] key, Limits limits) {
-        return decoder.readFrame(frame, Objects.requireNonNull(limits, "limits"), FrameSignature.checkKey(key));
+        return decoder.readFrame(frame, Objects.requireNonNull(limits, "limits"), FrameSignature.checkKey(key), decoder.trusted());
+    }
+
+    /**
+     * As {@link #deserialize(ByteBuffer)}, trusted or untrusted as {@code trusted} says instead of
+     * the registry's default (see {@link #trusted()}).
+     *
+     * @param frame the buffer holding the frame from its position
+     * @param trusted false for bytes from a sender you do not trust
+     * @return the value
+     * @throws UntrustedClassIdException in untrusted mode, for a class ID not on the allow-list
+     */
+    public Object deserialize(ByteBuffer frame, boolean trusted) {
+        return decoder.readFrame(frame, decoder.limits(), null, trusted);
+    }
+
+    /**
+     * As {@link #deserialize(ByteBuffer, boolean)}, with this call's own limits.
+     *
+     * @param frame the buffer holding the frame from its position
+     * @param limits the limits of this call
+     * @param trusted false for bytes from a sender you do not trust
+     * @return the value
+     */
+    public Object deserialize(ByteBuffer frame, Limits limits, boolean trusted) {
+        return decoder.readFrame(frame, Objects.requireNonNull(limits, "limits"), null, trusted);
+    }
+
+    /**
+     * As {@link #deserialize(ByteBuffer, byte[])} (the frame must be signed with {@code key}),
+     * trusted or untrusted as {@code trusted} says. The signature tells who wrote the frame, not
+     * that it is harmless: read a signed frame in trusted mode only from a writer you trust.
+     *
+     * @param frame the buffer holding the frame from its position
+     * @param key the key the frame must be signed with
+     * @param trusted false for bytes from a sender you do not trust
+     * @return the value
+     */
+    public Object deserialize(ByteBuffer frame, byte[] key, boolean trusted) {
+        return decoder.readFrame(frame, decoder.limits(), FrameSignature.checkKey(key), trusted);
+    }
+
+    /**
+     * As {@link #deserialize(SerializationResult)}, trusted or untrusted as {@code trusted} says.
+     *
+     * @param result the result
+     * @param trusted false for values from a sender you do not trust
+     * @return the value
+     */
+    public Object deserialize(SerializationResult result, boolean trusted) {
+        return decoder.readResult(result, decoder.limits(), trusted);
     }
 
     /**

@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.Collection;
 import serreg.types.OpaqueValue;
 import serreg.wire.ClassIdHash;
 import serreg.wire.FrameLayout;
@@ -23,9 +26,58 @@ import serreg.wire.FrameView;
 final class ValueDecoder {
     private final RegistrationTable table;
     private volatile Limits limits = Limits.DEFAULT;
+    private volatile boolean trusted = true;
+    private volatile Set<String> allowedIds = Trust.dataClassIds();
+    private volatile long[] allowedHashes = Trust.allowedHashes(Trust.dataClassIds());
 
     ValueDecoder(RegistrationTable table) {
         this.table = table;
+    }
+
+    boolean trusted() {
+        return trusted;
+    }
+
+    void setTrusted(boolean trusted) {
+        this.trusted = trusted;
+    }
+
+    Set<String> allowedClassIds() {
+        return allowedIds;
+    }
+
+    synchronized void allow(Collection<String> classIds) {
+        for (String classId : classIds) {
+            Trust.checkAllowable(classId);
+        }
+        Set<String> ids = new TreeSet<>(allowedIds);
+        ids.addAll(classIds);
+        allowedIds = Set.copyOf(ids);
+        allowedHashes = Trust.allowedHashes(ids);
+    }
+
+    /** The allow-list of a call in the registry's default mode (null when the registry is trusted). */
+    long[] defaultAllowed() {
+        return trusted ? null : allowedHashes;
+    }
+
+    /** The allow-list of a call: null when trusted. */
+    long[] allowed(boolean trustedCall) {
+        return trustedCall ? null : allowedHashes;
+    }
+
+    /** The refusal of an untrusted call for this ClassIDHash (u64 little-endian), at {@code offset}. */
+    UntrustedClassIdException refusal(long hash, long offset) {
+        RegistrationTable.Registration registration = table.byHash(ClassIdHash.fromLong(hash));
+        String classId = registration != null ? registration.classId() : null;
+        if (classId == null) {
+            for (String codeLoading : Trust.CODE_LOADING_CLASS_IDS) {
+                if (ClassIdHash.of(codeLoading).toLong() == hash) {
+                    classId = codeLoading;
+                }
+            }
+        }
+        return Trust.refusal(hash, classId, offset);
     }
 
     Limits limits() {
@@ -37,35 +89,72 @@ final class ValueDecoder {
     }
 
     /** Reads the frame at {@code frame}'s position; errors carry offsets from the frame's start. */
-    Object readFrame(ByteBuffer frame, Limits callLimits, byte[] key) {
-        if (key != null) {
-            // Memory another process may change is copied once: what is verified is what is decoded.
-            frame = FrameSignature.privateCopy(frame.slice(), callLimits);
-        }
-        FrameView view = FrameReader.read(frame, callLimits, key);
-        List<ByteBuffer> buffers = view.outOfBand();
-        long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * buffers.size();
+    Object readFrame(ByteBuffer frame, Limits callLimits, byte[] key, boolean trustedCall) {
         try {
-            long total = frame.getLong(frame.position() + 24); // checked by FrameReader.read
-            return readTopLevel(view.inBand(), buffers, callLimits,
-                    frame.order() == ByteOrder.LITTLE_ENDIAN ? total : Long.reverseBytes(total));
+            if (key != null) {
+                // Memory another process may change is copied once: what is verified is what is decoded.
+                frame = FrameSignature.privateCopy(frame.slice(), callLimits);
+            }
+            FrameView view = FrameReader.read(frame, callLimits, key);
+            List<ByteBuffer> buffers = view.outOfBand();
+            long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * buffers.size();
+            try {
+                long total = frame.getLong(frame.position() + 24); // checked by FrameReader.read
+                return readTopLevel(view.inBand(), buffers, callLimits,
+                        frame.order() == ByteOrder.LITTLE_ENDIAN ? total : Long.reverseBytes(total), trustedCall);
+            } catch (DeserializationException e) {
+                throw e.shiftOffset(inBandOffset);
+            }
         } catch (DeserializationException e) {
-            throw e.shiftOffset(inBandOffset);
+            throw e;
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+            throw escaped(e);
         }
     }
 
+    /**
+     * The last line of defence: whatever bytes were read, deserialize raises nothing but a
+     * DeserializationException. Every check that can fail is made on purpose before this; an
+     * exception or Error that still gets here (a check missing, a thread stack far smaller than
+     * maxDepth needs, a heap too small for a frame within the limits) is turned into one that says
+     * so, and the state of the call has already been released by the finally blocks it passed.
+     */
+    static DeserializationException escaped(Throwable e) {
+        if (e instanceof StackOverflowError) {
+            DeserializationException out = new LimitExceededException("the value is nested deeper than this thread's"
+                    + " stack can decode (" + e + "); lower Limits.maxDepth or decode on a thread with a larger stack", -1);
+            out.initCause(e);
+            return out;
+        }
+        if (e instanceof OutOfMemoryError) {
+            DeserializationException out = new LimitExceededException("decoding the frame needed more memory than the"
+                    + " JVM could give (" + e + "); lower Limits.memoryPerByte or give the JVM more heap", -1);
+            out.initCause(e);
+            return out;
+        }
+        return new DeserializationException("the frame could not be read: an unchecked " + e + " escaped the reader",
+                -1, e);
+    }
+
     /** Reads an in-process result whose in-band is an in-band section. */
-    Object readResult(SerializationResult result, Limits callLimits) {
+    Object readResult(SerializationResult result, Limits callLimits, boolean trustedCall) {
         List<ByteBuffer> buffers = result.outOfBand();
         long total = result.inBand().remaining();
         for (ByteBuffer b : buffers) {
             total += b.remaining();
         }
-        return readTopLevel(result.inBand(), buffers, callLimits, total);
+        try {
+            return readTopLevel(result.inBand(), buffers, callLimits, total, trustedCall);
+        } catch (DeserializationException e) {
+            throw e;
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+            throw escaped(e);
+        }
     }
 
-    private Object readTopLevel(ByteBuffer inBand, List<ByteBuffer> buffers, Limits callLimits, long frameBytes) {
-        DecodeState state = DecodeState.begin(callLimits, frameBytes);
+    private Object readTopLevel(ByteBuffer inBand, List<ByteBuffer> buffers, Limits callLimits, long frameBytes,
+            boolean trustedCall) {
+        DecodeState state = DecodeState.begin(callLimits, frameBytes, allowed(trustedCall));
         try {
             Iterator<ByteBuffer> oob = buffers.iterator();
             Object value = readSection(inBand, oob, true);
@@ -99,14 +188,18 @@ final class ValueDecoder {
         long bits = section.getLong(section.position());
         ClassIdHash hash = ClassIdHash.fromLong(section.order() == ByteOrder.LITTLE_ENDIAN ? bits : Long.reverseBytes(bits));
         ByteBuffer body = section.slice(section.position() + ClassIdHash.SIZE, section.remaining() - ClassIdHash.SIZE);
-        RegistrationTable.Registration registration = table.byHash(hash);
-        if (registration == null) {
-            return OpaqueValue.ofUnknown(hash, body, takeOwnedBuffers(hash, oob, topLevel));
-        }
-        // A serializer called directly (not through deserialize) still gets a depth count.
-        DecodeState started = DecodeState.begin(limits, section.remaining());
+        // A serializer called directly (not through deserialize) still gets a depth count and the
+        // registry's own trust.
+        DecodeState started = DecodeState.begin(limits, section.remaining(), defaultAllowed());
         DecodeState state = started != null ? started : DecodeState.current();
         try {
+            if (!state.allows(hash.toLong())) {
+                throw refusal(hash.toLong(), 0);
+            }
+            RegistrationTable.Registration registration = table.byHash(hash);
+            if (registration == null) {
+                return OpaqueValue.ofUnknown(hash, body, takeOwnedBuffers(hash, oob, topLevel));
+            }
             state.enterValue(0);
             try {
                 return registration.serializer() instanceof MsgpackSerializer<?> msgpack
@@ -137,6 +230,12 @@ final class ValueDecoder {
     }
 
     /** The registration under the ClassIDHash whose wire bytes read as this u64 little-endian, or null. */
+    /** A section inside a value being read (the top-level one when it is the outermost value). */
+    Object readNestedSection(ByteBuffer section, Iterator<ByteBuffer> oob) {
+        DecodeState state = DecodeState.current();
+        return readSection(section, oob, state == null || state.depth() <= 1);
+    }
+
     RegistrationTable.Registration registration(long hash) {
         return table.byHash(ClassIdHash.fromLong(hash));
     }

@@ -1,6 +1,7 @@
 package serreg;
 
 import java.nio.ByteBuffer;
+import serreg.structs.StructFrames;
 import serreg.types.OpaqueValue;
 import serreg.wire.FrameWriter;
 
@@ -11,6 +12,8 @@ import serreg.wire.FrameWriter;
  * docs/FORMAT.md section 3), so a value's trip through serialize never goes back through the
  * registry's public face. A {@link MsgpackSerializer}'s body is written by its {@code write} on
  * the caller's writer, with no intermediate array; any other serializer's result is copied in.
+ * Structs written anywhere in the value share one table, which {@link StructFrames} puts in
+ * front of the section (docs/FORMAT.md section 10.1).
  * Package-private; it knows the registration table, not the writer's internals.
  */
 final class ValueEncoder {
@@ -26,10 +29,13 @@ final class ValueEncoder {
     /** The value's in-band section (starting with its ClassIDHash) and OOB buffers. */
     SerializationResult serialize(Object value) {
         InBandWriter out = InBandWriter.pooled(registry);
+        StructFrames.Scope scope = StructFrames.begin();
         try {
             writeSection(value, out);
-            return out.finish();
+            byte[] wrapped = StructFrames.wrap(scope, out.written(), value);
+            return wrapped == null ? out.finish() : new SerializationResult(ByteBuffer.wrap(wrapped), out.outOfBand());
         } finally {
+            StructFrames.end(scope);
             out.release();
         }
     }
@@ -37,10 +43,13 @@ final class ValueEncoder {
     /** The contiguous frame of a value, built straight from the writer's array (signed when {@code key} is not null). */
     ByteBuffer toFrame(Object value, byte[] key) {
         InBandWriter out = InBandWriter.pooled(registry);
+        StructFrames.Scope scope = StructFrames.begin();
         try {
             writeSection(value, out);
-            return FrameWriter.toFrame(out.written(), out.outOfBand(), key);
+            byte[] wrapped = StructFrames.wrap(scope, out.written(), value);
+            return FrameWriter.toFrame(wrapped == null ? out.written() : ByteBuffer.wrap(wrapped), out.outOfBand(), key);
         } finally {
+            StructFrames.end(scope);
             out.release();
         }
     }

@@ -44,10 +44,18 @@ public final class Hostile {
         return value;
     }
 
-    /** A DeserializationException must come from a check, not from the registry's catch-all around serializers. */
+    /**
+     * A DeserializationException must come from a check, not from the registry's catch-all around
+     * serializers nor from the last line of defence around the whole reader (an unchecked
+     * exception, a StackOverflowError or an OutOfMemoryError turned into one).
+     */
     public static void checkDeliberate(DeserializationException e, String what) {
         if (e.getMessage().startsWith("serializer failed")) {
             fail(what + ": an unchecked " + e.getCause() + " escaped a serializer (" + e.getMessage() + ")", e);
+        }
+        if (e.getMessage().startsWith("the frame could not be read: an unchecked")
+                || e.getCause() instanceof OutOfMemoryError) {
+            fail(what + ": " + e.getCause() + " escaped the reader (" + e.getMessage() + ")", e);
         }
     }
 

@@ -24,8 +24,10 @@ final class ForyCodec implements Codec {
                 .suppressClassRegistrationWarnings(true).build();
         if (language == Language.XLANG) {
             fory.register(Point.class, "example.Point");
+            fory.register(StructPoint.class, "bench.Point");
         } else {
             fory.register(Point.class);
+            fory.register(StructPoint.class);
         }
     }
 

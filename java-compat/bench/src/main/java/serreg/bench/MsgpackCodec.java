@@ -74,6 +74,11 @@ final class MsgpackCodec implements Codec {
                 write(e.getKey());
                 write(e.getValue());
             }
+        } else if (v instanceof StructPoint p) {
+            packer.packArrayHeader(3);
+            packer.packLong(p.x());
+            packer.packLong(p.y());
+            packer.packLong(p.z());
         } else if (v instanceof Point p) {
             packer.packArrayHeader(3);
             packer.packDouble(p.x());
@@ -97,6 +102,7 @@ final class MsgpackCodec implements Codec {
                     yield ByteBuffer.wrap(frame, at, n).slice();
                 }
                 case "points1k" -> readPoints();
+                case "structs1k" -> readStructPoints();
                 default -> read();
             };
         } catch (IOException e) {
@@ -110,6 +116,16 @@ final class MsgpackCodec implements Codec {
         for (int i = 0; i < n; i++) {
             unpacker.unpackArrayHeader();
             out.add(new Point(unpacker.unpackDouble(), unpacker.unpackDouble(), unpacker.unpackString()));
+        }
+        return out;
+    }
+
+    private List<StructPoint> readStructPoints() throws IOException {
+        int n = unpacker.unpackArrayHeader();
+        List<StructPoint> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            unpacker.unpackArrayHeader();
+            out.add(new StructPoint(unpacker.unpackLong(), unpacker.unpackLong(), unpacker.unpackLong()));
         }
         return out;
     }

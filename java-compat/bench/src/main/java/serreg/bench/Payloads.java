@@ -17,7 +17,7 @@ import java.util.Map;
  */
 final class Payloads {
     /** Payload names, in the order of the results table. */
-    static final List<String> NAMES = List.of("smallMap", "longs1k", "strings10k", "records1k", "doubles1M", "points1k");
+    static final List<String> NAMES = List.of("smallMap", "longs1k", "strings10k", "records1k", "doubles1M", "points1k", "structs1k");
 
     private Payloads() {
     }
@@ -30,6 +30,7 @@ final class Payloads {
             case "records1k" -> records(1_000);
             case "doubles1M" -> doubles(1_000_000);
             case "points1k" -> points(1_000);
+            case "structs1k" -> structPoints(1_000);
             default -> throw new IllegalArgumentException("unknown payload " + name + "; known: " + NAMES);
         };
     }
@@ -96,6 +97,15 @@ final class Payloads {
     }
 
     /** The little-endian bytes of a double[] (what an NDArray of dtype "<f8" holds). */
+    /** 1,000 three-field structs, the Python suite's bench.Point (benchmarks/bench_structs.py). */
+    static List<StructPoint> structPoints(int n) {
+        List<StructPoint> out = new ArrayList<>(n);
+        for (long i = 0; i < n; i++) {
+            out.add(new StructPoint(i, i * 2, i * 3));
+        }
+        return out;
+    }
+
     static ByteBuffer littleEndian(double[] values) {
         ByteBuffer b = ByteBuffer.allocate(values.length * Double.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         b.asDoubleBuffer().put(values);

@@ -11,6 +11,7 @@ final class SerregCodec implements Codec {
 
     SerregCodec() {
         PointSerializer.register(registry);
+        registry.registerStruct(StructPoint.class, "bench.Point");
     }
 
     @Override

@@ -18,7 +18,12 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.LargeListVector;
 import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.DenseUnionVector;
+import org.apache.arrow.vector.complex.LargeListViewVector;
+import org.apache.arrow.vector.complex.ListViewVector;
+import org.apache.arrow.vector.complex.RunEndEncodedVector;
 import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.complex.UnionVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -68,12 +73,13 @@ public final class ArrowCanonical {
         out.writeArrayHeader(2);
         // The schema, not the vectors' own fields: some vectors drop field metadata (a NullVector
         // made by VectorSchemaRoot.create does), and the ordinary writer sends the schema too.
-        SchemaDescription.write(schema, out);
+        SchemaDescription.write(ArrowBatchCodec.messageSchema(root), out);
         if (schema.getFields().size() != vectors.size()) {
             throw new CanonicalFormException("the Arrow schema has " + schema.getFields().size() + " fields but the root holds "
                     + vectors.size() + " vectors");
         }
         Batch batch = new Batch();
+        batch.dictionaries = ArrowDictionaries.of(root);
         for (int i = 0; i < vectors.size(); i++) {
             FieldVector v = vectors.get(i);
             Field field = schema.getFields().get(i);
@@ -91,6 +97,7 @@ public final class ArrowCanonical {
     private static final class Batch {
         final List<long[]> nodes = new ArrayList<>();
         final List<ByteBuffer> buffers = new ArrayList<>();
+        org.apache.arrow.vector.dictionary.DictionaryProvider dictionaries;
     }
 
     /**
@@ -162,7 +169,10 @@ public final class ArrowCanonical {
     /** Appends the node of {@code field}, held by {@code v}, and those of its children (depth-first, section 6.4). */
     private static void writeNode(Field field, FieldVector v, String path, Slots slots, BitSet parentValid, Batch batch) {
         ArrowType type = field.getType();
-        if (!type.equals(v.getField().getType())) {
+        // (A sparse UnionVector reports the type ids of its own minor types; the schema's are the frame's.)
+        boolean unions = type instanceof ArrowType.Union && v.getField().getType() instanceof ArrowType.Union u
+                && u.getMode() == ((ArrowType.Union) type).getMode();
+        if (!unions && !type.equals(v.getField().getType())) {
             throw new CanonicalFormException("Arrow field '" + path + "' has type " + type + " in the schema but its vector "
                     + "holds " + v.getField().getType() + "; the schema is out of date (VectorSchemaRoot.syncSchema)");
         }
@@ -176,8 +186,17 @@ public final class ArrowCanonical {
             batch.nodes.add(new long[] {n, n, 0});
             return;
         }
+        if (type instanceof ArrowType.Union) {
+            writeUnion(field, v, path, slots, parentValid, batch);
+            return;
+        }
+        if (type instanceof ArrowType.RunEndEncoded) {
+            writeRunEnds(field, v, path, slots, parentValid, batch);
+            return;
+        }
         BitSet valid = validity(v, slots, parentValid);
-        batch.nodes.add(new long[] {n, valid == null ? 0 : n - valid.cardinality(), TypeLayout.getTypeBufferCount(type)});
+        boolean view = ArrowBatchCodec.isView(type);
+        batch.nodes.add(new long[] {n, valid == null ? 0 : n - valid.cardinality(), view ? 3 : TypeLayout.getTypeBufferCount(type)});
         batch.buffers.add(valid == null ? EMPTY : bits(valid, n));
         switch (type.getTypeID()) {
             case Bool -> batch.buffers.add(boolValues(as(BitVector.class, v, path), slots, valid));
@@ -210,6 +229,41 @@ public final class ArrowCanonical {
                 writeNode(childFields(field, 1, path).get(0), list.getDataVector(), path + "." + SchemaDescription.LIST_ITEM_NAME,
                         kept, null, batch);
             }
+            case Utf8View, BinaryView -> views(as(org.apache.arrow.vector.BaseVariableWidthViewVector.class, v, path), slots,
+                    valid, batch);
+            case ListView, LargeListView -> {
+                int width = type instanceof ArrowType.ListView ? 4 : 8;
+                ArrowBuf offsets = v instanceof ListViewVector list ? list.getOffsetBuffer()
+                        : as(LargeListViewVector.class, v, path).getOffsetBuffer();
+                ArrowBuf sizes = v instanceof ListViewVector list ? list.getSizeBuffer()
+                        : as(LargeListViewVector.class, v, path).getSizeBuffer();
+                FieldVector data = (FieldVector) (v instanceof ListViewVector list ? list.getDataVector()
+                        : as(LargeListViewVector.class, v, path).getDataVector());
+                Slots kept = new Slots();
+                ByteBuffer newOffsets = ByteBuffer.allocate(Math.multiplyExact(n, width)).order(ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer newSizes = ByteBuffer.allocate(Math.multiplyExact(n, width)).order(ByteOrder.LITTLE_ENDIAN);
+                long[] end = {0};
+                slots.forEach((i, j) -> {
+                    long offset = width == 4 ? offsets.getInt((long) j * 4) : offsets.getLong((long) j * 8);
+                    long size = width == 4 ? sizes.getInt((long) j * 4) : sizes.getLong((long) j * 8);
+                    if (valid != null && !valid.get(i)) {
+                        size = 0;
+                    }
+                    kept.add(offset, size);
+                    if (width == 4) {
+                        newOffsets.putInt((int) end[0]);
+                        newSizes.putInt((int) size);
+                    } else {
+                        newOffsets.putLong(end[0]);
+                        newSizes.putLong(size);
+                    }
+                    end[0] += size;
+                });
+                batch.buffers.add(newOffsets.flip());
+                batch.buffers.add(newSizes.flip());
+                writeNode(childFields(field, 1, path).get(0), data, path + "." + SchemaDescription.LIST_ITEM_NAME, kept,
+                        null, batch);
+            }
             case Binary, Utf8 -> {
                 BaseVariableWidthVector binary = as(BaseVariableWidthVector.class, v, path);
                 Slots kept = new Slots();
@@ -222,11 +276,192 @@ public final class ArrowCanonical {
                 batch.buffers.add(offsets(binary.getOffsetBuffer(), 8, slots, valid, kept, path));
                 batch.buffers.add(gather(binary.getDataBuffer(), kept));
             }
-            case Int, FloatingPoint, Decimal, Date, Time, Timestamp, Duration, FixedSizeBinary ->
+            case Int, FloatingPoint, Decimal, Date, Time, Timestamp, Duration, FixedSizeBinary, Interval ->
                     batch.buffers.add(fixedWidth(as(BaseFixedWidthVector.class, v, path), type, slots, valid, path));
             default -> throw new CanonicalFormException("Arrow field '" + path + "' has type " + type
                     + ", which has no canonical form (docs/FORMAT.md, sections 6.4 and 9.5)");
         }
+        if (field.getDictionary() != null) {
+            // The index node above, then the dictionary's nodes as they are (section 9.5).
+            org.apache.arrow.vector.dictionary.Dictionary dictionary = batch.dictionaries == null ? null
+                    : batch.dictionaries.lookup(field.getDictionary().getId());
+            if (dictionary == null) {
+                throw new CanonicalFormException("Arrow field '" + path + "' names dictionary " + field.getDictionary().getId()
+                        + ", which the root's ArrowDictionaries do not hold");
+            }
+            FieldVector values = dictionary.getVector();
+            writeNode(values.getField(), values, path + ".dictionary", Slots.range(0, values.getValueCount()), null, batch);
+        }
+    }
+
+    /**
+     * A union: no validity; sparse: the type ids (the first type code under a null pushed down
+     * from a parent) and each child with the slots another child holds pushed to null; dense: the
+     * type ids, offsets renumbered 0, 1, ... per child, each child reduced to the slots used.
+     */
+    private static void writeUnion(Field field, FieldVector v, String path, Slots slots, BitSet parentValid, Batch batch) {
+        ArrowType.Union union = (ArrowType.Union) field.getType();
+        List<FieldVector> children = v.getChildrenFromFields();
+        List<Field> fields = childFields(field, children.size(), path);
+        int[] codes = union.getTypeIds() != null ? union.getTypeIds() : java.util.stream.IntStream.range(0, fields.size()).toArray();
+        int[] childOf = new int[128];
+        for (int c = 0; c < codes.length; c++) {
+            childOf[codes[c]] = c;
+        }
+        int n = slots.count();
+        byte[] ids = new byte[n];
+        if (union.getMode() == org.apache.arrow.vector.types.UnionMode.Sparse) {
+            UnionVector sparse = as(UnionVector.class, v, path);
+            slots.forEach((out, source) -> ids[out] = (byte) sparse.getTypeValue(source));
+            if (parentValid != null) {
+                for (int i = parentValid.nextClearBit(0); i < n; i = parentValid.nextClearBit(i + 1)) {
+                    ids[i] = (byte) codes[0];
+                }
+            }
+            batch.nodes.add(new long[] {n, 0, 1});
+            batch.buffers.add(ByteBuffer.wrap(ids));
+            for (int c = 0; c < codes.length; c++) {
+                BitSet held = new BitSet(n);
+                for (int i = 0; i < n; i++) {
+                    if (ids[i] == codes[c] && (parentValid == null || parentValid.get(i))) {
+                        held.set(i);
+                    }
+                }
+                Field child = fields.get(c);
+                writeNode(child, children.get(c), path + "." + child.getName(), slots, held, batch);
+            }
+            return;
+        }
+        DenseUnionVector dense = as(DenseUnionVector.class, v, path);
+        ByteBuffer offsets = ByteBuffer.allocate(Math.multiplyExact(n, 4)).order(ByteOrder.LITTLE_ENDIAN);
+        int[] ranks = new int[codes.length];
+        Slots[] used = new Slots[codes.length];
+        BitSet[] usedValid = new BitSet[codes.length];
+        for (int c = 0; c < codes.length; c++) {
+            used[c] = new Slots();
+            usedValid[c] = new BitSet();
+        }
+        slots.forEach((out, source) -> {
+            byte id = dense.getTypeId(source);
+            int c = childOf[id];
+            ids[out] = id;
+            offsets.putInt(ranks[c]);
+            used[c].add(dense.getOffset(source), 1);
+            if (parentValid == null || parentValid.get(out)) {
+                usedValid[c].set(ranks[c]);
+            }
+            ranks[c]++;
+        });
+        batch.nodes.add(new long[] {n, 0, 2});
+        batch.buffers.add(ByteBuffer.wrap(ids));
+        batch.buffers.add(offsets.flip());
+        for (int c = 0; c < codes.length; c++) {
+            Field child = fields.get(c);
+            writeNode(child, children.get(c), path + "." + child.getName(), used[c], parentValid == null ? null : usedValid[c],
+                    batch);
+        }
+    }
+
+    /**
+     * Run-end encoded: no buffers; the runs of the node's slots with their ends counted from 0
+     * (runs are not merged), split where nulls pushed down from a parent begin or end; the values
+     * of those runs in order.
+     */
+    private static void writeRunEnds(Field field, FieldVector v, String path, Slots slots, BitSet parentValid, Batch batch) {
+        RunEndEncodedVector ree = as(RunEndEncodedVector.class, v, path);
+        FieldVector runEnds = ree.getRunEndsVector();
+        int width = ((ArrowType.Int) runEnds.getField().getType()).getBitWidth() / 8;
+        ArrowBuf endsBuf = runEnds.getDataBuffer();
+        int runCount = runEnds.getValueCount();
+        java.util.function.IntToLongFunction endAt = k -> width == 2 ? endsBuf.getShort(2L * k)
+                : width == 4 ? endsBuf.getInt(4L * k) : endsBuf.getLong(8L * k);
+        List<Long> ends = new ArrayList<>();
+        List<Integer> runValues = new ArrayList<>();
+        long base = 0;
+        for (int r = 0; r < slots.runs; r++) {
+            long start = slots.starts[r];
+            long stop = start + slots.lengths[r];
+            int k = 0;
+            while (k < runCount && endAt.applyAsLong(k) <= start) {
+                k++;
+            }
+            for (; k < runCount && start < stop; k++) {
+                long end = Math.min(endAt.applyAsLong(k), stop);
+                ends.add(end - slots.starts[r] + base);
+                runValues.add(k);
+                start = end;
+            }
+            base += slots.lengths[r];
+        }
+        int n = slots.count();
+        BitSet valuesValid = null;
+        if (parentValid != null && parentValid.cardinality() != n) {
+            java.util.TreeSet<Long> split = new java.util.TreeSet<>(ends);
+            for (int i = 1; i < n; i++) {
+                if (parentValid.get(i) != parentValid.get(i - 1)) {
+                    split.add((long) i);
+                }
+            }
+            List<Integer> splitValues = new ArrayList<>();
+            valuesValid = new BitSet();
+            long previous = 0;
+            int run = 0;
+            for (long end : split) {
+                while (ends.get(run) <= previous) {
+                    run++;
+                }
+                if (parentValid.get((int) previous)) {
+                    valuesValid.set(splitValues.size());
+                }
+                splitValues.add(runValues.get(run));
+                previous = end;
+            }
+            ends = new ArrayList<>(split);
+            runValues = splitValues;
+        }
+        Slots values = new Slots();
+        runValues.forEach(k -> values.add(k, 1));
+        ByteBuffer endBytes = ByteBuffer.allocate(Math.multiplyExact(ends.size(), width)).order(ByteOrder.LITTLE_ENDIAN);
+        for (long end : ends) {
+            if (width == 2) {
+                endBytes.putShort((short) end);
+            } else if (width == 4) {
+                endBytes.putInt((int) end);
+            } else {
+                endBytes.putLong(end);
+            }
+        }
+        batch.nodes.add(new long[] {n, 0, 0});
+        batch.nodes.add(new long[] {ends.size(), 0, 2});
+        batch.buffers.add(EMPTY);
+        batch.buffers.add(endBytes.flip());
+        Field valuesField = childFields(field, 2, path).get(1);
+        writeNode(valuesField, ree.getValuesVector(), path + ".values", values, valuesValid, batch);
+    }
+
+    /** Binary and string views: 16 bytes per slot (inline up to 12 bytes), one data buffer of the longer values. */
+    private static void views(org.apache.arrow.vector.BaseVariableWidthViewVector v, Slots slots, BitSet valid, Batch batch) {
+        int n = slots.count();
+        ByteBuffer views = ByteBuffer.allocate(Math.multiplyExact(n, 16)).order(ByteOrder.LITTLE_ENDIAN);
+        java.io.ByteArrayOutputStream data = new java.io.ByteArrayOutputStream();
+        slots.forEach((out, source) -> {
+            int at = out * 16;
+            if (valid != null && !valid.get(out) || v.isNull(source)) {
+                return;
+            }
+            byte[] value = v.get(source);
+            views.putInt(at, value.length);
+            if (value.length <= 12) {
+                views.put(at + 4, value, 0, value.length);
+            } else {
+                views.put(at + 4, value, 0, 4);
+                views.putInt(at + 8, 0);
+                views.putInt(at + 12, data.size());
+                data.write(value, 0, value.length);
+            }
+        });
+        batch.buffers.add(views);
+        batch.buffers.add(ByteBuffer.wrap(data.toByteArray()));
     }
 
     private static List<Field> childFields(Field field, int vectors, String path) {
@@ -363,6 +598,15 @@ public final class ArrowCanonical {
             case Date -> ((ArrowType.Date) type).getUnit() == org.apache.arrow.vector.types.DateUnit.DAY ? 4 : 8;
             case Time -> ((ArrowType.Time) type).getBitWidth() / 8;
             case FixedSizeBinary -> ((ArrowType.FixedSizeBinary) type).getByteWidth();
+            case Interval -> {
+                if (((ArrowType.Interval) type).getUnit() != org.apache.arrow.vector.types.IntervalUnit.MONTH_DAY_NANO) {
+                    // Python cannot hold these (pyarrow has no array class for them): no frame carries them.
+                    throw new CanonicalFormException("Arrow field '" + path + "' is an interval of unit "
+                            + ((ArrowType.Interval) type).getUnit() + ", which has no canonical form (docs/FORMAT.md,"
+                            + " sections 6.4 and 9.5; MONTH_DAY_NANO intervals have one)");
+                }
+                yield 16;
+            }
             default -> 8;  // Timestamp, Duration
         };
         if (width != expected) {

@@ -43,6 +43,17 @@ final class ArrowChecks {
      * cost gigabytes (an OutOfMemoryError on c2967a7); shared or overlapping parts exceed it.
      */
     static Schema readIpcSchema(ByteBuffer bin, long at) {
+        return readIpcSchema(bin, at, null);
+    }
+
+    /** Heap bytes Arrow Java takes per Field it makes from a schema message, beyond the name (measured, rounded up). */
+    static final long FIELD_COST = 512;
+
+    /**
+     * As {@link #readIpcSchema(ByteBuffer, long)}, charging the fields and strings Arrow Java will
+     * build to {@code in}'s deserialize call before it builds them (when {@code in} is not null).
+     */
+    static Schema readIpcSchema(ByteBuffer bin, long at, InBandReader in) {
         ByteBuffer b = bin.slice().order(ByteOrder.LITTLE_ENDIAN);
         try {
             int pos = 0;
@@ -67,12 +78,17 @@ final class ArrowChecks {
             if (fb.endianness() != Endianness.Little) {
                 throw new DeserializationException("the Arrow schema is big-endian; serreg frames carry little-endian buffers", at);
             }
-            int[] budget = {length / 4, length}; // fields left; string bytes left
+            Walk walk = new Walk(length, at);
             for (int i = 0; i < fb.fieldsLength(); i++) {
-                walk(fb.fields(i), 1, budget, at);
+                walk.field(fb.fields(i), 1);
             }
             for (int i = 0; i < fb.customMetadataLength(); i++) {
-                walk(fb.customMetadata(i), budget, at);
+                walk.keyValue(fb.customMetadata(i), false);
+            }
+            if (in != null) {
+                // A Java String holds a name's UTF-16 (2 bytes per char) beside its object headers.
+                in.reserveAllocation(FIELD_COST * walk.fields + 2L * (length - walk.stringBytesLeft),
+                        "Arrow schema fields (" + walk.fields + ")", at);
             }
             return MessageSerializer.deserializeSchema(message);
         } catch (DeserializationException e) {
@@ -82,52 +98,146 @@ final class ArrowChecks {
         }
     }
 
-    private static void walk(org.apache.arrow.flatbuf.Field field, int depth, int[] budget, long at) {
-        if (field == null) {
-            throw new DeserializationException("the Arrow schema message has a missing field", at);
+    /**
+     * One walk of a Schema message's field tree. Every string (name, metadata key and value, time
+     * zone) must be reached once only: Arrow writers never share them, and a flatbuffer whose
+     * fields share a name, a child vector or a whole field table (a DAG) would be copied once per
+     * reference. As a field has a name of its own, this bounds the fields by the message's bytes
+     * (a field table, its vtable reference and its name take at least 12 bytes), and every string
+     * byte counts against the message's length as well (overlapping strings exceed it).
+     */
+    private static final class Walk {
+        private final java.util.BitSet seen;
+        private final java.util.BitSet tables;
+        private final long at;
+        private int fieldsLeft;
+        private int stringBytesLeft;
+        private long fields;
+
+        Walk(int length, long at) {
+            this.seen = new java.util.BitSet(length);
+            this.tables = new java.util.BitSet(length);
+            this.at = at;
+            this.fieldsLeft = length / 12;
+            this.stringBytesLeft = length;
         }
-        if (depth > MAX_FIELD_NESTING || --budget[0] < 0) {
-            throw new DeserializationException("the Arrow schema message nests fields more than " + MAX_FIELD_NESTING
-                    + " deep, or names more fields than its bytes can hold", at);
-        }
-        if (field.nameAsByteBuffer() == null) {
-            throw new DeserializationException("the Arrow schema message has a field without a name", at);
-        }
-        charge(field.nameAsByteBuffer().remaining(), budget, at);
-        if (field.dictionary() != null) {
-            throw new DeserializationException("Arrow field is dictionary-encoded, which the standard Arrow"
-                    + " serializers do not carry (docs/FORMAT.md section 6.4)", at);
-        }
-        if (field.typeType() == Type.Timestamp) {
-            Timestamp ts = (Timestamp) field.type(new Timestamp());
-            if (ts != null && ts.timezoneAsByteBuffer() != null) {
-                charge(ts.timezoneAsByteBuffer().remaining(), budget, at);
+
+        void field(org.apache.arrow.flatbuf.Field field, int depth) {
+            if (field == null) {
+                throw new DeserializationException("the Arrow schema message has a missing field", at);
+            }
+            fields++;
+            if (depth > MAX_FIELD_NESTING || --fieldsLeft < 0) {
+                throw new DeserializationException("the Arrow schema message nests fields more than " + MAX_FIELD_NESTING
+                        + " deep, or names more fields than its bytes can hold", at);
+            }
+            ByteBuffer name = field.nameAsByteBuffer();
+            if (name == null) {
+                throw new DeserializationException("the Arrow schema message has a field without a name", at);
+            }
+            table(field, "field");
+            string(name);
+            if (field.dictionary() != null) {
+                org.apache.arrow.flatbuf.DictionaryEncoding dictionary = field.dictionary();
+                table(dictionary, "dictionary encoding");
+                org.apache.arrow.flatbuf.Int index = dictionary.indexType();
+                if (index != null) {
+                    int bits = index.bitWidth();
+                    if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+                        throw new DeserializationException("an Arrow dictionary's index is an integer of " + bits
+                                + " bits (8, 16, 32 or 64)", at);
+                    }
+                }
+            }
+            com.google.flatbuffers.Table type = field.type(new com.google.flatbuffers.Table());
+            if (type != null) {
+                table(type, "type");
+            }
+            if (field.typeType() == Type.Timestamp) {
+                Timestamp ts = (Timestamp) field.type(new Timestamp());
+                if (ts != null && ts.timezoneAsByteBuffer() != null) {
+                    string(ts.timezoneAsByteBuffer());
+                }
+            }
+            for (int i = 0; i < field.customMetadataLength(); i++) {
+                keyValue(field.customMetadata(i), true);
+            }
+            for (int i = 0; i < field.childrenLength(); i++) {
+                field(field.children(i), depth + 1);
             }
         }
-        for (int i = 0; i < field.customMetadataLength(); i++) {
-            walk(field.customMetadata(i), budget, at);
+
+        void keyValue(KeyValue kv, boolean ofField) {
+            // Each accessor bounds-checks its string against the buffer (throws if it runs past).
+            if (kv == null || kv.keyAsByteBuffer() == null || kv.valueAsByteBuffer() == null) {
+                throw new DeserializationException("the Arrow schema message has a metadata entry without a key or a value", at);
+            }
+            table(kv, "metadata entry");
+            if (ofField && EXTENSION_NAME.equals(kv.key()) && kv.value() != null
+                    && !CANONICAL_EXTENSIONS.contains(kv.value())
+                    && org.apache.arrow.vector.types.pojo.ExtensionTypeRegistry.lookup(kv.value()) != null) {
+                // Arrow Java would hand the metadata to the deserializer of the extension type of that name
+                // registered in this JVM while it reads the schema: refused before it does. A name nobody
+                // registered is read as its storage with the keys in the field's metadata, and no code runs
+                // (docs/FORMAT.md sections 4.4 and 6.4).
+                throw new DeserializationException("an Arrow field names the extension type '" + kv.value()
+                        + "', which is registered in this JVM: reading it would run that type's code on the frame's"
+                        + " bytes", at);
+            }
+            string(kv.keyAsByteBuffer());
+            string(kv.valueAsByteBuffer());
         }
-        for (int i = 0; i < field.childrenLength(); i++) {
-            walk(field.children(i), depth + 1, budget, at);
+
+        /** Marks a table's position (the byte its offset to its vtable sits at): a second reference lands on it again. */
+        private void table(com.google.flatbuffers.Table table, String what) {
+            int position = position(table);
+            if (position < 0 || position >= tables.size() || tables.get(position)) {
+                throw new DeserializationException("an Arrow schema " + what + " table is reached a second time: the"
+                        + " message's parts are shared (a DAG), and Arrow would copy them once per reference", at);
+            }
+            tables.set(position);
+        }
+
+        private void string(ByteBuffer bytes) {
+            // A flatbuffer string's position is where its bytes start in the message: a second
+            // reference to the same string lands on the same position.
+            int position = bytes.position();
+            stringBytesLeft -= bytes.remaining();
+            if (seen.get(position) || stringBytesLeft < 0) {
+                throw new DeserializationException("an Arrow schema string is reached a second time, or the message's"
+                        + " strings add up to more bytes than it holds: its parts are shared (a DAG) or overlap, and Arrow"
+                        + " would copy them once per reference", at);
+            }
+            seen.set(position);
         }
     }
 
-    private static void walk(KeyValue kv, int[] budget, long at) {
-        // Each accessor bounds-checks its string against the buffer (throws if it runs past).
-        if (kv == null || kv.keyAsByteBuffer() == null || kv.valueAsByteBuffer() == null) {
-            throw new DeserializationException("the Arrow schema message has a metadata entry without a key or a value", at);
+    /** The position of a flatbuffer table in its buffer (flatbuffers keeps it in a protected field). */
+    private static final java.lang.reflect.Field BB_POS = bbPos();
+
+    private static java.lang.reflect.Field bbPos() {
+        try {
+            java.lang.reflect.Field f = com.google.flatbuffers.Table.class.getDeclaredField("bb_pos");
+            f.setAccessible(true);
+            return f;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new ExceptionInInitializerError(e);
         }
-        charge(kv.keyAsByteBuffer().remaining() + kv.valueAsByteBuffer().remaining(), budget, at);
     }
 
-    private static void charge(int stringBytes, int[] budget, long at) {
-        budget[1] -= stringBytes;
-        if (budget[1] < 0) {
-            throw new DeserializationException("the Arrow schema message's names, metadata and time zones add up to"
-                    + " more bytes than the message holds: its parts are shared (a DAG) or overlap, and Arrow would copy"
-                    + " them once per reference", at);
+    static int position(com.google.flatbuffers.Table table) {
+        try {
+            return BB_POS.getInt(table);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
         }
     }
+
+    private static final String EXTENSION_NAME = "ARROW:extension:name";
+    private static final String EXTENSION_METADATA = "ARROW:extension:metadata";
+    /** Arrow's canonical extension types, implemented by Arrow itself (no user code runs for them). */
+    private static final java.util.Set<String> CANONICAL_EXTENSIONS = java.util.Set.of(
+            "arrow.uuid", "arrow.json", "arrow.bool8", "arrow.opaque", "arrow.fixed_shape_tensor");
 
     /** Checks that every field has a standard type of section 6.4, in the shape Arrow defines. */
     static void checkSchema(Schema schema, long at) {
@@ -140,13 +250,44 @@ final class ArrowChecks {
         if (depth > MAX_FIELD_NESTING) {
             throw new DeserializationException("Arrow fields are nested more than " + MAX_FIELD_NESTING + " deep", at);
         }
-        if (field.getDictionary() != null) {
-            throw bad(field, "is dictionary-encoded, which the standard Arrow serializers do not carry", at);
+        if (field.getDictionary() != null && field.getDictionary().getIndexType() != null) {
+            int bits = field.getDictionary().getIndexType().getBitWidth();
+            if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+                throw bad(field, "is dictionary-encoded with an index of " + bits + " bits", at);
+            }
         }
         ArrowType type = field.getType();
         int children = field.getChildren().size();
         switch (type.getTypeID()) {
-            case Null, Bool, FloatingPoint, Date, Duration, Binary, Utf8, LargeBinary, LargeUtf8, Timestamp -> requireChildren(field, 0, at);
+            case Null, Bool, FloatingPoint, Date, Duration, Binary, Utf8, LargeBinary, LargeUtf8, Timestamp, Utf8View,
+                    BinaryView -> requireChildren(field, 0, at);
+            case Interval -> {
+                if (((ArrowType.Interval) type).getUnit() != org.apache.arrow.vector.types.IntervalUnit.MONTH_DAY_NANO) {
+                    // Python cannot hold the other units (pyarrow has no array class for them).
+                    throw bad(field, "is an interval of unit " + ((ArrowType.Interval) type).getUnit()
+                            + "; serreg carries MONTH_DAY_NANO intervals only", at);
+                }
+                requireChildren(field, 0, at);
+            }
+            case ListView, LargeListView -> requireChildren(field, 1, at);
+            case Union -> {
+                ArrowType.Union union = (ArrowType.Union) type;
+                int[] ids = union.getTypeIds();
+                if (children > 128 || ids != null && ids.length != children) {
+                    throw bad(field, "is a union of " + children + " children with " + (ids == null ? 0 : ids.length)
+                            + " type ids", at);
+                }
+                if (ids != null && java.util.Arrays.stream(ids).anyMatch(id -> id < 0 || id > 127)) {
+                    throw bad(field, "is a union whose type ids are not all in 0..127", at);
+                }
+            }
+            case RunEndEncoded -> {
+                requireChildren(field, 2, at);
+                ArrowType runEnds = field.getChildren().get(0).getType();
+                if (!(runEnds instanceof ArrowType.Int i) || !i.getIsSigned() || i.getBitWidth() == 8) {
+                    throw bad(field, "is run-end encoded with run ends of type " + runEnds + " (int16, int32 or int64)", at);
+                }
+            }
             case Int -> {
                 int width = ((ArrowType.Int) type).getBitWidth();
                 if (width != 8 && width != 16 && width != 32 && width != 64) {
@@ -270,9 +411,22 @@ final class ArrowChecks {
             }
         }
         long childMin = 0;
+        long[] childLengths = null;  // a union's: checked against its type ids and offsets
         switch (type.getTypeID()) {
-            case Null -> {
+            case Null, RunEndEncoded -> {
             }
+            case Union -> {
+                requireSize(node, 0, "type ids", n);
+                if (((ArrowType.Union) type).getMode() == org.apache.arrow.vector.types.UnionMode.Sparse) {
+                    childMin = n;
+                } else {
+                    requireSize(node, 1, "offsets", n * 4);
+                }
+                childLengths = new long[field.getChildren().size()];
+            }
+            case Utf8View, BinaryView -> checkViews(node);
+            case ListView -> childMin = listViews(node, 4);
+            case LargeListView -> childMin = listViews(node, 8);
             case Struct -> childMin = n;
             case List, Map -> childMin = offsets(node, 1, 4);
             case LargeList -> childMin = offsets(node, 1, 8);
@@ -281,13 +435,134 @@ final class ArrowChecks {
             case LargeBinary, LargeUtf8 -> requireSize(node, 2, "data", offsets(node, 1, 8));
             case Bool -> requireSize(node, 1, "data", (n + 7) / 8);
             case FixedSizeBinary -> requireSize(node, 1, "data", n * ((ArrowType.FixedSizeBinary) type).getByteWidth());
-            default -> requireSize(node, 1, "data", n * (layouts.get(1).getTypeBitWidth() / 8));
+            default -> {
+                requireSize(node, 1, "data", n * (layouts.get(1).getTypeBitWidth() / 8));
+                String problem = legacyValueProblem(type, n, buffers.get(0), buffers.get(1));
+                if (problem != null) {
+                    throw nodeError(node, "breaks Arrow's full validation: " + problem);
+                }
+            }
         }
         int next = i + 1;
         for (int c = 0; c < field.getChildren().size(); c++) {
+            if (childLengths != null) {
+                childLengths[c] = nodes.get(next).length();
+            }
             next = checkNode(nodes, next, childMin, in);
         }
+        if (childLengths != null) {
+            checkUnion(node, childLengths);
+        }
         return next;
+    }
+
+    /**
+     * The value rules Arrow's full validation adds beyond the layout, which legacy writers (Arrow
+     * 0.14 to 1.0) broke: a date64 is a whole number of days, a decimal fits its precision. Python
+     * runs that validation on every column it reads and writes, so Java checks the same two rules
+     * both ways (docs/FORMAT.md, section 6.4). Returns why the values break them, or null.
+     */
+    static String legacyValueProblem(ArrowType type, long n, ByteBuffer validity, ByteBuffer data) {
+        boolean date64 = type instanceof ArrowType.Date d && d.getUnit() == org.apache.arrow.vector.types.DateUnit.MILLISECOND;
+        boolean decimal = type instanceof ArrowType.Decimal;
+        if (!date64 && !decimal) {
+            return null;
+        }
+        ByteBuffer values = data.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int width = decimal ? ((ArrowType.Decimal) type).getBitWidth() / 8 : 8;
+        java.math.BigInteger limit = decimal ? java.math.BigInteger.TEN.pow(((ArrowType.Decimal) type).getPrecision()) : null;
+        for (int k = 0; k < n && (long) (k + 1) * width <= values.remaining(); k++) {
+            if (validity.remaining() > 0 && (validity.get(validity.position() + k / 8) & (1 << (k % 8))) == 0) {
+                continue;
+            }
+            int at = values.position() + k * width;
+            if (date64) {
+                long ms = values.getLong(at);
+                if (ms % 86_400_000L != 0) {
+                    return "date64 value " + ms + " at slot " + k + " is not a whole number of days";
+                }
+            } else {
+                byte[] bigEndian = new byte[width];
+                for (int b = 0; b < width; b++) {
+                    bigEndian[b] = values.get(at + width - 1 - b);
+                }
+                java.math.BigInteger value = new java.math.BigInteger(bigEndian);
+                if (value.abs().compareTo(limit) >= 0) {
+                    return "decimal value " + value + " at slot " + k + " does not fit its precision";
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Every type id is one of the union's; a dense union's offsets are inside the child they pick. */
+    private static void checkUnion(Node node, long[] childLengths) {
+        ArrowType.Union union = (ArrowType.Union) node.field().getType();
+        int[] ids = union.getTypeIds();
+        int[] childOf = new int[128];
+        java.util.Arrays.fill(childOf, -1);
+        for (int c = 0; c < childLengths.length; c++) {
+            childOf[ids == null ? c : ids[c]] = c;
+        }
+        ByteBuffer types = node.buffers().get(0);
+        ByteBuffer offsets = union.getMode() == org.apache.arrow.vector.types.UnionMode.Dense
+                ? node.buffers().get(1).duplicate().order(ByteOrder.LITTLE_ENDIAN) : null;
+        for (int k = 0; k < node.length(); k++) {
+            int id = types.get(types.position() + k);
+            int child = id < 0 ? -1 : childOf[id];
+            if (child < 0) {
+                throw nodeError(node, "has type id " + id + " at slot " + k + ", which is not one of the union's");
+            }
+            if (offsets != null) {
+                int offset = offsets.getInt(offsets.position() + 4 * k);
+                if (offset < 0 || offset >= childLengths[child]) {
+                    throw nodeError(node, "has offset " + offset + " at slot " + k + ", outside its child of "
+                            + childLengths[child] + " slots");
+                }
+            }
+        }
+    }
+
+    /** Views of 16 bytes per slot; a view of more than 12 bytes lies inside the data buffer it names. */
+    private static void checkViews(Node node) {
+        long n = node.length();
+        requireSize(node, 1, "views", n * 16);
+        ByteBuffer views = node.buffers().get(1).duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int dataBuffers = node.buffers().size() - 2;
+        for (int k = 0; k < n; k++) {
+            int at = views.position() + 16 * k;
+            int length = views.getInt(at);
+            if (length < 0) {
+                throw nodeError(node, "has a negative length at slot " + k);
+            }
+            if (length > 12) {
+                int index = views.getInt(at + 8);
+                int offset = views.getInt(at + 12);
+                if (index < 0 || index >= dataBuffers || offset < 0
+                        || (long) offset + length > node.buffers().get(2 + index).remaining()) {
+                    throw nodeError(node, "has a view at slot " + k + " outside its data buffers");
+                }
+            }
+        }
+    }
+
+    /** Offsets and sizes of {@code width} bytes per slot, none negative; returns how long the child must be. */
+    private static long listViews(Node node, int width) {
+        long n = node.length();
+        requireSize(node, 1, "offsets", n * width);
+        requireSize(node, 2, "sizes", n * width);
+        ByteBuffer offsets = node.buffers().get(1).duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer sizes = node.buffers().get(2).duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        long end = 0;
+        for (int k = 0; k < n; k++) {
+            long offset = width == 4 ? offsets.getInt(offsets.position() + 4 * k) : offsets.getLong(offsets.position() + 8 * k);
+            long size = width == 4 ? sizes.getInt(sizes.position() + 4 * k) : sizes.getLong(sizes.position() + 8 * k);
+            if (offset < 0 || size < 0 || offset > Long.MAX_VALUE - size) {
+                throw nodeError(node, "has offset " + offset + " and size " + size + " at slot " + k);
+            }
+            end = Math.max(end, offset + size);
+        }
+        return end;
     }
 
     private static void requireSize(Node node, int buffer, String what, long bytes) {

@@ -36,7 +36,7 @@ public final class ArrowRecordBatchSerializer extends MsgpackSerializer<ArrowRec
 
     @Override
     protected void write(ArrowRecordBatch value, InBandWriter out) {
-        out.writeArrayHeader(2).writeBinary(ArrowBatchCodec.schemaBytes(value.root().getSchema()));
+        out.writeArrayHeader(2).writeBinary(ArrowBatchCodec.schemaBytes(value.root()));
         out.writeArrayHeader(1);
         ArrowBatchCodec.writeBatch(value.root(), out);
     }

@@ -49,7 +49,7 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
 
     @Override
     protected void write(VectorSchemaRoot value, InBandWriter out) {
-        out.writeArrayHeader(2).writeBinary(ArrowBatchCodec.schemaBytes(value.getSchema()));
+        out.writeArrayHeader(2).writeBinary(ArrowBatchCodec.schemaBytes(value));
         out.writeArrayHeader(1);
         ArrowBatchCodec.writeBatch(value, out);
     }
@@ -137,6 +137,10 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
      * null-type child (it grows the struct's buffers until memory runs out).
      */
     private static void checkAppendable(Field field, long at) {
+        if (field.getDictionary() != null) {
+            throw new DeserializationException("a Java table is one batch, and the batches of dictionary-encoded"
+                    + " field '" + field.getName() + "' may each have their own dictionary; send such a table as one batch", at);
+        }
         boolean largeList = field.getType() instanceof ArrowType.LargeList;
         boolean structOfNull = field.getType() instanceof ArrowType.Struct
                 && field.getChildren().stream().anyMatch(c -> c.getType() instanceof ArrowType.Null);

@@ -53,24 +53,34 @@ final class SchemaDescription {
     }
 
     private static void writeField(Field field, String name, String path, InBandWriter out) {
-        if (field.getDictionary() != null) {
-            throw new CanonicalFormException("Arrow field '" + path + "' is dictionary-encoded, which has no canonical "
-                    + "form (docs/FORMAT.md, sections 6.4 and 9.5); decode it first");
-        }
         ArrowType type = field.getType();
-        out.writeArrayHeader(5).writeString(name);
+        org.apache.arrow.vector.types.pojo.DictionaryEncoding encoding = field.getDictionary();
+        out.writeArrayHeader(encoding == null ? 5 : 6).writeString(name);
         writeType(type, path, out);
         out.writeBoolean(field.isNullable());
         writeMetadata(field.getMetadata(), out);
         List<Field> children = field.getChildren();
         switch (type.getTypeID()) {
-            case Struct -> {
+            case Struct, Union -> {
                 out.writeArrayHeader(children.size());
                 for (Field child : children) {
                     writeField(child, child.getName(), path + "." + child.getName(), out);
                 }
             }
-            case List, LargeList, FixedSizeList -> {
+            case RunEndEncoded -> {
+                if (children.size() != 2) {
+                    throw new CanonicalFormException("Arrow field '" + path + "' is run-end encoded with "
+                            + children.size() + " child fields, not run ends and values");
+                }
+                // As Python describes them: fixed names, run ends not nullable, values nullable, no metadata.
+                out.writeArrayHeader(2);
+                writeField(new Field("run_ends", new FieldType(false, children.get(0).getType(), null), List.of()),
+                        "run_ends", path + ".run_ends", out);
+                Field values = children.get(1);
+                writeField(new Field("values", new FieldType(true, values.getType(), null), values.getChildren()),
+                        "values", path + ".values", out);
+            }
+            case List, LargeList, FixedSizeList, ListView, LargeListView -> {
                 Field item = onlyChild(field, path);
                 out.writeArrayHeader(1);
                 writeField(item, LIST_ITEM_NAME, path + "." + LIST_ITEM_NAME, out);
@@ -88,6 +98,11 @@ final class SchemaDescription {
                 writeField(entries.get(1), MAP_VALUE_NAME, at + "." + MAP_VALUE_NAME, out);
             }
             default -> out.writeArrayHeader(0);
+        }
+        if (encoding != null) {  // [index bit width, index signed, ordered]
+            ArrowType.Int index = encoding.getIndexType() != null ? encoding.getIndexType() : new ArrowType.Int(32, true);
+            out.writeArrayHeader(3).writeLong(index.getBitWidth()).writeBoolean(index.getIsSigned())
+                    .writeBoolean(encoding.isOrdered());
         }
     }
 
@@ -160,6 +175,24 @@ final class SchemaDescription {
                     .writeLong(((ArrowType.FixedSizeList) type).getListSize());
             case Struct -> out.writeArrayHeader(1).writeString("Struct_");
             case Map -> out.writeArrayHeader(2).writeString("Map").writeBoolean(((ArrowType.Map) type).getKeysSorted());
+            case Interval -> out.writeArrayHeader(2).writeString("Interval")
+                    .writeString(((ArrowType.Interval) type).getUnit().name());
+            case Union -> {
+                ArrowType.Union union = (ArrowType.Union) type;
+                int[] ids = union.getTypeIds();
+                out.writeArrayHeader(3).writeString("Union")
+                        .writeString(union.getMode() == org.apache.arrow.vector.types.UnionMode.Sparse ? "Sparse" : "Dense");
+                int count = ids == null ? 0 : ids.length;
+                out.writeArrayHeader(count);
+                for (int k = 0; k < count; k++) {
+                    out.writeLong(ids[k]);
+                }
+            }
+            case RunEndEncoded -> out.writeArrayHeader(1).writeString("RunEndEncoded");
+            case Utf8View -> out.writeArrayHeader(1).writeString("Utf8View");
+            case BinaryView -> out.writeArrayHeader(1).writeString("BinaryView");
+            case ListView -> out.writeArrayHeader(1).writeString("ListView");
+            case LargeListView -> out.writeArrayHeader(1).writeString("LargeListView");
             default -> throw new CanonicalFormException("Arrow field '" + path + "' has type " + type
                     + ", which has no canonical form (docs/FORMAT.md, sections 6.4 and 9.5)");
         }
@@ -169,8 +202,9 @@ final class SchemaDescription {
         try {
             List<?> schema = list(description, 2, "schema");
             List<Field> fields = new ArrayList<>();
+            long[] ids = {0};  // dictionary ids, given in field order
             for (Object field : list(schema.get(0), -1, "fields")) {
-                fields.add(field(field));
+                fields.add(field(field, ids));
             }
             return new Schema(fields, metadata(schema.get(1)));
         } catch (RuntimeException e) {
@@ -211,14 +245,25 @@ final class SchemaDescription {
         }
     }
 
-    private static Field field(Object description) {
-        List<?> field = list(description, 5, "a field");
+    private static Field field(Object description, long[] ids) {
+        List<?> field = description instanceof List<?> l && l.size() == 6 ? l : list(description, 5, "a field");
         List<Field> children = new ArrayList<>();
         for (Object child : list(field.get(4), -1, "children")) {
-            children.add(field(child));
+            children.add(field(child, ids));
         }
         ArrowType type = type(list(field.get(1), -1, "a type"));
-        return new Field((String) field.get(0), new FieldType((Boolean) field.get(2), type, null, metadata(field.get(3))), children);
+        org.apache.arrow.vector.types.pojo.DictionaryEncoding encoding = null;
+        if (field.size() == 6) {  // dictionary-encoded: [index bit width, index signed, ordered]
+            List<?> index = list(field.get(5), 3, "a dictionary encoding");
+            int bits = integer(index.get(0));
+            if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+                throw new IllegalArgumentException("a dictionary index of " + bits + " bits");
+            }
+            encoding = new org.apache.arrow.vector.types.pojo.DictionaryEncoding(ids[0]++, (Boolean) index.get(2),
+                    new ArrowType.Int(bits, (Boolean) index.get(1)));
+        }
+        return new Field((String) field.get(0), new FieldType((Boolean) field.get(2), type, encoding, metadata(field.get(3))),
+                children);
     }
 
     private static int integer(Object value) {
@@ -234,6 +279,20 @@ final class SchemaDescription {
             case "FloatingPoint" -> new ArrowType.FloatingPoint(FloatingPointPrecision.valueOf((String) type.get(1)));
             case "Decimal" -> new ArrowType.Decimal(integer(type.get(1)), integer(type.get(2)), integer(type.get(3)));
             case "Date" -> new ArrowType.Date(DateUnit.valueOf((String) type.get(1)));
+            case "Utf8View" -> ArrowType.Utf8View.INSTANCE;
+            case "BinaryView" -> ArrowType.BinaryView.INSTANCE;
+            case "ListView" -> ArrowType.ListView.INSTANCE;
+            case "LargeListView" -> ArrowType.LargeListView.INSTANCE;
+            case "RunEndEncoded" -> ArrowType.RunEndEncoded.INSTANCE;
+            case "Union" -> {
+                List<?> ids = (List<?>) type.get(2);
+                int[] typeIds = new int[ids.size()];
+                for (int k = 0; k < typeIds.length; k++) {
+                    typeIds[k] = integer(ids.get(k));
+                }
+                yield new ArrowType.Union(org.apache.arrow.vector.types.UnionMode.valueOf((String) type.get(1)), typeIds);
+            }
+            case "Interval" -> new ArrowType.Interval(org.apache.arrow.vector.types.IntervalUnit.valueOf((String) type.get(1)));
             case "Time" -> new ArrowType.Time(TimeUnit.valueOf((String) type.get(1)), integer(type.get(2)));
             case "Timestamp" -> new ArrowType.Timestamp(TimeUnit.valueOf((String) type.get(1)), (String) type.get(2));
             case "Duration" -> new ArrowType.Duration(TimeUnit.valueOf((String) type.get(1)));

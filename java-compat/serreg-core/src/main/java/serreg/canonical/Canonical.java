@@ -26,8 +26,11 @@ import serreg.SerializationResult;
 import serreg.Serializer;
 import serreg.SerializerRegistry;
 import serreg.types.Complex;
+import serreg.types.DType;
 import serreg.types.FrozenSet;
+import serreg.types.MaskedArray;
 import serreg.types.NDArray;
+import serreg.types.NumpyGenericScalar;
 import serreg.types.NumpyScalar;
 import serreg.types.OpaqueValue;
 import serreg.types.PyByteArray;
@@ -98,6 +101,14 @@ public final class Canonical {
         }
         if (value instanceof NDArray a) {
             return canonicalArray(a);
+        }
+        if (value instanceof NumpyGenericScalar g) {
+            return new NumpyGenericScalar(g.name(), canonicalArray(g.value()));
+        }
+        if (value instanceof MaskedArray m) {
+            ByteBuffer fill = m.fillValue() == null ? null
+                    : canonicalArray(new NDArray(m.data().descr(), new long[0], 'C', m.fillValue())).data();
+            return new MaskedArray(canonicalArray(m.data()), m.mask() == null ? null : canonicalArray(m.mask()), fill, m.hardMask());
         }
         if (value instanceof PyMemoryView m) {
             return canonicalMemoryView(m);
@@ -211,51 +222,59 @@ public final class Canonical {
         };
     }
 
-    /** Packed C order, little-endian, floats and bools canonical (section 9.4). */
+    /**
+     * Packed C order, every byte order little-endian, floats and bools canonical, the padding of
+     * structured items zero (section 9.4); strides, F order and the read-only flag leave no trace.
+     */
     private static NDArray canonicalArray(NDArray array) {
-        String dtype = array.dtype();
-        int size = NDArray.itemSize(dtype);
-        char kind = dtype.charAt(1);
+        DType dtype = array.descr();
+        int size = dtype.itemSize();
         long[] shape = array.shape();
+        long[] strides = array.strides();
         int count = Math.toIntExact(NDArray.elementCount(shape));
-        boolean swap = dtype.charAt(0) == '>';
-        int part = kind == 'c' ? size / 2 : size;  // byte order is per part of a complex number
         ByteBuffer source = array.data();
-        int base = source.position();
-        byte[] out = new byte[count * size];
-        for (int i = 0; i < count; i++) {
-            long from = array.order() == 'F' ? fortranIndex(i, shape) : i;
-            int at = base + Math.toIntExact(from * size);
-            for (int b = 0; b < size; b++) {
-                int within = swap ? (b / part) * part + (part - 1 - b % part) : b;
-                out[i * size + b] = source.get(at + within);
+        byte[] out = new byte[Math.multiplyExact(count, size)];
+        List<DType.Leaf> leaves = dtype.leaves();
+        long[] index = new long[shape.length];
+        long from = 0;
+        for (int e = 0; e < count; e++) {
+            int item = e * size;
+            for (DType.Leaf leaf : leaves) {
+                copyLeaf(source, Math.toIntExact(from) + leaf.offset(), out, item + leaf.offset(), leaf);
+            }
+            for (int d = shape.length - 1; d >= 0; d--) {
+                from += strides[d];
+                if (++index[d] < shape[d]) {
+                    break;
+                }
+                from -= strides[d] * shape[d];
+                index[d] = 0;
             }
         }
-        if (kind == 'f' || kind == 'c') {
-            CanonicalFloats.normalize(out, part);
-        } else if (kind == 'b') {
-            for (int i = 0; i < out.length; i++) {
-                out[i] = (byte) (out[i] != 0 ? 1 : 0);
-            }
-        }
-        String little = swap ? "<" + dtype.substring(1) : dtype;
-        return new NDArray(little, shape, 'C', ByteBuffer.wrap(out));
+        return new NDArray(dtype.littleEndian(), shape, 'C', ByteBuffer.wrap(out));
     }
 
-    /** Where the element at C-order position {@code index} lies in F-order memory. */
-    private static long fortranIndex(long index, long[] shape) {
-        long[] at = new long[shape.length];
-        for (int d = shape.length - 1; d >= 0; d--) {
-            at[d] = index % shape[d];
-            index /= shape[d];
+    /** Copies one plain part of an item, little-endian and canonical. */
+    private static void copyLeaf(ByteBuffer source, int at, byte[] out, int to, DType.Leaf leaf) {
+        DType d = leaf.dtype();
+        int size = d.itemSize();
+        char kind = d.kind();
+        boolean swap = d.byteOrderChar() == '>';
+        int part = kind == 'c' ? size / 2 : kind == 'U' ? 4 : size;  // byte order is per part of a complex or a character
+        int bytes = size * leaf.count();
+        for (int b = 0; b < bytes; b++) {
+            int within = swap ? (b / part) * part + (part - 1 - b % part) : b;
+            out[to + b] = source.get(at + within);
         }
-        long position = 0;
-        long stride = 1;
-        for (int d = 0; d < shape.length; d++) {
-            position += at[d] * stride;
-            stride *= shape[d];
+        if (kind == 'f' || kind == 'c') {
+            for (int p = 0; p < bytes; p += part) {
+                CanonicalFloats.normalize(out, to + p, part);
+            }
+        } else if (kind == 'b') {
+            for (int b = 0; b < bytes; b++) {
+                out[to + b] = (byte) (out[to + b] != 0 ? 1 : 0);
+            }
         }
-        return position;
     }
 
     private static PyMemoryView canonicalMemoryView(PyMemoryView view) {

@@ -50,6 +50,17 @@ public final class CanonicalFloats {
         };
     }
 
+    /** Makes the little-endian float of {@code width} bytes (2, 4 or 8) at {@code at} in {@code data} canonical, in place. */
+    public static void normalize(byte[] data, int at, int width) {
+        ByteBuffer view = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
+        switch (width) {
+            case 2 -> view.putShort(at, (short) canonicalHalfBits(view.getShort(at)));
+            case 4 -> view.putFloat(at, canonicalFloat(view.getFloat(at)));
+            case 8 -> view.putDouble(at, canonicalDouble(view.getDouble(at)));
+            default -> throw new IllegalArgumentException("no float is " + width + " bytes wide");
+        }
+    }
+
     /** Makes every little-endian float of {@code width} bytes (2, 4 or 8) in {@code data} canonical, in place. */
     public static void normalize(byte[] data, int width) {
         ByteBuffer view = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);

@@ -6,6 +6,8 @@ import serreg.InBandWriter;
 import serreg.SerializerModule;
 import serreg.SerializerRegistry;
 import serreg.types.Complex;
+import serreg.types.MaskedArray;
+import serreg.types.NumpyGenericScalar;
 import serreg.types.NDArray;
 import serreg.types.NumpyScalar;
 import serreg.types.UInt16;
@@ -39,6 +41,12 @@ public final class NumpySerializers implements SerializerModule {
     @Override
     public void register(SerializerRegistry r) {
         r.registerSerializer("numpy.ndarray", NDArray.class, new NDArraySerializer(r));
+        r.registerSerializer("numpy.ma.MaskedArray", MaskedArray.class, new ScalarSerializer<MaskedArray>(r,
+                NumpySerializers::writeMasked, NumpySerializers::readMasked));
+        for (String name : new String[] {"datetime64", "timedelta64", "bytes_", "str_", "void"}) {
+            r.registerSerializer("numpy." + name, NumpyGenericScalar.class, new ScalarSerializer<NumpyGenericScalar>(r,
+                    (v, out) -> NDArraySerializer.writeArray(v.value(), out), in -> readGeneric(name, in)));
+        }
         r.registerSerializer("numpy.int8", Byte.class, new ScalarSerializer<Byte>(r,
                 (v, out) -> out.writeLong(v), in -> (byte) in.readLong(Byte.MIN_VALUE, Byte.MAX_VALUE, "int8")));
         r.registerSerializer("numpy.int16", Short.class, new ScalarSerializer<Short>(r,
@@ -58,6 +66,47 @@ public final class NumpySerializers implements SerializerModule {
         for (String name : new String[] {"bool", "int64", "float16", "float64", "complex64", "complex128"}) {
             r.registerSerializer("numpy." + name, NumpyScalar.class, new ScalarSerializer<NumpyScalar>(r,
                     NumpySerializers::writeScalar, in -> readScalar(name, in)));
+        }
+    }
+
+    private static NumpyGenericScalar readGeneric(String name, InBandReader in) {
+        long at = in.offset();
+        NDArray value = NDArraySerializer.readArray(in);
+        try {
+            return new NumpyGenericScalar(name, value);
+        } catch (IllegalArgumentException e) {
+            throw in.error(e.getMessage(), at);
+        }
+    }
+
+    /** [data, mask or nil, fill value (bin) or nil, hard mask]; OOB: the data's buffer, then the mask's. */
+    private static void writeMasked(MaskedArray m, InBandWriter out) {
+        out.writeArrayHeader(4);
+        NDArraySerializer.writeArray(m.data(), out);
+        if (m.mask() == null) {
+            out.writeNil();
+        } else {
+            NDArraySerializer.writeArray(m.mask(), out);
+        }
+        if (m.fillValue() == null) {
+            out.writeNil();
+        } else {
+            out.writeBinary(m.fillValue());
+        }
+        out.writeBoolean(m.hardMask());
+    }
+
+    private static MaskedArray readMasked(InBandReader in) {
+        long at = in.offset();
+        in.readArrayHeader(4, "numpy.ma.MaskedArray in-band [data, mask, fill_value, hard_mask]");
+        NDArray data = NDArraySerializer.readArray(in);
+        NDArray mask = in.tryReadNil() ? null : NDArraySerializer.readArray(in);
+        java.nio.ByteBuffer fill = in.tryReadNil() ? null : in.readBinaryView();
+        boolean hard = in.readBoolean();
+        try {
+            return new MaskedArray(data, mask, fill, hard);
+        } catch (IllegalArgumentException e) {
+            throw in.error("invalid masked array: " + e.getMessage(), at);
         }
     }
 

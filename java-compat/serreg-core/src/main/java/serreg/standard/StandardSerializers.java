@@ -20,6 +20,9 @@ import java.util.UUID;
 import serreg.RemoteException;
 import serreg.SerializerModule;
 import serreg.SerializerRegistry;
+import serreg.structs.CarrierSerializer;
+import serreg.structs.StructValue;
+import serreg.structs.TableSerializer;
 import serreg.types.Complex;
 import serreg.types.FrozenSet;
 import serreg.types.OpaqueValue;
@@ -75,5 +78,7 @@ public final class StandardSerializers implements SerializerModule {
         r.registerSerializer("uuid", UUID.class, new UuidSerializer(r));
         r.registerSerializer(Pickle5Serializer.CLASS_ID, OpaqueValue.class, new Pickle5Serializer());
         r.registerSerializer("serreg.error", RemoteException.class, new ErrorSerializer(r));
+        r.registerSerializer("serreg.struct", StructValue.class, new CarrierSerializer(r));
+        r.registerSerializer("serreg.structs", (serreg.Serializer) new TableSerializer(r), (List) List.of(TableSerializer.Marker.class));
     }
 }

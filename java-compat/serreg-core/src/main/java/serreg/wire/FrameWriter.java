@@ -142,9 +142,20 @@ public final class FrameWriter {
         return ByteBuffer.wrap(frame);
     }
 
+    /** Heap pieces from this size on are written through {@link #CHUNK} rather than whole. */
+    private static final int CHUNK_SIZE = 1 << 20;
+
+    /**
+     * One direct buffer per thread for writing large heap buffers: the JDK copies a heap buffer
+     * handed to a channel into a temporary direct buffer of its full size (100 MB for a 100 MB
+     * array, cold in every cache); a chunk at a time through this one is about twice as fast.
+     */
+    private static final ThreadLocal<ByteBuffer> CHUNK = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(CHUNK_SIZE));
+
     /**
      * Writes the contiguous frame to {@code channel}, handing the OOB buffers to it without
-     * copying them first (a gathering write where the channel supports it).
+     * copying them first (a gathering write where the channel supports it; a large heap buffer,
+     * which the JDK would copy whole, goes through a reused direct chunk).
      *
      * @param inBand the in-band section
      * @param oob the OOB buffers in order
@@ -158,22 +169,49 @@ public final class FrameWriter {
         FrameLayout layout = layout(inBand, oob);
         ByteBuffer[] pieces = pieces(inBand, oob, key, layout).toArray(ByteBuffer[]::new);
         long total = frameLength(layout, key != null);
+        int from = 0;
+        for (int i = 0; i <= pieces.length; i++) {
+            if (i == pieces.length || !pieces[i].isDirect() && pieces[i].remaining() >= CHUNK_SIZE) {
+                writeAll(pieces, from, i, channel);
+                if (i < pieces.length) {
+                    writeChunked(pieces[i], channel);
+                }
+                from = i + 1;
+            }
+        }
+        return total;
+    }
+
+    private static void writeAll(ByteBuffer[] pieces, int from, int to, WritableByteChannel channel) throws IOException {
         if (channel instanceof GatheringByteChannel gathering) {
-            long remaining = total;
-            int first = 0;
-            while (remaining > 0) {
-                remaining -= gathering.write(pieces, first, pieces.length - first);
-                while (first < pieces.length && !pieces[first].hasRemaining()) {
+            int first = from;
+            while (first < to) {
+                gathering.write(pieces, first, to - first);
+                while (first < to && !pieces[first].hasRemaining()) {
                     first++;
                 }
             }
         } else {
-            for (ByteBuffer piece : pieces) {
-                while (piece.hasRemaining()) {
-                    channel.write(piece);
+            for (int i = from; i < to; i++) {
+                while (pieces[i].hasRemaining()) {
+                    channel.write(pieces[i]);
                 }
             }
         }
-        return total;
+    }
+
+    private static void writeChunked(ByteBuffer heap, WritableByteChannel channel) throws IOException {
+        ByteBuffer chunk = CHUNK.get();
+        ByteBuffer source = heap.duplicate();
+        while (source.hasRemaining()) {
+            int n = Math.min(chunk.capacity(), source.remaining());
+            chunk.clear();
+            chunk.put(source.slice(source.position(), n)).flip();
+            source.position(source.position() + n);
+            while (chunk.hasRemaining()) {
+                channel.write(chunk);
+            }
+        }
+        heap.position(heap.limit());
     }
 }

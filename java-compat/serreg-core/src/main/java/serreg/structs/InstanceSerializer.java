@@ -1,0 +1,37 @@
+package serreg.structs;
+
+import serreg.InBandReader;
+import serreg.MsgpackSerializer;
+import serreg.SerializerRegistry;
+
+/**
+ * The base of the serializers whose values are struct instances: inside msgpack documents the
+ * registry writes their values as ext 1 (docs/FORMAT.md section 10.3) holding what
+ * {@link #write} writes, the instance array; at the top level that array follows the value's
+ * ClassIDHash, after the frame's struct table.
+ *
+ * @param <T> the values' type
+ */
+public abstract class InstanceSerializer<T> extends MsgpackSerializer<T> {
+    /**
+     * A serializer on {@code registry}.
+     *
+     * @param registry the registry it belongs to
+     */
+    protected InstanceSerializer(SerializerRegistry registry) {
+        super(registry);
+    }
+
+    /** Structs have no canonical form yet (docs/FORMAT.md 10.5 specifies it; neither language writes it). */
+    @Override
+    public serreg.SerializationResult serializeCanonical(T value) {
+        throw new serreg.CanonicalFormException("a struct (" + value.getClass().getName() + ") has no canonical form in"
+                + " this version of serreg (docs/FORMAT.md 10.5); digest a plain value built from its fields instead");
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    protected T read(InBandReader in) {
+        return (T) StructFrames.readInstance(in);
+    }
+}

@@ -1,0 +1,165 @@
+package serreg.structs;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import serreg.DeserializationException;
+import serreg.InBandReader;
+import serreg.RegistrationException;
+import serreg.SerializationException;
+import serreg.SerializerRegistry;
+
+/**
+ * The struct classes of one {@link SerializerRegistry}, by class ID and by class, and the reading
+ * of a frame's struct table: each definition gets the reader of its registered class (fields
+ * matched by name) or of the data carrier ({@link StructValue}). Thread-safe.
+ */
+public final class StructRegistry {
+    private final SerializerRegistry owner;
+    private final Map<String, StructSchema> byId = new ConcurrentHashMap<>();
+    private final Map<Class<?>, StructSchema> byClass = new ConcurrentHashMap<>();
+    private final Map<StructSchema.DefinitionKey, StructFrames.InstanceReader> carrierReaders = new ConcurrentHashMap<>();
+    private static final int CACHE_MAX = 1024;
+
+    /**
+     * The struct registry of {@code owner} (made by the registry itself).
+     *
+     * @param owner the registry
+     */
+    public StructRegistry(SerializerRegistry owner) {
+        this.owner = owner;
+    }
+
+    SerializerRegistry owner() {
+        return owner;
+    }
+
+    /**
+     * Registers {@code cls} as the struct {@code classId} (see
+     * {@link SerializerRegistry#registerStruct}).
+     *
+     * @param cls the class
+     * @param classId its class ID
+     */
+    public synchronized void register(Class<?> cls, String classId) {
+        if (classId == null || classId.isEmpty()) {
+            throw new RegistrationException("a class ID is a non-empty string");
+        }
+        StructSchema existing = byId.get(classId);
+        if (existing != null && existing.cls != cls) {
+            throw new RegistrationException("class ID '" + classId + "' is already the struct " + existing.cls.getName());
+        }
+        StructSchema schema = new StructSchema(cls, classId, this);
+        owner.registerSerializer(classId, castClass(cls), new StructSerializer(owner, schema));
+        byId.put(classId, schema);
+        byClass.put(cls, schema);
+        try {
+            schema.compile();
+        } catch (IllegalArgumentException e) {
+            // A nested struct class registered later: resolved on first use (the error comes then).
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Class<Object> castClass(Class<?> cls) {
+        return (Class<Object>) cls;
+    }
+
+    String classIdOf(Class<?> cls) {
+        StructSchema s = byClass.get(cls);
+        return s == null ? null : s.classId;
+    }
+
+    String classIdOfValue(Object value) {
+        if (value instanceof StructValue carrier) {
+            return carrier.classId();
+        }
+        StructSchema s = byClass.get(value.getClass());
+        return s == null ? null : s.classId;
+    }
+
+    /** The class ID a decoded standard value was read under (for the standard atoms), or null. */
+    String standardAtomOf(Object value) {
+        try {
+            return owner.getClassId(value.getClass());
+        } catch (SerializationException e) {
+            return null;
+        }
+    }
+
+    /** Reads a table (the msgpack array at {@code in}'s position); {@code inBand} is the bytes {@code in} reads. */
+    List<StructFrames.Entry> readTable(InBandReader in, ByteBuffer inBand) {
+        long at = in.offset();
+        int count = in.readArrayHeader();
+        if (count > StructFrames.MAX_DEFINITIONS) {
+            throw new DeserializationException("the struct table declares " + count + " definitions; at most "
+                    + StructFrames.MAX_DEFINITIONS, at);
+        }
+        List<StructFrames.Entry> table = new ArrayList<>(Math.min(count, 64));
+        for (int i = 0; i < count; i++) {
+            int start = (int) in.offset();
+            Object definition = in.readValue();
+            byte[] raw = new byte[(int) in.offset() - start];
+            inBand.duplicate().position(inBand.position() + start).get(raw);
+            table.add(entry(i, definition, raw, start));
+        }
+        return table;
+    }
+
+    private StructFrames.Entry entry(int index, Object definition, byte[] raw, long at) {
+        String where = "struct definition " + index;
+        if (!(definition instanceof List<?> d) || d.size() != 2 || !(d.get(0) instanceof String classId)
+                || classId.isEmpty()) {
+            throw new DeserializationException(where + " must be [class ID: str, fields: array]", at);
+        }
+        where += " ('" + classId + "')";
+        if (!(d.get(1) instanceof List<?> fields) || fields.size() > StructFrames.MAX_DEFINITIONS) {
+            throw new DeserializationException(where + ": fields must be an array of at most "
+                    + StructFrames.MAX_DEFINITIONS + " [name, type]", at);
+        }
+        List<String> names = new ArrayList<>(fields.size());
+        List<FieldType> types = new ArrayList<>(fields.size());
+        for (Object field : fields) {
+            if (!(field instanceof List<?> f) || f.size() != 2 || !(f.get(0) instanceof String name) || name.isEmpty()) {
+                throw new DeserializationException(where + ": every field must be [name: non-empty str, type]", at);
+            }
+            names.add(name);
+            types.add(FieldType.parse(f.get(1), classId + "." + name, 0));
+        }
+        if (new HashSet<>(names).size() != names.size()) {
+            throw new DeserializationException(where + ": field names repeat", at);
+        }
+        StructSchema schema = byId.get(classId);
+        StructFrames.InstanceReader reader = schema != null ? schema.reader(raw, names, types)
+                : carrierReader(classId, raw, names, types);
+        return new StructFrames.Entry(classId, names.size(), reader);
+    }
+
+    private StructFrames.InstanceReader carrierReader(String classId, byte[] raw, List<String> names, List<FieldType> types) {
+        StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(raw);
+        StructFrames.InstanceReader cached = carrierReaders.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        List<Conversions.Reader> readers = new ArrayList<>(types.size());
+        for (int i = 0; i < types.size(); i++) {
+            readers.add(Conversions.reader(types.get(i), null, classId + "." + names.get(i), this));
+        }
+        List<String> fieldNames = List.copyOf(names);
+        List<FieldType> fieldTypes = List.copyOf(types);
+        StructFrames.InstanceReader reader = in -> {
+            List<Object> values = new ArrayList<>(readers.size());
+            for (Conversions.Reader r : readers) {
+                values.add(r.read(in.readValue()));
+            }
+            return new StructValue(classId, fieldNames, java.util.Collections.unmodifiableList(values), raw, fieldTypes);
+        };
+        if (carrierReaders.size() < CACHE_MAX) {
+            carrierReaders.put(key, reader);
+        }
+        return reader;
+    }
+}

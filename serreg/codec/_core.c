@@ -1,0 +1,384 @@
+/* The compiled in-band codec: twin of serreg/codec/pure.py (docs/FORMAT.md, section 3).
+ *
+ * MsgpackCodec.pack writes a whole value tree of standard types into one buffer: the
+ * msgpack-native values (None, bool, int, float, str, bytes, list, dict) directly, and the
+ * standard types that travel as ext 0 (tuple, big int, bytearray, complex, datetime, date,
+ * time, timedelta, uuid) as ext 0 with their standard serializer's in-band, written here
+ * too, as long as the registry still serves those types with its standard serializers.
+ * Every other value goes through encode_nested (a registered serializer, a plug-in, the
+ * fallback), exactly as the pure codec does it, in document order, so out-of-band
+ * buffers keep their order.  MsgpackCodec.unpack reads a document with an explicit stack
+ * (no C recursion per level) and decodes ext 0 values of the standard types in place,
+ * under the same trust and depth rules as the nested decoder (allow-list, max_depth); any
+ * other ext 0 goes to decode_nested.
+ *
+ * Bytes and errors are those of the pure codec: whenever this code meets something it
+ * does not handle itself (a malformed document, a str that is not UTF-8, nesting beyond
+ * msgpack's limits, a hash-flooded map in untrusted mode, any error inside a value it
+ * decodes in place) it undoes what it did (out-of-band position, nesting depth, memory
+ * budget) and hands the whole call to the pure codec it was given, which raises the error
+ * serreg has always raised.  Errors raised by encode_nested propagate unchanged. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <datetime.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MSGPACK_MAX_NESTING 1024 /* msgpack-python's own limit, reading and writing */
+#define MAX_INLINE_LEVELS 200     /* nested ext 0 values written in place in one call */
+#define MAX_KEYS_PER_HASH 64      /* untrusted mode: serreg/codec/checks.py */
+#define HASH_SIZE 8
+#define SCRATCH_KEEP (1 << 16)
+
+enum {
+    K_NONE = 0, K_TUPLE, K_SET, K_FROZENSET, K_BYTEARRAY, K_COMPLEX, K_DATETIME, K_DATE, K_TIME,
+    K_TIMEDELTA, K_UUID, K_INT, N_KINDS
+};
+static const char *KIND_IDS[N_KINDS] = {
+    NULL, "tuple", "set", "frozenset", "bytearray", "complex", "datetime", "date", "time", "timedelta", "uuid", "int",
+};
+/* Native types, as bits of the override mask. */
+enum { N_NONE = 1, N_BOOL = 2, N_INT = 4, N_FLOAT = 8, N_STR = 16, N_BYTES = 32, N_LIST = 64, N_DICT = 128 };
+
+static PyTypeObject *uuid_type;   /* uuid.UUID */
+static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
+    *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
+    *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
+    *decode_state_var;
+
+/* What the registry's current snapshot lets this codec do itself. */
+typedef struct {
+    unsigned native_overrides;       /* natives a user serializer took over: always ext 0 */
+    char write[N_KINDS];             /* written in place (the standard serializer serves the type) */
+    char read[N_KINDS];              /* read in place (the hash is the standard serializer's) */
+    PyObject *ext_writers;           /* type -> struct writer (borrowed from the cached snapshot); NULL: none */
+} Tables;
+
+static unsigned char kind_hash[N_KINDS][HASH_SIZE];
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *encode_nested, *decode_nested, *snapshots, *pure;
+    PyObject *cached_snapshot;
+    Tables tables;
+    char *scratch;
+    Py_ssize_t scratch_cap;
+    int scratch_busy;
+} Codec;
+
+/* ------------------------------------------------------------------ tables */
+
+static unsigned native_bit(PyObject *type) {
+    if (type == (PyObject *)Py_TYPE(Py_None)) return N_NONE;
+    if (type == (PyObject *)&PyBool_Type) return N_BOOL;
+    if (type == (PyObject *)&PyLong_Type) return N_INT;
+    if (type == (PyObject *)&PyFloat_Type) return N_FLOAT;
+    if (type == (PyObject *)&PyUnicode_Type) return N_STR;
+    if (type == (PyObject *)&PyBytes_Type) return N_BYTES;
+    if (type == (PyObject *)&PyList_Type) return N_LIST;
+    if (type == (PyObject *)&PyDict_Type) return N_DICT;
+    return 0;
+}
+
+static int fill_kinds(PyObject *snapshot, PyObject *name, char *flags) {
+    PyObject *ids = PyObject_GetAttr(snapshot, name);
+    if (ids == NULL) return -1;
+    for (int k = 1; k < N_KINDS; k++) {
+        PyObject *id = PyUnicode_FromString(KIND_IDS[k]);
+        int has = id == NULL ? -1 : PySequence_Contains(ids, id);
+        Py_XDECREF(id);
+        if (has < 0) { Py_DECREF(ids); return -1; }
+        flags[k] = (char)has;
+    }
+    Py_DECREF(ids);
+    return 0;
+}
+
+/* The tables of the registry's snapshot now (rebuilt when a new snapshot was published). */
+static int current_tables(Codec *self, Tables *out) {
+    PyObject *snapshot = PyObject_GetAttr(self->snapshots, str_snapshot);
+    if (snapshot == NULL) return -1;
+    if (snapshot != self->cached_snapshot) {
+        Tables t;
+        memset(&t, 0, sizeof t);
+        PyObject *overrides = PyObject_GetAttr(snapshot, str_native_overrides);
+        if (overrides == NULL) goto fail;
+        PyObject *it = PyObject_GetIter(overrides), *type;
+        Py_DECREF(overrides);
+        if (it == NULL) goto fail;
+        while ((type = PyIter_Next(it)) != NULL) {
+            t.native_overrides |= native_bit(type);
+            Py_DECREF(type);
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred()) goto fail;
+        if (fill_kinds(snapshot, str_standard_writers, t.write) < 0) goto fail;
+        if (fill_kinds(snapshot, str_standard_readers, t.read) < 0) goto fail;
+        /* Structs (ext 1) are written by the pure codec's struct writers: a value holding one goes
+           there whole. The mapping lives as long as the snapshot, which cached_snapshot keeps. */
+        PyObject *writers = PyObject_GetAttr(snapshot, str_ext_writers);
+        if (writers == NULL) goto fail;
+        t.ext_writers = (PyDict_Check(writers) && PyDict_GET_SIZE(writers) > 0) ? writers : NULL;
+        Py_DECREF(writers);
+        self->tables = t;
+        Py_XSETREF(self->cached_snapshot, snapshot);
+        *out = t;
+        return 0;
+    fail:
+        Py_DECREF(snapshot);
+        return -1;
+    }
+    Py_DECREF(snapshot);
+    *out = self->tables;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ output buffer */
+
+typedef struct {
+    char *buf;
+    Py_ssize_t len, cap;
+    int owns;
+} Out;
+
+static int out_grow(Out *o, Py_ssize_t extra) {
+    Py_ssize_t need = o->len + extra, cap = o->cap ? o->cap : 256;
+    while (cap < need) {
+        if (cap > PY_SSIZE_T_MAX / 2) { PyErr_NoMemory(); return -1; }
+        cap *= 2;
+    }
+    char *buf;
+    if (o->owns) {
+        buf = PyMem_Realloc(o->buf, cap);
+    } else {
+        buf = PyMem_Malloc(cap);
+        if (buf != NULL && o->len) memcpy(buf, o->buf, o->len);
+    }
+    if (buf == NULL) { PyErr_NoMemory(); return -1; }
+    o->buf = buf;
+    o->cap = cap;
+    o->owns = 1;
+    return 0;
+}
+
+#define RESERVE(o, n) do { if ((o)->cap - (o)->len < (Py_ssize_t)(n) && out_grow((o), (n)) < 0) return -1; } while (0)
+
+static inline void put1(Out *o, unsigned char c) { o->buf[o->len++] = (char)c; }
+static inline void put_be(Out *o, uint64_t v, int n) {
+    for (int i = n - 1; i >= 0; i--) o->buf[o->len++] = (char)(v >> (8 * i));
+}
+
+static int pack_uint(Out *o, unsigned long long v) {
+    RESERVE(o, 9);
+    if (v < 128) put1(o, (unsigned char)v);
+    else if (v < 256) { put1(o, 0xcc); put_be(o, v, 1); }
+    else if (v < 65536) { put1(o, 0xcd); put_be(o, v, 2); }
+    else if (v < 4294967296ULL) { put1(o, 0xce); put_be(o, v, 4); }
+    else { put1(o, 0xcf); put_be(o, v, 8); }
+    return 0;
+}
+
+static int pack_sint(Out *o, long long v) {
+    if (v >= 0) return pack_uint(o, (unsigned long long)v);
+    RESERVE(o, 9);
+    if (v >= -32) put1(o, (unsigned char)(v & 0xff));
+    else if (v >= -128) { put1(o, 0xd0); put_be(o, (uint64_t)v, 1); }
+    else if (v >= -32768) { put1(o, 0xd1); put_be(o, (uint64_t)v, 2); }
+    else if (v >= -2147483648LL) { put1(o, 0xd2); put_be(o, (uint64_t)v, 4); }
+    else { put1(o, 0xd3); put_be(o, (uint64_t)v, 8); }
+    return 0;
+}
+
+static int pack_double(Out *o, double d) {
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    RESERVE(o, 9);
+    put1(o, 0xcb);
+    put_be(o, bits, 8);
+    return 0;
+}
+
+/* A str/bin/array/map header: fix form (when fix_base), then the 8, 16 and 32-bit forms. */
+static int pack_header(Out *o, Py_ssize_t n, int fix_base, int fix_max, int c8, int c16, int c32) {
+    RESERVE(o, 5);
+    if (fix_base >= 0 && n < fix_max) put1(o, (unsigned char)(fix_base | n));
+    else if (c8 >= 0 && n < 256) { put1(o, (unsigned char)c8); put_be(o, (uint64_t)n, 1); }
+    else if (n < 65536) { put1(o, (unsigned char)c16); put_be(o, (uint64_t)n, 2); }
+    else if ((unsigned long long)n <= 0xffffffffULL) { put1(o, (unsigned char)c32); put_be(o, (uint64_t)n, 4); }
+    else return -2;
+    return 0;
+}
+#define ARRAY_HEADER(o, n) pack_header((o), (n), 0x90, 16, -1, 0xdc, 0xdd)
+#define MAP_HEADER(o, n) pack_header((o), (n), 0x80, 16, -1, 0xde, 0xdf)
+
+static int pack_raw(Out *o, const char *data, Py_ssize_t n, int is_str) {
+    int r = is_str ? pack_header(o, n, 0xa0, 32, 0xd9, 0xda, 0xdb) : pack_header(o, n, -1, 0, 0xc4, 0xc5, 0xc6);
+    if (r < 0) return r;
+    RESERVE(o, n);
+    memcpy(o->buf + o->len, data, n);
+    o->len += n;
+    return 0;
+}
+
+/* An ext 0 is written with room for its longest header; ext_end moves the payload back. */
+#define EXT_ROOM 6
+static int ext_begin(Out *o, const unsigned char *hash) {
+    RESERVE(o, EXT_ROOM + HASH_SIZE);
+    o->len += EXT_ROOM;
+    memcpy(o->buf + o->len, hash, HASH_SIZE);
+    o->len += HASH_SIZE;
+    return 0;
+}
+
+static int ext_end(Out *o, Py_ssize_t start) {
+    Py_ssize_t payload = o->len - start - EXT_ROOM;
+    unsigned char head[EXT_ROOM];
+    int h;
+    if (payload == 8) { head[0] = 0xd7; h = 1; }
+    else if (payload == 16) { head[0] = 0xd8; h = 1; }
+    else if (payload < 256) { head[0] = 0xc7; head[1] = (unsigned char)payload; h = 2; }
+    else if (payload < 65536) { head[0] = 0xc8; head[1] = (unsigned char)(payload >> 8); head[2] = (unsigned char)payload; h = 3; }
+    else if ((unsigned long long)payload <= 0xffffffffULL) {
+        head[0] = 0xc9;
+        for (int i = 0; i < 4; i++) head[1 + i] = (unsigned char)(payload >> (24 - 8 * i));
+        h = 5;
+    } else return -2;
+    head[h++] = 0; /* ext type 0 */
+    if (h < EXT_ROOM) memmove(o->buf + start + h, o->buf + start + EXT_ROOM, payload);
+    memcpy(o->buf + start, head, h);
+    o->len -= EXT_ROOM - h;
+    return 0;
+}
+
+#include "_core_encode.h"
+#include "_core_decode.h"
+
+/* ------------------------------------------------------------------ the type */
+
+static int Codec_init(Codec *self, PyObject *args, PyObject *kwds) {
+    PyObject *encode_nested, *decode_nested, *snapshots, *pure;
+    static char *names[] = {"encode_nested", "decode_nested", "snapshots", "pure", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO", names, &encode_nested, &decode_nested, &snapshots, &pure))
+        return -1;
+    Py_INCREF(encode_nested); Py_XSETREF(self->encode_nested, encode_nested);
+    Py_INCREF(decode_nested); Py_XSETREF(self->decode_nested, decode_nested);
+    Py_INCREF(snapshots); Py_XSETREF(self->snapshots, snapshots);
+    Py_INCREF(pure); Py_XSETREF(self->pure, pure);
+    return 0;
+}
+
+static int Codec_traverse(Codec *self, visitproc visit, void *arg) {
+    Py_VISIT(self->encode_nested);
+    Py_VISIT(self->decode_nested);
+    Py_VISIT(self->snapshots);
+    Py_VISIT(self->pure);
+    Py_VISIT(self->cached_snapshot);
+    return 0;
+}
+
+static int Codec_clear(Codec *self) {
+    Py_CLEAR(self->encode_nested);
+    Py_CLEAR(self->decode_nested);
+    Py_CLEAR(self->snapshots);
+    Py_CLEAR(self->pure);
+    Py_CLEAR(self->cached_snapshot);
+    return 0;
+}
+
+static void Codec_dealloc(Codec *self) {
+    PyObject_GC_UnTrack(self);
+    Codec_clear(self);
+    PyMem_Free(self->scratch);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Codec_methods[] = {
+    {"pack", (PyCFunction)(void (*)(void))Codec_pack, METH_FASTCALL,
+     "pack(obj, oob: list) -> bytes: msgpack bytes of obj; nested values' buffers are appended to oob."},
+    {"unpack", (PyCFunction)(void (*)(void))Codec_unpack, METH_FASTCALL,
+     "unpack(data, oob, plain_only=False) -> value: one msgpack value, nested values decoded by their "
+     "serializers; with plain_only, NotImplemented as soon as a nested value (any ext) is met."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CodecType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "serreg.codec._core.MsgpackCodec",
+    .tp_basicsize = sizeof(Codec),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "MsgpackCodec(encode_nested, decode_nested, snapshots, pure): the compiled in-band codec; "
+              "pure is the pure-Python codec it hands what it does not handle itself.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Codec_init,
+    .tp_dealloc = (destructor)Codec_dealloc,
+    .tp_traverse = (traverseproc)Codec_traverse,
+    .tp_clear = (inquiry)Codec_clear,
+    .tp_methods = Codec_methods,
+};
+
+static PyObject *set_class_hashes(PyObject *module, PyObject *hashes) {
+    /* {class ID: ClassIDHash} of the kinds written and read in place. */
+    for (int k = 1; k < N_KINDS; k++) {
+        PyObject *h = PyDict_GetItemString(hashes, KIND_IDS[k]);
+        if (h == NULL || !PyBytes_Check(h) || PyBytes_GET_SIZE(h) != HASH_SIZE) {
+            PyErr_Format(PyExc_ValueError, "no 8-byte ClassIDHash given for %s", KIND_IDS[k]);
+            return NULL;
+        }
+        memcpy(kind_hash[k], PyBytes_AS_STRING(h), HASH_SIZE);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *set_decode_state(PyObject *module, PyObject *var) {
+    Py_INCREF(var);
+    Py_XSETREF(decode_state_var, var);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"set_class_hashes", set_class_hashes, METH_O, "set_class_hashes({class ID: ClassIDHash}) for the types written in place."},
+    {"set_decode_state", set_decode_state, METH_O, "set_decode_state(contextvar): where a deserialize call keeps its DecodeState."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "serreg.codec._core", NULL, -1, module_methods};
+
+#define INTERN(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
+
+PyMODINIT_FUNC PyInit__core(void) {
+    PyDateTime_IMPORT;
+    if (PyDateTimeAPI == NULL) return NULL;
+    PyObject *uuid = PyImport_ImportModule("uuid");
+    if (uuid == NULL) return NULL;
+    uuid_type = (PyTypeObject *)PyObject_GetAttrString(uuid, "UUID");
+    Py_DECREF(uuid);
+    if (uuid_type == NULL) return NULL;
+    INTERN(str_in_band, "in_band_buffer");
+    INTERN(str_oob_buffers, "out_of_band_buffers");
+    INTERN(str_int, "int");
+    INTERN(str_snapshot, "snapshot");
+    INTERN(str_native_overrides, "native_overrides");
+    INTERN(str_standard_writers, "standard_writers");
+    INTERN(str_ext_writers, "ext_writers");
+    INTERN(str_standard_readers, "standard_readers");
+    INTERN(str_depth, "depth");
+    INTERN(str_allowed, "allowed");
+    INTERN(str_max_depth, "max_depth");
+    INTERN(str_budget, "budget");
+    INTERN(str_pack, "pack");
+    INTERN(str_unpack, "unpack");
+    INTERN(str_explain, "explain_pack_error");
+    INTERN(str_via, "via");
+    INTERN(str_position, "position");
+    INTERN(str_rewind, "rewind");
+    if (PyType_Ready(&CodecType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&CodecType);
+    if (PyModule_AddObject(m, "MsgpackCodec", (PyObject *)&CodecType) < 0) {
+        Py_DECREF(&CodecType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

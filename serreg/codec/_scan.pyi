@@ -1,0 +1,6 @@
+"""Type stub of the compiled scan (``_scan.c``); the pure-Python twin is ``scan.holds_any_python``."""
+
+from typing import Any, Callable
+
+def holds_any(obj: object, types: tuple[type, ...], /) -> bool: ...
+def set_fallback(scan: Callable[[Any, tuple[type, ...]], bool], /) -> None: ...

@@ -1,0 +1,36 @@
+"""The compiled codec: the C core (``_core.c``) set up for serreg.
+
+``MsgpackCodec`` here takes the same arguments as the pure-Python one in
+``pure.py`` and gives the same bytes, values and errors. The C core is handed
+the pure codec, which it calls for what it does not handle itself: values it
+does not know, and every document it finds something wrong with (so errors
+are worded exactly as the pure codec words them). It is told once the
+ClassIDHashes of the standard types it writes and reads in place, and where a
+deserialize call keeps its state (trust, depth, budget).
+"""
+
+from __future__ import annotations
+
+from ..limits import DECODE_STATE
+from ..wire.class_id import class_id_hash
+from ._core import MsgpackCodec as CoreCodec
+from ._core import set_class_hashes, set_decode_state
+from .pure import DecodeNested, EncodeNested, SnapshotSource
+from .pure import MsgpackCodec as PureMsgpackCodec
+
+__all__ = ["MsgpackCodec"]
+
+# The standard class IDs the C core writes and reads in place (serreg/standard/__init__.py has them all).
+IN_PLACE_CLASS_IDS = (
+    "tuple", "set", "frozenset", "bytearray", "complex", "datetime", "date", "time", "timedelta", "uuid", "int",
+)
+
+set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLASS_IDS})
+set_decode_state(DECODE_STATE)
+
+
+class MsgpackCodec(CoreCodec):
+    """Packs and unpacks value trees for one registry, in C (see ``pure.MsgpackCodec``)."""
+
+    def __init__(self, encode_nested: EncodeNested, decode_nested: DecodeNested, snapshots: SnapshotSource) -> None:
+        super().__init__(encode_nested, decode_nested, snapshots, PureMsgpackCodec(encode_nested, decode_nested, snapshots))

@@ -1,0 +1,71 @@
+"""The struct table of the frame being written or read (docs/FORMAT.md, 10.1).
+
+A serialize call opens an :class:`EncodeScope`; every struct instance packed
+during the call (nested values included) takes the index of its definition
+from it, adding the definition on first use. A ``serreg.structs`` section
+being read opens a :class:`DecodeScope` holding one reader per definition; an
+ext 1 anywhere inside it is decoded by :func:`read_instance`. Both live in
+context variables, so threads and nested calls each see their own.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any, Optional
+
+from ..errors import DeserializationError, LimitExceededError
+
+__all__ = ["DECODE_SCOPE", "ENCODE_SCOPE", "DecodeScope", "EncodeScope", "read_instance"]
+
+MAX_DEFINITIONS = 65535
+
+
+class EncodeScope:
+    """Definitions met so far in one serialize call, in first-use order."""
+
+    __slots__ = ("index", "definitions")
+
+    def __init__(self) -> None:
+        self.index: dict[Any, Any] = {}  # definition key (a schema, or a carrier's definition bytes) -> index
+        self.definitions: list[Any] = []  # packed definitions, in index order
+
+    def add(self, key: Any, packed_definition: bytes) -> int:
+        index = len(self.definitions)
+        if index >= MAX_DEFINITIONS:
+            raise LimitExceededError(f"a frame holds at most {MAX_DEFINITIONS} struct definitions")
+        self.index[key] = index
+        self.definitions.append(packed_definition)
+        return index
+
+
+class DecodeScope:
+    """The readers of one table: ``readers[i]`` builds an instance of definition i from its array.
+
+    ``leaves[i]`` is the same reader when definition i has only plain scalar fields (its
+    instances hold no nested value), else None; only the first 128 indices are listed.
+    """
+
+    __slots__ = ("readers", "class_ids", "leaves")
+
+    def __init__(self, readers: list[Any], class_ids: list[Any], leaves: list[Any]) -> None:
+        self.readers = readers
+        self.class_ids = class_ids
+        self.leaves = leaves
+
+
+ENCODE_SCOPE: ContextVar[Optional[EncodeScope]] = ContextVar("serreg_struct_encode", default=None)
+DECODE_SCOPE: ContextVar[Optional[DecodeScope]] = ContextVar("serreg_struct_decode", default=None)
+
+
+def read_instance(items: Any) -> Any:
+    """Decode one instance array ``[index, v...]`` (an ext 1 payload, already unpacked)."""
+    scope = DECODE_SCOPE.get()
+    if scope is None:
+        raise DeserializationError("a struct instance (msgpack ext 1) outside any struct table (serreg.structs)")
+    if type(items) is not list or not items or type(items[0]) is not int:
+        raise DeserializationError("a struct instance must be an array [definition index, field values...]")
+    index = items[0]
+    readers = scope.readers
+    if not 0 <= index < len(readers):
+        raise DeserializationError(f"struct instance names definition {index}, but the table holds {len(readers)}")
+    return readers[index](items)

@@ -1,0 +1,153 @@
+/* Compiled twin of two functions of serreg/wire/frame.py (docs/FORMAT.md, section 4).
+ *
+ * join_frame(in_band_parts, buffers) -> bytes: an unsigned frame written into one bytes
+ * object (header, table, in-band pieces, zero padding, buffers): one allocation, each byte
+ * copied once.  parse_frame(data, max_frame_size, max_buffers) -> (in-band offset, in-band
+ * length, buffer offsets and lengths) when data is a valid unsigned frame within the limits,
+ * None otherwise: the caller then reads it with FrameView, which reports what is wrong at
+ * which offset.  Same answers as the pure-Python functions (the tests run both). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define HEADER_SIZE 32
+#define ENTRY_SIZE 16
+#define ALIGNMENT 64
+#define CLASS_ID_HASH_SIZE 8
+
+static uint64_t align64(uint64_t n) { return (n + ALIGNMENT - 1) & ~(uint64_t)(ALIGNMENT - 1); }
+
+static void put_le(unsigned char *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+static PyObject *join_frame(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "join_frame(in_band_parts: list, buffers: list)");
+        return NULL;
+    }
+    PyObject *parts = args[0], *buffers = args[1], *frame = NULL;
+    Py_ssize_t nparts = PyList_GET_SIZE(parts), nbuf = PyList_GET_SIZE(buffers), done_parts = 0, done_bufs = 0;
+    Py_buffer *views = PyMem_Calloc((size_t)(nparts + nbuf) + 1, sizeof(Py_buffer));
+    if (views == NULL) return PyErr_NoMemory();
+    uint64_t in_band = 0, end;
+    for (; done_parts < nparts; done_parts++) {
+        if (PyObject_GetBuffer(PyList_GET_ITEM(parts, done_parts), &views[done_parts], PyBUF_SIMPLE) < 0) goto done;
+        in_band += (uint64_t)views[done_parts].len;
+    }
+    end = HEADER_SIZE + (uint64_t)ENTRY_SIZE * nbuf + in_band;
+    for (; done_bufs < nbuf; done_bufs++) {
+        Py_buffer *v = &views[nparts + done_bufs];
+        if (PyObject_GetBuffer(PyList_GET_ITEM(buffers, done_bufs), v, PyBUF_SIMPLE) < 0) goto done;
+        end = align64(end) + (uint64_t)v->len;
+    }
+    if (end > (uint64_t)PY_SSIZE_T_MAX) { PyErr_NoMemory(); goto done; }
+    frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)end);
+    if (frame == NULL) goto done;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(frame);
+    memcpy(out, "SREG", 4);
+    out[4] = 1;                       /* format version */
+    memset(out + 5, 0, 3);            /* flags, reserved */
+    put_le(out + 8, (uint64_t)nbuf, 4);
+    memset(out + 12, 0, 4);           /* reserved */
+    put_le(out + 16, in_band, 8);
+    put_le(out + 24, end, 8);
+    uint64_t at = HEADER_SIZE + (uint64_t)ENTRY_SIZE * nbuf + in_band;
+    for (Py_ssize_t i = 0; i < nbuf; i++) {
+        uint64_t offset = align64(at), length = (uint64_t)views[nparts + i].len;
+        put_le(out + HEADER_SIZE + ENTRY_SIZE * i, offset, 8);
+        put_le(out + HEADER_SIZE + ENTRY_SIZE * i + 8, length, 8);
+        at = offset + length;
+    }
+    at = HEADER_SIZE + (uint64_t)ENTRY_SIZE * nbuf;
+    for (Py_ssize_t i = 0; i < nparts; i++) {
+        memcpy(out + at, views[i].buf, views[i].len);
+        at += (uint64_t)views[i].len;
+    }
+    for (Py_ssize_t i = 0; i < nbuf; i++) {
+        uint64_t offset = align64(at);
+        memset(out + at, 0, offset - at);
+        memcpy(out + offset, views[nparts + i].buf, views[nparts + i].len);
+        at = offset + (uint64_t)views[nparts + i].len;
+    }
+done:
+    for (Py_ssize_t i = 0; i < done_parts; i++) PyBuffer_Release(&views[i]);
+    for (Py_ssize_t i = 0; i < done_bufs; i++) PyBuffer_Release(&views[nparts + i]);
+    PyMem_Free(views);
+    return frame;
+}
+
+/* Limits are None (no limit) or non-negative ints. */
+static int read_limit(PyObject *o, uint64_t *out) {
+    if (o == Py_None) { *out = UINT64_MAX; return 0; }
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    *out = v;
+    return 0;
+}
+
+static PyObject *parse_frame(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "parse_frame(data, max_frame_size, max_buffers)");
+        return NULL;
+    }
+    uint64_t max_size, max_buffers;
+    if (read_limit(args[1], &max_size) < 0 || read_limit(args[2], &max_buffers) < 0) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE; /* strided and the like: FrameView explains */
+    }
+    PyObject *result = NULL;
+    const unsigned char *p = view.buf;
+    uint64_t size = (uint64_t)view.len;
+    if (size < HEADER_SIZE || memcmp(p, "SREG", 4) != 0 || p[4] != 1 || p[5] != 0 || p[6] || p[7] ||
+        get_le(p + 12, 4) != 0)
+        goto invalid;
+    uint64_t count = get_le(p + 8, 4), in_band = get_le(p + 16, 8), total = get_le(p + 24, 8);
+    if (total > max_size || size > max_size || total != size || count > max_buffers) goto invalid;
+    uint64_t table_end = HEADER_SIZE + ENTRY_SIZE * count;
+    if (table_end > size || in_band < CLASS_ID_HASH_SIZE || in_band > size - table_end) goto invalid;
+    uint64_t expected = table_end + in_band;
+    PyObject *entries = PyTuple_New((Py_ssize_t)count);
+    if (entries == NULL) goto done;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t offset = get_le(p + HEADER_SIZE + ENTRY_SIZE * i, 8), length = get_le(p + HEADER_SIZE + ENTRY_SIZE * i + 8, 8);
+        if (offset != align64(expected) || offset > size || length > size - offset) { Py_DECREF(entries); goto invalid; }
+        for (uint64_t k = expected; k < offset; k++) {
+            if (p[k]) { Py_DECREF(entries); goto invalid; }
+        }
+        PyObject *entry = Py_BuildValue("(KK)", (unsigned long long)offset, (unsigned long long)length);
+        if (entry == NULL) { Py_DECREF(entries); goto done; }
+        PyTuple_SET_ITEM(entries, (Py_ssize_t)i, entry);
+        expected = offset + length;
+    }
+    if (expected != size) { Py_DECREF(entries); goto invalid; }
+    result = Py_BuildValue("(KKN)", (unsigned long long)table_end, (unsigned long long)in_band, entries);
+    goto done;
+invalid:
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"join_frame", (PyCFunction)(void (*)(void))join_frame, METH_FASTCALL,
+     "join_frame(in_band_parts: list, buffers: list) -> bytes: the unsigned frame of these parts."},
+    {"parse_frame", (PyCFunction)(void (*)(void))parse_frame, METH_FASTCALL,
+     "parse_frame(data, max_frame_size, max_buffers) -> (in-band offset, in-band length, ((offset, length), ...)) "
+     "of a valid unsigned frame within the limits, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "serreg.wire._frame", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__frame(void) { return PyModule_Create(&module); }

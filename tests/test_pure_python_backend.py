@@ -1,0 +1,43 @@
+"""The key test modules again, on the pure-Python codec (``SERREG_PURE_PYTHON=1``).
+
+The rest of the suite runs on the codec serreg picked at import, the compiled
+one where it is built; this module runs the modules that pin the bytes, the
+values and the hardening in a subprocess that picks the pure-Python codec, so
+CI covers both backends with one suite (the msgpack-python model).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+MODULES = [
+    "test_canonical_vectors.py",
+    "test_standard_types.py",
+    "test_hostile_frames.py",
+    "test_fuzz_regressions.py",
+    "test_mutations.py",
+    "test_trust.py",
+    "test_structs.py",
+]
+
+
+@pytest.mark.skipif(os.environ.get("SERREG_PURE_PYTHON", "") not in ("", "0"), reason="this run is the pure one already")
+def test_the_key_modules_pass_on_the_pure_python_codec():
+    env = {**os.environ, "SERREG_PURE_PYTHON": "1"}
+    backend = subprocess.run(
+        [sys.executable, "-c", "import serreg.codec; print(serreg.codec.BACKEND)"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert (backend.returncode, backend.stdout, backend.stderr) == (0, "pure Python\n", "")
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *MODULES],
+        cwd=TESTS, env=env, capture_output=True, text=True, timeout=1800,
+    )
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    assert " passed" in completed.stdout.splitlines()[-1]
