@@ -23,6 +23,7 @@ typedef struct {
     PyObject *oob;
     /* the DecodeState of the deserialize call running (loaded at the first need) */
     int state_loaded, inline_ok, untrusted, called, rewindable, plain_only;
+    int saw_timestamp; /* an ext -1 was met: refused with the pure codec's words */
     PyObject *state, *saved_budget, *saved_position;
     long long depth, initial_depth, written_depth, max_depth;
     char allowed[N_KINDS];
@@ -407,6 +408,7 @@ static int dec_run(Dec *d) {
             NEED(1 + n);
             signed char type = (signed char)d->p[d->pos++];
             const unsigned char *payload = d->p + d->pos;
+            if (type == -1) d->saw_timestamp = 1;
             if (d->plain_only) return -5;
             if (type == 1) {
                 v = dec_struct(d, start, d->pos + n);
@@ -553,8 +555,14 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
     if (r < 0 && d.called) {
         /* Malformed after nested values were decoded: refused here, not decoded again (see above). */
         PyErr_Clear();
-        PyErr_Format(decode_error_type != NULL ? decode_error_type : PyExc_ValueError,
-                     "invalid msgpack in-band data: malformed at byte %zd, after nested values", d.pos);
+        if (d.saw_timestamp) {
+            PyErr_SetString(decode_error_type != NULL ? decode_error_type : PyExc_ValueError,
+                            "msgpack ext type -1 (timestamp) is not used by serreg and is refused (docs/FORMAT.md, "
+                            "section 3); serreg writes datetime values as class ID 'datetime'");
+        } else {
+            PyErr_Format(decode_error_type != NULL ? decode_error_type : PyExc_ValueError,
+                         "invalid msgpack in-band data: malformed at byte %zd, after nested values", d.pos);
+        }
         r = -1;
     }
     PyMem_Free(d.ext_kinds);
