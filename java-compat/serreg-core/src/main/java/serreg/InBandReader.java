@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.msgpack.core.MessageFormat;
-import serreg.structs.StructFrames;
 
 /**
  * Reads one serializer's in-band msgpack document, resolving ext 0 nested values through the
@@ -496,7 +495,7 @@ public final class InBandReader {
             limit = end;
             pos = start;
             nesting = 0;
-            Object value = StructFrames.readInstance(this);
+            Object value = SerializerRegistry.STRUCTS.readInstance(this);
             expectEnd();
             return value;
         } finally {

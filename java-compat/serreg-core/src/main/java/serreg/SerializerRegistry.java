@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
-import serreg.structs.StructRegistry;
 import serreg.types.HasClassId;
 import serreg.types.OpaqueValue;
 import serreg.wire.ClassIdHash;
@@ -47,12 +46,19 @@ import serreg.wire.FrameSignature;
  * refuses with a {@link SignatureException} any frame not signed with the key, before decoding it.
  */
 public final class SerializerRegistry {
+    /** The struct support (package serreg.structs), found once through {@link java.util.ServiceLoader}. */
+    static final StructSupport.Provider STRUCTS = java.util.ServiceLoader
+            .load(StructSupport.Provider.class, SerializerRegistry.class.getClassLoader())
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("serreg-core is incomplete: no " + StructSupport.Provider.class.getName()
+                    + " in META-INF/services"));
+
     private static volatile SerializerRegistry defaultRegistry;
 
     private final RegistrationTable table;
     private final ValueEncoder encoder;
     private final ValueDecoder decoder;
-    private final StructRegistry structs;
+    private final StructSupport structs;
 
     /**
      * A registry with every {@link SerializerModule} found on the class path registered: the
@@ -74,7 +80,7 @@ public final class SerializerRegistry {
         this.table = new RegistrationTable(hasher);
         this.encoder = new ValueEncoder(table, this);
         this.decoder = new ValueDecoder(table);
-        this.structs = new StructRegistry(this);
+        this.structs = STRUCTS.create(this);
     }
 
     /**
@@ -316,7 +322,7 @@ public final class SerializerRegistry {
      *
      * @return this registry's struct registry
      */
-    public StructRegistry structs() {
+    public StructSupport structs() {
         return structs;
     }
 

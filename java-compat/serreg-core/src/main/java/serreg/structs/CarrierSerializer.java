@@ -30,7 +30,7 @@ public final class CarrierSerializer extends InstanceSerializer<StructValue> {
             List<Conversions.Writer> made = new ArrayList<>();
             for (int i = 0; i < value.types().size(); i++) {
                 made.add(Conversions.writer(value.types().get(i), null, value.classId() + "." + value.fieldNames().get(i),
-                        registry.structs()));
+                        ((StructRegistry) registry.structs())));
             }
             return made;
         });

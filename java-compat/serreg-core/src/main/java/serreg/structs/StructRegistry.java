@@ -11,13 +11,14 @@ import serreg.InBandReader;
 import serreg.RegistrationException;
 import serreg.SerializationException;
 import serreg.SerializerRegistry;
+import serreg.StructSupport;
 
 /**
  * The struct classes of one {@link SerializerRegistry}, by class ID and by class, and the reading
  * of a frame's struct table: each definition gets the reader of its registered class (fields
  * matched by name) or of the data carrier ({@link StructValue}). Thread-safe.
  */
-public final class StructRegistry {
+public final class StructRegistry implements StructSupport {
     private final SerializerRegistry owner;
     private final Map<String, StructSchema> byId = new ConcurrentHashMap<>();
     private final Map<Class<?>, StructSchema> byClass = new ConcurrentHashMap<>();
@@ -44,6 +45,7 @@ public final class StructRegistry {
      * @param cls the class
      * @param classId its class ID
      */
+    @Override
     public synchronized void register(Class<?> cls, String classId) {
         if (classId == null || classId.isEmpty()) {
             throw new RegistrationException("a class ID is a non-empty string");

@@ -50,7 +50,7 @@ public final class TableSerializer implements Serializer<Object> {
     public Object deserialize(ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
         ByteBuffer bytes = inBand.slice();
         InBandReader in = new InBandReader(registry, bytes, outOfBand);
-        List<StructFrames.Entry> table = registry.structs().readTable(in, bytes);
+        List<StructFrames.Entry> table = ((StructRegistry) registry.structs()).readTable(in, bytes);
         int offset = (int) in.offset();
         ByteBuffer inner = bytes.slice(offset, bytes.remaining() - offset);
         if (inner.remaining() < ClassIdHash.SIZE) {
