@@ -170,15 +170,18 @@ NO_BUFFERS = OutOfBandBuffers(())
 # ----------------------------------------------------------------- serreg's access to the parts
 
 
-def as_result(returned: object) -> Optional[SerializationResult]:
+def as_result(returned: object, producer: str, value: Any) -> SerializationResult:
     """What a serializer returned, as a SerializationResult: the result itself, or plain
-    in-band bytes (bytes, bytearray, memoryview) as a result without out-of-band buffers;
-    None for anything else (the caller reports it)."""
+    in-band bytes (bytes, bytearray, memoryview) as a result without out-of-band buffers.
+    Anything else is a SerializationError about ``value`` that names ``producer`` (for
+    example "the serializer for class ID 'myapp.Point'")."""
     if isinstance(returned, SerializationResult):
         return returned
     if isinstance(returned, (bytes, bytearray, memoryview)):
         return SerializationResult(returned)
-    return None
+    raise SerializationError(
+        f"{producer} returned {type(returned).__name__}, not a SerializationResult or bytes", value=value
+    )
 
 
 def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import inspect
 from typing import Any, Callable, Iterator, Optional, Protocol, Union, runtime_checkable
 
-from .result import SerializationResult, as_result
+from .result import SerializationResult
 
 __all__ = ["DeserializeFunction", "FunctionSerializer", "SerializeFunction", "Serializer", "SerializerLike"]
 
@@ -118,10 +118,10 @@ class FunctionSerializer(Serializer):
     def serialize(self, obj: Any) -> Serialized:
         returned = self._serialize(obj)
         if not self.takes_buffers:
-            result = as_result(returned)
-            if result is not None and result.out_of_band_buffers:
+            buffers = returned.out_of_band_buffers if isinstance(returned, SerializationResult) else ()
+            if buffers:
                 raise TypeError(
-                    f"serialize returned {len(result.out_of_band_buffers)} out-of-band buffers, but deserialize "
+                    f"serialize returned {len(buffers)} out-of-band buffers, but deserialize "
                     "takes only the in-band bytes; give deserialize a second parameter, the iterator over the "
                     "buffers"
                 )

@@ -87,13 +87,7 @@ class NestedEncoder:
                 )
             raise SerializationError(message, value=value) from error
         if type(result) is not SerializationResult:
-            returned, result = result, as_result(result)
-            if result is None:
-                raise SerializationError(
-                    f"the serializer for class ID {registration.class_id!r} returned {type(returned).__name__}, "
-                    "not a SerializationResult or bytes",
-                    value=value,
-                )
+            result = as_result(result, f"the serializer for class ID {registration.class_id!r}", value)
         return registration.class_hash, result
 
 

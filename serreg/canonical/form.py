@@ -116,13 +116,7 @@ class CanonicalForm:
                 value=value,
             ) from error
         if type(result) is not SerializationResult:
-            returned, result = result, as_result(result)
-            if result is None:
-                raise SerializationError(
-                    f"serialize_canonical of class ID {registration.class_id!r} returned {type(returned).__name__}, "
-                    "not a SerializationResult or bytes",
-                    value=value,
-                )
+            result = as_result(result, f"serialize_canonical of class ID {registration.class_id!r}", value)
         return registration, result
 
     # ------------------------------------------------------------------ msgpack trees

@@ -70,12 +70,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         if entry is not None:
             if entry[2] is None or entry[2](obj):
                 class_id, serializer, _ = entry
-                result = as_result(serializer.serialize(obj))
-                if result is None:
-                    raise SerializationError(
-                        f"the serializer for class ID {class_id!r} returned neither a SerializationResult nor bytes",
-                        value=obj,
-                    )
+                result = as_result(serializer.serialize(obj), f"the serializer for class ID {class_id!r}", obj)
                 in_band = result.in_band_buffer
                 buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
                 return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
