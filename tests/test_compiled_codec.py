@@ -10,6 +10,8 @@ again with ``SERREG_PURE_PYTHON=1``.
 
 from __future__ import annotations
 
+import re
+
 import datetime
 import threading
 from unittest import mock
@@ -35,6 +37,17 @@ pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not 
 COMPILED_REGISTRY = serreg.Registry()
 with mock.patch.object(serreg.registry, "MsgpackCodec", PureMsgpackCodec):
     PURE_REGISTRY = serreg.Registry()
+
+
+# "malformed at byte N, after nested values" and what follows it (the class ID path and offset).
+AFTER_NESTED = re.compile(r"^invalid msgpack in-band data: malformed at byte \d+, after nested values")
+LOCATION = re.compile(r" \(class ID [^()]*\)$")
+
+
+def location(message: str) -> str:
+    """The class ID path and byte offset an error message ends with ('' if none)."""
+    found = LOCATION.search(message)
+    return found.group(0) if found else ""
 
 
 def outcome(call):
@@ -76,6 +89,13 @@ FRAMES = [f for f in (serreg.serialize(v).to_bytes() for v in all_values()) if l
 def test_mutated_frames_give_the_same_value_or_the_same_error(frame, trusted):
     compiled = outcome(lambda: COMPILED_REGISTRY.deserialize(frame, trusted=trusted))
     pure = outcome(lambda: PURE_REGISTRY.deserialize(frame, trusted=trusted))
+    if compiled[0] == "error" and AFTER_NESTED.match(compiled[2]):
+        # The one documented difference: a document the compiled codec finds malformed only after it
+        # decoded nested values is refused there, not decoded again by the pure codec (which would
+        # redo every level below: exponential in depth), so the message says less about why.
+        assert pure[:2] == compiled[:2] and pure[2].startswith("invalid msgpack in-band data: ")
+        assert location(compiled[2]) == location(pure[2])
+        return
     assert compiled == pure
 
 
