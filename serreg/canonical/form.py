@@ -95,6 +95,8 @@ class CanonicalForm:
         except SerializationError as error:
             attach_path(error, obj)
             raise
+        except RecursionError as error:  # structs nest a few calls deeper per level than plain containers
+            raise SerializationError("value is nested too deeply to serialize", value=obj) from error
         return with_class_hash(class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
 
     def _serialize_top(self, obj: Any) -> tuple[bytes, SerializationResult]:
