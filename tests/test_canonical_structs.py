@@ -299,3 +299,30 @@ def test_a_struct_holding_itself_is_refused():
     node.children.append(node)
     with pytest.raises(serreg.SerializationError, match="nested"):
         registry.digest(node)
+
+
+def test_the_value_is_written_again_only_when_first_use_is_not_sorted():
+    registry = register(serreg.Registry())
+    calls = []
+
+    class Counted:
+        pass
+
+    class CountedSerializer(serreg.Serializer):
+        def serialize(self, obj):
+            return b""
+
+        def serialize_canonical(self, obj):
+            calls.append(obj)
+            return b""
+
+        def deserialize(self, in_band, oob):
+            return Counted()
+
+    registry.register_serializer("tests.Counted", Counted, CountedSerializer())
+    registry.digest([Pair("a"), Point(0, 0, 0), Counted()])  # shapes.Pair sorts first: one pass
+    assert len(calls) == 1
+    registry.digest([Point(0, 0, 0), Pair("a"), Counted()])  # met in reverse: written twice
+    assert len(calls) == 3
+    registry.digest([Counted()])  # no struct: one pass, no table
+    assert len(calls) == 4

@@ -2,8 +2,9 @@
 
 ``form`` holds :class:`CanonicalForm` (the msgpack trees and the writer
 lookup) and the digest helpers; ``floats`` the canonical floats every writer
-shares; ``standard`` the writers of the standard types. Plug-ins give their
-canonical form through the ``serialize_canonical`` hook of their serializers.
+shares; ``standard`` the writers of the standard types; ``structs`` struct
+instances and the frame's sorted struct table (section 10.5). Plug-ins give
+their canonical form through the ``serialize_canonical`` hook of their serializers.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ the bytes by which set members and map keys are sorted), and the order is
 known only once every definition has been met, so :meth:`CanonicalStructs.framed`
 writes the value once with indices in first-use order and, when that order is
 not the sorted one, once more with every index fixed in advance. (A value
-holding one definition, or definitions met in sorted order, is written once.)
+holding one definition, or definitions met in sorted order, is written once;
+otherwise the ``serialize_canonical`` hooks of the serializers inside run twice.)
 
 Each instance is written with the definition of the class that holds it: a
 registered class's own, or the one a data carrier was read with (re-encoded
@@ -37,7 +38,7 @@ from ..wire.class_id import class_id_hash
 from .floats import pack_float
 from .form import entry_order
 
-__all__ = ["CanonicalStructs", "CanonicalTable", "canonical_definition"]
+__all__ = ["CanonicalStructs", "CanonicalTable", "CanonicalWriter", "canonical_definition"]
 
 # A field encoder: (form, value, out, oob, depth) -> None, appending the field's canonical msgpack.
 _Encoder = Callable[["CanonicalWriter", Any, bytearray, list[Any], int], None]
