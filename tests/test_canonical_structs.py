@@ -326,3 +326,22 @@ def test_the_value_is_written_again_only_when_first_use_is_not_sorted():
     assert len(calls) == 3
     registry.digest([Counted()])  # no struct: one pass, no table
     assert len(calls) == 4
+
+
+def _carrier_frame(field_type: Any, value: Any) -> bytes:
+    definition = msgpack.packb(["hostile.F", [["f", field_type]]])
+    instance = msgpack.packb([0, value])
+    return _frame(STRUCTS_HASH + b"\x91" + definition + class_id_hash("hostile.F") + instance)
+
+
+def test_hostile_carrier_values_outside_their_type_have_no_canonical_form():
+    relay = serreg.Registry()
+    carried = relay.deserialize(_carrier_frame("float32", 1e300), trusted=False)  # readers accept any float 64
+    with pytest.raises(serreg.CanonicalFormError, match=r"hostile\.F\.f: 1e\+300 does not fit"):
+        relay.digest(carried)
+    # Not binary32 but within its range: rounded like a Python float, and a fixed point from then on.
+    carried = relay.deserialize(_carrier_frame("float32", 0.1), trusted=False)
+    frame = relay.serialize(carried, canonical=True).to_bytes()
+    again = relay.deserialize(frame, trusted=False)
+    assert again["f"] == struct.unpack("<f", struct.pack("<f", 0.1))[0]
+    assert relay.serialize(again, canonical=True).to_bytes() == frame

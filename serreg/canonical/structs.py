@@ -210,8 +210,8 @@ def _encoder(ftype: FieldType, where: str, structs: CanonicalStructs) -> _Encode
     """The canonical encoder of values of ``ftype`` (``where`` names the field in errors)."""
     kind = ftype.kind
 
-    def bad(value: Any) -> SerializationError:
-        return SerializationError(f"{where}: {value!r} does not fit the field's type {ftype!r}")
+    def bad(value: Any) -> CanonicalFormError:
+        return CanonicalFormError(f"{where}: {value!r} does not fit the field's type {ftype!r}", value=value)
 
     if kind == "any":
         return lambda form, value, out, oob, depth: form.write_value(value, out, oob, depth)
@@ -284,12 +284,20 @@ def _encoder(ftype: FieldType, where: str, structs: CanonicalStructs) -> _Encode
                 oob.extend(buffers)
                 value_of(form, item, out, oob, depth)
         return write_map
-    convert = write_converter(ftype, where, None)  # checks and converts a plain value (no state, no context needed)
+    check = write_converter(ftype, where, None)  # checks and converts a plain value (no state, no context needed)
+
+    def convert(value: Any) -> Any:
+        # A value outside its field's type (a carrier read from a frame that broke 10.2, say) has no canonical form.
+        try:
+            return check(value, None)
+        except SerializationError as error:
+            raise CanonicalFormError(str(error), value=value) from None
+
     if kind in _FLOATS:
-        return lambda form, value, out, oob, depth: out.extend(pack_float(convert(value, None)))
+        return lambda form, value, out, oob, depth: out.extend(pack_float(convert(value)))
     if kind in STANDARD_ATOMS:
-        return lambda form, value, out, oob, depth: form.write_nested(convert(value, None), out, oob, depth)
-    return lambda form, value, out, oob, depth: out.extend(packb(convert(value, None), use_bin_type=True))
+        return lambda form, value, out, oob, depth: form.write_nested(convert(value), out, oob, depth)
+    return lambda form, value, out, oob, depth: out.extend(packb(convert(value), use_bin_type=True))
 
 
 def _encode_one(encode: _Encoder, form: Any, value: Any, depth: int) -> tuple[bytes, list[Any]]:
