@@ -345,3 +345,12 @@ def test_hostile_carrier_values_outside_their_type_have_no_canonical_form():
     again = relay.deserialize(frame, trusted=False)
     assert again["f"] == struct.unpack("<f", struct.pack("<f", 0.1))[0]
     assert relay.serialize(again, canonical=True).to_bytes() == frame
+
+
+def test_a_carrier_and_a_registered_class_with_one_definition_share_its_entry(shapes):
+    carried = serreg.Registry().deserialize(shapes.serialize(everything()).to_bytes())
+    assert isinstance(carried, serreg.StructValue) and carried["color"] == "GREEN"  # an enum's name, not its member
+    expected = shapes.serialize([everything(), everything()], canonical=True).to_bytes()
+    assert shapes.serialize([everything(), carried], canonical=True).to_bytes() == expected
+    assert shapes.serialize([carried, everything()], canonical=True).to_bytes() == expected
+    assert len(table_of(expected)[0]) == 2  # shapes.Everything and shapes.Point, once each

@@ -107,7 +107,7 @@ class CanonicalStructs:
         self._class_id_of = class_id_of
         self._schema_of = schema_of
         self._structs_hash = structs_hash
-        self._encoders: dict[Any, list[_Encoder]] = {}  # definition bytes -> its field encoders
+        self._encoders: dict[Any, list[_Encoder]] = {}  # (definition bytes, is a carrier) -> its field encoders
         self._carrier_definitions: dict[bytes, bytes] = {}  # a carrier's definition as read -> canonical bytes
 
     # ------------------------------------------------------------------ the frame
@@ -163,11 +163,14 @@ class CanonicalStructs:
         table = _TABLE.get()
         if table is None:
             raise SerializationError("a canonical struct is written only by serreg.serialize(..., canonical=True)")
-        encoders = self._encoders.get(definition)
+        # A carrier and a registered class may share a definition but hold other Python values (an
+        # enum's name, its member): each has its own encoders.
+        key = (definition, type(value) is StructValue)
+        encoders = self._encoders.get(key)
         if encoders is None:
             encoders = [_encoder(t, f"{class_id}.{n}", self) for n, t in zip(names, types)]
             cache = {} if len(self._encoders) >= _CACHE_MAX else dict(self._encoders)
-            cache[definition] = encoders
+            cache[key] = encoders
             self._encoders = cache
         out += array_header(len(encoders) + 1)
         out += packb(table.index_of(definition))
@@ -188,7 +191,10 @@ class CanonicalStructs:
         schema = None if class_id is None else self._schema_of(class_id)
         if class_id is None or schema is None:
             raise CanonicalFormError(f"a {type(value).__qualname__} is not a registered struct", value=value)
-        types, definition, _ = schema.compile()
+        try:
+            types, definition, _ = schema.compile()
+        except LookupError as error:  # a field names a struct class not registered yet
+            raise SerializationError(f"struct {class_id!r}: {error}", value=value) from None
         names = [f.name for f in schema.shape.fields]
         return class_id, definition, names, types, [getattr(value, name) for name in names]
 
