@@ -354,3 +354,15 @@ def test_a_carrier_and_a_registered_class_with_one_definition_share_its_entry(sh
     assert shapes.serialize([everything(), carried], canonical=True).to_bytes() == expected
     assert shapes.serialize([carried, everything()], canonical=True).to_bytes() == expected
     assert len(table_of(expected)[0]) == 2  # shapes.Everything and shapes.Point, once each
+
+
+def test_content_addressed_store_keeps_structs_under_their_digest(shapes, tmp_path):
+    from serreg.cas import Store
+
+    value = make_struct_vectors.mixed()
+    store = Store(tmp_path / "cas", registry=shapes)
+    digest = store.put(value)
+    assert digest == shapes.digest(value) == bytes.fromhex({e["name"]: e["digest"] for e in CANONICAL}["mixed"])
+    assert store.get(digest) == value
+    relay = Store(tmp_path / "cas", registry=serreg.Registry())  # no class registered: carriers
+    assert relay.put(relay.get(digest)) == digest
