@@ -9,7 +9,7 @@ their canonical form through the ``serialize_canonical`` hook of their serialize
 
 from __future__ import annotations
 
-from .floats import CANONICAL_NAN_BITS, canonical_float_bits, normalize_float_array, pack_float
+from .floats import CANONICAL_NAN_BITS, canonical_float, canonical_float_bits, normalize_float_array, pack_float
 from .form import CanonicalForm, pieces_digest, result_digest
 from .standard import canonical_decimal_text
 
@@ -17,6 +17,7 @@ __all__ = [
     "CANONICAL_NAN_BITS",
     "CanonicalForm",
     "canonical_decimal_text",
+    "canonical_float",
     "canonical_float_bits",
     "normalize_float_array",
     "pack_float",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 from contextvars import ContextVar
+from operator import attrgetter
 from typing import Any, Callable, Optional, Protocol
 
 from msgpack import ExtType, packb
@@ -34,8 +35,9 @@ from ..structs.carrier import StructValue
 from ..structs.scope import MAX_DEFINITIONS
 from ..structs.types import STANDARD_ATOMS, FieldType
 from ..structs.values import write_converter
+from ..structs.widths import INTEGER_WIDTHS
 from ..wire.class_id import class_id_hash
-from .floats import pack_float
+from .floats import canonical_float, pack_float
 from .form import entry_order
 
 __all__ = ["CanonicalStructs", "CanonicalTable", "CanonicalWriter", "canonical_definition"]
@@ -43,7 +45,22 @@ __all__ = ["CanonicalStructs", "CanonicalTable", "CanonicalWriter", "canonical_d
 # A field encoder: (form, value, out, oob, depth) -> None, appending the field's canonical msgpack.
 _Encoder = Callable[["CanonicalWriter", Any, bytearray, list[Any], int], None]
 _FLOATS = ("float32", "float64")
+# Field types whose canonical value is one msgpack scalar that packb writes in canonical form.
+_SCALARS = frozenset((*INTEGER_WIDTHS, *_FLOATS, "bool", "str", "bytes", "enum"))
 _CACHE_MAX = 1024
+
+
+class _Writer:
+    """How the instances of one definition are written: ``encoders`` per field; ``plain``, when
+    every field is a scalar, a converter per field for one packb; ``get`` reads a registered
+    class's field values (an attrgetter; None for a carrier or a class without fields)."""
+
+    __slots__ = ("encoders", "plain", "get")
+
+    def __init__(self, encoders: list[_Encoder], plain: Optional[list[Callable[[Any], Any]]], get: Any) -> None:
+        self.encoders = encoders
+        self.plain = plain
+        self.get = get
 
 
 class CanonicalWriter(Protocol):
@@ -107,7 +124,7 @@ class CanonicalStructs:
         self._class_id_of = class_id_of
         self._schema_of = schema_of
         self._structs_hash = structs_hash
-        self._encoders: dict[Any, list[_Encoder]] = {}  # (definition bytes, is a carrier) -> its field encoders
+        self._writers: dict[Any, _Writer] = {}  # (definition bytes, is a carrier) -> how its instances are written
         self._carrier_definitions: dict[bytes, bytes] = {}  # a carrier's definition as read -> canonical bytes
 
     # ------------------------------------------------------------------ the frame
@@ -140,7 +157,7 @@ class CanonicalStructs:
 
     def class_hash(self, value: Any) -> bytes:
         """ClassIDHash of a struct value's class ID (a carrier's own, not ``serreg.struct``)."""
-        return _hash(self._parts(value)[0])
+        return _hash(value.class_id if type(value) is StructValue else self._schema(value)[0])
 
     # ------------------------------------------------------------------ instances
 
@@ -159,44 +176,66 @@ class CanonicalStructs:
 
     def _write_array(self, form: CanonicalWriter, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
         depth = form.deeper(depth, value)
-        class_id, definition, names, types, values = self._parts(value)
         table = _TABLE.get()
         if table is None:
             raise SerializationError("a canonical struct is written only by serreg.serialize(..., canonical=True)")
-        # A carrier and a registered class may share a definition but hold other Python values (an
-        # enum's name, its member): each has its own encoders.
-        key = (definition, type(value) is StructValue)
-        encoders = self._encoders.get(key)
-        if encoders is None:
-            encoders = [_encoder(t, f"{class_id}.{n}", self) for n, t in zip(names, types)]
-            cache = {} if len(self._encoders) >= _CACHE_MAX else dict(self._encoders)
-            cache[key] = encoders
-            self._encoders = cache
-        out += array_header(len(encoders) + 1)
-        out += packb(table.index_of(definition))
-        for encode, item in zip(encoders, values):
+        if type(value) is StructValue:
+            definition = self._carrier_definition(value)
+            writer = self._writers.get((definition, True))
+            if writer is None:
+                writer = self._writer((definition, True), value.class_id, value.field_names, value.types, None)
+            values = value.values
+        else:
+            class_id, schema = self._schema(value)
+            try:
+                types, definition, _ = schema.compile()
+            except LookupError as error:  # a field names a struct class not registered yet
+                raise SerializationError(f"struct {class_id!r}: {error}", value=value) from None
+            writer = self._writers.get((definition, False))
+            if writer is None:
+                names = [f.name for f in schema.shape.fields]
+                writer = self._writer((definition, False), class_id, names, types, attrgetter(*names) if names else None)
+            get = writer.get
+            values = () if get is None else get(value) if len(writer.encoders) > 1 else (get(value),)
+        index = table.index_of(definition)
+        plain = writer.plain
+        if plain is not None:  # every field a scalar: one packb of [index, v...]
+            out += packb([index, *[convert(item) for convert, item in zip(plain, values)]], use_bin_type=True)
+            return
+        out += array_header(len(writer.encoders) + 1)
+        out += packb(index)
+        for encode, item in zip(writer.encoders, values):
             encode(form, item, out, oob, depth)
 
-    def _parts(self, value: Any) -> tuple[str, bytes, Any, Any, Any]:
-        """(class ID, canonical definition, field names, field types, field values) of a struct value."""
-        if type(value) is StructValue:
-            definition = self._carrier_definitions.get(value.definition)
-            if definition is None:
-                definition = canonical_definition(value.class_id, value.field_names, value.types)
-                cache = {} if len(self._carrier_definitions) >= _CACHE_MAX else dict(self._carrier_definitions)
-                cache[value.definition] = definition
-                self._carrier_definitions = cache
-            return value.class_id, definition, value.field_names, value.types, value.values
+    def _writer(self, key: Any, class_id: str, names: Any, types: Any, get: Any) -> _Writer:
+        # A carrier and a registered class may share a definition but hold other Python values (an
+        # enum's name, its member): each has its own writer, under (definition, is a carrier).
+        wheres = [f"{class_id}.{n}" for n in names]
+        encoders = [_encoder(t, where, self) for t, where in zip(types, wheres)]
+        plain = None
+        if all(t.kind in _SCALARS for t in types):
+            plain = [_scalar(t, where) for t, where in zip(types, wheres)]
+        writer = _Writer(encoders, plain, get)
+        cache = {} if len(self._writers) >= _CACHE_MAX else dict(self._writers)
+        cache[key] = writer
+        self._writers = cache
+        return writer
+
+    def _carrier_definition(self, value: StructValue) -> bytes:
+        definition = self._carrier_definitions.get(value.definition)
+        if definition is None:
+            definition = canonical_definition(value.class_id, value.field_names, value.types)
+            cache = {} if len(self._carrier_definitions) >= _CACHE_MAX else dict(self._carrier_definitions)
+            cache[value.definition] = definition
+            self._carrier_definitions = cache
+        return definition
+
+    def _schema(self, value: Any) -> tuple[str, Any]:
         class_id = self._class_id_of(type(value))
         schema = None if class_id is None else self._schema_of(class_id)
         if class_id is None or schema is None:
             raise CanonicalFormError(f"a {type(value).__qualname__} is not a registered struct", value=value)
-        try:
-            types, definition, _ = schema.compile()
-        except LookupError as error:  # a field names a struct class not registered yet
-            raise SerializationError(f"struct {class_id!r}: {error}", value=value) from None
-        names = [f.name for f in schema.shape.fields]
-        return class_id, definition, names, types, [getattr(value, name) for name in names]
+        return class_id, schema
 
     def struct_id(self, value: Any) -> Optional[str]:
         if type(value) is StructValue:
@@ -290,7 +329,17 @@ def _encoder(ftype: FieldType, where: str, structs: CanonicalStructs) -> _Encode
                 oob.extend(buffers)
                 value_of(form, item, out, oob, depth)
         return write_map
-    check = write_converter(ftype, where, None)  # checks and converts a plain value (no state, no context needed)
+    convert = _checked(ftype, where)
+    if kind in _FLOATS:
+        return lambda form, value, out, oob, depth: out.extend(pack_float(convert(value)))
+    if kind in STANDARD_ATOMS:
+        return lambda form, value, out, oob, depth: form.write_nested(convert(value), out, oob, depth)
+    return lambda form, value, out, oob, depth: out.extend(packb(convert(value), use_bin_type=True))
+
+
+def _checked(ftype: FieldType, where: str) -> Callable[[Any], Any]:
+    """``convert(value)``: a plain value checked against ``ftype`` and made what msgpack packs."""
+    check = write_converter(ftype, where, None)  # no state and no context needed for plain types
 
     def convert(value: Any) -> Any:
         # A value outside its field's type (a carrier read from a frame that broke 10.2, say) has no canonical form.
@@ -298,12 +347,15 @@ def _encoder(ftype: FieldType, where: str, structs: CanonicalStructs) -> _Encode
             return check(value, None)
         except SerializationError as error:
             raise CanonicalFormError(str(error), value=value) from None
+    return convert
 
-    if kind in _FLOATS:
-        return lambda form, value, out, oob, depth: out.extend(pack_float(convert(value)))
-    if kind in STANDARD_ATOMS:
-        return lambda form, value, out, oob, depth: form.write_nested(convert(value), out, oob, depth)
-    return lambda form, value, out, oob, depth: out.extend(packb(convert(value), use_bin_type=True))
+
+def _scalar(ftype: FieldType, where: str) -> Callable[[Any], Any]:
+    """The canonical value of a scalar field, as packb writes it canonically (floats made canonical)."""
+    convert = _checked(ftype, where)
+    if ftype.kind in _FLOATS:
+        return lambda value: canonical_float(convert(value))
+    return convert
 
 
 def _encode_one(encode: _Encoder, form: Any, value: Any, depth: int) -> tuple[bytes, list[Any]]:
