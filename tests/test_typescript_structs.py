@@ -81,6 +81,39 @@ def test_carrier_frames_from_a_python_relay(ts_echo):
     assert SHAPES.deserialize(ts_echo.round_trip(again)) == [everything(), tree(), widths()]
 
 
+@dataclasses.dataclass(frozen=True)
+class Leaf:
+    n: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Tag:
+    s: str
+
+
+@dataclasses.dataclass
+class Tagged:
+    first: Leaf
+    tags: frozenset[Tag]
+    more: list[tuple[Leaf, frozenset[Tag]]]
+
+
+def test_definitions_first_met_inside_set_fields_keep_pythons_table_order(ts_echo):
+    # Python packs a set field's members while converting the struct's fields, so Tag (met in
+    # `tags`) takes its index before Leaf (met in `first`); TypeScript's carrier keeps that order.
+    registry = serreg.Registry()
+    for cls, class_id in ((Leaf, "t.Leaf"), (Tag, "t.Tag"), (Tagged, "t.Tagged")):
+        registry.register_struct(cls, class_id)
+    value = Tagged(Leaf(1), frozenset({Tag("q")}), [(Leaf(2), frozenset({Tag("r")}))])
+    sent = registry.serialize(value).to_bytes()
+    in_band = sent[32:]  # no out-of-band buffers: the in-band follows the header
+    assert in_band[:8] == class_id_hash("serreg.structs")
+    table = msgpack.Unpacker(raw=False)
+    table.feed(in_band[8:])
+    assert [definition[0] for definition in table.unpack()] == ["t.Tagged", "t.Tag", "t.Leaf"]
+    assert bytes(ts_echo.round_trip(sent)) == sent
+
+
 # ------------------------------------------------------------------------------ evolution
 
 

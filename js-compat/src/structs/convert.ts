@@ -196,6 +196,64 @@ function writeSet(w: Writer, value: unknown, encoder: Encoder, inner: WriteField
   }
 }
 
+/** Visits the set members inside a field value before the field is written (see {@link touchConverter}). */
+export type TouchField = (value: unknown, encoder: Encoder) => void;
+
+/**
+ * For a type holding sets (not counting those inside nested structs): a pass
+ * that writes each set's members once, output dropped, before the struct's
+ * fields are written. Python converts a struct's fields before packing them,
+ * and a set field's members are packed (to sort them) during that conversion,
+ * so structs first met inside sets take their table index before the struct's
+ * other fields; this keeps the table in Python's order. Null when the type holds no set.
+ */
+export function touchConverter(type: FieldType, where: string, ctx: ConvertContext): TouchField | null {
+  switch (type.kind) {
+    case "set": {
+      const write = writeConverter(type, where, ctx);
+      return (value, encoder) => {
+        const saved = encoder.oob;
+        encoder.oob = [];
+        try {
+          write(new Writer(32), value, encoder);
+        } finally {
+          encoder.oob = saved;
+        }
+      };
+    }
+    case "optional": case "list": {
+      const inner = touchConverter(type.args[0]!, where, ctx);
+      if (inner === null) return null;
+      if (type.kind === "optional") return (value, encoder) => (value === null || value === undefined ? undefined : inner(value, encoder));
+      return (value, encoder) => {
+        const items = Array.isArray(value) ? value : value instanceof Tuple ? value.items : [];
+        for (const item of items) inner(item, encoder);
+      };
+    }
+    case "map": {
+      const key = touchConverter(type.args[0]!, where, ctx);
+      const item = touchConverter(type.args[1]!, where, ctx);
+      if (key === null && item === null) return null;
+      return (value, encoder) => {
+        for (const [k, v] of entriesOf(value) ?? []) {
+          key?.(k, encoder);
+          item?.(v, encoder);
+        }
+      };
+    }
+    case "tuple": {
+      const items = type.args.map((a) => touchConverter(a, where, ctx));
+      if (items.every((i) => i === null)) return null;
+      return (value, encoder) => {
+        const values = Array.isArray(value) ? value : value instanceof Tuple ? value.items : [];
+        items.forEach((touch, i) => touch?.(values[i], encoder));
+      };
+    }
+    default:
+      return null;
+  }
+}
+
 /** A msgpack float 64 as read with exact floats (Float64, or a number that is not a safe integer), else null. */
 function floatOf(value: unknown): number | null {
   if (value instanceof Float64) return value.value;

@@ -14,7 +14,7 @@ import type { DecodeContext, Encoder, ExtensionType, Registration, Serializer } 
 import { InlineSerializer } from "../standard/core.js";
 import { OpaqueValue } from "../types/opaque.js";
 import { StructValue } from "./carrier.js";
-import { readConverter, writeConverter, type WriteField } from "./convert.js";
+import { readConverter, touchConverter, writeConverter, type TouchField, type WriteField } from "./convert.js";
 import type { FieldType, Fields } from "./fieldTypes.js";
 import { StructSchema, type InstanceReader, type SchemaContext } from "./schema.js";
 import { CARRIER_CLASS_ID, DecodeScope, EncodeScope, STRUCTS_CLASS_ID, parseTable, readInstance } from "./table.js";
@@ -44,6 +44,7 @@ function hexKey(bytes: Uint8Array): string {
 interface CarrierWriter {
   readonly key: string;
   readonly writers: readonly WriteField[];
+  readonly touches: readonly (TouchField | null)[];
 }
 
 export class StructRegistry implements SchemaContext {
@@ -133,15 +134,16 @@ export class StructRegistry implements SchemaContext {
     let definition: Uint8Array;
     let names: readonly string[];
     let writers: readonly WriteField[];
+    let touches: readonly (TouchField | null)[];
     let get: (i: number) => unknown;
     if (value instanceof StructValue) {
       const carrier = this.carrierWriter(value);
-      [key, definition, names, writers] = [carrier.key, value.definition, value.fieldNames, carrier.writers];
+      [key, definition, names, writers, touches] = [carrier.key, value.definition, value.fieldNames, carrier.writers, carrier.touches];
       get = (i) => value.values[i];
     } else {
       const schema = this.byClass.get(Object.getPrototypeOf(value).constructor)!;
       const compiled = schema.compile();
-      [key, definition, names, writers] = [schema, compiled.definition, compiled.names, compiled.writers];
+      [key, definition, names, writers, touches] = [schema, compiled.definition, compiled.names, compiled.writers, compiled.touches];
       get = (i) => (value as Record<string, unknown>)[names[i]!];
     }
     const maxDepth = this.host.limits.maxDepth ?? 1000;
@@ -149,15 +151,16 @@ export class StructRegistry implements SchemaContext {
     const index = scope.indexOf(key, definition);
     scope.depth++;
     try {
-      w.arrayHeader(1 + names.length);
-      w.int(index);
-      for (let i = 0; i < names.length; i++) {
-        try {
-          writers[i]!(w, get(i), encoder);
-        } catch (error) {
-          if (error instanceof SerializationError) error.within(`.${names[i]}`);
-          throw error;
-        }
+      // Structs first met inside set fields take their indices first, as in Python (convert.touchConverter).
+      let i = 0;
+      try {
+        for (; i < touches.length; i++) touches[i]?.(get(i), encoder);
+        w.arrayHeader(1 + names.length);
+        w.int(index);
+        for (i = 0; i < names.length; i++) writers[i]!(w, get(i), encoder);
+      } catch (error) {
+        if (error instanceof SerializationError) error.within(`.${names[i]}`);
+        throw error;
       }
     } finally {
       scope.depth--;
@@ -167,8 +170,10 @@ export class StructRegistry implements SchemaContext {
   private carrierWriter(value: StructValue): CarrierWriter {
     let carrier = this.carrierWriters.get(value.definition);
     if (carrier === undefined) {
-      const writers = value.types.map((type, i) => writeConverter(type, `${value.classId}.${value.fieldNames[i]}`, this));
-      carrier = { key: `carrier:${hexKey(value.definition)}`, writers };
+      const where = (i: number): string => `${value.classId}.${value.fieldNames[i]}`;
+      const writers = value.types.map((type, i) => writeConverter(type, where(i), this));
+      const touches = value.types.map((type, i) => touchConverter(type, where(i), this));
+      carrier = { key: `carrier:${hexKey(value.definition)}`, writers, touches };
       if (this.carrierWriters.size >= CACHE_MAX) this.carrierWriters.clear();
       this.carrierWriters.set(value.definition, carrier);
     }

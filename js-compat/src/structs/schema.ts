@@ -10,7 +10,7 @@
  */
 import { DeserializationError } from "../errors.js";
 import { Writer } from "../msgpack/writer.js";
-import { readConverter, writeConverter, type ConvertContext, type ReadField, type WriteField } from "./convert.js";
+import { readConverter, touchConverter, writeConverter, type ConvertContext, type ReadField, type TouchField, type WriteField } from "./convert.js";
 import { FieldType, describeType, resolve, widens, writeType, type Fields } from "./fieldTypes.js";
 
 /** Builds one instance from its array `[index, v0, ...]` (length already checked). */
@@ -27,6 +27,8 @@ export interface Compiled {
   /** The packed definition `[class_id, [[name, type]...]]`. */
   readonly definition: Uint8Array;
   readonly writers: readonly WriteField[];
+  /** Per field, the pass over its set members before the fields are written (null: no set). */
+  readonly touches: readonly (TouchField | null)[];
 }
 
 const READERS_MAX = 256;
@@ -70,7 +72,8 @@ export class StructSchema {
     const names = Object.keys(this.specs);
     const types = names.map((name) => resolve(this.specs[name]!, `${this.classId}.${name}`, (cls) => this.ctx.classIdOfClass(cls)));
     const writers = names.map((name, i) => writeConverter(types[i]!, `${this.classId}.${name}`, this.ctx));
-    this.compiled = Object.freeze({ names, types, definition: packDefinition(this.classId, names, types), writers });
+    const touches = names.map((name, i) => touchConverter(types[i]!, `${this.classId}.${name}`, this.ctx));
+    this.compiled = Object.freeze({ names, types, definition: packDefinition(this.classId, names, types), writers, touches });
     return this.compiled;
   }
 
