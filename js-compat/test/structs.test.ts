@@ -224,3 +224,17 @@ test("registerStruct checks field types against the class at compile time and na
   assert.throws(() => registry.registerStruct(Pair, "test.P3", { left: "int128" as never, right: "int64" }), /unknown field type "int128"/);
   assert.throws(() => registry.registerStruct(Pair, "test.P1", { left: "str", right: "int64" }), /already/);
 });
+
+test("the README example compiles and runs as written", () => {
+  class Point { constructor(public x: number, public y: number, public label: string | null = null) {} }
+  const Route = defineStruct("example.Route", { name: "str", stops: t.list(t.struct(Point)), total: "bigint64" });
+
+  const registry = new Registry();
+  registry.registerStruct(Point, "example.Point", { x: "int64", y: "int64", label: t.optional("str") });
+  registry.registerStruct(Route);
+  const frame = registry.serialize(new Route({ name: "r1", stops: [new Point(1, 2)], total: 2n ** 60n })).toBytes();
+  const back = registry.deserialize(frame) as InstanceType<typeof Route>;
+  assert.ok(back instanceof Route && back.stops[0] instanceof Point);
+  assert.deepEqual({ ...back.stops[0]! }, { x: 1, y: 2, label: null });
+  assert.equal(back.total, 2n ** 60n);
+});
