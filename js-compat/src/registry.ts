@@ -186,6 +186,7 @@ export class Registry implements RegistryTables {
       else this.byClass.delete(cls);
     }
     this.matchers = this.matchers.filter((r) => r.classId !== classId);
+    this.structs.forget(classId);
   }
 
   /**

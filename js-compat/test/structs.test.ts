@@ -238,3 +238,13 @@ test("the README example compiles and runs as written", () => {
   assert.deepEqual({ ...back.stops[0]! }, { x: 1, y: 2, label: null });
   assert.equal(back.total, 2n ** 60n);
 });
+
+test("unregistering a struct's class ID makes its instances carriers again", () => {
+  const registry = registerShapes(new Registry());
+  const frame = registry.serialize([new Point(1, 2, 3)]).toBytes();
+  registry.unregisterSerializer("shapes.Point");
+  const [carried] = registry.deserialize(frame) as [StructValue];
+  assert.ok(carried instanceof StructValue && carried.get("z") === 3);
+  assert.throws(() => registry.serialize([new Point(1, 2, 3)]), /no serializer is registered for a Point/);
+  assert.equal(hex(registry.serialize([carried]).toBytes()), hex(frame));
+});

@@ -14,7 +14,8 @@ import type { DecodeContext, Encoder, ExtensionType, Registration, Serializer } 
 import { InlineSerializer } from "../standard/core.js";
 import { OpaqueValue } from "../types/opaque.js";
 import { StructValue } from "./carrier.js";
-import { readConverter, touchConverter, writeConverter, type TouchField, type WriteField } from "./convert.js";
+import { readConverter } from "./read.js";
+import { touchConverter, writeConverter, type TouchField, type WriteField } from "./write.js";
 import type { FieldType, Fields } from "./fieldTypes.js";
 import { StructSchema, type InstanceReader, type SchemaContext } from "./schema.js";
 import { CARRIER_CLASS_ID, DecodeScope, EncodeScope, STRUCTS_CLASS_ID, parseTable, readInstance } from "./table.js";
@@ -98,8 +99,12 @@ export class StructRegistry implements SchemaContext {
     this.host.allowClassIds(classId);
   }
 
-  isStruct(classId: string): boolean {
-    return this.byId.has(classId);
+  /** Forgets the struct class of `classId` (its serializer was unregistered): its instances read as carriers again. */
+  forget(classId: string): void {
+    const schema = this.byId.get(classId);
+    if (schema === undefined) return;
+    this.byId.delete(classId);
+    if (this.byClass.get(schema.cls) === schema) this.byClass.delete(schema.cls);
   }
 
   // SchemaContext
@@ -151,7 +156,7 @@ export class StructRegistry implements SchemaContext {
     const index = scope.indexOf(key, definition);
     scope.depth++;
     try {
-      // Structs first met inside set fields take their indices first, as in Python (convert.touchConverter).
+      // Structs first met inside set fields take their indices first, as in Python (write.touchConverter).
       let i = 0;
       try {
         for (; i < touches.length; i++) touches[i]?.(get(i), encoder);

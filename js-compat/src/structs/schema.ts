@@ -10,7 +10,9 @@
  */
 import { DeserializationError } from "../errors.js";
 import { Writer } from "../msgpack/writer.js";
-import { readConverter, touchConverter, writeConverter, type ConvertContext, type ReadField, type TouchField, type WriteField } from "./convert.js";
+import type { ConvertContext } from "./context.js";
+import { readConverter, type ReadField } from "./read.js";
+import { touchConverter, writeConverter, type TouchField, type WriteField } from "./write.js";
 import { FieldType, describeType, resolve, widens, writeType, type Fields } from "./fieldTypes.js";
 
 /** Builds one instance from its array `[index, v0, ...]` (length already checked). */
