@@ -248,3 +248,20 @@ test("unregistering a struct's class ID makes its instances carriers again", () 
   assert.throws(() => registry.serialize([new Point(1, 2, 3)]), /no serializer is registered for a Point/);
   assert.equal(hex(registry.serialize([carried]).toBytes()), hex(frame));
 });
+
+test("evolution: widening inside containers (list, set, map, tuple, optional) and float32 to float64", () => {
+  const Narrow = defineStruct("test.Evolve", {
+    f: "float32", l: t.list("int8"), s: t.set("uint16"), m: t.map("str", "int32"), tu: t.tuple("uint8", "float32"), o: t.optional("int8"),
+  });
+  const Wide = defineStruct("test.Evolve", {
+    f: "float64", l: t.list("int64"), s: t.set("int32"), m: t.map("str", t.optional("bigint64")), tu: t.tuple("int16", "float64"),
+    o: t.optional("int64"),
+  });
+  const frame = registryWith((r) => r.registerStruct(Narrow)).serialize(
+    new Narrow({ f: 0.1, l: [-1, 2], s: new Set([7]), m: new Map([["a", -5]]), tu: [255, 0.5], o: 3 })).toBytes();
+  const back = registryWith((r) => r.registerStruct(Wide)).deserialize(frame) as InstanceType<typeof Wide>;
+  assert.deepEqual({ ...back }, { f: Math.fround(0.1), l: [-1, 2], s: new Set([7]), m: new Map([["a", -5n]]), tu: [255, 0.5], o: 3 });
+  const Narrower = defineStruct("test.Evolve", { l: t.list("uint8") });
+  assert.throws(() => registryWith((r) => r.registerStruct(Narrower)).deserialize(frame),
+    /field 'l': the writer's type is list\[int8\], this reader's is list\[uint8\]/);
+});
