@@ -46,22 +46,41 @@ export class Decoder implements DecodeContext {
    * `exactFloats` overrides the call's option for this tree's own floats (struct fields need it).
    */
   unpack(bytes: Uint8Array, oob: OutOfBand, base: number | null, exactFloats?: boolean): unknown {
-    const extensions = this.tables.extensions;
-    let extTypes: Map<number, ExtReader> | null = null;
-    if (extensions.size) {
-      extTypes = new Map();
-      for (const [type, extension] of extensions) {
-        extTypes.set(type, (buf, start, length) => this.extension(extension, buf.subarray(start, start + length), oob, base === null ? null : base + start));
-      }
+    // The ext readers are made once per call; they read the document being decoded from
+    // docOob / docBase, which nested unpack calls set and restore (ext values are read synchronously).
+    const savedOob = this.docOob;
+    const savedBase = this.docBase;
+    this.docOob = oob;
+    this.docBase = base;
+    try {
+      return readDocument(bytes, {
+        extTypes: this.extReaders ??= this.makeExtReaders(),
+        ext: this.nestedReader,
+        maxNesting: this.limits.maxMsgpackNesting,
+        exactFloats: exactFloats ?? this.exactFloats,
+        dicts: this.dicts,
+        base,
+      });
+    } finally {
+      this.docOob = savedOob;
+      this.docBase = savedBase;
     }
-    return readDocument(bytes, {
-      extTypes,
-      ext: (buf, start, length) => this.section(buf.subarray(start, start + length), oob, base === null ? null : base + start, false),
-      maxNesting: this.limits.maxMsgpackNesting,
-      exactFloats: exactFloats ?? this.exactFloats,
-      dicts: this.dicts,
-      base,
-    });
+  }
+
+  private docOob: OutOfBand | null = null;
+  private docBase: number | null = null;
+  private extReaders: Map<number, ExtReader> | null | undefined = undefined;
+  private readonly nestedReader: ExtReader = (buf, start, length) =>
+    this.section(buf.subarray(start, start + length), this.docOob!, this.docBase === null ? null : this.docBase + start, false);
+
+  private makeExtReaders(): Map<number, ExtReader> | null {
+    const extensions = this.tables.extensions;
+    if (!extensions.size) return null;
+    const readers = new Map<number, ExtReader>();
+    for (const [type, extension] of extensions) {
+      readers.set(type, (buf, start, length) => this.extension(extension, buf.subarray(start, start + length), this.docOob!, this.docBase === null ? null : this.docBase + start));
+    }
+    return readers;
   }
 
   /** An ext value of a registered extension type: counts against maxDepth like a nested value (ext 0). */

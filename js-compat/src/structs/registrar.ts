@@ -15,9 +15,9 @@ import { InlineSerializer } from "../standard/core.js";
 import { OpaqueValue } from "../types/opaque.js";
 import { StructValue } from "./carrier.js";
 import { readConverter } from "./read.js";
-import { touchConverter, writeConverter, type TouchField, type WriteField } from "./write.js";
+import { touchConverter, writeConverter } from "./write.js";
 import type { FieldType, Fields } from "./fieldTypes.js";
-import { StructSchema, type InstanceReader, type SchemaContext } from "./schema.js";
+import { StructSchema, type InstanceReader, type SchemaContext, type WritePlan } from "./schema.js";
 import { CARRIER_CLASS_ID, DecodeScope, EncodeScope, STRUCTS_CLASS_ID, parseTable, readInstance } from "./table.js";
 
 /** What the struct support needs from its Registry. */
@@ -42,11 +42,7 @@ function hexKey(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }
 
-interface CarrierWriter {
-  readonly key: string;
-  readonly writers: readonly WriteField[];
-  readonly touches: readonly (TouchField | null)[];
-}
+type CarrierWriter = WritePlan;
 
 export class StructRegistry implements SchemaContext {
   private readonly byId = new Map<string, StructSchema>();
@@ -135,38 +131,27 @@ export class StructRegistry implements SchemaContext {
   writeArray(w: Writer, value: unknown, encoder: Encoder): void {
     let scope = encoder.scope.get(ENCODE) as EncodeScope | undefined;
     if (scope === undefined) encoder.scope.set(ENCODE, (scope = new EncodeScope()));
-    let key: unknown;
-    let definition: Uint8Array;
-    let names: readonly string[];
-    let writers: readonly WriteField[];
-    let touches: readonly (TouchField | null)[];
-    let get: (i: number) => unknown;
-    if (value instanceof StructValue) {
-      const carrier = this.carrierWriter(value);
-      [key, definition, names, writers, touches] = [carrier.key, value.definition, value.fieldNames, carrier.writers, carrier.touches];
-      get = (i) => value.values[i];
-    } else {
-      const schema = this.byClass.get(Object.getPrototypeOf(value).constructor)!;
-      const compiled = schema.compile();
-      [key, definition, names, writers, touches] = [schema, compiled.definition, compiled.names, compiled.writers, compiled.touches];
-      get = (i) => (value as Record<string, unknown>)[names[i]!];
-    }
+    const carried = value instanceof StructValue;
+    const plan: WritePlan = carried ? this.carrierWriter(value) : this.byClass.get(Object.getPrototypeOf(value).constructor)!.compile();
+    const names = plan.names;
     const maxDepth = this.host.limits.maxDepth ?? 1000;
     if (scope.depth >= maxDepth) throw new SerializationError(`structs are nested more than maxDepth=${maxDepth} deep, or a struct contains itself`);
-    const index = scope.indexOf(key, definition);
+    const index = scope.indexOf(plan.key, plan.definition);
     scope.depth++;
+    let i = 0;
     try {
-      // Structs first met inside set fields take their indices first, as in Python (write.touchConverter).
-      let i = 0;
-      try {
-        for (; i < touches.length; i++) touches[i]?.(get(i), encoder);
-        w.arrayHeader(1 + names.length);
-        w.int(index);
-        for (i = 0; i < names.length; i++) writers[i]!(w, get(i), encoder);
-      } catch (error) {
-        if (error instanceof SerializationError) error.within(`.${names[i]}`);
-        throw error;
+      if (plan.touching) {
+        // Structs first met inside set fields take their indices first, as in Python (write.touchConverter).
+        for (; i < names.length; i++) plan.touches[i]?.(carried ? value.values[i] : (value as Record<string, unknown>)[names[i]!], encoder);
       }
+      w.arrayHeader(1 + names.length);
+      w.int(index);
+      const writers = plan.writers;
+      if (carried) for (i = 0; i < names.length; i++) writers[i]!(w, value.values[i], encoder);
+      else for (i = 0; i < names.length; i++) writers[i]!(w, (value as Record<string, unknown>)[names[i]!], encoder);
+    } catch (error) {
+      if (error instanceof SerializationError) error.within(`.${names[i]}`);
+      throw error;
     } finally {
       scope.depth--;
     }
@@ -178,7 +163,7 @@ export class StructRegistry implements SchemaContext {
       const where = (i: number): string => `${value.classId}.${value.fieldNames[i]}`;
       const writers = value.types.map((type, i) => writeConverter(type, where(i), this));
       const touches = value.types.map((type, i) => touchConverter(type, where(i), this));
-      carrier = { key: `carrier:${hexKey(value.definition)}`, writers, touches };
+      carrier = { key: `carrier:${hexKey(value.definition)}`, definition: value.definition, names: value.fieldNames, writers, touches, touching: touches.some((t) => t !== null) };
       if (this.carrierWriters.size >= CACHE_MAX) this.carrierWriters.clear();
       this.carrierWriters.set(value.definition, carrier);
     }

@@ -23,14 +23,21 @@ export interface SchemaContext extends ConvertContext {
   classIdOfClass(cls: Function): string;
 }
 
-export interface Compiled {
-  readonly names: readonly string[];
-  readonly types: readonly FieldType[];
+/** How instances of one definition are written (a registered class's, or a carrier's). */
+export interface WritePlan {
+  /** What the frame's table knows the definition by. */
+  readonly key: unknown;
   /** The packed definition `[class_id, [[name, type]...]]`. */
   readonly definition: Uint8Array;
+  readonly names: readonly string[];
   readonly writers: readonly WriteField[];
   /** Per field, the pass over its set members before the fields are written (null: no set). */
   readonly touches: readonly (TouchField | null)[];
+  readonly touching: boolean;
+}
+
+export interface Compiled extends WritePlan {
+  readonly types: readonly FieldType[];
 }
 
 const READERS_MAX = 256;
@@ -75,7 +82,8 @@ export class StructSchema {
     const types = names.map((name) => resolve(this.specs[name]!, `${this.classId}.${name}`, (cls) => this.ctx.classIdOfClass(cls)));
     const writers = names.map((name, i) => writeConverter(types[i]!, `${this.classId}.${name}`, this.ctx));
     const touches = names.map((name, i) => touchConverter(types[i]!, `${this.classId}.${name}`, this.ctx));
-    this.compiled = Object.freeze({ names, types, definition: packDefinition(this.classId, names, types), writers, touches });
+    const definition = packDefinition(this.classId, names, types);
+    this.compiled = Object.freeze({ key: this, names, types, definition, writers, touches, touching: touches.some((t) => t !== null) });
     return this.compiled;
   }
 
@@ -116,16 +124,32 @@ export class StructSchema {
         throw new DeserializationError(`struct '${this.classId}': the writer's definition has no field '${name}' and ${this.cls.name}.${name} has no default (give one with registerStruct(..., { defaults: { ${name}: ... } }), docs/FORMAT.md 10.4)`);
       }
     }
-    const order = own.names;
+    // One step per own field, in the declared order: from the instance array, or a default.
+    const byName = new Map(reads.map((r) => [r.name, r]));
+    const fromDefault = new Map(missing.map((m) => [m.name, m.make]));
+    const steps = own.names.map((name) => {
+      const read = byName.get(name);
+      return read !== undefined ? { name, position: read.position, read: read.read, make: null } : { name, position: 0, read: null, make: fromDefault.get(name)! };
+    });
     const proto = (this.cls as { prototype: object }).prototype;
+    // Plain assignment unless a name is "__proto__" or meets an accessor up the prototype chain (no user code runs).
+    const define = own.names.some((name) => name === "__proto__" || hasAccessor(proto, name));
     return (items, exact) => {
-      const values = new Map<string, unknown>();
-      for (const { position, name, read } of reads) values.set(name, read(items[position], exact));
-      for (const { name, make } of missing) values.set(name, make());
-      // Made without running the constructor; own properties in the declared order (defineProperty: no setter runs).
-      const obj = Object.create(proto) as object;
-      for (const name of order) Object.defineProperty(obj, name, { value: values.get(name), writable: true, enumerable: true, configurable: true });
+      const obj = Object.create(proto) as Record<string, unknown>;
+      for (const step of steps) {
+        const value = step.read !== null ? step.read(items[step.position], exact) : step.make!();
+        if (define) Object.defineProperty(obj, step.name, { value, writable: true, enumerable: true, configurable: true });
+        else obj[step.name] = value;
+      }
       return obj;
     };
   }
+}
+
+function hasAccessor(proto: object | null, name: string): boolean {
+  for (let p = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    const d = Object.getOwnPropertyDescriptor(p, name);
+    if (d !== undefined) return d.set !== undefined || d.get !== undefined || !d.writable;
+  }
+  return false;
 }
