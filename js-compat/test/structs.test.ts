@@ -265,3 +265,14 @@ test("evolution: widening inside containers (list, set, map, tuple, optional) an
   assert.throws(() => registryWith((r) => r.registerStruct(Narrower)).deserialize(frame),
     /field 'l': the writer's type is list\[int8\], this reader's is list\[uint8\]/);
 });
+
+test("the top README's TypeScript struct example compiles, and Python's definition is what it writes", () => {
+  const Reading = defineStruct("example.Reading", { sensor: "str", value: "float64", count: "int32", tags: t.list("str") },
+    { defaults: { tags: () => [] } });
+  const registry = new Registry();
+  registry.registerStruct(Reading);
+  const frame = registry.serialize([new Reading({ sensor: "t1", value: 21.5, count: 3, tags: [] })]).toBytes();
+  const definition = Buffer.from([0x92, 0xaf, ...Buffer.from("example.Reading"), 0x94]);
+  assert.ok(Buffer.from(frame).includes(definition));
+  assert.throws(() => registry.serialize(new Reading({ sensor: "t1", value: 1, count: 2 ** 31, tags: [] })), /example.Reading.count: the number 2147483648/);
+});
