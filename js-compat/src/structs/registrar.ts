@@ -192,7 +192,7 @@ export class StructRegistry implements SchemaContext {
       const reads = types.map((type, i) => readConverter(type, null, `${classId}.${names[i]}`, this));
       const fieldNames = Object.freeze([...names]);
       const frozenTypes = Object.freeze([...types]);
-      reader = (items, exact) => new StructValue(classId, fieldNames, reads.map((read, i) => read(items[i + 1], exact)), definition, frozenTypes);
+      reader = (items, exact) => new StructValue(classId, fieldNames, Object.freeze(reads.map((read, i) => read(items[i + 1], exact))), definition, frozenTypes);
       if (this.carrierReaders.size >= CACHE_MAX) this.carrierReaders.clear();
       this.carrierReaders.set(key, reader);
     }
@@ -206,11 +206,16 @@ export class StructRegistry implements SchemaContext {
   }
 
   /** An instance from its array's bytes (an ext 1 payload, or a top-level struct's in-band). */
-  readPayload(payload: Uint8Array, oob: OutOfBand, context: DecodeContext, base: number | null): unknown {
+  readPayload(payload: Uint8Array, oob: OutOfBand, context: DecodeContext, base: number | null, classId: string | null = null): unknown {
     const stack = this.tables(context);
     const scope = stack[stack.length - 1];
     if (scope === undefined) throw new DeserializationError("a struct instance (msgpack ext 1) outside any struct table (serreg.structs)", base);
-    return readInstance(scope, context.unpack(payload, oob, base, true), base, context.exactFloats);
+    const items = context.unpack(payload, oob, base, true);
+    // Under a struct's own class ID (an ext 0 section), the instance must be of a definition of that class ID.
+    if (classId !== null && Array.isArray(items) && typeof items[0] === "number" && scope.classIds[items[0]] !== undefined && scope.classIds[items[0]] !== classId) {
+      throw new DeserializationError(`a '${classId}' section holds an instance of definition ${items[0]} ('${scope.classIds[items[0]]}')`, base);
+    }
+    return readInstance(scope, items, base, context.exactFloats);
   }
 
   /** A `serreg.structs` in-band: the table, then the value's own section with the table in scope. */
@@ -268,6 +273,6 @@ class InstanceSerializer extends InlineSerializer<unknown> {
     this.structs.writeArray(w, value, encoder);
   }
   deserialize(inBand: Uint8Array, oob: OutOfBand, context: DecodeContext, base: number | null): unknown {
-    return this.structs.readPayload(inBand, oob, context, base);
+    return this.structs.readPayload(inBand, oob, context, base, this.classId === CARRIER_CLASS_ID ? null : this.classId);
   }
 }
