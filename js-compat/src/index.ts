@@ -42,7 +42,7 @@ export type { StdlibNdarray } from "./numpy/ndarray.js";
 export { t, TypeNode, FieldType } from "./structs/fieldTypes.js";
 export type { Atom, FieldSpec, Fields, StructOf, TsOf } from "./structs/fieldTypes.js";
 export { defineStruct } from "./structs/define.js";
-export type { DefinedStruct, StructOptions, FieldsFitting } from "./structs/define.js";
+export type { DefinedStruct, StructInit, StructOptions, FieldsFitting } from "./structs/define.js";
 export { StructValue } from "./structs/carrier.js";
 
 let defaultRegistry: Registry | null = null;

@@ -276,3 +276,12 @@ test("the top README's TypeScript struct example compiles, and Python's definiti
   assert.ok(Buffer.from(frame).includes(definition));
   assert.throws(() => registry.serialize(new Reading({ sensor: "t1", value: 1, count: 2 ** 31, tags: [] })), /example.Reading.count: the number 2147483648/);
 });
+
+test("defineStruct: fields that may be null can be left out of `new`; defaults fill what is left out", () => {
+  const Tagged = defineStruct("test.Tagged", { id: "int32", note: t.optional("str"), extra: "any", tags: t.list("str") }, { defaults: { tags: () => ["x"] } });
+  const made = new Tagged({ id: 1, tags: [] });
+  assert.deepEqual({ ...made }, { id: 1, note: null, extra: null, tags: [] });
+  // @ts-expect-error: id cannot be null, so it must be given
+  assert.throws(() => registryWith((r) => r.registerStruct(Tagged)).serialize(new Tagged({ tags: [] })), /test.Tagged.id: null does not fit/);
+  assert.deepEqual(new Tagged({ id: 2 } as never).tags, ["x"]);
+});

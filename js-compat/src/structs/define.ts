@@ -21,9 +21,13 @@ export type FieldsFitting<T, F extends Fields> = {
   [K in keyof F]: K extends keyof T ? (StructOf<F>[K] extends T[K] ? F[K] : never) : never;
 };
 
+type NullableKeys<F extends Fields> = { [K in keyof F]: null extends StructOf<F>[K] ? K : never }[keyof F];
+/** What `new` takes: every field, those that may be null (optional, `any`) may be left out. */
+export type StructInit<F extends Fields> = Omit<StructOf<F>, NullableKeys<F>> & Partial<Pick<StructOf<F>, NullableKeys<F>>>;
+
 /** A class made by {@link defineStruct}: `new Point({ x, y })`, with its class ID and fields attached. */
 export interface DefinedStruct<F extends Fields> {
-  new (init: StructOf<F>): StructOf<F>;
+  new (init: StructInit<F>): StructOf<F>;
   readonly classId: string;
   readonly fields: F;
   readonly defaults: Readonly<Record<string, unknown>>;
@@ -33,11 +37,17 @@ export interface DefinedStruct<F extends Fields> {
 export function defineStruct<F extends Fields>(classId: string, fields: F, options: StructOptions<F> = {}): DefinedStruct<F> {
   if (typeof classId !== "string" || !classId) throw new TypeError("defineStruct needs a non-empty class ID");
   const names = Object.freeze(Object.keys(fields));
+  const defaults: Record<string, unknown> = options.defaults ?? {};
   const defined = class {
-    constructor(init: StructOf<F>) {
+    constructor(init: StructInit<F>) {
       if (init === null || typeof init !== "object") throw new TypeError(`new ${classId}(init): init is an object of the fields ${names.join(", ")}`);
       for (const name of names) {
-        Object.defineProperty(this, name, { value: (init as Record<string, unknown>)[name] ?? null, writable: true, enumerable: true, configurable: true });
+        let value = (init as Record<string, unknown>)[name];
+        if (value === undefined && Object.prototype.hasOwnProperty.call(defaults, name)) {
+          const given = defaults[name];
+          value = typeof given === "function" ? (given as () => unknown)() : given;
+        }
+        Object.defineProperty(this, name, { value: value ?? null, writable: true, enumerable: true, configurable: true });
       }
     }
   };
@@ -45,7 +55,7 @@ export function defineStruct<F extends Fields>(classId: string, fields: F, optio
   Object.defineProperties(defined, {
     classId: { value: classId },
     fields: { value: Object.freeze({ ...fields }) },
-    defaults: { value: Object.freeze({ ...(options.defaults ?? {}) }) },
+    defaults: { value: Object.freeze({ ...defaults }) },
   });
   return defined as unknown as DefinedStruct<F>;
 }
