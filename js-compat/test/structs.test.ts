@@ -6,6 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -284,4 +285,30 @@ test("defineStruct: fields that may be null can be left out of `new`; defaults f
   // @ts-expect-error: id cannot be null, so it must be given
   assert.throws(() => registryWith((r) => r.registerStruct(Tagged)).serialize(new Tagged({ tags: [] })), /test.Tagged.id: null does not fit/);
   assert.deepEqual(new Tagged({ id: 2 } as never).tags, ["x"]);
+});
+
+test("every width round-trips exactly at any value in range, and one past either end is refused", () => {
+  const RANGES: [keyof Widths, bigint, bigint][] = [
+    ["i8", -(2n ** 7n), 2n ** 7n - 1n], ["i16", -(2n ** 15n), 2n ** 15n - 1n], ["i32", -(2n ** 31n), 2n ** 31n - 1n],
+    ["i64", -(2n ** 63n), 2n ** 63n - 1n], ["u8", 0n, 255n], ["u16", 0n, 65535n], ["u32", 0n, 2n ** 32n - 1n], ["u64", 0n, 2n ** 64n - 1n],
+  ];
+  const zero = (): Widths => new Widths(0, 0, 0, 0n, 0, 0, 0, 0n, 0, 0);
+  const set = (w: Widths, field: keyof Widths, v: bigint): Widths => Object.assign(w, { [field]: field === "i64" || field === "u64" ? v : Number(v) });
+  fc.assert(fc.property(fc.nat(RANGES.length - 1), fc.bigInt(), fc.double(), (i, raw, f) => {
+    const [field, low, high] = RANGES[i]!;
+    const v = low + (((raw % (high - low + 1n)) + (high - low + 1n)) % (high - low + 1n));
+    const value = set(zero(), field, v);
+    value.f32 = f;
+    value.f64 = f;
+    if (Number.isFinite(f) && !Number.isFinite(Math.fround(f))) {
+      assert.throws(() => shapes.serialize(value), /beyond float32's range/);
+      return;
+    }
+    const back = shapes.deserialize(shapes.serialize(value).toBytes()) as Widths;
+    assert.equal(back[field], value[field]);
+    assert.ok(Object.is(back.f32, Math.fround(f)) && Object.is(back.f64, f));
+  }), { numRuns: 500, seed: 21 });
+  for (const [field, low, high] of RANGES) {
+    for (const v of [low - 1n, high + 1n]) assert.throws(() => shapes.serialize(set(zero(), field, v)), SerializationError, `${field} = ${v}`);
+  }
 });
