@@ -38,16 +38,15 @@ const DECODE = Symbol("serreg struct tables (reading)");
 const STRUCTS_HASH = classIdHash(STRUCTS_CLASS_ID);
 const CACHE_MAX = 1024;
 
-function hexKey(bytes: Uint8Array): string {
+/** A Map key for a definition's bytes (one char per byte). */
+function bytesKey(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }
-
-type CarrierWriter = WritePlan;
 
 export class StructRegistry implements SchemaContext {
   private readonly byId = new Map<string, StructSchema>();
   private readonly byClass = new Map<Function, StructSchema>();
-  private readonly carrierWriters = new Map<Uint8Array, CarrierWriter>();
+  private readonly carrierWriters = new Map<Uint8Array, WritePlan>();
   private readonly carrierReaders = new Map<string, InstanceReader>();
   /** Reads and writes struct instances as msgpack ext 1. */
   readonly extension: ExtensionType;
@@ -157,13 +156,13 @@ export class StructRegistry implements SchemaContext {
     }
   }
 
-  private carrierWriter(value: StructValue): CarrierWriter {
+  private carrierWriter(value: StructValue): WritePlan {
     let carrier = this.carrierWriters.get(value.definition);
     if (carrier === undefined) {
       const where = (i: number): string => `${value.classId}.${value.fieldNames[i]}`;
       const writers = value.types.map((type, i) => writeConverter(type, where(i), this));
       const touches = value.types.map((type, i) => touchConverter(type, where(i), this));
-      carrier = { key: `carrier:${hexKey(value.definition)}`, definition: value.definition, names: value.fieldNames, writers, touches, touching: touches.some((t) => t !== null) };
+      carrier = { key: `carrier:${bytesKey(value.definition)}`, definition: value.definition, names: value.fieldNames, writers, touches, touching: touches.some((t) => t !== null) };
       if (this.carrierWriters.size >= CACHE_MAX) this.carrierWriters.clear();
       this.carrierWriters.set(value.definition, carrier);
     }
@@ -184,7 +183,7 @@ export class StructRegistry implements SchemaContext {
   // Reading
 
   private readerFor(classId: string, definition: Uint8Array, names: string[], types: FieldType[]): InstanceReader {
-    const key = hexKey(definition);
+    const key = bytesKey(definition);
     const schema = this.byId.get(classId);
     if (schema !== undefined) return schema.reader(key, names, types);
     let reader = this.carrierReaders.get(key);
@@ -221,7 +220,7 @@ export class StructRegistry implements SchemaContext {
   /** A `serreg.structs` in-band: the table, then the value's own section with the table in scope. */
   readTable(inBand: Uint8Array, oob: OutOfBand, context: DecodeContext, base: number | null): unknown {
     const topLevel = context.topLevel; // read first: decoding anything nested changes it
-    const { scope, end } = parseTable(inBand, base, this.limitsNesting(), (c, d, n, t) => this.readerFor(c, d, n, t));
+    const { scope, end } = parseTable(inBand, base, this.host.limits.maxMsgpackNesting, (c, d, n, t) => this.readerFor(c, d, n, t));
     const inner = inBand.subarray(end);
     const innerBase = base === null ? null : base + end;
     if (inner.length < 8) throw new DeserializationError("the value after the struct table is too short to hold a ClassIDHash", innerBase);
@@ -246,10 +245,6 @@ export class StructRegistry implements SchemaContext {
     } finally {
       stack.pop();
     }
-  }
-
-  private limitsNesting(): number | null {
-    return this.host.limits.maxMsgpackNesting;
   }
 }
 
