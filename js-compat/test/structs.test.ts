@@ -7,12 +7,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import * as arrow from "apache-arrow";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   Decimal, DeserializationError, Float64, Limits, OpaqueValue, PyDate, PyDateTime, Registry, SerializationError, StructValue,
-  TimeDelta, Tuple, UUID, defineStruct, t,
+  TimeDelta, Tuple, UUID, defineStruct, ndarray, t,
 } from "../src/index.js";
 import { Color, Everything, Node, Pair, Point, Widths, registerShapes } from "../fixture/structShapes.js";
 import { VECTORS, hex } from "./helpers.js";
@@ -311,4 +312,17 @@ test("every width round-trips exactly at any value in range, and one past either
   for (const [field, low, high] of RANGES) {
     for (const v of [low - 1n, high + 1n]) assert.throws(() => shapes.serialize(set(zero(), field, v)), SerializationError, `${field} = ${v}`);
   }
+});
+
+test("ndarray and Arrow fields travel out of band (ext 0 of exactly their class ID), views of the frame when read", () => {
+  const Sample = defineStruct("test.Sample", { pixels: "numpy.ndarray", table: "ArrowTable", batch: t.optional("ArrowRecordBatch") });
+  const registry = registryWith((r) => r.registerStruct(Sample));
+  const pixels = new ndarray("float64", Float64Array.from({ length: 12 }, (_, i) => i), [3, 4], [4, 1], 0, "row-major");
+  const table = arrow.tableFromArrays({ id: Int32Array.from([1, 2, 3]) });
+  const frame = registry.serialize(new Sample({ pixels, table })).toBytes();
+  assert.ok(new DataView(frame.buffer, frame.byteOffset).getUint32(8, true) >= 2, "the buffers are out of band");
+  const back = registry.deserialize(frame) as InstanceType<typeof Sample>;
+  assert.deepEqual([back.pixels.get(2, 3), back.table.getChild("id")!.toArray()[2], back.batch], [11, 3, null]);
+  assert.equal(hex(registry.serialize(back).toBytes()), hex(frame));
+  assert.throws(() => registry.serialize(new Sample({ pixels: table as never, table })), /test.Sample.pixels: a Table does not fit the field's type numpy.ndarray/);
 });
