@@ -15,6 +15,7 @@ from typing import Annotated, Optional
 
 import msgpack
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import serreg
@@ -56,20 +57,22 @@ def test_enum_list_set_map_optional_ndarray_fields(ts_echo):
         assert np.array_equal(a.data, b.data) and a.data.dtype == b.data.dtype
 
 
-def test_unregistered_struct_with_an_array_is_relayed_by_the_carrier(ts_echo):
+def test_unregistered_struct_with_an_array_and_a_table_is_relayed_by_the_carrier(ts_echo):
     registry = serreg.Registry()
 
     @dataclasses.dataclass
     class Image:
         pixels: np.ndarray
+        rows: pa.Table
         note: Optional[str] = None
 
     registry.register_struct(Image, "shapes.Image")
-    value = Image(np.arange(20_000, dtype=np.int16).reshape(100, 200), "x")
+    value = Image(np.arange(20_000, dtype=np.int16).reshape(100, 200), pa.table({"id": [1, 2, 3]}), "x")
     sent = registry.serialize(value).to_bytes()
     reply = ts_echo.round_trip(sent)
     assert bytes(reply) == sent
-    assert np.array_equal(registry.deserialize(reply).pixels, value.pixels)
+    back = registry.deserialize(reply)
+    assert np.array_equal(back.pixels, value.pixels) and back.rows.equals(value.rows)
 
 
 def test_carrier_frames_from_a_python_relay(ts_echo):
