@@ -1,10 +1,11 @@
 """msgspec ``Struct`` classes as struct classes: their fields and defaults, from msgspec itself.
 
-msgspec is optional: a class is recognized by its metaclass's name (``StructMeta``
-from ``msgspec``), so serreg never imports msgspec for a class that is not one;
-for one that is, msgspec is already loaded and ``msgspec.structs.fields`` gives
-the fields in msgspec's own order (``__struct_fields__``: with ``kw_only`` the
-keyword-only fields come last) with their defaults and default factories.
+msgspec is optional and never imported for a class that is not a Struct: a Struct
+exists only once msgspec is loaded, so a class is one if msgspec is in
+``sys.modules`` and the class subclasses ``msgspec.Struct``. For one that is,
+``msgspec.structs.fields`` gives the fields in msgspec's own order
+(``__struct_fields__``: with ``kw_only`` the keyword-only fields come last) with
+their defaults and default factories.
 
 Only the fields and their annotations matter to serreg's wire. The settings that
 shape msgspec's own encoding (``array_like``, ``omit_defaults``, ``rename``,
@@ -24,6 +25,7 @@ reading, as it does when msgspec decodes; frozen Structs need nothing more.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Any
 
 __all__ = ["BUILD_BY_CALL", "is_msgspec_struct", "msgspec_fields"]
@@ -32,11 +34,9 @@ BUILD_BY_CALL = "call"  # the ClassShape build kind: the class called with keywo
 
 
 def is_msgspec_struct(cls: type) -> bool:
-    """True for a subclass of ``msgspec.Struct`` (told by its metaclass, without importing msgspec)."""
-    meta = type(cls)
-    return meta.__name__ == "StructMeta" and meta.__module__.split(".")[0] == "msgspec" and hasattr(
-        cls, "__struct_fields__"
-    )
+    """True for a subclass of ``msgspec.Struct``; never imports msgspec (a Struct means it is loaded)."""
+    msgspec = sys.modules.get("msgspec")
+    return msgspec is not None and isinstance(cls, type) and issubclass(cls, msgspec.Struct)
 
 
 def msgspec_fields(cls: type) -> list[tuple[str, Any, Any]]:
