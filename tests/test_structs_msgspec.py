@@ -437,3 +437,21 @@ def test_msgspec_declared_structs_echo_through_java(java_echo):
     assert bytes(reply) == sent
     back = registry.deserialize(reply, trusted=False)
     assert back == value and type(back[1]) is MWidths and type(back[2].children[0]) is MNode
+
+
+# ------------------------------------------------------------------------------ canonical form
+
+
+def test_canonical_form_and_digest_are_the_dataclass_ones():
+    """Whatever serreg does for a struct's canonical form (docs/FORMAT.md 10.5), a msgspec twin gets
+    the same: the same digest, or the same refusal."""
+
+    def digest(registry: serreg.Registry, value: Any) -> Any:
+        try:
+            return registry.digest(value)
+        except serreg.CanonicalFormError as error:
+            return type(error)
+
+    shapes = struct_shapes.register(serreg.Registry())
+    for make in (struct_shapes.everything, struct_shapes.tree, struct_shapes.widths):
+        assert digest(twins(), as_twin(make())) == digest(shapes, make())
