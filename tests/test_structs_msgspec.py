@@ -353,6 +353,12 @@ def test_registration_errors_name_the_field():
         registry.register_struct(Unset, "x.Unset")
         registry.serialize(Unset(1))
 
+    class Later(msgspec.Struct):
+        a: "NotDefinedAnywhere"  # noqa: F821
+
+    with pytest.raises(TypeError, match="Later name something not defined"):
+        registry.register_struct(Later, "x.Later")
+
     class Wrong(msgspec.Struct):
         a: Annotated[str, serreg.int32]
 

@@ -41,7 +41,8 @@ class FieldSpec:
 
 
 class ClassShape:
-    """A struct class's fields in declaration order, and how instances are built.
+    """A struct class's fields in declaration order (a msgspec Struct's: its ``__struct_fields__``), and how
+    instances are built.
 
     ``build``: ``"dict"`` (fill ``__dict__``), ``"slots"`` (set each slot through
     its descriptor, which frozen classes allow), ``"tuple"`` (a NamedTuple) or
