@@ -16,7 +16,6 @@ payload and implementation:
 from __future__ import annotations
 
 import argparse
-import datetime
 import gc
 import os
 import pickle
@@ -26,42 +25,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 
 
-def small_dict():
-    return {"a": 1, "b": 2.5, "c": "hello", "d": [1, 2, 3], "e": True}
+def _payload(name):
+    """The payload of ``serreg bench`` (serreg/bench/payloads.py) at full size."""
+    from serreg.bench.payloads import PAYLOADS as BENCH_PAYLOADS
+
+    return lambda: BENCH_PAYLOADS[name](1.0)
 
 
-def ints_1k():
-    return list(range(1000))
-
-
-def strs_10k():
-    return [f"s{i}" for i in range(10000)]
-
-
-def records_1k():
-    return [{"id": i, "name": f"user{i}", "score": i * 0.5, "tags": ["a", "b"]} for i in range(1000)]
-
-
-def nested_mixed():
-    return [
-        {
-            "id": (i, i + 1, "x"),
-            "tags": {"a", "b", i},
-            "when": datetime.datetime(2024, 1, 2, 3, 4, 5, i),
-            "day": datetime.date(2024, 1, 1 + i % 28),
-            "blob": bytes([i % 256]) * 20,
-            "none": None,
-            "key": uuid.UUID(int=i),
-            "big": 2**70 + i,
-        }
-        for i in range(100)
-    ]
-
-
-PAYLOADS = {f.__name__: f for f in (small_dict, ints_1k, strs_10k, records_1k, nested_mixed)}
+PAYLOADS = {name: _payload(name) for name in ("small_dict", "ints_1k", "strs_10k", "records_1k", "nested_mixed")}
 # Round trips per callgrind run (N; the second run does 3N).
 ITERATIONS = {"small_dict": 1000, "ints_1k": 50, "strs_10k": 5, "records_1k": 5, "nested_mixed": 10}
 

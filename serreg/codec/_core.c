@@ -250,6 +250,7 @@ static int ext_end(Out *o, Py_ssize_t start) {
     return 0;
 }
 
+#include "_core_types.h"
 #include "_core_encode.h"
 #include "_core_decode.h"
 

@@ -238,19 +238,28 @@ static PyObject *dec_leaf(int kind, const unsigned char *p, Py_ssize_t m) {
         v = PyComplex_FromDoubles(x[0], x[1]);
         break;
     }
-    case K_DATETIME:
-        if (p[0] != 0x99 || !read_ints(p, &at, m, 8, f) || at != m - 1 || p[at] != 0xc0) return NULL;
-        v = PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(f[0], f[1], f[2], f[3], f[4], f[5], f[6], Py_None, f[7],
-                                                           PyDateTimeAPI->DateTimeType);
+    case K_DATETIME: {
+        if (p[0] != 0x99 || !read_ints(p, &at, m, 8, f)) return NULL;
+        PyObject *tz = dec_tz(p, &at, m);
+        if (tz == NULL) return NULL;
+        if (at == m)
+            v = PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(f[0], f[1], f[2], f[3], f[4], f[5], f[6], tz, f[7],
+                                                               PyDateTimeAPI->DateTimeType);
+        Py_DECREF(tz);
         break;
+    }
     case K_DATE:
         if (p[0] != 0x93 || !read_ints(p, &at, m, 3, f) || at != m) return NULL;
         v = PyDateTimeAPI->Date_FromDate(f[0], f[1], f[2], PyDateTimeAPI->DateType);
         break;
-    case K_TIME:
-        if (p[0] != 0x96 || !read_ints(p, &at, m, 5, f) || at != m - 1 || p[at] != 0xc0) return NULL;
-        v = PyDateTimeAPI->Time_FromTimeAndFold(f[0], f[1], f[2], f[3], Py_None, f[4], PyDateTimeAPI->TimeType);
+    case K_TIME: {
+        if (p[0] != 0x96 || !read_ints(p, &at, m, 5, f)) return NULL;
+        PyObject *tz = dec_tz(p, &at, m);
+        if (tz == NULL) return NULL;
+        if (at == m) v = PyDateTimeAPI->Time_FromTimeAndFold(f[0], f[1], f[2], f[3], tz, f[4], PyDateTimeAPI->TimeType);
+        Py_DECREF(tz);
         break;
+    }
     case K_TIMEDELTA:
         if (p[0] != 0x93 || !read_ints(p, &at, m, 3, f) || at != m) return NULL;
         v = PyDateTimeAPI->Delta_FromDelta(f[0], f[1], f[2], 1, PyDateTimeAPI->DeltaType);

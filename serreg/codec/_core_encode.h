@@ -139,9 +139,11 @@ static int enc_int(Enc *e, PyObject *obj) {
 static int enc_leaf_kind(Enc *e, PyObject *obj, int kind) {
     Out *o = &e->out;
     Py_ssize_t start = o->len;
+    PyObject *tz = NULL;
     if (kind == K_DATETIME || kind == K_TIME) {
-        PyObject *tz = kind == K_DATETIME ? PyDateTime_DATE_GET_TZINFO(obj) : PyDateTime_TIME_GET_TZINFO(obj);
-        if (tz != Py_None) return 1000; /* a time zone: the serializer writes it (and may refuse it) */
+        tz = kind == K_DATETIME ? PyDateTime_DATE_GET_TZINFO(obj) : PyDateTime_TIME_GET_TZINFO(obj);
+        /* a tzinfo other than datetime.timezone: the serializer writes it (and may refuse it) */
+        if (tz != Py_None && Py_TYPE(tz) != Py_TYPE(PyDateTime_TimeZone_UTC)) return 1000;
     }
     if (kind == K_INT) return enc_big_int(e, obj);
     if (ext_begin(o, kind_hash[kind]) < 0) return -1;
@@ -170,7 +172,6 @@ static int enc_leaf_kind(Enc *e, PyObject *obj, int kind) {
         pack_sint(o, PyDateTime_DATE_GET_SECOND(obj));
         pack_sint(o, PyDateTime_DATE_GET_MICROSECOND(obj));
         pack_sint(o, PyDateTime_DATE_GET_FOLD(obj));
-        put1(o, 0xc0);
         break;
     case K_DATE:
         put1(o, 0x93);
@@ -185,7 +186,6 @@ static int enc_leaf_kind(Enc *e, PyObject *obj, int kind) {
         pack_sint(o, PyDateTime_TIME_GET_SECOND(obj));
         pack_sint(o, PyDateTime_TIME_GET_MICROSECOND(obj));
         pack_sint(o, PyDateTime_TIME_GET_FOLD(obj));
-        put1(o, 0xc0);
         break;
     case K_TIMEDELTA:
         put1(o, 0x93);
@@ -211,6 +211,13 @@ static int enc_leaf_kind(Enc *e, PyObject *obj, int kind) {
     }
     default:
         return -2;
+    }
+    if (tz != NULL) {
+        int r = enc_tz(o, tz);
+        if (r != 0) {
+            o->len = start;
+            return r;
+        }
     }
     return ext_end(o, start);
 }
@@ -270,8 +277,11 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
     }
     if (root && (type == &PyByteArray_Type || type == &PyMemoryView_Type)) return -2; /* msgpack's own bin */
     int kind = kind_of(type);
-    if (kind == K_NONE || !e->t.write[kind] || inline_level >= MAX_INLINE_LEVELS || kind == K_SET || kind == K_FROZENSET)
-        return enc_nested(e, obj);
+    if (kind == K_NONE || !e->t.write[kind] || inline_level >= MAX_INLINE_LEVELS) return enc_nested(e, obj);
+    if (kind == K_SET || kind == K_FROZENSET) {
+        int r = enc_set(o, obj, kind, e->t.native_overrides);
+        return r == 1000 ? enc_nested(e, obj) : r;
+    }
     if (kind == K_TUPLE) {
         Py_ssize_t n = PyTuple_GET_SIZE(obj), start = o->len;
         if (ext_begin(o, kind_hash[K_TUPLE]) < 0) return -1;
