@@ -378,9 +378,9 @@ static int dec_run(Dec *d) {
                 v = PyFloat_FromDouble(x);
                 break;
             }
-            case 0xcc: NEED(1); v = PyLong_FromUnsignedLongLong(rd_be(d, 1)); break;
-            case 0xcd: NEED(2); v = PyLong_FromUnsignedLongLong(rd_be(d, 2)); break;
-            case 0xce: NEED(4); v = PyLong_FromUnsignedLongLong(rd_be(d, 4)); break;
+            case 0xcc: NEED(1); v = PyLong_FromLong((long)rd_be(d, 1)); break;
+            case 0xcd: NEED(2); v = PyLong_FromLong((long)rd_be(d, 2)); break;
+            case 0xce: NEED(4); v = PyLong_FromLongLong((long long)rd_be(d, 4)); break;
             case 0xcf: NEED(8); v = PyLong_FromUnsignedLongLong(rd_be(d, 8)); break;
             case 0xd0: NEED(1); v = PyLong_FromLong((int8_t)rd_be(d, 1)); break;
             case 0xd1: NEED(2); v = PyLong_FromLong((int16_t)rd_be(d, 2)); break;
@@ -463,8 +463,10 @@ static int dec_run(Dec *d) {
         if (0) {
         raw:
             NEED(n);
-            v = is_str ? PyUnicode_DecodeUTF8((const char *)d->p + d->pos, n, NULL)
-                       : PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
+            if (!is_str) v = PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
+            else if (d->sp > 0 && d->stack[d->sp - 1].kind == D_MAP && (d->stack[d->sp - 1].remaining & 1) == 0)
+                v = dec_key(d->p + d->pos, n);
+            else v = dec_str(d->p + d->pos, n);
             d->pos += n;
         }
     complete:;

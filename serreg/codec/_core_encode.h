@@ -301,6 +301,8 @@ static int enc_tree(Enc *e, PyObject *root) {
         EFrame *f = &e->stack[e->sp - 1];
         PyObject *item;
         int depth = f->depth, level = f->inline_level;
+        /* Plain leaves are written in a tight loop (no Python code runs meanwhile). */
+        int plain = depth <= MSGPACK_MAX_NESTING;
         if (f->kind == S_DICT) {
             if (f->value != NULL) {
                 item = f->value;
@@ -308,18 +310,32 @@ static int enc_tree(Enc *e, PyObject *root) {
             } else {
                 PyObject *key, *value;
                 if (PyDict_GET_SIZE(f->obj) != f->n) return -2; /* changed while written */
-                if (!PyDict_Next(f->obj, &f->i, &key, &value)) {
+                int need = 0; /* 0: the dict is done, 1: its key goes the general way, 2: its value */
+                for (;;) {
+                    if (!PyDict_Next(f->obj, &f->i, &key, &value)) break;
+                    if (!plain || (r = enc_plain_leaf(&e->out, key, e->t.native_overrides)) != 0) { need = 1; break; }
+                    if ((r = enc_plain_leaf(&e->out, value, e->t.native_overrides)) != 0) { need = 2; break; }
+                }
+                if (need && r < 0) return r;
+                if (need == 0) {
                     if ((r = enc_pop(e)) < 0) return r;
                     continue;
                 }
                 Py_INCREF(value);
                 f->value = value;
+                if (need == 2) continue;
                 item = key;
                 Py_INCREF(item);
             }
         } else {
             Py_ssize_t size = f->kind == S_LIST ? PyList_GET_SIZE(f->obj) : PyTuple_GET_SIZE(f->obj);
             if (size != f->n) return -2;
+            if (plain) {
+                r = 0;
+                PyObject **items = f->kind == S_LIST ? ((PyListObject *)f->obj)->ob_item : ((PyTupleObject *)f->obj)->ob_item;
+                while (f->i < f->n && (r = enc_plain_leaf(&e->out, items[f->i], e->t.native_overrides)) == 0) f->i++;
+                if (r < 0) return r;
+            }
             if (f->i >= f->n) {
                 if ((r = enc_pop(e)) < 0) return r;
                 continue;

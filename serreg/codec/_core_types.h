@@ -13,6 +13,53 @@
  * Both directions keep a few recently met time zones, so a document of values sharing
  * one time zone asks Python for its offset and name once. */
 
+/* ------------------------------------------------------------------ plain leaves, encode */
+
+#if PY_VERSION_HEX >= 0x030C0000
+#define LONG_IS_COMPACT(o) PyUnstable_Long_IsCompact((PyLongObject *)(o))
+#define LONG_COMPACT_VALUE(o) ((long long)PyUnstable_Long_CompactValue((PyLongObject *)(o)))
+#else
+#define LONG_IS_COMPACT(o) (Py_SIZE(o) >= -1 && Py_SIZE(o) <= 1)
+#define LONG_COMPACT_VALUE(o) (Py_SIZE(o) == 0 ? 0LL : (long long)Py_SIZE(o) * (long long)((PyLongObject *)(o))->ob_digit[0])
+#endif
+
+/* A value inside a container written without the general dispatch when it is an exact str
+ * (ASCII), int (one digit), float, None or bool that no user serializer took over: 0 written,
+ * 1 not such a value (the caller writes it), -1 out of memory. Same bytes as enc_value. */
+static inline int enc_plain_leaf(Out *o, PyObject *obj, unsigned overrides) {
+    PyTypeObject *type = Py_TYPE(obj);
+    if (type == &PyUnicode_Type) {
+        if ((overrides & N_STR) || !PyUnicode_IS_COMPACT_ASCII(obj)) return 1;
+        Py_ssize_t n = PyUnicode_GET_LENGTH(obj);
+        if (n >= 32) return pack_raw(o, (const char *)(((PyASCIIObject *)obj) + 1), n, 1) < 0 ? 1 : 0;
+        RESERVE(o, 1 + n);
+        put1(o, (unsigned char)(0xa0 | n));
+        memcpy(o->buf + o->len, ((PyASCIIObject *)obj) + 1, n);
+        o->len += n;
+        return 0;
+    }
+    if (type == &PyLong_Type) {
+        if ((overrides & N_INT) || !LONG_IS_COMPACT(obj)) return 1;
+        long long v = LONG_COMPACT_VALUE(obj);
+        if (v >= 0 && v < 128) { RESERVE(o, 1); put1(o, (unsigned char)v); return 0; }
+        return pack_sint(o, v);
+    }
+    if (type == &PyFloat_Type) return (overrides & N_FLOAT) ? 1 : pack_double(o, PyFloat_AS_DOUBLE(obj));
+    if (obj == Py_None) {
+        if (overrides & N_NONE) return 1;
+        RESERVE(o, 1);
+        put1(o, 0xc0);
+        return 0;
+    }
+    if (type == &PyBool_Type) {
+        if (overrides & N_BOOL) return 1;
+        RESERVE(o, 1);
+        put1(o, obj == Py_True ? 0xc3 : 0xc2);
+        return 0;
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------------ time zones, encode */
 
 #define TZ_CACHE 4
