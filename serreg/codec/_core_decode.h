@@ -173,7 +173,11 @@ static PyObject *finish_ext(Dec *d, int kind, PyObject *inner) {
     if (!PyList_CheckExact(inner)) return NULL;
     if (kind == K_TUPLE) return PyList_AsTuple(inner);
     if (check_spread(d, &PyList_GET_ITEM(inner, 0), PyList_GET_SIZE(inner), 1) < 0) return NULL;
-    return kind == K_SET ? PySet_New(inner) : PyFrozenSet_New(inner);
+    PyObject *set = kind == K_SET ? PySet_New(NULL) : PyFrozenSet_New(NULL);
+    for (Py_ssize_t i = 0; set != NULL && i < PyList_GET_SIZE(inner); i++) {
+        if (PySet_Add(set, PyList_GET_ITEM(inner, i)) < 0) Py_CLEAR(set);
+    }
+    return set;
 }
 
 /* A msgpack int at p[*at..end): 1 and its value, or 0 if something else is there. */

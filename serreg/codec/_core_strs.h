@@ -39,8 +39,12 @@ static inline PyObject *dec_key(const unsigned char *p, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
     PyObject **slot = &key_cache[h & (KEY_CACHE_SIZE - 1)];
     PyObject *cached = *slot;
-    if (cached != NULL && PyUnicode_GET_LENGTH(cached) == n && memcmp(PyUnicode_DATA(cached), p, n) == 0)
-        return Py_NewRef(cached);
+    if (cached != NULL && PyUnicode_GET_LENGTH(cached) == n) {
+        const unsigned char *data = PyUnicode_DATA(cached);
+        Py_ssize_t i = 0;
+        while (i < n && data[i] == p[i]) i++;
+        if (i == n) return Py_NewRef(cached);
+    }
     if (!is_ascii(p, n)) return PyUnicode_DecodeUTF8((const char *)p, n, NULL);
     PyObject *s = PyUnicode_New(n, 127);
     if (s == NULL) return NULL;
