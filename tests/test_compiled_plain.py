@@ -2,7 +2,7 @@
 
 Inside lists, tuples and dicts the C core writes exact str, int, float, None and
 bool values in a tight loop, and reads map keys through a cache of short keys
-(serreg/codec/_core_types.h, _core_strs.h). These tests hold those paths to the
+(serreg/codec/_core_types.h, _core_keys.h). These tests hold those paths to the
 pure codec's bytes, values and errors: user serializers registered for the plain
 types still take them over, keys that collide in the cache, are not ASCII or are
 long come back equal, and malformed keys are refused alike.

@@ -252,7 +252,7 @@ static int ext_end(Out *o, Py_ssize_t start) {
 
 #include "_core_types.h"
 #include "_core_encode.h"
-#include "_core_strs.h"
+#include "_core_keys.h"
 #include "_core_decode.h"
 
 /* ------------------------------------------------------------------ the type */

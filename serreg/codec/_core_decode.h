@@ -467,10 +467,9 @@ static int dec_run(Dec *d) {
         if (0) {
         raw:
             NEED(n);
-            if (!is_str) v = PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
-            else if (d->sp > 0 && d->stack[d->sp - 1].kind == D_MAP && (d->stack[d->sp - 1].remaining & 1) == 0)
-                v = dec_key(d->p + d->pos, n);
-            else v = dec_str(d->p + d->pos, n);
+            v = is_str ? decode_str(d->p + d->pos, n, d->sp > 0 && d->stack[d->sp - 1].kind == D_MAP &&
+                                                          !((d->nvals - d->stack[d->sp - 1].vstart) & 1))
+                       : PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
             d->pos += n;
         }
     complete:;
