@@ -340,8 +340,68 @@ static uint64_t rd_be(Dec *d, int n) {
     return v;
 }
 
+/* The scalar items of the open array or map that do not complete it, read in a tight loop:
+ * fixints, ints of up to 32 bits, floats, nil, bools and fixstrs. Stops at anything else, at the
+ * container's last item (the general loop completes it) and at the end of the bytes. */
+static int dec_scalars(Dec *d) {
+    DFrame *f = &d->stack[d->sp - 1];
+    const unsigned char *p = d->p;
+    while (f->remaining > 1 && d->pos < d->doc_end) {
+        unsigned char b = p[d->pos];
+        Py_ssize_t left = d->doc_end - d->pos - 1;
+        PyObject *v;
+        if (b <= 0x7f) v = PyLong_FromLong(b);
+        else if (b >= 0xe0) v = PyLong_FromLong((signed char)b);
+        else if (b >= 0xa0 && b <= 0xbf) {
+            Py_ssize_t n = b & 0x1f;
+            if (left < n) return 0;
+            v = decode_str(p + d->pos + 1, n, f->kind == D_MAP && !((d->nvals - f->vstart) & 1));
+            if (v == NULL) return -2;
+            d->pos += n;
+        } else if (b == 0xc0) v = Py_NewRef(Py_None);
+        else if (b == 0xc2) v = Py_NewRef(Py_False);
+        else if (b == 0xc3) v = Py_NewRef(Py_True);
+        else if (b == 0xcb) {
+            if (left < 8) return 0;
+            uint64_t bits = 0;
+            for (int i = 1; i <= 8; i++) bits = (bits << 8) | p[d->pos + i];
+            double x;
+            memcpy(&x, &bits, 8);
+            v = PyFloat_FromDouble(x);
+            d->pos += 8;
+        } else if (b == 0xcc) {
+            if (left < 1) return 0;
+            v = PyLong_FromLong(p[d->pos + 1]);
+            d->pos += 1;
+        } else if (b == 0xcd) {
+            if (left < 2) return 0;
+            v = PyLong_FromLong((p[d->pos + 1] << 8) | p[d->pos + 2]);
+            d->pos += 2;
+        } else if (b == 0xd1) {
+            if (left < 2) return 0;
+            v = PyLong_FromLong((int16_t)((p[d->pos + 1] << 8) | p[d->pos + 2]));
+            d->pos += 2;
+        } else if (b == 0xd2) {
+            if (left < 4) return 0;
+            v = PyLong_FromLong((int32_t)(((uint32_t)p[d->pos + 1] << 24) | ((uint32_t)p[d->pos + 2] << 16) |
+                                          ((uint32_t)p[d->pos + 3] << 8) | p[d->pos + 4]));
+            d->pos += 4;
+        } else return 0;
+        d->pos++;
+        d->pending--;
+        int r = push_val(d, v);
+        if (r < 0) return r;
+        f->remaining--;
+    }
+    return 0;
+}
+
 static int dec_run(Dec *d) {
     for (;;) {
+        if (d->sp > 0 && d->stack[d->sp - 1].kind != D_EXT) {
+            int r = dec_scalars(d);
+            if (r < 0) return r;
+        }
         PyObject *v = NULL;
         Py_ssize_t n;
         int container = -1, ext = 0, is_str = 0;
