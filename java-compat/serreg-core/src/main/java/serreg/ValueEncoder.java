@@ -46,8 +46,8 @@ final class ValueEncoder {
         StructFrames.Scope scope = StructFrames.begin();
         try {
             writeSection(value, out);
-            byte[] wrapped = StructFrames.wrap(scope, out.written(), value);
-            return FrameWriter.toFrame(wrapped == null ? out.written() : ByteBuffer.wrap(wrapped), out.outOfBand(), key);
+            ByteBuffer withTable = StructFrames.toFrame(scope, out.written(), out.outOfBand(), value, key);
+            return withTable != null ? withTable : FrameWriter.toFrame(out.written(), out.outOfBand(), key);
         } finally {
             StructFrames.end(scope);
             out.release();

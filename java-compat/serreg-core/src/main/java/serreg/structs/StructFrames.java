@@ -3,6 +3,7 @@ package serreg.structs;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import serreg.DeserializationException;
 import serreg.InBandReader;
 import serreg.LimitExceededException;
 import serreg.wire.ClassIdHash;
+import serreg.wire.FrameWriter;
 
 /**
  * The struct table of the frame being written or read (docs/FORMAT.md section 10.1), held per
@@ -29,14 +31,27 @@ public final class StructFrames {
     /** The definitions met in one serialize call, in first-use order. */
     public static final class Scope {
         private final Scope outer;
-        private final Map<StructSchema.DefinitionKey, Integer> index = new HashMap<>();
-        private final List<byte[]> definitions = new ArrayList<>();
-        /** The last definition looked up and its index (a list of structs repeats one). */
+        private Map<StructSchema.DefinitionKey, Integer> index;
+        private List<byte[]> definitions;
+        /** The last definition looked up and its index (a list of carriers repeats one). */
         private byte[] last;
         private int lastIndex;
+        /** The schemas that remember this scope's writer (forgotten at {@link #end}). */
+        private List<StructSchema> remembering;
 
         private Scope(Scope outer) {
             this.outer = outer;
+        }
+
+        void remember(StructSchema schema) {
+            if (remembering == null) {
+                remembering = new ArrayList<>(4);
+            }
+            remembering.add(schema);
+        }
+
+        private boolean isEmpty() {
+            return definitions == null;
         }
     }
 
@@ -50,7 +65,13 @@ public final class StructFrames {
     }
 
     private static final ThreadLocal<Scope> WRITING = new ThreadLocal<>();
-    private static final ThreadLocal<ArrayDeque<List<Entry>>> READING = ThreadLocal.withInitial(ArrayDeque::new);
+    private static final ThreadLocal<Tables> READING = ThreadLocal.withInitial(Tables::new);
+
+    /** The tables open on one thread: the innermost, and those it hides. */
+    private static final class Tables {
+        private Entry[] top;
+        private final ArrayDeque<Entry[]> outer = new ArrayDeque<>();
+    }
 
     /**
      * Opens the struct table of a serialize call on this thread (nested calls get their own).
@@ -70,14 +91,33 @@ public final class StructFrames {
      */
     public static void end(Scope scope) {
         WRITING.set(scope.outer);
+        if (scope.remembering != null) {
+            for (StructSchema schema : scope.remembering) {
+                schema.forget(scope);
+            }
+        }
     }
 
-    /** The index of a definition in the running serialize call's table (added on first use). */
-    static int indexOf(byte[] definition) {
+    /** The scope of the serialize call running on this thread. */
+    static Scope current() {
         Scope scope = WRITING.get();
         if (scope == null) {
             throw new serreg.SerializationException("a struct is written only by SerializerRegistry.serialize (it needs"
                     + " the frame's struct table)");
+        }
+        return scope;
+    }
+
+    /** The index of a definition in the running serialize call's table (added on first use). */
+    static int indexOf(byte[] definition) {
+        return indexOf(current(), definition);
+    }
+
+    /** The index of a definition in {@code scope}'s table (added on first use). */
+    static int indexOf(Scope scope, byte[] definition) {
+        if (scope.definitions == null) {
+            scope.definitions = new ArrayList<>(4);
+            scope.index = new HashMap<>();
         }
         if (definition == scope.last) {
             return scope.lastIndex;
@@ -107,13 +147,42 @@ public final class StructFrames {
      * @return the new in-band section, or null
      */
     public static byte[] wrap(Scope scope, ByteBuffer section, Object value) {
-        if (scope.definitions.isEmpty()) {
+        byte[] head = head(scope, value);
+        if (head == null) {
+            return null;
+        }
+        ByteBuffer rest = rest(section, value);
+        byte[] out = Arrays.copyOf(head, head.length + rest.remaining());
+        rest.get(out, head.length, rest.remaining());
+        return out;
+    }
+
+    /**
+     * The contiguous frame of a value whose section holds structs, the table in front of its
+     * section (written once into the frame's array), or null when no struct was written.
+     *
+     * @param scope the serialize call's scope
+     * @param section the value's own in-band section (ClassIDHash + serializer in-band)
+     * @param outOfBand its OOB buffers
+     * @param value the value (a top-level carrier writes its own class ID's hash)
+     * @param key the signing key, or null
+     * @return the frame, or null
+     */
+    public static ByteBuffer toFrame(Scope scope, ByteBuffer section, List<ByteBuffer> outOfBand, Object value, byte[] key) {
+        byte[] head = head(scope, value);
+        return head == null ? null : FrameWriter.toFrame(head, rest(section, value), outOfBand, key);
+    }
+
+    /** The table's ClassIDHash and the table, then a top-level carrier's own ClassIDHash; null without structs. */
+    private static byte[] head(Scope scope, Object value) {
+        if (scope.isEmpty()) {
             return null;
         }
         int count = scope.definitions.size();
         ByteBuffer h = count < 16 ? ByteBuffer.wrap(new byte[] {(byte) (0x90 | count)})
                 : ByteBuffer.allocate(3).put((byte) 0xdc).putShort((short) count).flip();
-        int size = 8 + h.remaining() + section.remaining();
+        boolean carrier = value instanceof StructValue;
+        int size = 8 + h.remaining() + (carrier ? 8 : 0);
         for (byte[] d : scope.definitions) {
             size += d.length;
         }
@@ -123,21 +192,32 @@ public final class StructFrames {
         for (byte[] d : scope.definitions) {
             out.put(d);
         }
-        int sectionAt = out.position();
-        out.put(section.duplicate());
-        if (value instanceof StructValue carrier) {
-            out.position(sectionAt);
-            ClassIdHash.of(carrier.classId()).writeTo(out);
+        if (value instanceof StructValue c) {
+            ClassIdHash.of(c.classId()).writeTo(out);
         }
         return out.array();
     }
 
+    /** The section after what {@link #head} holds of it: all of it, or a carrier's without its ClassIDHash. */
+    private static ByteBuffer rest(ByteBuffer section, Object value) {
+        ByteBuffer rest = section.duplicate();
+        if (value instanceof StructValue) {
+            rest.position(rest.position() + ClassIdHash.SIZE);
+        }
+        return rest;
+    }
+
     static void push(List<Entry> table) {
-        READING.get().push(table);
+        Tables tables = READING.get();
+        if (tables.top != null) {
+            tables.outer.push(tables.top);
+        }
+        tables.top = table.toArray(new Entry[0]);
     }
 
     static void pop() {
-        READING.get().pop();
+        Tables tables = READING.get();
+        tables.top = tables.outer.poll();
     }
 
     /**
@@ -147,7 +227,7 @@ public final class StructFrames {
      * @return the instance: of the registered class, or a {@link StructValue}
      */
     public static Object readInstance(InBandReader in) {
-        List<Entry> table = READING.get().peek();
+        Entry[] table = READING.get().top;
         long at = in.offset();
         if (table == null) {
             throw new DeserializationException("a struct instance (msgpack ext 1) outside any struct table"
@@ -158,11 +238,11 @@ public final class StructFrames {
             throw new DeserializationException("a struct instance must be an array [definition index, field values...]", at);
         }
         long index = in.readLong();
-        if (index < 0 || index >= table.size()) {
+        if (index < 0 || index >= table.length) {
             throw new DeserializationException("struct instance names definition " + index + ", but the table holds "
-                    + table.size(), at);
+                    + table.length, at);
         }
-        Entry entry = table.get((int) index);
+        Entry entry = table[(int) index];
         if (n != entry.fieldCount() + 1) {
             throw new DeserializationException("struct '" + entry.classId() + "': an instance array holds " + (n - 1)
                     + " field value(s), its definition declares " + entry.fieldCount(), at);

@@ -19,32 +19,25 @@ import serreg.InBandReader;
 import serreg.InBandWriter;
 import serreg.RegistrationException;
 import serreg.SerializationException;
+import serreg.SerregException;
 
 /**
  * One registered struct class: its fields (record components, or the non-static non-transient
  * fields of a class with a no-argument constructor), their accessors as method handles looked
- * up once at registration, its definition, and a reader per writer definition (fields matched
- * by name, docs/FORMAT.md section 10.4).
+ * up once at registration, its definition and the one handle its instances are written with,
+ * and per writer definition the one handle its instances are read with (fields matched by name,
+ * docs/FORMAT.md section 10.4), both composed by {@link Handles}.
  */
 final class StructSchema {
     /**
-     * One field: name, Java type, getter (Object to Object), the same getter returning the
-     * primitive unboxed (Object to long, double, boolean; null for reference types) and, for
-     * plain classes, the setter.
+     * One field: name, Java type and its erasure, the getter {@code (Object) T} and, for plain
+     * classes, the setter {@code (Object, T) void}.
      */
-    private record JavaField(String name, Type type, MethodHandle getter, MethodHandle primitive, MethodHandle setter) {
+    private record JavaField(String name, Type type, Class<?> raw, MethodHandle getter, MethodHandle setter) {
     }
 
-    /** Writes one field of an instance (primitives without boxing). */
-    private interface FieldWriter {
-        void write(Object obj, InBandWriter out) throws Throwable;
-    }
-
-    /**
-     * What a writer definition's instance array becomes: per reader field, the array slot it comes
-     * from; {@code identity} when the writer's fields are the reader's, in order.
-     */
-    private record Plan(int count, int[] slots, Conversions.Reader[] readers, boolean identity) {
+    /** How instances of one writer definition are read: one handle {@code (InBandReader) Object}. */
+    private record Plan(MethodHandle read) {
     }
 
     final Class<?> cls;
@@ -52,13 +45,20 @@ final class StructSchema {
     private final StructRegistry registry;
     private final List<JavaField> fields;
     private final boolean record;
-    /** Records: the canonical constructor, spread over an Object[]; plain classes: the no-arg constructor. */
+    /** Records: the canonical constructor; plain classes: the no-arg constructor (both returning the class). */
     private final MethodHandle constructor;
-    /** Set at first use (nested struct types are resolved then): types, definition, writers. */
+    /** Set at first use (nested struct types are resolved then): types, definition, writer. */
     private volatile Compiled compiled;
     private final Map<DefinitionKey, Plan> plans = new ConcurrentHashMap<>();
+    /** The table index of this definition in the frame being written by one writer (see {@link #indexIn}). */
+    private volatile Use lastUse;
 
-    private record Compiled(FieldType[] types, byte[] definition, FieldWriter[] writers) {
+    /** Types, definition bytes and the instance writer {@code (InBandWriter, Object) void}. */
+    private record Compiled(FieldType[] types, byte[] definition, MethodHandle write) {
+    }
+
+    /** This definition's index in the table of the serialize call that {@code out} writes for. */
+    private record Use(InBandWriter out, StructFrames.Scope scope, int index) {
     }
 
     /** A definition's bytes as a map key. */
@@ -90,17 +90,16 @@ final class StructSchema {
                     types[i] = c.getType();
                     c.getAccessor().setAccessible(true);
                     MethodHandle getter = lookup.unreflect(c.getAccessor());
-                    found.add(new JavaField(c.getName(), c.getGenericType(), objectGetter(getter), primitiveGetter(getter), null));
+                    found.add(new JavaField(c.getName(), c.getGenericType(), c.getType(), asObjectGetter(getter), null));
                 }
                 Constructor<?> canonical = cls.getDeclaredConstructor(types);
                 canonical.setAccessible(true);
-                constructor = lookup.unreflectConstructor(canonical).asSpreader(Object[].class, types.length)
-                        .asType(MethodType.methodType(Object.class, Object[].class));
+                constructor = lookup.unreflectConstructor(canonical);
             } else {
                 record = false;
                 Constructor<?> none = cls.getDeclaredConstructor();
                 none.setAccessible(true);
-                constructor = lookup.unreflectConstructor(none).asType(MethodType.methodType(Object.class));
+                constructor = lookup.unreflectConstructor(none);
                 for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
                     List<JavaField> level = new ArrayList<>();
                     for (Field f : c.getDeclaredFields()) {
@@ -113,9 +112,10 @@ final class StructSchema {
                                     + " class is a record, or has non-final fields and a no-argument constructor");
                         }
                         f.setAccessible(true);
-                        MethodHandle getter = lookup.unreflectGetter(f);
-                        level.add(new JavaField(f.getName(), f.getGenericType(), objectGetter(getter), primitiveGetter(getter),
-                                lookup.unreflectSetter(f).asType(MethodType.methodType(void.class, Object.class, Object.class))));
+                        MethodHandle setter = lookup.unreflectSetter(f);
+                        level.add(new JavaField(f.getName(), f.getGenericType(), f.getType(),
+                                asObjectGetter(lookup.unreflectGetter(f)),
+                                setter.asType(setter.type().changeParameterType(0, Object.class))));
                     }
                     found.addAll(0, level);
                 }
@@ -138,23 +138,9 @@ final class StructSchema {
         }
     }
 
-    private static MethodHandle objectGetter(MethodHandle h) {
-        return h.asType(MethodType.methodType(Object.class, Object.class));
-    }
-
-    /** The getter as (Object) long / double / boolean for primitive fields (widened), else null. */
-    private static MethodHandle primitiveGetter(MethodHandle h) {
-        Class<?> t = h.type().returnType();
-        if (t == long.class || t == int.class || t == short.class || t == byte.class) {
-            return h.asType(MethodType.methodType(long.class, Object.class));
-        }
-        if (t == double.class || t == float.class) {
-            return h.asType(MethodType.methodType(double.class, Object.class));
-        }
-        if (t == boolean.class) {
-            return h.asType(MethodType.methodType(boolean.class, Object.class));
-        }
-        return null;
+    /** The getter taking any object (cast to the class), returning the field's own type. */
+    private static MethodHandle asObjectGetter(MethodHandle h) {
+        return h.asType(h.type().changeParameterType(0, Object.class));
     }
 
     private String where(String field) {
@@ -166,39 +152,24 @@ final class StructSchema {
         Compiled c = compiled;
         if (c == null) {
             FieldType[] types = new FieldType[fields.size()];
-            FieldWriter[] writers = new FieldWriter[fields.size()];
+            List<MethodHandle> writers = new ArrayList<>(fields.size());
             InBandWriter out = new InBandWriter(registry.owner());
             out.writeArrayHeader(2).writeString(classId).writeArrayHeader(fields.size());
             for (int i = 0; i < types.length; i++) {
                 JavaField f = fields.get(i);
                 types[i] = Conversions.typeOf(f.type(), where(f.name()), registry);
-                writers[i] = fieldWriter(f, types[i]);
+                writers.add(Handles.fieldWriter(f.getter(), f.type(), types[i], where(f.name()), registry));
                 out.writeArrayHeader(2).writeString(f.name());
                 types[i].write(out);
             }
             java.nio.ByteBuffer b = out.finish().inBand();
             byte[] definition = new byte[b.remaining()];
             b.get(definition);
-            c = new Compiled(types, definition, writers);
+            MethodType write = MethodType.methodType(void.class, InBandWriter.class, Object.class);
+            c = new Compiled(types, definition, Handles.sequence(writers, write));
             compiled = c;
         }
         return c;
-    }
-
-    private FieldWriter fieldWriter(JavaField f, FieldType type) {
-        MethodHandle p = f.primitive();
-        if (p != null && p.type().returnType() == long.class) {
-            return (obj, out) -> out.writeLong((long) p.invokeExact(obj));
-        }
-        if (p != null && p.type().returnType() == double.class) {
-            return (obj, out) -> out.writeDouble((double) p.invokeExact(obj));
-        }
-        if (p != null) {
-            return (obj, out) -> out.writeBoolean((boolean) p.invokeExact(obj));
-        }
-        MethodHandle getter = f.getter();
-        Conversions.Writer writer = Conversions.writer(type, f.type(), where(f.name()), registry);
-        return (obj, out) -> writer.write(out, (Object) getter.invokeExact(obj));
     }
 
     /** Writes the instance array {@code [index, fields...]} of {@code value}. */
@@ -209,63 +180,83 @@ final class StructSchema {
         } catch (IllegalArgumentException e) {
             throw new SerializationException(e.getMessage(), e);
         }
-        int index = StructFrames.indexOf(c.definition());
-        FieldWriter[] writers = c.writers();
-        out.writeArrayHeader(writers.length + 1).writeLong(index);
-        for (int i = 0; i < writers.length; i++) {
-            try {
-                writers[i].write(value, out);
-            } catch (serreg.SerregException e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new SerializationException(where(fields.get(i).name()) + ": writing the field failed: " + t, t);
-            }
+        out.writeArrayHeader(fields.size() + 1).writeLong(indexIn(out, c.definition()));
+        try {
+            c.write().invokeExact(out, value);
+        } catch (RuntimeException | Error e) {
+            throw e; // a field's writer already names the struct and the field
+        } catch (Throwable t) {
+            throw new SerializationException("struct '" + classId + "': writing failed: " + t, t);
+        }
+    }
+
+    /**
+     * This definition's index in the table of the serialize call {@code out} writes for: looked up
+     * in the call's scope once per writer, then remembered (a list repeats one struct class).
+     */
+    private int indexIn(InBandWriter out, byte[] definition) {
+        Use use = lastUse;
+        if (use != null && use.out() == out) {
+            return use.index();
+        }
+        StructFrames.Scope scope = StructFrames.current();
+        int index = StructFrames.indexOf(scope, definition);
+        lastUse = new Use(out, scope, index);
+        scope.remember(this);
+        return index;
+    }
+
+    /** Forgets the writer of a scope that ended (so that the schema does not keep it reachable). */
+    void forget(StructFrames.Scope scope) {
+        Use use = lastUse;
+        if (use != null && use.scope() == scope) {
+            lastUse = null;
         }
     }
 
     /** The reader of instances written with this definition. */
     StructFrames.InstanceReader reader(byte[] definition, List<String> names, List<FieldType> types) {
         Plan plan = plans.computeIfAbsent(new DefinitionKey(definition), k -> plan(names, types));
-        return in -> build(plan, in);
+        MethodHandle read = plan.read();
+        return in -> build(read, in);
     }
 
+    /** Matches the writer's fields to this class's by name and composes the reading handle. */
     private Plan plan(List<String> names, List<FieldType> types) {
         FieldType[] own = compileForReading().types();
         Map<String, Integer> position = new HashMap<>();
         for (int i = 0; i < names.size(); i++) {
-            position.put(names.get(i), i + 1);
+            position.put(names.get(i), i);
         }
         int[] slots = new int[fields.size()];
-        Conversions.Reader[] readers = new Conversions.Reader[fields.size()];
+        Object[] missing = new Object[fields.size()];
+        MethodHandle[] readers = new MethodHandle[names.size()];
+        MethodHandle[] setters = new MethodHandle[names.size()];
         for (int i = 0; i < fields.size(); i++) {
             JavaField f = fields.get(i);
             Integer slot = position.get(f.name());
             if (slot == null) {
-                if (record && raw(f) != Optional.class) {
+                if (record && f.raw() != Optional.class) {
                     throw new DeserializationException("struct '" + classId + "': the writer's definition has no field '"
                             + f.name() + "' and " + cls.getSimpleName() + "." + f.name() + " has no default (a record"
                             + " component takes Optional.empty() only; a class keeps its constructor's value)");
                 }
-                slots[i] = 0;
+                slots[i] = -1;
+                missing[i] = Optional.empty();
                 continue;
             }
-            FieldType writer = types.get(slot - 1);
+            FieldType writer = types.get(slot);
             if (!writer.widensTo(own[i])) {
                 throw new DeserializationException("struct '" + classId + "', field '" + f.name() + "': the writer's type is "
                         + writer + ", this reader's is " + own[i] + ", and the one does not widen to the other");
             }
             slots[i] = slot;
-            readers[i] = Conversions.reader(writer, f.type(), where(f.name()), registry);
+            readers[slot] = Handles.fieldReader(writer, f.type(), f.raw(), where(f.name()), registry);
+            setters[slot] = f.setter();
         }
-        boolean identity = names.size() == fields.size();
-        for (int i = 0; identity && i < slots.length; i++) {
-            identity = slots[i] == i + 1;
-        }
-        return new Plan(names.size() + 1, slots, readers, identity);
-    }
-
-    private static Class<?> raw(JavaField f) {
-        return Conversions.raw(f.type());
+        MethodHandle read = record ? Handles.recordReader(constructor, readers, slots, missing)
+                : Handles.classReader(constructor, readers, setters);
+        return new Plan(read);
     }
 
     private Compiled compileForReading() {
@@ -276,47 +267,13 @@ final class StructSchema {
         }
     }
 
-    private Object build(Plan plan, InBandReader in) {
-        if (record && plan.identity()) {
-            Conversions.Reader[] readers = plan.readers();
-            Object[] args = new Object[readers.length];
-            for (int i = 0; i < args.length; i++) {
-                args[i] = readers[i].read(in.readValue());
-            }
-            try {
-                return constructor.invokeExact(args);
-            } catch (Throwable t) {
-                throw new DeserializationException("struct '" + classId + "': building a " + cls.getSimpleName()
-                        + " failed: " + t);
-            }
-        }
-        int count = plan.count();
-        Object[] items = new Object[count];
-        for (int i = 1; i < count; i++) {
-            items[i] = in.readValue();
-        }
+    private Object build(MethodHandle read, InBandReader in) {
         try {
-            if (record) {
-                Object[] args = new Object[fields.size()];
-                for (int i = 0; i < args.length; i++) {
-                    int slot = plan.slots()[i];
-                    args[i] = slot == 0 ? Optional.empty() : plan.readers()[i].read(items[slot]);
-                }
-                return constructor.invokeExact(args);
-            }
-            Object obj = constructor.invokeExact();
-            for (int i = 0; i < fields.size(); i++) {
-                int slot = plan.slots()[i];
-                if (slot != 0) {
-                    fields.get(i).setter().invokeExact(obj, plan.readers()[i].read(items[slot]));
-                }
-            }
-            return obj;
-        } catch (DeserializationException e) {
+            return (Object) read.invokeExact(in);
+        } catch (SerregException e) {
             throw e;
         } catch (Throwable t) {
             throw new DeserializationException("struct '" + classId + "': building a " + cls.getSimpleName() + " failed: " + t);
         }
     }
-
 }
