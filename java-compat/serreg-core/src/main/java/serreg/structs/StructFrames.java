@@ -1,10 +1,10 @@
 package serreg.structs;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import serreg.DeserializationException;
@@ -31,23 +31,16 @@ public final class StructFrames {
     /** The definitions met in one serialize call, in first-use order. */
     public static final class Scope {
         private final Scope outer;
+        /** Definition to index, by content (a carrier's definition is its own array) and by identity. */
         private Map<StructSchema.DefinitionKey, Integer> index;
+        private IdentityHashMap<byte[], Integer> seen;
         private List<byte[]> definitions;
-        /** The last definition looked up and its index (a list of carriers repeats one). */
+        /** The last definition looked up and its index (a list repeats one). */
         private byte[] last;
         private int lastIndex;
-        /** The schemas that remember this scope's writer (forgotten at {@link #end}). */
-        private List<StructSchema> remembering;
 
         private Scope(Scope outer) {
             this.outer = outer;
-        }
-
-        void remember(StructSchema schema) {
-            if (remembering == null) {
-                remembering = new ArrayList<>(4);
-            }
-            remembering.add(schema);
         }
 
         private boolean isEmpty() {
@@ -64,23 +57,15 @@ public final class StructFrames {
     record Entry(String classId, int fieldCount, InstanceReader reader) {
     }
 
-    private static final ThreadLocal<Scope> WRITING = new ThreadLocal<>();
-    private static final ThreadLocal<Tables> READING = ThreadLocal.withInitial(Tables::new);
-
-    /** The tables open on one thread: the innermost, and those it hides. */
-    private static final class Tables {
-        private Entry[] top;
-        private final ArrayDeque<Entry[]> outer = new ArrayDeque<>();
-    }
-
     /**
      * Opens the struct table of a serialize call on this thread (nested calls get their own).
      *
      * @return the scope, to pass to {@link #wrap} and {@link #end}
      */
     public static Scope begin() {
-        Scope scope = new Scope(WRITING.get());
-        WRITING.set(scope);
+        ThreadTables tables = ThreadTables.current();
+        Scope scope = new Scope(tables.writing);
+        tables.writing = scope;
         return scope;
     }
 
@@ -90,40 +75,37 @@ public final class StructFrames {
      * @param scope the scope
      */
     public static void end(Scope scope) {
-        WRITING.set(scope.outer);
-        if (scope.remembering != null) {
-            for (StructSchema schema : scope.remembering) {
-                schema.forget(scope);
-            }
-        }
-    }
-
-    /** The scope of the serialize call running on this thread. */
-    static Scope current() {
-        Scope scope = WRITING.get();
-        if (scope == null) {
-            throw new serreg.SerializationException("a struct is written only by SerializerRegistry.serialize (it needs"
-                    + " the frame's struct table)");
-        }
-        return scope;
+        ThreadTables.current().writing = scope.outer;
     }
 
     /** The index of a definition in the running serialize call's table (added on first use). */
     static int indexOf(byte[] definition) {
-        return indexOf(current(), definition);
-    }
-
-    /** The index of a definition in {@code scope}'s table (added on first use). */
-    static int indexOf(Scope scope, byte[] definition) {
-        if (scope.definitions == null) {
-            scope.definitions = new ArrayList<>(4);
-            scope.index = new HashMap<>();
+        Scope scope = ThreadTables.current().writing;
+        if (scope == null) {
+            throw new serreg.SerializationException("a struct is written only by SerializerRegistry.serialize (it needs"
+                    + " the frame's struct table)");
         }
         if (definition == scope.last) {
             return scope.lastIndex;
         }
+        int found = indexIn(scope, definition);
+        scope.last = definition;
+        scope.lastIndex = found;
+        return found;
+    }
+
+    private static int indexIn(Scope scope, byte[] definition) {
+        if (scope.definitions == null) {
+            scope.definitions = new ArrayList<>(4);
+            scope.index = new HashMap<>();
+            scope.seen = new IdentityHashMap<>();
+        }
+        Integer found = scope.seen.get(definition);
+        if (found != null) {
+            return found;
+        }
         StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(definition);
-        Integer found = scope.index.get(key);
+        found = scope.index.get(key);
         if (found == null) {
             if (scope.definitions.size() >= MAX_DEFINITIONS) {
                 throw new serreg.SerializationException("a frame holds at most " + MAX_DEFINITIONS + " struct definitions");
@@ -132,8 +114,9 @@ public final class StructFrames {
             scope.index.put(key, found);
             scope.definitions.add(definition);
         }
-        scope.last = definition;
-        scope.lastIndex = found;
+        if (scope.seen.size() < MAX_DEFINITIONS) {
+            scope.seen.put(definition, found);
+        }
         return found;
     }
 
@@ -208,16 +191,11 @@ public final class StructFrames {
     }
 
     static void push(List<Entry> table) {
-        Tables tables = READING.get();
-        if (tables.top != null) {
-            tables.outer.push(tables.top);
-        }
-        tables.top = table.toArray(new Entry[0]);
+        ThreadTables.current().push(table.toArray(new Entry[0]));
     }
 
     static void pop() {
-        Tables tables = READING.get();
-        tables.top = tables.outer.poll();
+        ThreadTables.current().pop();
     }
 
     /**
@@ -227,7 +205,7 @@ public final class StructFrames {
      * @return the instance: of the registered class, or a {@link StructValue}
      */
     public static Object readInstance(InBandReader in) {
-        Entry[] table = READING.get().top;
+        Entry[] table = ThreadTables.current().reading;
         long at = in.offset();
         if (table == null) {
             throw new DeserializationException("a struct instance (msgpack ext 1) outside any struct table"

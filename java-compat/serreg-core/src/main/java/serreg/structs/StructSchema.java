@@ -50,15 +50,9 @@ final class StructSchema {
     /** Set at first use (nested struct types are resolved then): types, definition, writer. */
     private volatile Compiled compiled;
     private final Map<DefinitionKey, Plan> plans = new ConcurrentHashMap<>();
-    /** The table index of this definition in the frame being written by one writer (see {@link #indexIn}). */
-    private volatile Use lastUse;
 
     /** Types, definition bytes and the instance writer {@code (InBandWriter, Object) void}. */
     private record Compiled(FieldType[] types, byte[] definition, MethodHandle write) {
-    }
-
-    /** This definition's index in the table of the serialize call that {@code out} writes for. */
-    private record Use(InBandWriter out, StructFrames.Scope scope, int index) {
     }
 
     /** A definition's bytes as a map key. */
@@ -180,37 +174,13 @@ final class StructSchema {
         } catch (IllegalArgumentException e) {
             throw new SerializationException(e.getMessage(), e);
         }
-        out.writeArrayHeader(fields.size() + 1).writeLong(indexIn(out, c.definition()));
+        out.writeArrayHeader(fields.size() + 1).writeLong(StructFrames.indexOf(c.definition()));
         try {
             c.write().invokeExact(out, value);
         } catch (RuntimeException | Error e) {
             throw e; // a field's writer already names the struct and the field
         } catch (Throwable t) {
             throw new SerializationException("struct '" + classId + "': writing failed: " + t, t);
-        }
-    }
-
-    /**
-     * This definition's index in the table of the serialize call {@code out} writes for: looked up
-     * in the call's scope once per writer, then remembered (a list repeats one struct class).
-     */
-    private int indexIn(InBandWriter out, byte[] definition) {
-        Use use = lastUse;
-        if (use != null && use.out() == out) {
-            return use.index();
-        }
-        StructFrames.Scope scope = StructFrames.current();
-        int index = StructFrames.indexOf(scope, definition);
-        lastUse = new Use(out, scope, index);
-        scope.remember(this);
-        return index;
-    }
-
-    /** Forgets the writer of a scope that ended (so that the schema does not keep it reachable). */
-    void forget(StructFrames.Scope scope) {
-        Use use = lastUse;
-        if (use != null && use.scope() == scope) {
-            lastUse = null;
         }
     }
 
