@@ -53,8 +53,8 @@ public final class StructFrames {
         Object read(InBandReader in);
     }
 
-    /** One definition of a table being read. */
-    record Entry(String classId, int fieldCount, InstanceReader reader) {
+    /** One definition of a table being read ({@code hash}: its class ID's ClassIDHash, u64 little-endian). */
+    record Entry(String classId, long hash, int fieldCount, InstanceReader reader) {
     }
 
     /**

@@ -185,8 +185,8 @@ final class StructSchema {
     }
 
     /** The reader of instances written with this definition. */
-    StructFrames.InstanceReader reader(byte[] definition, List<String> names, List<FieldType> types) {
-        Plan plan = plans.computeIfAbsent(new DefinitionKey(definition), k -> plan(names, types));
+    StructFrames.InstanceReader reader(DefinitionKey definition, List<String> names, List<FieldType> types) {
+        Plan plan = plans.computeIfAbsent(definition, k -> plan(names, types));
         MethodHandle read = plan.read();
         return in -> build(read, in);
     }
