@@ -54,7 +54,7 @@ final class Handles {
                     MethodType.methodType(String.class, Site.class, InBandReader.class));
             READ_CONVERTED = LOOKUP.findStatic(Handles.class, "readConverted",
                     MethodType.methodType(Object.class, Conversions.Reader.class, InBandReader.class));
-            SKIP = LOOKUP.findVirtual(InBandReader.class, "readValue", MethodType.methodType(Object.class))
+            SKIP = LOOKUP.unreflect(InBandReader.class.getMethod("readValue"))
                     .asType(MethodType.methodType(void.class, InBandReader.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -64,8 +64,9 @@ final class Handles {
     private Handles() {
     }
 
+    /** A write method of {@link InBandWriter} as {@code (InBandWriter, arg) void}, whatever it returns. */
     private static MethodHandle writerMethod(String name, Class<?> arg) throws ReflectiveOperationException {
-        return LOOKUP.findVirtual(InBandWriter.class, name, MethodType.methodType(InBandWriter.class, arg))
+        return LOOKUP.unreflect(InBandWriter.class.getMethod(name, arg))
                 .asType(MethodType.methodType(void.class, InBandWriter.class, arg));
     }
 

@@ -96,9 +96,17 @@ public final class StructFrames {
 
     private static int indexIn(Scope scope, byte[] definition) {
         if (scope.definitions == null) {
-            scope.definitions = new ArrayList<>(4);
+            scope.definitions = new ArrayList<>(4); // the first definition: no map needed yet
+            scope.definitions.add(definition);
+            return 0;
+        }
+        if (scope.seen == null) {
             scope.index = new HashMap<>();
             scope.seen = new IdentityHashMap<>();
+            for (int i = 0; i < scope.definitions.size(); i++) {
+                scope.index.put(new StructSchema.DefinitionKey(scope.definitions.get(i)), i);
+                scope.seen.put(scope.definitions.get(i), i);
+            }
         }
         Integer found = scope.seen.get(definition);
         if (found != null) {

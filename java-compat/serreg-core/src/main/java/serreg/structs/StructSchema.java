@@ -36,8 +36,8 @@ final class StructSchema {
     private record JavaField(String name, Type type, Class<?> raw, MethodHandle getter, MethodHandle setter) {
     }
 
-    /** How instances of one writer definition are read: one handle {@code (InBandReader) Object}. */
-    private record Plan(MethodHandle read) {
+    /** How instances of one writer definition are read: through one handle {@code (InBandReader) Object}. */
+    private record Plan(StructFrames.InstanceReader reader) {
     }
 
     final Class<?> cls;
@@ -186,9 +186,7 @@ final class StructSchema {
 
     /** The reader of instances written with this definition. */
     StructFrames.InstanceReader reader(DefinitionKey definition, List<String> names, List<FieldType> types) {
-        Plan plan = plans.computeIfAbsent(definition, k -> plan(names, types));
-        MethodHandle read = plan.read();
-        return in -> build(read, in);
+        return plans.computeIfAbsent(definition, k -> plan(names, types)).reader();
     }
 
     /** Matches the writer's fields to this class's by name and composes the reading handle. */
@@ -226,7 +224,7 @@ final class StructSchema {
         }
         MethodHandle read = record ? Handles.recordReader(constructor, readers, slots, missing)
                 : Handles.classReader(constructor, readers, setters);
-        return new Plan(read);
+        return new Plan(in -> build(read, in));
     }
 
     private Compiled compileForReading() {
