@@ -30,10 +30,15 @@ import serreg.SerregException;
  */
 final class StructSchema {
     /**
-     * One field: name, Java type and its erasure, the getter {@code (Object) T} and, for plain
+     * One field: name, Java type and its erasure, the accessor {@code (Object) T} (the field's own
+     * type, primitives unboxed), the getter {@code (Object) Object} (boxed) and, for plain
      * classes, the setter {@code (Object, T) void}.
      */
-    private record JavaField(String name, Type type, Class<?> raw, MethodHandle getter, MethodHandle setter) {
+    private record JavaField(String name, Type type, Class<?> raw, MethodHandle accessor, MethodHandle setter) {
+        /** The accessor as {@code (Object) Object}, for code that reads fields one value at a time. */
+        MethodHandle getter() {
+            return accessor.asType(MethodType.methodType(Object.class, Object.class));
+        }
     }
 
     /** How instances of one writer definition are read: through one handle {@code (InBandReader) Object}. */
@@ -152,7 +157,7 @@ final class StructSchema {
             for (int i = 0; i < types.length; i++) {
                 JavaField f = fields.get(i);
                 types[i] = Conversions.typeOf(f.type(), where(f.name()), registry);
-                writers.add(Handles.fieldWriter(f.getter(), f.type(), types[i], where(f.name()), registry));
+                writers.add(Handles.fieldWriter(f.accessor(), f.type(), types[i], where(f.name()), registry));
                 out.writeArrayHeader(2).writeString(f.name());
                 types[i].write(out);
             }
