@@ -1,5 +1,8 @@
 package serreg.structs;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.constant.ConstantDescs;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -19,7 +22,8 @@ import serreg.SerregException;
  * fields go straight between the accessor and {@code writeLong} / {@code readLong} (and the
  * double and boolean twins) without boxing; other fields go through their {@link Conversions}
  * converter. Every field is read and written in the definition's order, and its failures name
- * the struct and the field.
+ * the struct and the field. The handles are called from hidden classes made from
+ * {@link CompiledReader} and {@link CompiledWriter}, where they are constants.
  */
 final class Handles {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
@@ -35,6 +39,7 @@ final class Handles {
     private static final MethodHandle READ_STR;
     private static final MethodHandle READ_CONVERTED;
     private static final MethodHandle SKIP;
+    private static final MethodHandle BUILD_FAILED;
 
     static {
         try {
@@ -54,6 +59,8 @@ final class Handles {
                     MethodType.methodType(String.class, Site.class, InBandReader.class));
             READ_CONVERTED = LOOKUP.findStatic(Handles.class, "readConverted",
                     MethodType.methodType(Object.class, Conversions.Reader.class, InBandReader.class));
+            BUILD_FAILED = LOOKUP.findStatic(Handles.class, "buildFailed",
+                    MethodType.methodType(Object.class, String.class, Throwable.class));
             SKIP = LOOKUP.unreflect(InBandReader.class.getMethod("readValue"))
                     .asType(MethodType.methodType(void.class, InBandReader.class));
         } catch (ReflectiveOperationException e) {
@@ -61,7 +68,81 @@ final class Handles {
         }
     }
 
+    private static final byte[] READER_TEMPLATE = templateBytes(CompiledReader.class);
+    private static final byte[] WRITER_TEMPLATE = templateBytes(CompiledWriter.class);
+
     private Handles() {
+    }
+
+    /** Writes one instance's fields (what {@link #writer} makes of a composed handle). */
+    interface InstanceWriter {
+        void write(InBandWriter out, Object value);
+    }
+
+    /**
+     * The reader that calls {@code read} {@code (InBandReader) Object}: an instance of a hidden
+     * class defined from {@link CompiledReader}'s bytes with {@code read} as its class data, or,
+     * where hidden classes cannot be defined, one that calls the handle from a field.
+     */
+    static StructFrames.InstanceReader reader(MethodHandle read) {
+        if (define(READER_TEMPLATE, read) instanceof StructFrames.InstanceReader r) {
+            return r;
+        }
+        return in -> {
+            try {
+                return (Object) read.invokeExact(in);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        };
+    }
+
+    /** The writer that calls {@code write} {@code (InBandWriter, Object) void}, as {@link #reader} makes readers. */
+    static InstanceWriter writer(MethodHandle write) {
+        if (define(WRITER_TEMPLATE, write) instanceof InstanceWriter w) {
+            return w;
+        }
+        return (out, value) -> {
+            try {
+                write.invokeExact(out, value);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        };
+    }
+
+    /** The handle a class defined by {@link #define} holds (called from its static initializer). */
+    static MethodHandle classData(MethodHandles.Lookup lookup) {
+        try {
+            return MethodHandles.classData(lookup, ConstantDescs.DEFAULT_NAME, MethodHandle.class);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A new instance of a hidden class with the template's bytes and {@code handle} as class data, or null. */
+    private static Object define(byte[] template, MethodHandle handle) {
+        if (template == null) {
+            return null;
+        }
+        try {
+            MethodHandles.Lookup hidden = LOOKUP.defineHiddenClassWithClassData(template, handle, true);
+            return hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class)).invoke();
+        } catch (Throwable e) {
+            return null; // a JVM that refuses hidden classes here: the handle is called from a field
+        }
+    }
+
+    private static byte[] templateBytes(Class<?> template) {
+        try (InputStream in = template.getResourceAsStream(template.getSimpleName() + ".class")) {
+            return in == null ? null : in.readAllBytes();
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** A write method of {@link InBandWriter} as {@code (InBandWriter, arg) void}, whatever it returns. */
@@ -256,6 +337,21 @@ final class Handles {
             h = MethodHandles.foldArguments(h, countRead(readers, j), readers[j] == null ? SKIP : readers[j]);
         }
         return h;
+    }
+
+    /**
+     * {@code read} with its failures other than serreg's own (a constructor that throws) refused
+     * as a DeserializationException that begins with {@code what}.
+     */
+    static MethodHandle refusingFailures(MethodHandle read, String what) {
+        return MethodHandles.catchException(read, Throwable.class, BUILD_FAILED.bindTo(what));
+    }
+
+    private static Object buildFailed(String what, Throwable t) {
+        if (t instanceof SerregException e) {
+            throw e;
+        }
+        throw new DeserializationException(what + t);
     }
 
     private static int countRead(MethodHandle[] readers, int upTo) {

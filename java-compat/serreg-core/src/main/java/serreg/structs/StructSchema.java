@@ -19,7 +19,6 @@ import serreg.InBandReader;
 import serreg.InBandWriter;
 import serreg.RegistrationException;
 import serreg.SerializationException;
-import serreg.SerregException;
 
 /**
  * One registered struct class: its fields (record components, or the non-static non-transient
@@ -56,8 +55,8 @@ final class StructSchema {
     private volatile Compiled compiled;
     private final Map<DefinitionKey, Plan> plans = new ConcurrentHashMap<>();
 
-    /** Types, definition bytes and the instance writer {@code (InBandWriter, Object) void}. */
-    private record Compiled(FieldType[] types, byte[] definition, MethodHandle write) {
+    /** Types, definition bytes and the instance writer. */
+    private record Compiled(FieldType[] types, byte[] definition, Handles.InstanceWriter writer) {
     }
 
     /** A definition's bytes as a map key. */
@@ -165,7 +164,7 @@ final class StructSchema {
             byte[] definition = new byte[b.remaining()];
             b.get(definition);
             MethodType write = MethodType.methodType(void.class, InBandWriter.class, Object.class);
-            c = new Compiled(types, definition, Handles.sequence(writers, write));
+            c = new Compiled(types, definition, Handles.writer(Handles.sequence(writers, write)));
             compiled = c;
         }
         return c;
@@ -180,13 +179,7 @@ final class StructSchema {
             throw new SerializationException(e.getMessage(), e);
         }
         out.writeArrayHeader(fields.size() + 1).writeLong(StructFrames.indexOf(c.definition()));
-        try {
-            c.write().invokeExact(out, value);
-        } catch (RuntimeException | Error e) {
-            throw e; // a field's writer already names the struct and the field
-        } catch (Throwable t) {
-            throw new SerializationException("struct '" + classId + "': writing failed: " + t, t);
-        }
+        c.writer().write(out, value); // each field's failure names the struct and the field
     }
 
     /** The reader of instances written with this definition. */
@@ -229,7 +222,8 @@ final class StructSchema {
         }
         MethodHandle read = record ? Handles.recordReader(constructor, readers, slots, missing)
                 : Handles.classReader(constructor, readers, setters);
-        return new Plan(in -> build(read, in));
+        return new Plan(Handles.reader(Handles.refusingFailures(read,
+                "struct '" + classId + "': building a " + cls.getSimpleName() + " failed: ")));
     }
 
     private Compiled compileForReading() {
@@ -237,16 +231,6 @@ final class StructSchema {
             return compile();
         } catch (IllegalArgumentException e) {
             throw new DeserializationException(e.getMessage());
-        }
-    }
-
-    private Object build(MethodHandle read, InBandReader in) {
-        try {
-            return (Object) read.invokeExact(in);
-        } catch (SerregException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new DeserializationException("struct '" + classId + "': building a " + cls.getSimpleName() + " failed: " + t);
         }
     }
 }
