@@ -40,10 +40,6 @@ final class StructSchema {
         }
     }
 
-    /** How instances of one writer definition are read: through one handle {@code (InBandReader) Object}. */
-    private record Plan(StructFrames.InstanceReader reader) {
-    }
-
     final Class<?> cls;
     final String classId;
     private final StructRegistry registry;
@@ -53,7 +49,9 @@ final class StructSchema {
     private final MethodHandle constructor;
     /** Set at first use (nested struct types are resolved then): types, definition, writer. */
     private volatile Compiled compiled;
-    private final Map<DefinitionKey, Plan> plans = new ConcurrentHashMap<>();
+    /** Per writer definition met, how it is read (at most {@link #PLANS_MAX}; beyond, a plan per table). */
+    private final Map<DefinitionKey, ReadPlan> plans = new ConcurrentHashMap<>();
+    private static final int PLANS_MAX = 1024;
 
     /** Types, definition bytes and the instance writer. */
     private record Compiled(FieldType[] types, byte[] definition, Handles.InstanceWriter writer) {
@@ -184,11 +182,19 @@ final class StructSchema {
 
     /** The reader of instances written with this definition. */
     StructFrames.InstanceReader reader(DefinitionKey definition, List<String> names, List<FieldType> types) {
-        return plans.computeIfAbsent(definition, k -> plan(names, types)).reader();
+        ReadPlan plan = plans.get(definition);
+        if (plan == null) {
+            plan = plan(names, types);
+            if (plans.size() < PLANS_MAX) {
+                ReadPlan raced = plans.putIfAbsent(definition, plan);
+                plan = raced != null ? raced : plan;
+            }
+        }
+        return plan.current();
     }
 
-    /** Matches the writer's fields to this class's by name and composes the reading handle. */
-    private Plan plan(List<String> names, List<FieldType> types) {
+    /** Matches the writer's fields to this class's by name (checking that each type widens). */
+    private ReadPlan plan(List<String> names, List<FieldType> types) {
         FieldType[] own = compileForReading().types();
         Map<String, Integer> position = new HashMap<>();
         for (int i = 0; i < names.size(); i++) {
@@ -196,8 +202,7 @@ final class StructSchema {
         }
         int[] slots = new int[fields.size()];
         Object[] missing = new Object[fields.size()];
-        MethodHandle[] readers = new MethodHandle[names.size()];
-        MethodHandle[] setters = new MethodHandle[names.size()];
+        ReadPlan.WriterField[] writerFields = new ReadPlan.WriterField[names.size()];
         for (int i = 0; i < fields.size(); i++) {
             JavaField f = fields.get(i);
             Integer slot = position.get(f.name());
@@ -217,13 +222,14 @@ final class StructSchema {
                         + writer + ", this reader's is " + own[i] + ", and the one does not widen to the other");
             }
             slots[i] = slot;
-            readers[slot] = Handles.fieldReader(writer, f.type(), f.raw(), where(f.name()), registry);
-            setters[slot] = f.setter();
+            writerFields[slot] = new ReadPlan.WriterField(i, writer, where(f.name()), f.type(), f.raw(), f.setter());
         }
-        MethodHandle read = record ? Handles.recordReader(constructor, readers, slots, missing)
-                : Handles.classReader(constructor, readers, setters);
-        return new Plan(Handles.reader(Handles.refusingFailures(read,
-                "struct '" + classId + "': building a " + cls.getSimpleName() + " failed: ")));
+        for (int j = 0; j < writerFields.length; j++) {
+            if (writerFields[j] == null) {
+                writerFields[j] = new ReadPlan.WriterField(-1, types.get(j), where(names.get(j)), null, null, null);
+            }
+        }
+        return new ReadPlan(classId, cls, registry, record, constructor, writerFields, slots, missing);
     }
 
     private Compiled compileForReading() {
