@@ -10,6 +10,7 @@ import java.util.Map;
 import serreg.DeserializationException;
 import serreg.InBandReader;
 import serreg.LimitExceededException;
+import serreg.StructSupport;
 import serreg.wire.ClassIdHash;
 import serreg.wire.FrameWriter;
 
@@ -28,23 +29,67 @@ public final class StructFrames {
     private StructFrames() {
     }
 
-    /** The definitions met in one serialize call, in first-use order. */
-    public static final class Scope {
+    /**
+     * The definitions met in one serialize call, in first-use order, or fixed in advance (the
+     * canonical form's sorted table: a definition not listed is refused).
+     */
+    public static final class Scope implements StructSupport.Table {
         private final Scope outer;
         /** Definition to index, by content (a carrier's definition is its own array) and by identity. */
         private Map<StructSchema.DefinitionKey, Integer> index;
         private IdentityHashMap<byte[], Integer> seen;
         private List<byte[]> definitions;
+        /** Fixed order: which listed definitions were written (null in first-use order). */
+        private final boolean[] used;
+        private int usedCount;
         /** The last definition looked up and its index (a list repeats one). */
         private byte[] last;
         private int lastIndex;
 
-        private Scope(Scope outer) {
+        private Scope(Scope outer, List<byte[]> order) {
             this.outer = outer;
+            this.used = order == null ? null : new boolean[order.size()];
+            if (order != null) {
+                definitions = new ArrayList<>(order);
+                index = new HashMap<>();
+                seen = new IdentityHashMap<>(); // filled as definitions are met (each marked used then)
+                for (int i = 0; i < order.size(); i++) {
+                    index.put(new StructSchema.DefinitionKey(order.get(i)), i);
+                }
+            }
+        }
+
+        private void checkComplete() {
+            if (used != null && usedCount != used.length) {
+                throw new serreg.SerializationException("the value changed while its canonical form was written: a"
+                        + " struct definition met on the first pass was not met on the second");
+            }
+        }
+
+        @Override
+        public byte[] wrap(ByteBuffer section, Object value) {
+            checkComplete();
+            return StructFrames.wrap(this, section, value);
+        }
+
+        @Override
+        public ByteBuffer toFrame(ByteBuffer section, List<ByteBuffer> outOfBand, Object value, byte[] key) {
+            checkComplete();
+            return StructFrames.toFrame(this, section, outOfBand, value, key);
+        }
+
+        @Override
+        public List<byte[]> definitions() {
+            return definitions == null ? List.of() : java.util.Collections.unmodifiableList(definitions);
+        }
+
+        @Override
+        public void close() {
+            end(this);
         }
 
         private boolean isEmpty() {
-            return definitions == null;
+            return definitions == null || definitions.isEmpty();
         }
     }
 
@@ -63,8 +108,18 @@ public final class StructFrames {
      * @return the scope, to pass to {@link #wrap} and {@link #end}
      */
     public static Scope begin() {
+        return begin(null);
+    }
+
+    /**
+     * Opens a struct table whose indices are fixed in advance (null: first-use order).
+     *
+     * @param order the definitions, in index order, or null
+     * @return the scope
+     */
+    public static Scope begin(List<byte[]> order) {
         ThreadTables tables = ThreadTables.current();
-        Scope scope = new Scope(tables.writing);
+        Scope scope = new Scope(tables.writing, order);
         tables.writing = scope;
         return scope;
     }
@@ -100,7 +155,7 @@ public final class StructFrames {
             scope.definitions.add(definition);
             return 0;
         }
-        if (scope.seen == null) {
+        if (scope.index == null) { // a second definition in first-use order: maps from now on
             scope.index = new HashMap<>();
             scope.seen = new IdentityHashMap<>();
             for (int i = 0; i < scope.definitions.size(); i++) {
@@ -114,6 +169,14 @@ public final class StructFrames {
         }
         StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(definition);
         found = scope.index.get(key);
+        if (found == null && scope.used != null) {
+            throw new serreg.SerializationException("the value changed while its canonical form was written: a struct"
+                    + " definition met on the second pass was not met on the first");
+        }
+        if (found != null && scope.used != null && !scope.used[found]) {
+            scope.used[found] = true;
+            scope.usedCount++;
+        }
         if (found == null) {
             if (scope.definitions.size() >= MAX_DEFINITIONS) {
                 throw new serreg.SerializationException("a frame holds at most " + MAX_DEFINITIONS + " struct definitions");
