@@ -5,13 +5,13 @@ import java.lang.invoke.MethodHandles;
 import serreg.InBandReader;
 
 /**
- * The template of the reader class {@link Handles#reader} defines per writer definition (a hidden
+ * The template of the reader class {@link CompiledCalls#reader} defines per writer definition (a hidden
  * class with these bytes, its handle as class data): the handle is a {@code static final}
  * constant there, so the JIT compiles the instance reader into this one method, without the
  * invoker a handle held in a field goes through. Never loaded as itself.
  */
 final class CompiledReader implements StructFrames.InstanceReader {
-    private static final MethodHandle READ = Handles.classData(MethodHandles.lookup());
+    private static final MethodHandle READ = CompiledCalls.classData(MethodHandles.lookup());
 
     @Override
     public Object read(InBandReader in) {

@@ -117,6 +117,6 @@ final class ReadPlan implements StructFrames.InstanceReader {
         }
         MethodHandle read = record ? Handles.recordReader(constructor, readers, slots, missing)
                 : Handles.classReader(constructor, readers, typedSetters);
-        composed = Handles.reader(Handles.refusingFailures(read, failure));
+        composed = CompiledCalls.reader(Handles.refusingFailures(read, failure));
     }
 }

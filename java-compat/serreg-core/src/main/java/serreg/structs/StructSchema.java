@@ -54,7 +54,7 @@ final class StructSchema {
     private static final int PLANS_MAX = 1024;
 
     /** Types, definition bytes and the instance writer. */
-    private record Compiled(FieldType[] types, byte[] definition, Handles.InstanceWriter writer) {
+    private record Compiled(FieldType[] types, byte[] definition, CompiledCalls.InstanceWriter writer) {
     }
 
     /** A definition's bytes as a map key. */
@@ -156,7 +156,7 @@ final class StructSchema {
             }
             byte[] definition = definitionOf(registry.owner(), classId, fieldNames(), List.of(types));
             MethodType write = MethodType.methodType(void.class, InBandWriter.class, Object.class);
-            c = new Compiled(types, definition, Handles.writer(Handles.sequence(writers, write)));
+            c = new Compiled(types, definition, CompiledCalls.writer(Handles.sequence(writers, write)));
             compiled = c;
         }
         return c;
