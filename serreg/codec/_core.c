@@ -21,6 +21,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -44,7 +45,7 @@ static PyTypeObject *uuid_type;   /* uuid.UUID */
 static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
     *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
     *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
-    *decode_state_var, *decode_error_type, *hash_spread_check;
+    *decode_state_var, *decode_error_type, *hash_spread_check, *str_packed_as_is, *str_unpacked_as_is;
 
 /* What the registry's current snapshot lets this codec do itself. */
 typedef struct {
@@ -52,6 +53,7 @@ typedef struct {
     char write[N_KINDS];             /* written in place (the standard serializer serves the type) */
     char read[N_KINDS];              /* read in place (the hash is the standard serializer's) */
     PyObject *ext_writers;           /* type -> struct writer (borrowed from the cached snapshot); NULL: none */
+    PyObject *packed_as_is, *unpacked_as_is; /* plain top-level types <-> ClassIDHashes (borrowed, as above) */
 } Tables;
 
 static unsigned char kind_hash[N_KINDS][HASH_SIZE];
@@ -94,6 +96,18 @@ static int fill_kinds(PyObject *snapshot, PyObject *name, char *flags) {
     return 0;
 }
 
+/* The top-level entries' tables (_core_top.h): borrowed, kept alive by the cached snapshot. */
+static int plain_tables(PyObject *snapshot, Tables *t) {
+    PyObject *packed = PyObject_GetAttr(snapshot, str_packed_as_is), *unpacked;
+    if (packed == NULL) return -1;
+    unpacked = PyObject_GetAttr(snapshot, str_unpacked_as_is);
+    t->packed_as_is = PyDict_CheckExact(packed) ? packed : NULL;
+    t->unpacked_as_is = unpacked != NULL && PyDict_CheckExact(unpacked) ? unpacked : NULL;
+    Py_DECREF(packed);
+    Py_XDECREF(unpacked);
+    return unpacked == NULL ? -1 : 0;
+}
+
 /* The tables of the registry's snapshot now (rebuilt when a new snapshot was published). */
 static int current_tables(Codec *self, Tables *out) {
     PyObject *snapshot = PyObject_GetAttr(self->snapshots, str_snapshot);
@@ -120,6 +134,7 @@ static int current_tables(Codec *self, Tables *out) {
         if (writers == NULL) goto fail;
         t.ext_writers = (PyDict_Check(writers) && PyDict_GET_SIZE(writers) > 0) ? writers : NULL;
         Py_DECREF(writers);
+        if (plain_tables(snapshot, &t) < 0) goto fail;
         self->tables = t;
         Py_XSETREF(self->cached_snapshot, snapshot);
         *out = t;
@@ -252,6 +267,7 @@ static int ext_end(Out *o, Py_ssize_t start) {
 
 #include "_core_encode.h"
 #include "_core_decode.h"
+#include "_core_top.h"
 
 /* ------------------------------------------------------------------ the type */
 
@@ -298,6 +314,11 @@ static PyMethodDef Codec_methods[] = {
     {"unpack", (PyCFunction)(void (*)(void))Codec_unpack, METH_FASTCALL,
      "unpack(data, oob, plain_only=False) -> value: one msgpack value, nested values decoded by their "
      "serializers; with plain_only, NotImplemented as soon as a nested value (any ext) is met."},
+    {"serialize_top", (PyCFunction)Codec_serialize_top, METH_O,
+     "serialize_top(obj) -> SerializationResult: obj's result when it is a plain value (see _core_top.h), "
+     "else NotImplemented."},
+    {"unpack_top", (PyCFunction)(void (*)(void))Codec_unpack_top, METH_FASTCALL,
+     "unpack_top(data, plain) -> value: the value of a plain frame or result, else NotImplemented."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -346,6 +367,8 @@ static PyMethodDef module_methods[] = {
     {"set_decode_state", set_decode_state, METH_VARARGS,
      "set_decode_state(contextvar, DeserializationError, check_hash_spread): where a deserialize call keeps "
      "its DecodeState, the error raised for malformed documents, and what refuses hash-flooded keys."},
+    {"set_result_type", set_result_type, METH_O,
+     "set_result_type(SerializationResult): the class serialize_top returns and unpack_top reads."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -379,6 +402,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     INTERN(str_via, "via");
     INTERN(str_position, "position");
     INTERN(str_rewind, "rewind");
+    INTERN(str_packed_as_is, "packed_as_is");
+    INTERN(str_unpacked_as_is, "unpacked_as_is");
     if (PyType_Ready(&CodecType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;

@@ -1,0 +1,228 @@
+/* The top-level entries of serreg/codec/_core.c: a plain value to a serialization result, and a
+ * plain frame or result back to its value, each in one call (twins in serreg/codec/top.py).
+ *
+ * "Plain" is a value of a type whose standard serializer writes it as the codec's msgpack
+ * (dict, list, str, bool, None: ``Snapshot.packed_as_is``) holding only what the codec writes
+ * and reads itself (msgpack data, and the standard types it writes in place: tuple, datetime,
+ * uuid, big int ...): no value that calls a serializer (a registered type, a set, a struct, the
+ * fallback), so no struct table, no pickle fallback and no call state are involved. For anything else, and for anything that goes wrong, the entries return
+ * NotImplemented and write or read nothing: the caller takes the full path, which gives the
+ * same bytes and values and reports every error as it always has. */
+
+static PyTypeObject *result_type; /* serreg.result.SerializationResult */
+/* Offsets of its slots: _in_band, _class_hash, out_of_band_buffers, _key. */
+enum { R_IN_BAND, R_CLASS_HASH, R_BUFFERS, R_KEY, N_RESULT_SLOTS };
+static const char *RESULT_SLOTS[N_RESULT_SLOTS] = {"_in_band", "_class_hash", "out_of_band_buffers", "_key"};
+static Py_ssize_t result_slot[N_RESULT_SLOTS];
+
+#define SLOT(obj, i) (*(PyObject **)((char *)(obj) + result_slot[i]))
+#define FRAME_HEADER 32
+
+static PyObject *set_result_type(PyObject *module, PyObject *type) {
+    if (!PyType_Check(type)) {
+        PyErr_SetString(PyExc_TypeError, "set_result_type(SerializationResult)");
+        return NULL;
+    }
+    Py_ssize_t offsets[N_RESULT_SLOTS];
+    for (int i = 0; i < N_RESULT_SLOTS; i++) {
+        PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, RESULT_SLOTS[i]);
+        if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type ||
+            ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
+            PyErr_Format(PyExc_TypeError, "%s has no object slot %s", ((PyTypeObject *)type)->tp_name, RESULT_SLOTS[i]);
+            return NULL;
+        }
+        offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
+    }
+    memcpy(result_slot, offsets, sizeof offsets);
+    Py_INCREF(type);
+    Py_XSETREF(result_type, (PyTypeObject *)type);
+    Py_RETURN_NONE;
+}
+
+/* serialize_top(obj) -> SerializationResult | NotImplemented */
+static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
+    Tables t;
+    if (result_type == NULL || current_tables(self, &t) < 0) return NULL;
+    if (t.packed_as_is == NULL) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *hash = PyDict_GetItemWithError(t.packed_as_is, (PyObject *)Py_TYPE(obj));
+    if (hash == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (!PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE) Py_RETURN_NOTIMPLEMENTED;
+    Py_INCREF(hash);
+    PyObject *oob = PyList_New(0), *packed = NULL;
+    if (oob == NULL) { Py_DECREF(hash); return NULL; }
+    Enc e;
+    memset(&e, 0, sizeof e);
+    e.codec = self;
+    e.oob = oob;
+    e.t = t;
+    e.t.ext_writers = NULL; /* a struct calls a serializer: not plain */
+    e.plain_top = 1;
+    int took_scratch = 0;
+    if (!self->scratch_busy && self->scratch != NULL) {
+        self->scratch_busy = took_scratch = 1;
+        e.out.buf = self->scratch;
+        e.out.cap = self->scratch_cap;
+    }
+    int r = enc_tree(&e, obj);
+    while (e.sp > 0) {
+        EFrame *f = &e.stack[--e.sp];
+        Py_CLEAR(f->obj);
+        Py_CLEAR(f->value);
+    }
+    PyMem_Free(e.stack);
+    if (r >= 0) packed = PyBytes_FromStringAndSize(e.out.buf, e.out.len);
+    if (e.out.owns) {
+        if (e.out.cap <= SCRATCH_KEEP && (took_scratch || self->scratch == NULL)) {
+            if (took_scratch) PyMem_Free(self->scratch);
+            self->scratch = e.out.buf;
+            self->scratch_cap = e.out.cap;
+        } else {
+            PyMem_Free(e.out.buf);
+        }
+    }
+    if (took_scratch) self->scratch_busy = 0;
+    PyObject *result = NULL;
+    if (packed != NULL) {
+        result = result_type->tp_alloc(result_type, 0);
+        if (result != NULL) {
+            SLOT(result, R_IN_BAND) = packed;
+            SLOT(result, R_CLASS_HASH) = hash;
+            SLOT(result, R_BUFFERS) = oob;
+            SLOT(result, R_KEY) = Py_NewRef(Py_None);
+            return result;
+        }
+        Py_DECREF(packed);
+    } else if (r < 0 && !(r == -1 && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception))) {
+        /* Not plain, or an error the full path reports with its own words. */
+        PyErr_Clear();
+        result = Py_NewRef(Py_NotImplemented);
+    }
+    Py_DECREF(hash);
+    Py_DECREF(oob);
+    return result;
+}
+
+/* The value of a plain in-band (after its ClassIDHash) of type value_type; NotImplemented otherwise.
+ * The standard types read in place are read here too, as a trusted call's first level would read
+ * them (max_depth < 0: no limit); any other nested value is not plain. */
+static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, PyObject *value_type,
+                                    long long max_depth) {
+    Dec d;
+    memset(&d, 0, sizeof d);
+    d.codec = self;
+    d.t = *t;
+    d.plain_top = 1;
+    d.oob = Py_None;
+    d.p = p;
+    d.end = d.doc_end = n;
+    d.state_loaded = d.inline_ok = 1; /* trusted, no call state: the top-level value is depth 1 */
+    d.depth = d.initial_depth = d.written_depth = 1;
+    d.max_depth = max_depth < 0 ? LLONG_MAX / 2 : max_depth;
+    memset(d.allowed, 1, sizeof d.allowed);
+    int r = dec_run(&d);
+    PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
+    for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
+    PyMem_Free(d.vals);
+    PyMem_Free(d.stack);
+    PyMem_Free(d.ext_kinds);
+    if (value != NULL && (PyObject *)Py_TYPE(value) == value_type) return value;
+    Py_XDECREF(value);
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
+    PyErr_Clear(); /* the full path decodes the same bytes and reports what is wrong */
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+static uint64_t le_at(const unsigned char *p, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+/* unpack_top(data, plain) -> value | NotImplemented. plain is None (untrusted: nothing here) or
+ * (max_depth, max_frame_size) of the registry's limits (each None: no limit). */
+static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "unpack_top(data, plain)");
+        return NULL;
+    }
+    PyObject *data = args[0], *plain = args[1];
+    if (plain == Py_None || result_type == NULL || decode_state_var == NULL) Py_RETURN_NOTIMPLEMENTED;
+    if (!PyTuple_CheckExact(plain) || PyTuple_GET_SIZE(plain) != 2) {
+        PyErr_SetString(PyExc_TypeError, "unpack_top: plain must be None or (max_depth, max_frame_size)");
+        return NULL;
+    }
+    long long max_depth = -1;
+    uint64_t max_size = UINT64_MAX;
+    PyObject *depth_limit = PyTuple_GET_ITEM(plain, 0), *size_limit = PyTuple_GET_ITEM(plain, 1);
+    if (depth_limit != Py_None && (max_depth = PyLong_AsLongLong(depth_limit)) == -1 && PyErr_Occurred()) return NULL;
+    if (size_limit != Py_None) {
+        max_size = PyLong_AsUnsignedLongLong(size_limit);
+        if (max_size == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    }
+    PyObject *state;
+    if (PyContextVar_Get(decode_state_var, NULL, &state) < 0) return NULL;
+    int inside = state != NULL && state != Py_None;
+    Py_XDECREF(state);
+    if (inside) Py_RETURN_NOTIMPLEMENTED; /* a nested call: it follows the rules of the outer one */
+    Tables t;
+    if (current_tables(self, &t) < 0) return NULL;
+    if (t.unpacked_as_is == NULL) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *value_type, *value;
+    if (Py_TYPE(data) == result_type) {
+        PyObject *hash = SLOT(data, R_CLASS_HASH), *in_band = SLOT(data, R_IN_BAND), *buffers = SLOT(data, R_BUFFERS);
+        if (hash == NULL || !PyBytes_CheckExact(hash) || in_band == NULL || in_band == Py_None || buffers == NULL ||
+            !PyList_CheckExact(buffers) || PyList_GET_SIZE(buffers) != 0)
+            Py_RETURN_NOTIMPLEMENTED;
+        value_type = PyDict_GetItemWithError(t.unpacked_as_is, hash);
+        if (value_type == NULL) {
+            if (PyErr_Occurred()) return NULL;
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+        Py_buffer view;
+        if (PyObject_GetBuffer(in_band, &view, PyBUF_SIMPLE) < 0) {
+            PyErr_Clear();
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+        Py_INCREF(value_type); /* the snapshot may be replaced while the value is built */
+        value = unpack_plain_value(self, &t, view.buf, view.len, value_type, max_depth);
+        Py_DECREF(value_type);
+        PyBuffer_Release(&view);
+        return value;
+    }
+    /* A frame's value is one level deep: max_depth 0 refuses it (the full path says so). */
+    if (!(PyBytes_CheckExact(data) || PyByteArray_CheckExact(data) || PyMemoryView_Check(data)) || max_depth == 0)
+        Py_RETURN_NOTIMPLEMENTED;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear(); /* strided and the like: the full path explains */
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    const unsigned char *p = view.buf;
+    uint64_t size = (uint64_t)view.len;
+    value = NULL;
+    /* An unsigned frame without out-of-band buffers whose header is all in order. */
+    if (size >= FRAME_HEADER + HASH_SIZE && size <= max_size && memcmp(p, "SREG", 4) == 0 && p[4] == 1 &&
+        p[5] == 0 && p[6] == 0 && p[7] == 0 && le_at(p + 8, 4) == 0 && le_at(p + 12, 4) == 0 &&
+        le_at(p + 16, 8) == size - FRAME_HEADER && le_at(p + 24, 8) == size) {
+        PyObject *hash = PyBytes_FromStringAndSize((const char *)p + FRAME_HEADER, HASH_SIZE);
+        if (hash == NULL) goto done;
+        value_type = PyDict_GetItemWithError(t.unpacked_as_is, hash);
+        Py_DECREF(hash);
+        if (value_type != NULL) {
+            Py_INCREF(value_type);
+            value = unpack_plain_value(self, &t, p + FRAME_HEADER + HASH_SIZE,
+                                       (Py_ssize_t)size - FRAME_HEADER - HASH_SIZE, value_type, max_depth);
+            Py_DECREF(value_type);
+        } else if (!PyErr_Occurred()) {
+            value = Py_NewRef(Py_NotImplemented);
+        }
+    } else {
+        value = Py_NewRef(Py_NotImplemented);
+    }
+done:
+    PyBuffer_Release(&view);
+    return value;
+}
