@@ -66,6 +66,9 @@ typedef struct {
     char *scratch;
     Py_ssize_t scratch_cap;
     int scratch_busy;
+    void *kept[3];          /* the top-level entries' stacks, kept for the next call (_core_top.h) */
+    Py_ssize_t kept_cap[3];
+    int kept_busy;
 } Codec;
 
 /* ------------------------------------------------------------------ tables */
@@ -266,6 +269,7 @@ static int ext_end(Out *o, Py_ssize_t start) {
 }
 
 #include "_core_encode.h"
+#include "_core_keys.h"
 #include "_core_decode.h"
 #include "_core_top.h"
 
@@ -305,6 +309,7 @@ static void Codec_dealloc(Codec *self) {
     PyObject_GC_UnTrack(self);
     Codec_clear(self);
     PyMem_Free(self->scratch);
+    for (int i = 0; i < 3; i++) PyMem_Free(self->kept[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

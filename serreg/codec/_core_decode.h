@@ -456,7 +456,8 @@ static int dec_run(Dec *d) {
         if (0) {
         raw:
             NEED(n);
-            v = is_str ? PyUnicode_DecodeUTF8((const char *)d->p + d->pos, n, NULL)
+            v = is_str ? decode_str(d->p + d->pos, n, d->sp > 0 && d->stack[d->sp - 1].kind == D_MAP &&
+                                                          !((d->nvals - d->stack[d->sp - 1].vstart) & 1))
                        : PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
             d->pos += n;
         }

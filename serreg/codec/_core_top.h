@@ -16,6 +16,31 @@ static const char *RESULT_SLOTS[N_RESULT_SLOTS] = {"_in_band", "_class_hash", "o
 static Py_ssize_t result_slot[N_RESULT_SLOTS];
 
 #define SLOT(obj, i) (*(PyObject **)((char *)(obj) + result_slot[i]))
+
+/* Stacks kept by the codec between calls: the encoder's, the decoder's and its value stack. */
+enum { KEPT_ENC, KEPT_DEC, KEPT_VALS };
+#define KEPT_MAX 1024 /* entries: a stack grown past this is given back */
+
+static int take_kept(Codec *self, void **stacks, Py_ssize_t *caps) {
+    if (self->kept_busy) return 0; /* a call inside a call (a finalizer): its own stacks */
+    self->kept_busy = 1;
+    for (int i = 0; i < 3; i++) {
+        stacks[i] = self->kept[i];
+        caps[i] = self->kept_cap[i];
+        self->kept[i] = NULL;
+        self->kept_cap[i] = 0;
+    }
+    return 1;
+}
+
+static void give_back(Codec *self, int took, void *stack, Py_ssize_t cap, int which) {
+    if (took && cap <= KEPT_MAX && self->kept[which] == NULL) {
+        self->kept[which] = stack;
+        self->kept_cap[which] = cap;
+    } else {
+        PyMem_Free(stack);
+    }
+}
 #define FRAME_HEADER 32
 
 static PyObject *set_result_type(PyObject *module, PyObject *type) {
@@ -60,6 +85,11 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     e.t = t;
     e.t.ext_writers = NULL; /* a struct calls a serializer: not plain */
     e.plain_top = 1;
+    void *stacks[3] = {NULL, NULL, NULL};
+    Py_ssize_t caps[3] = {0, 0, 0};
+    int took = take_kept(self, stacks, caps);
+    e.stack = stacks[KEPT_ENC];
+    e.cap = caps[KEPT_ENC];
     int took_scratch = 0;
     if (!self->scratch_busy && self->scratch != NULL) {
         self->scratch_busy = took_scratch = 1;
@@ -72,7 +102,10 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
         Py_CLEAR(f->obj);
         Py_CLEAR(f->value);
     }
-    PyMem_Free(e.stack);
+    give_back(self, took, e.stack, e.cap, KEPT_ENC);
+    give_back(self, took, stacks[KEPT_DEC], caps[KEPT_DEC], KEPT_DEC);
+    give_back(self, took, stacks[KEPT_VALS], caps[KEPT_VALS], KEPT_VALS);
+    if (took) self->kept_busy = 0;
     if (r >= 0) packed = PyBytes_FromStringAndSize(e.out.buf, e.out.len);
     if (e.out.owns) {
         if (e.out.cap <= SCRATCH_KEEP && (took_scratch || self->scratch == NULL)) {
@@ -122,11 +155,20 @@ static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char 
     d.depth = d.initial_depth = d.written_depth = 1;
     d.max_depth = max_depth < 0 ? LLONG_MAX / 2 : max_depth;
     memset(d.allowed, 1, sizeof d.allowed);
+    void *stacks[3] = {NULL, NULL, NULL};
+    Py_ssize_t caps[3] = {0, 0, 0};
+    int took = take_kept(self, stacks, caps);
+    d.stack = stacks[KEPT_DEC];
+    d.cap = caps[KEPT_DEC];
+    d.vals = stacks[KEPT_VALS];
+    d.capvals = caps[KEPT_VALS];
     int r = dec_run(&d);
     PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
     for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
-    PyMem_Free(d.vals);
-    PyMem_Free(d.stack);
+    give_back(self, took, stacks[KEPT_ENC], caps[KEPT_ENC], KEPT_ENC);
+    give_back(self, took, d.stack, d.cap, KEPT_DEC);
+    give_back(self, took, d.vals, d.capvals, KEPT_VALS);
+    if (took) self->kept_busy = 0;
     PyMem_Free(d.ext_kinds);
     if (value != NULL && (PyObject *)Py_TYPE(value) == value_type) return value;
     Py_XDECREF(value);
@@ -157,10 +199,17 @@ static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t
     long long max_depth = -1;
     uint64_t max_size = UINT64_MAX;
     PyObject *depth_limit = PyTuple_GET_ITEM(plain, 0), *size_limit = PyTuple_GET_ITEM(plain, 1);
-    if (depth_limit != Py_None && (max_depth = PyLong_AsLongLong(depth_limit)) == -1 && PyErr_Occurred()) return NULL;
+    if (depth_limit != Py_None) {
+        int overflow;
+        max_depth = PyLong_AsLongLongAndOverflow(depth_limit, &overflow);
+        if (max_depth == -1 && PyErr_Occurred()) return NULL;
+        if (overflow > 0) max_depth = LLONG_MAX / 2;
+    }
     if (size_limit != Py_None) {
-        max_size = PyLong_AsUnsignedLongLong(size_limit);
-        if (max_size == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(size_limit, &overflow);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        max_size = overflow > 0 ? UINT64_MAX : v < 0 ? 0 : (uint64_t)v;
     }
     PyObject *state;
     if (PyContextVar_Get(decode_state_var, NULL, &state) < 0) return NULL;
