@@ -45,8 +45,19 @@ PLAIN = [
     {"x": [[[[]]]], "y": {"z": {}}},
     {i: str(i) for i in range(100)},
 ]
-# Written and read in place by the compiled codec, inside a dict or list.
+# Written and read in place by the compiled codec, inside a dict or list, or as the top-level value.
 IN_PLACE = [
+    (1, 2),
+    (),
+    ((1, "a"), [2.5]),
+    2**70,
+    -(2**80),
+    datetime.datetime(2024, 1, 2, 3, 4, 5, 6),
+    datetime.date(2024, 1, 2),
+    datetime.time(1, 2, 3),
+    datetime.timedelta(days=3, seconds=4),
+    uuid.UUID(int=9),
+    1 + 2j,
     [1, (2, 3)],
     {"when": datetime.datetime(2024, 1, 2, 3, 4, 5), "day": datetime.date(2024, 1, 2)},
     {"id": uuid.UUID(int=7), "t": (((1,),),)},
@@ -54,14 +65,14 @@ IN_PLACE = [
 ]
 # Not plain: each calls a serializer somewhere, or is not a dict, list, str ... at the top.
 NOT_PLAIN = [
-    (1, 2),
+    {1, 2},
+    frozenset({3}),
     {"s": {1, 2}},
+    b"x" * 70_000,  # out of band
+    (1, {2}),
     bytearray(b"top"),
     {"when": datetime.datetime(2024, 1, 2, tzinfo=datetime.timezone.utc)},
 ]
-
-# Top-level types whose standard serializer writes a form of its own (not the codec's msgpack).
-OWN_FORM = (bytes, int, float)
 
 plain_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=False) | st.text() | st.binary(),
@@ -107,9 +118,6 @@ def test_the_compiled_entries_take_plain_values_only():
     codec = REGISTRY.codec
     for value in PLAIN:
         result = codec.serialize_top(value)
-        if type(value) in OWN_FORM:
-            assert result is NotImplemented
-            continue
         assert type(result) is serreg.SerializationResult and not result.signed
         assert result.to_bytes() == full_path_frame(REGISTRY, value)
         assert codec.unpack_top(result, (None, None)) == value
@@ -118,12 +126,18 @@ def test_the_compiled_entries_take_plain_values_only():
         result = codec.serialize_top(value)
         assert result.to_bytes() == full_path_frame(REGISTRY, value)
         assert codec.unpack_top(result.to_bytes(), (None, None)) == value
-        assert codec.unpack_top(result.to_bytes(), (1, None)) is NotImplemented  # max_depth: the full path
+        read = codec.unpack_top(result.to_bytes(), (1, None))
+        assert read == value or read is NotImplemented
+    for value in ([1, (2, 3)], ((1, "a"), [2.5])):  # a value two deep: max_depth=1 is the full path's to refuse
+        frame = REGISTRY.serialize(value).to_bytes()
+        assert codec.unpack_top(frame, (1, None)) is NotImplemented
+        with pytest.raises(serreg.LimitExceededError):
+            REGISTRY.deserialize(frame, limits=serreg.Limits(max_depth=1))
     for value in NOT_PLAIN:
         assert codec.serialize_top(value) is NotImplemented
         frame = REGISTRY.serialize(value).to_bytes()
         read = codec.unpack_top(frame, (None, None))  # sets are read in place, though written by a serializer
-        assert read is NotImplemented or (read == value and type(value) in (dict, list))
+        assert read is NotImplemented or (read == value and type(value) in (dict, tuple))
     with_buffer = codec.serialize_top([bytearray(b"abc")])  # written in place, its buffer out of band
     assert with_buffer.to_bytes() == full_path_frame(REGISTRY, [bytearray(b"abc")])
     assert [bytes(b) for b in with_buffer.out_of_band_buffers] == [b"abc"]
@@ -136,6 +150,8 @@ def test_the_compiled_entries_take_plain_values_only():
     assert codec.unpack_top(frame, (None, len(frame) - 1)) is NotImplemented  # too large
     assert codec.unpack_top(frame, (None, len(frame))) == {"a": 1}
     assert codec.serialize_top("\ud800") is NotImplemented  # refused by the full path, with its message
+    for value in (1, 2.5, b"ab", (1,), datetime.date(2024, 1, 2)):  # a top-level value is one level deep
+        assert codec.unpack_top(codec.serialize_top(value), (0, None)) is NotImplemented
 
 
 def test_pure_serialize_top_leaves_every_value_to_the_full_path():
@@ -286,3 +302,27 @@ def test_join_section_is_join_frame_of_the_pieces():
     result = serreg.serialize({"a": 1})
     result.in_band_buffer = bytes(result.in_band_buffer)  # the hash no longer kept apart
     assert result.to_bytes() == serreg.serialize({"a": 1}).to_bytes()
+
+
+@pytest.mark.parametrize("make", [serreg.Registry, pure_registry])
+@pytest.mark.parametrize("value", [7, 2.5, b"ab", (1, 2), datetime.date(2024, 1, 2)], ids=repr)
+def test_a_registration_for_a_top_level_type_takes_effect_at_the_next_call(make, value):
+    registry = make()
+    plain = registry.serialize(value).to_bytes()
+    registry.register_serializer("test.override", type(value), Tagged(type(value)))
+    assert registry.deserialize(registry.serialize(value)) == ("tagged", repr(value))
+    assert registry.deserialize(registry.serialize(value).to_bytes()) == ("tagged", repr(value))
+    assert registry.deserialize(plain) == value  # the standard class ID still reads
+    registry.unregister_serializer("test.override")
+    assert registry.serialize(value).to_bytes() == plain
+
+
+def test_map_keys_read_again_are_the_same_text():
+    # Many short keys (more than the compiled decoder keeps), long ones, non-ASCII ones; twice.
+    value = {**{f"k{i}": i for i in range(3000)}, "x" * 40: 1, "é": 2, "日本": 3, "": 4}
+    frame = REGISTRY.serialize([value, value]).to_bytes()
+    for _ in range(2):
+        first, second = REGISTRY.deserialize(frame)
+        assert first == second == value
+        assert [type(key) for key in first] == [str] * len(value)
+    assert REGISTRY.deserialize(REGISTRY.serialize({"k1": "k1"}).to_bytes()) == {"k1": "k1"}

@@ -54,6 +54,7 @@ typedef struct {
     char read[N_KINDS];              /* read in place (the hash is the standard serializer's) */
     PyObject *ext_writers;           /* type -> struct writer (borrowed from the cached snapshot); NULL: none */
     PyObject *packed_as_is, *unpacked_as_is; /* plain top-level types <-> ClassIDHashes (borrowed, as above) */
+    char top_write[2], top_read[2];  /* float, bytes: served by their standard serializers (_core_top.h) */
 } Tables;
 
 static unsigned char kind_hash[N_KINDS][HASH_SIZE];
@@ -99,8 +100,24 @@ static int fill_kinds(PyObject *snapshot, PyObject *name, char *flags) {
     return 0;
 }
 
+static const char *TOP_IDS[2] = {"float", "bytes"};
+
 /* The top-level entries' tables (_core_top.h): borrowed, kept alive by the cached snapshot. */
 static int plain_tables(PyObject *snapshot, Tables *t) {
+    PyObject *writers = PyObject_GetAttr(snapshot, str_standard_writers), *readers = NULL;
+    int ok = writers != NULL && (readers = PyObject_GetAttr(snapshot, str_standard_readers)) != NULL;
+    for (int i = 0; i < 2 && ok; i++) {
+        PyObject *id = PyUnicode_FromString(TOP_IDS[i]);
+        int w = id == NULL ? -1 : PySequence_Contains(writers, id);
+        int r = w < 0 ? -1 : PySequence_Contains(readers, id);
+        Py_XDECREF(id);
+        ok = w >= 0 && r >= 0;
+        t->top_write[i] = (char)(w > 0);
+        t->top_read[i] = (char)(r > 0);
+    }
+    Py_XDECREF(writers);
+    Py_XDECREF(readers);
+    if (!ok) return -1;
     PyObject *packed = PyObject_GetAttr(snapshot, str_packed_as_is), *unpacked;
     if (packed == NULL) return -1;
     unpacked = PyObject_GetAttr(snapshot, str_unpacked_as_is);
@@ -372,8 +389,10 @@ static PyMethodDef module_methods[] = {
     {"set_decode_state", set_decode_state, METH_VARARGS,
      "set_decode_state(contextvar, DeserializationError, check_hash_spread): where a deserialize call keeps "
      "its DecodeState, the error raised for malformed documents, and what refuses hash-flooded keys."},
-    {"set_result_type", set_result_type, METH_O,
-     "set_result_type(SerializationResult): the class serialize_top returns and unpack_top reads."},
+    {"set_top_level", set_top_level, METH_VARARGS,
+     "set_top_level(SerializationResult, {'float': hash, 'bytes': hash}, bytes_out_of_band_threshold): the class "
+     "serialize_top returns and unpack_top reads, the ClassIDHashes of the scalars they write and read themselves, "
+     "and the length from which bytes travel out of band (those are left to the full path)."},
     {NULL, NULL, 0, NULL},
 };
 

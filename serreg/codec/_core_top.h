@@ -1,11 +1,12 @@
 /* The top-level entries of serreg/codec/_core.c: a plain value to a serialization result, and a
  * plain frame or result back to its value, each in one call (twins in serreg/codec/top.py).
  *
- * "Plain" is a value of a type whose standard serializer writes it as the codec's msgpack
- * (dict, list, str, bool, None: ``Snapshot.packed_as_is``) holding only what the codec writes
- * and reads itself (msgpack data, and the standard types it writes in place: tuple, datetime,
- * uuid, big int ...): no value that calls a serializer (a registered type, a set, a struct, the
- * fallback), so no struct table, no pickle fallback and no call state are involved. For anything else, and for anything that goes wrong, the entries return
+ * "Plain" is a value of a type whose standard serializer writes it as the codec writes it
+ * (dict, list, str, bool, None: ``Snapshot.packed_as_is``; int, float, small bytes; tuple,
+ * datetime, date, time, timedelta, uuid, complex, as the payload of their in-place ext 0),
+ * holding only what the codec writes and reads itself: no value that calls a serializer (a
+ * registered type, a set, a struct, the fallback), so no struct table, no pickle fallback and
+ * no call state are involved. For anything else, and for anything that goes wrong, the entries return
  * NotImplemented and write or read nothing: the caller takes the full path, which gives the
  * same bytes and values and reports every error as it always has. */
 
@@ -43,11 +44,15 @@ static void give_back(Codec *self, int took, void *stack, Py_ssize_t cap, int wh
 }
 #define FRAME_HEADER 32
 
-static PyObject *set_result_type(PyObject *module, PyObject *type) {
-    if (!PyType_Check(type)) {
-        PyErr_SetString(PyExc_TypeError, "set_result_type(SerializationResult)");
-        return NULL;
-    }
+static PyObject *top_hash[2];          /* ClassIDHashes of float and bytes (TOP_IDS) */
+static PyObject *kind_hash_bytes[N_KINDS]; /* kind_hash as bytes objects */
+static Py_ssize_t bytes_in_band_max;   /* bytes at least this long travel out of band: not here */
+
+/* set_top_level(SerializationResult, {"float": hash, "bytes": hash}, bytes out-of-band threshold) */
+static PyObject *set_top_level(PyObject *module, PyObject *args) {
+    PyObject *type, *hashes;
+    Py_ssize_t threshold;
+    if (!PyArg_ParseTuple(args, "O!O!n", &PyType_Type, &type, &PyDict_Type, &hashes, &threshold)) return NULL;
     Py_ssize_t offsets[N_RESULT_SLOTS];
     for (int i = 0; i < N_RESULT_SLOTS; i++) {
         PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, RESULT_SLOTS[i]);
@@ -58,18 +63,65 @@ static PyObject *set_result_type(PyObject *module, PyObject *type) {
         }
         offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
     }
+    for (int i = 0; i < 2; i++) {
+        PyObject *h = PyDict_GetItemString(hashes, TOP_IDS[i]);
+        if (h == NULL || !PyBytes_CheckExact(h) || PyBytes_GET_SIZE(h) != HASH_SIZE) {
+            PyErr_Format(PyExc_ValueError, "no 8-byte ClassIDHash given for %s", TOP_IDS[i]);
+            return NULL;
+        }
+        Py_INCREF(h);
+        Py_XSETREF(top_hash[i], h);
+    }
+    for (int k = 1; k < N_KINDS; k++) {
+        PyObject *h = PyBytes_FromStringAndSize((const char *)kind_hash[k], HASH_SIZE);
+        if (h == NULL) return NULL;
+        Py_XSETREF(kind_hash_bytes[k], h);
+    }
     memcpy(result_slot, offsets, sizeof offsets);
+    bytes_in_band_max = threshold;
     Py_INCREF(type);
     Py_XSETREF(result_type, (PyTypeObject *)type);
     Py_RETURN_NONE;
 }
 
+enum { TOP_FLOAT = 0, TOP_BYTES = 1 };
+
+/* The ClassIDHash of obj's type when its standard serializer writes obj as the codec writes it
+ * (inside an ext 0 for the kinds: *ext set), or NULL (borrowed; no error set). */
+static PyObject *top_class_hash(Tables *t, PyObject *obj, int *ext) {
+    PyTypeObject *type = Py_TYPE(obj);
+    *ext = 0;
+    if (t->packed_as_is != NULL) {
+        PyObject *hash = PyDict_GetItemWithError(t->packed_as_is, (PyObject *)type);
+        if (hash != NULL || PyErr_Occurred()) return hash;
+    }
+    if (type == &PyLong_Type) return t->write[K_INT] ? kind_hash_bytes[K_INT] : NULL;
+    if (type == &PyFloat_Type) return t->top_write[TOP_FLOAT] ? top_hash[TOP_FLOAT] : NULL;
+    if (type == &PyBytes_Type)
+        return t->top_write[TOP_BYTES] && PyBytes_GET_SIZE(obj) < bytes_in_band_max ? top_hash[TOP_BYTES] : NULL;
+    int kind = kind_of(type);
+    if (kind == K_NONE || kind == K_SET || kind == K_FROZENSET || kind == K_BYTEARRAY || !t->write[kind]) return NULL;
+    *ext = 1;
+    return kind_hash_bytes[kind];
+}
+
+/* The length of the ext header at the start of buf (written by ext_begin/ext_end). */
+static Py_ssize_t ext_header(const unsigned char *buf) {
+    switch (buf[0]) {
+    case 0xc7: return 3;
+    case 0xc8: return 4;
+    case 0xc9: return 6;
+    default: return 2; /* fixext */
+    }
+}
+
 /* serialize_top(obj) -> SerializationResult | NotImplemented */
 static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     Tables t;
-    if (result_type == NULL || current_tables(self, &t) < 0) return NULL;
-    if (t.packed_as_is == NULL) Py_RETURN_NOTIMPLEMENTED;
-    PyObject *hash = PyDict_GetItemWithError(t.packed_as_is, (PyObject *)Py_TYPE(obj));
+    if (result_type == NULL) Py_RETURN_NOTIMPLEMENTED;
+    if (current_tables(self, &t) < 0) return NULL;
+    int ext;
+    PyObject *hash = top_class_hash(&t, obj, &ext);
     if (hash == NULL) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NOTIMPLEMENTED;
@@ -106,7 +158,14 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     give_back(self, took, stacks[KEPT_DEC], caps[KEPT_DEC], KEPT_DEC);
     give_back(self, took, stacks[KEPT_VALS], caps[KEPT_VALS], KEPT_VALS);
     if (took) self->kept_busy = 0;
-    if (r >= 0) packed = PyBytes_FromStringAndSize(e.out.buf, e.out.len);
+    if (r >= 0) {
+        /* A kind (and an int beyond 64 bits) was written as an ext 0: its serializer's in-band is the payload. */
+        Py_ssize_t skip = 0;
+        unsigned char first = e.out.len ? (unsigned char)e.out.buf[0] : 0;
+        if (ext || (first >= 0xc7 && first <= 0xc9) || (first >= 0xd4 && first <= 0xd8))
+            skip = ext_header((const unsigned char *)e.out.buf) + HASH_SIZE;
+        packed = PyBytes_FromStringAndSize(e.out.buf + skip, e.out.len - skip);
+    }
     if (e.out.owns) {
         if (e.out.cap <= SCRATCH_KEEP && (took_scratch || self->scratch == NULL)) {
             if (took_scratch) PyMem_Free(self->scratch);
@@ -183,6 +242,60 @@ static uint64_t le_at(const unsigned char *p, int n) {
     return v;
 }
 
+/* The value of a top-level in-band of int, float, bytes or a kind the codec reads in place, read as
+ * their standard serializers read it; NotImplemented otherwise. The value is one level deep. */
+static PyObject *unpack_scalar(Codec *self, Tables *t, const unsigned char *hash, const unsigned char *p,
+                               Py_ssize_t n, long long max_depth) {
+    if (max_depth == 0) Py_RETURN_NOTIMPLEMENTED; /* refused by the full path */
+    PyObject *v = NULL;
+    if (t->top_read[TOP_FLOAT] && memcmp(hash, PyBytes_AS_STRING(top_hash[TOP_FLOAT]), HASH_SIZE) == 0) {
+        if (n != 9 || p[0] != 0xcb) Py_RETURN_NOTIMPLEMENTED;
+        uint64_t bits = 0;
+        for (int i = 1; i < 9; i++) bits = (bits << 8) | p[i];
+        double x;
+        memcpy(&x, &bits, 8);
+        return PyFloat_FromDouble(x);
+    }
+    if (t->top_read[TOP_BYTES] && memcmp(hash, PyBytes_AS_STRING(top_hash[TOP_BYTES]), HASH_SIZE) == 0)
+        return unpack_plain_value(self, t, p, n, (PyObject *)&PyBytes_Type, max_depth);
+    int kind = K_NONE;
+    for (int k = 1; k < N_KINDS && kind == K_NONE; k++) {
+        if (t->read[k] && memcmp(hash, kind_hash[k], HASH_SIZE) == 0) kind = k;
+    }
+    switch (kind) {
+    case K_NONE: case K_SET: case K_FROZENSET: case K_BYTEARRAY:
+        Py_RETURN_NOTIMPLEMENTED;
+    case K_INT:
+        if (n == 0 || (p[0] != 0xc4 && p[0] != 0xc5))
+            return unpack_plain_value(self, t, p, n, (PyObject *)&PyLong_Type, max_depth);
+        break;
+    case K_TUPLE: {
+        PyObject *items = unpack_plain_value(self, t, p, n, (PyObject *)&PyList_Type, max_depth);
+        if (items == NULL || items == Py_NotImplemented) return items;
+        v = PyList_AsTuple(items);
+        Py_DECREF(items);
+        return v;
+    }
+    }
+    v = dec_leaf(kind, p, n);
+    if (v == NULL && !PyErr_Occurred()) Py_RETURN_NOTIMPLEMENTED; /* another form: its serializer reads it */
+    return v;
+}
+
+/* The value of an in-band section (ClassIDHash, then in-band) of a plain value; NotImplemented otherwise. */
+static PyObject *unpack_section(Codec *self, Tables *t, PyObject *hash, const unsigned char *p, Py_ssize_t n,
+                                long long max_depth) {
+    PyObject *value_type = PyDict_GetItemWithError(t->unpacked_as_is, hash), *value;
+    if (value_type == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        return unpack_scalar(self, t, (const unsigned char *)PyBytes_AS_STRING(hash), p, n, max_depth);
+    }
+    Py_INCREF(value_type); /* the snapshot may be replaced while the value is built */
+    value = unpack_plain_value(self, t, p, n, value_type, max_depth);
+    Py_DECREF(value_type);
+    return value;
+}
+
 /* unpack_top(data, plain) -> value | NotImplemented. plain is None (untrusted: nothing here) or
  * (max_depth, max_frame_size) of the registry's limits (each None: no limit). */
 static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -219,32 +332,26 @@ static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t
     Tables t;
     if (current_tables(self, &t) < 0) return NULL;
     if (t.unpacked_as_is == NULL) Py_RETURN_NOTIMPLEMENTED;
-    PyObject *value_type, *value;
+    PyObject *value;
+    Py_buffer view;
     if (Py_TYPE(data) == result_type) {
         PyObject *hash = SLOT(data, R_CLASS_HASH), *in_band = SLOT(data, R_IN_BAND), *buffers = SLOT(data, R_BUFFERS);
-        if (hash == NULL || !PyBytes_CheckExact(hash) || in_band == NULL || in_band == Py_None || buffers == NULL ||
-            !PyList_CheckExact(buffers) || PyList_GET_SIZE(buffers) != 0)
+        if (hash == NULL || !PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE || in_band == NULL ||
+            in_band == Py_None || buffers == NULL || !PyList_CheckExact(buffers) || PyList_GET_SIZE(buffers) != 0)
             Py_RETURN_NOTIMPLEMENTED;
-        value_type = PyDict_GetItemWithError(t.unpacked_as_is, hash);
-        if (value_type == NULL) {
-            if (PyErr_Occurred()) return NULL;
-            Py_RETURN_NOTIMPLEMENTED;
-        }
-        Py_buffer view;
         if (PyObject_GetBuffer(in_band, &view, PyBUF_SIMPLE) < 0) {
             PyErr_Clear();
             Py_RETURN_NOTIMPLEMENTED;
         }
-        Py_INCREF(value_type); /* the snapshot may be replaced while the value is built */
-        value = unpack_plain_value(self, &t, view.buf, view.len, value_type, max_depth);
-        Py_DECREF(value_type);
+        Py_INCREF(hash);
+        value = unpack_section(self, &t, hash, view.buf, view.len, max_depth);
+        Py_DECREF(hash);
         PyBuffer_Release(&view);
         return value;
     }
     /* A frame's value is one level deep: max_depth 0 refuses it (the full path says so). */
     if (!(PyBytes_CheckExact(data) || PyByteArray_CheckExact(data) || PyMemoryView_Check(data)) || max_depth == 0)
         Py_RETURN_NOTIMPLEMENTED;
-    Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
         PyErr_Clear(); /* strided and the like: the full path explains */
         Py_RETURN_NOTIMPLEMENTED;
@@ -257,21 +364,14 @@ static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t
         p[5] == 0 && p[6] == 0 && p[7] == 0 && le_at(p + 8, 4) == 0 && le_at(p + 12, 4) == 0 &&
         le_at(p + 16, 8) == size - FRAME_HEADER && le_at(p + 24, 8) == size) {
         PyObject *hash = PyBytes_FromStringAndSize((const char *)p + FRAME_HEADER, HASH_SIZE);
-        if (hash == NULL) goto done;
-        value_type = PyDict_GetItemWithError(t.unpacked_as_is, hash);
-        Py_DECREF(hash);
-        if (value_type != NULL) {
-            Py_INCREF(value_type);
-            value = unpack_plain_value(self, &t, p + FRAME_HEADER + HASH_SIZE,
-                                       (Py_ssize_t)size - FRAME_HEADER - HASH_SIZE, value_type, max_depth);
-            Py_DECREF(value_type);
-        } else if (!PyErr_Occurred()) {
-            value = Py_NewRef(Py_NotImplemented);
+        if (hash != NULL) {
+            value = unpack_section(self, &t, hash, p + FRAME_HEADER + HASH_SIZE,
+                                   (Py_ssize_t)size - FRAME_HEADER - HASH_SIZE, max_depth);
+            Py_DECREF(hash);
         }
     } else {
         value = Py_NewRef(Py_NotImplemented);
     }
-done:
     PyBuffer_Release(&view);
     return value;
 }

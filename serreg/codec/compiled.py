@@ -17,8 +17,9 @@ from ..limits import DECODE_STATE
 from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
 from ..result import SerializationResult
-from ._core import set_class_hashes, set_decode_state, set_result_type
+from ._core import set_class_hashes, set_decode_state, set_top_level
 from .checks import check_hash_spread
+from .layout import BYTES_OUT_OF_BAND_THRESHOLD
 from .pure import DecodeNested, EncodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
 
@@ -31,7 +32,8 @@ IN_PLACE_CLASS_IDS = (
 
 set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLASS_IDS})
 set_decode_state(DECODE_STATE, DeserializationError, check_hash_spread)
-set_result_type(SerializationResult)
+set_top_level(SerializationResult, {"float": class_id_hash("float"), "bytes": class_id_hash("bytes")},
+              BYTES_OUT_OF_BAND_THRESHOLD)
 
 
 class MsgpackCodec(CoreCodec):
