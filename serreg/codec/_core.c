@@ -17,7 +17,10 @@
  * msgpack's limits, a hash-flooded map in untrusted mode, any error inside a value it
  * decodes in place) it undoes what it did (out-of-band position, nesting depth, memory
  * budget) and hands the whole call to the pure codec it was given, which raises the error
- * serreg has always raised.  Errors raised by encode_nested propagate unchanged. */
+ * serreg has always raised.  Errors raised by encode_nested propagate unchanged.
+ *
+ * MsgpackCodec.serialize_top and unpack_top (_core_top.h) are Registry.serialize and
+ * deserialize for plain values, in one call each; _core_keys.h keeps one str per short map key. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
@@ -100,33 +103,8 @@ static int fill_kinds(PyObject *snapshot, PyObject *name, char *flags) {
     return 0;
 }
 
-static const char *TOP_IDS[2] = {"float", "bytes"};
-
-/* The top-level entries' tables (_core_top.h): borrowed, kept alive by the cached snapshot. */
-static int plain_tables(PyObject *snapshot, Tables *t) {
-    PyObject *writers = PyObject_GetAttr(snapshot, str_standard_writers), *readers = NULL;
-    int ok = writers != NULL && (readers = PyObject_GetAttr(snapshot, str_standard_readers)) != NULL;
-    for (int i = 0; i < 2 && ok; i++) {
-        PyObject *id = PyUnicode_FromString(TOP_IDS[i]);
-        int w = id == NULL ? -1 : PySequence_Contains(writers, id);
-        int r = w < 0 ? -1 : PySequence_Contains(readers, id);
-        Py_XDECREF(id);
-        ok = w >= 0 && r >= 0;
-        t->top_write[i] = (char)(w > 0);
-        t->top_read[i] = (char)(r > 0);
-    }
-    Py_XDECREF(writers);
-    Py_XDECREF(readers);
-    if (!ok) return -1;
-    PyObject *packed = PyObject_GetAttr(snapshot, str_packed_as_is), *unpacked;
-    if (packed == NULL) return -1;
-    unpacked = PyObject_GetAttr(snapshot, str_unpacked_as_is);
-    t->packed_as_is = PyDict_CheckExact(packed) ? packed : NULL;
-    t->unpacked_as_is = unpacked != NULL && PyDict_CheckExact(unpacked) ? unpacked : NULL;
-    Py_DECREF(packed);
-    Py_XDECREF(unpacked);
-    return unpacked == NULL ? -1 : 0;
-}
+/* The top-level entries' part of the tables (defined in _core_top.h). */
+static int plain_tables(PyObject *snapshot, Tables *t);
 
 /* The tables of the registry's snapshot now (rebuilt when a new snapshot was published). */
 static int current_tables(Codec *self, Tables *out) {

@@ -10,6 +10,34 @@
  * NotImplemented and write or read nothing: the caller takes the full path, which gives the
  * same bytes and values and reports every error as it always has. */
 
+static const char *TOP_IDS[2] = {"float", "bytes"};
+
+/* The top-level entries' tables (_core_top.h): borrowed, kept alive by the cached snapshot. */
+static int plain_tables(PyObject *snapshot, Tables *t) {
+    PyObject *writers = PyObject_GetAttr(snapshot, str_standard_writers), *readers = NULL;
+    int ok = writers != NULL && (readers = PyObject_GetAttr(snapshot, str_standard_readers)) != NULL;
+    for (int i = 0; i < 2 && ok; i++) {
+        PyObject *id = PyUnicode_FromString(TOP_IDS[i]);
+        int w = id == NULL ? -1 : PySequence_Contains(writers, id);
+        int r = w < 0 ? -1 : PySequence_Contains(readers, id);
+        Py_XDECREF(id);
+        ok = w >= 0 && r >= 0;
+        t->top_write[i] = (char)(w > 0);
+        t->top_read[i] = (char)(r > 0);
+    }
+    Py_XDECREF(writers);
+    Py_XDECREF(readers);
+    if (!ok) return -1;
+    PyObject *packed = PyObject_GetAttr(snapshot, str_packed_as_is), *unpacked;
+    if (packed == NULL) return -1;
+    unpacked = PyObject_GetAttr(snapshot, str_unpacked_as_is);
+    t->packed_as_is = PyDict_CheckExact(packed) ? packed : NULL;
+    t->unpacked_as_is = unpacked != NULL && PyDict_CheckExact(unpacked) ? unpacked : NULL;
+    Py_DECREF(packed);
+    Py_XDECREF(unpacked);
+    return unpacked == NULL ? -1 : 0;
+}
+
 static PyTypeObject *result_type; /* serreg.result.SerializationResult */
 /* Offsets of its slots: _in_band, _class_hash, out_of_band_buffers, _key. */
 enum { R_IN_BAND, R_CLASS_HASH, R_BUFFERS, R_KEY, N_RESULT_SLOTS };
