@@ -139,20 +139,33 @@ class NodeReader:
             raise DeserializationError("Arrow batch has fewer field nodes than its schema needs")
         node = self._nodes[self._next]
         self._next += 1
-        if type(node) is not list or len(node) != 3 or any(type(n) is not int or n < 0 for n in node):
-            raise DeserializationError(f"invalid Arrow field node {node!r:.200}")
-        return tuple(node)
+        if type(node) is list and len(node) == 3:
+            length, null_count, buffer_count = node
+            if (type(length) is int and type(null_count) is int and type(buffer_count) is int
+                    and length >= 0 and null_count >= 0 and buffer_count >= 0):
+                return length, null_count, buffer_count
+        raise DeserializationError(f"invalid Arrow field node {node!r:.200}")
 
     def _buffers(self, count: int) -> list[Any]:
         charge(BUFFER_COST * count, "Arrow buffers")
-        buffers = []
+        buffers: list[Any] = []
+        oob = self._oob
         for i in range(count):
-            view = next(self._oob)
-            # A whole pyarrow Buffer is one an in-process result handed over; a slice of one is
-            # a frame held in Arrow memory (a memory-mapped file, say) and gets checked in full.
-            if view.nbytes and (type(view.obj) is not pa.Buffer or view.nbytes != view.obj.size):
+            view = next(oob)
+            nbytes = view.nbytes
+            if i == 0 and nbytes == 0:
+                buffers.append(None)  # no validity bitmap
+                continue
+            # A whole pyarrow Buffer is one an in-process result handed over (used as it is); a
+            # slice of one is a frame held in Arrow memory (a memory-mapped file, say) and gets
+            # checked in full.
+            whole = view.obj
+            if type(whole) is pa.Buffer and nbytes == whole.size:
+                buffers.append(whole)
+                continue
+            if nbytes:
                 self.in_process = False
-            buffers.append(None if i == 0 and view.nbytes == 0 else pa.py_buffer(view))
+            buffers.append(pa.py_buffer(view))
         return buffers
 
     def read(self, arrow_type: pa.DataType, full: Optional[bool] = None, flat: Optional[int] = None) -> pa.Array:
