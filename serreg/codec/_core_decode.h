@@ -33,6 +33,7 @@ typedef struct {
     Py_ssize_t ext_open;
     DFrame *stack;
     Py_ssize_t sp, cap;
+    int plain_top; /* unpack_top: a value that calls a serializer is not plain (-1, no error set) */
 } Dec;
 
 static long long as_long_long(PyObject *v, long long fallback) {
@@ -295,6 +296,7 @@ static int hash_kind(Dec *d, const unsigned char *hash) {
 
 /* A nested value this code does not read in place: decode_nested(ClassIDHash, in-band, oob, None). */
 static int dec_before_call(Dec *d) {
+    if (d->plain_top) return -1;
     if (d->state != NULL && d->state != Py_None && dec_write_depth(d, d->depth) < 0) return -1;
     if (!d->called) {
         d->called = 1;

@@ -23,6 +23,7 @@ typedef struct {
     Tables t;
     EFrame *stack;
     Py_ssize_t sp, cap;
+    int plain_top; /* serialize_top: a value that calls a serializer is not plain (-2) */
 } Enc;
 
 static int enc_push(Enc *e, PyObject *obj, int kind, Py_ssize_t n, int depth, Py_ssize_t ext_start, int inline_level) {
@@ -56,6 +57,7 @@ static int enc_pop(Enc *e) {
 
 /* A value no code here writes: its serializer's result, through encode_nested, as ext 0. */
 static int enc_nested(Enc *e, PyObject *obj) {
+    if (e->plain_top) return -2;
     if (e->t.ext_writers != NULL) {
         int is_struct = PyDict_Contains(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
         if (is_struct < 0) return -1;
