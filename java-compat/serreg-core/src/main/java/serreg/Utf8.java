@@ -54,6 +54,23 @@ final class Utf8 {
         return bytes;
     }
 
+    /**
+     * The UTF-8 length of {@code s} as a msgpack str.
+     *
+     * @throws SerializationException if {@code s} has a lone surrogate or does not fit in one array
+     */
+    static int strLength(String s) {
+        long length = encodedLength(s);
+        if (length < 0) {
+            throw new SerializationException("string is not valid Unicode text (lone surrogate at index " + (-1 - length)
+                    + ") and cannot be sent as a msgpack str");
+        }
+        if (length > Integer.MAX_VALUE - 16) {
+            throw new SerializationException("a string of " + length + " UTF-8 bytes does not fit in one Java array");
+        }
+        return (int) length;
+    }
+
     /** Encodes {@code s} (already checked by {@link #encodedLength}) at {@code b[at]}; returns the end. */
     static int encode(String s, byte[] b, int at) {
         int n = s.length();

@@ -64,6 +64,11 @@ final class ValueEncoder {
         writeBody(registration, value, out);
     }
 
+    /** Changes each time the registrations change (see {@link RegistrationTable#generation}). */
+    int generation() {
+        return table.generation();
+    }
+
     /** The registration a value is written with (see {@link RegistrationTable#forValue}). */
     RegistrationTable.Registration registrationFor(Object value) {
         return table.forValue(value);

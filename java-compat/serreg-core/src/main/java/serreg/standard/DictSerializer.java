@@ -17,6 +17,12 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
         super(registry);
     }
 
+    /** The writer writes these values itself (docs/FORMAT.md section 3): the same bytes as {@link #writeInline}. */
+    @Override
+    public Form inlineForm() {
+        return Form.MAP;
+    }
+
     @Override
     public void writeInline(Map<?, ?> value, InBandWriter out) {
         write(value, out);
@@ -38,7 +44,7 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
         Map<Object, Object> map = in.newMapForEntries(n);
         KeyCollisionGuard guard = new KeyCollisionGuard(n, "dict", at);
         for (int i = 0; i < n; i++) {
-            Object key = in.readValue();
+            Object key = in.readMapKey();
             guard.put(map, key, in.readValue());
         }
         return map;

@@ -13,6 +13,12 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
         super(registry);
     }
 
+    /** The writer writes these values itself (docs/FORMAT.md section 3): the same bytes as {@link #writeInline}. */
+    @Override
+    public Form inlineForm() {
+        return Form.ARRAY;
+    }
+
     @Override
     public void writeInline(List<?> value, InBandWriter out) {
         write(value, out);
