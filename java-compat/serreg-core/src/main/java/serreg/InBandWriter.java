@@ -37,6 +37,8 @@ public final class InBandWriter {
     private byte[] buf;
     private int pos;
     private List<ByteBuffer> outOfBand;
+    /** What {@link #written} returns, kept with the pooled writer. */
+    private ByteBuffer view;
     /** Whether this writer goes back to its thread's pool on {@link #release}. */
     private final boolean pooled;
 
@@ -86,11 +88,25 @@ public final class InBandWriter {
         return registry;
     }
 
-    /** Writes any value (native msgpack or ext 0). */
-    @SuppressWarnings("unchecked")
+    /** Writes any value (native msgpack or ext 0). Small, so that it inlines where values are written in a loop. */
     public InBandWriter writeValue(Object value) {
         RegistrationTable.Registration registration = classes.forValue(value);
-        switch (registration.form()) {
+        InlineSerializer.Form form = registration.form();
+        if (form == InlineSerializer.Form.STR && value instanceof String s) {
+            return writeString(s);
+        }
+        if (form == InlineSerializer.Form.INT && value instanceof Long l) {
+            return writeLong(l);
+        }
+        if (form == InlineSerializer.Form.FLOAT && value instanceof Double d) {
+            return writeDouble(d);
+        }
+        return writeOther(value, registration, form);
+    }
+
+    /** Any value but a String, Long or Double written in the writer's own form. */
+    private InBandWriter writeOther(Object value, RegistrationTable.Registration registration, InlineSerializer.Form form) {
+        switch (form) {
             case NIL -> {
                 if (value == null) {
                     return writeNil();
@@ -99,21 +115,6 @@ public final class InBandWriter {
             case BOOL -> {
                 if (value instanceof Boolean b) {
                     return writeBoolean(b);
-                }
-            }
-            case INT -> {
-                if (value instanceof Long l) {
-                    return writeLong(l);
-                }
-            }
-            case FLOAT -> {
-                if (value instanceof Double d) {
-                    return writeDouble(d);
-                }
-            }
-            case STR -> {
-                if (value instanceof String s) {
-                    return writeString(s);
                 }
             }
             case ARRAY -> {
@@ -295,18 +296,19 @@ public final class InBandWriter {
         ensure(InBandLayout.MAX_HEADER + n);
         byte[] b = buf;
         int at = InBandLayout.putStrHeader(b, pos, n);
-        int i = 0;
-        for (; i < n; i++) {
+        for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
             if (c >= 0x80) {
-                break;
+                return writeUtf8(s);
             }
             b[at + i] = (byte) c;
         }
-        if (i == n) {
-            pos = at + n;
-            return this;
-        }
+        pos = at + n;
+        return this;
+    }
+
+    /** A str that is not all ASCII: its UTF-8 length first (for the header), then its bytes. */
+    private InBandWriter writeUtf8(String s) {
         int length = Utf8.strLength(s);
         ensure(InBandLayout.MAX_HEADER + length);
         pos = Utf8.encode(s, buf, InBandLayout.putStrHeader(buf, pos, length));
@@ -375,7 +377,16 @@ public final class InBandWriter {
 
     /** The bytes written so far, a view of this writer's array (valid until it writes again or is released). */
     ByteBuffer written() {
-        return ByteBuffer.wrap(buf, 0, pos);
+        ByteBuffer v = view;
+        if (v == null || v.array() != buf) {
+            v = view = ByteBuffer.wrap(buf);
+        }
+        return v.limit(pos).position(0);
+    }
+
+    /** The registration {@code value} is written with, from this writer's cache. */
+    RegistrationTable.Registration registrationFor(Object value) {
+        return classes.forValue(value);
     }
 
     /** The OOB buffers collected so far (the writer's own list, or an empty one). */

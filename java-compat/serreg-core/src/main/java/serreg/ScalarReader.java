@@ -30,6 +30,22 @@ abstract class ScalarReader extends InBandBytes {
             pos++;
             return (long) (byte) b;
         }
+        return b >= 0xa0 && b <= 0xbf ? readFixStr(b) : readOther(b);
+    }
+
+    /** A fixstr (first byte {@code b}): its bytes decoded where they lie. */
+    private String readFixStr(int b) {
+        int n = b & 0x1f;
+        String s = n < remaining() ? utf8(pos + 1, n) : null;
+        if (s == null) {
+            return readString(); // the error
+        }
+        pos += 1 + n;
+        return s;
+    }
+
+    /** Any value but an array or map, a fixint or a fixstr. Apart, so that the common cases inline where values are read. */
+    private Object readOther(int b) {
         if (InBandLayout.isStr(b)) {
             return readString();
         }
@@ -50,10 +66,23 @@ abstract class ScalarReader extends InBandBytes {
             case 0xc5:
             case 0xc6:
                 return readBinary();
+            case 0xcc:
+            case 0xcd:
+            case 0xce:
+            case 0xd0:
+            case 0xd1:
+            case 0xd2:
+            case 0xd3:
+                return readSmallInteger(b, offset());
+            case 0xcf:
+                return readInteger();
             case 0xc1:
                 throw error("byte 0xc1 is not a msgpack value (msgpack never uses it)", offset());
             default:
-                return InBandLayout.isExt(b) ? readExt() : readInteger(); // 0xcc..0xd3
+                if (InBandLayout.isExt(b)) {
+                    return readExt();
+                }
+                throw unexpected(b, "a value other than an array or map", offset()); // callers read those first
         }
     }
 
@@ -96,24 +125,45 @@ abstract class ScalarReader extends InBandBytes {
 
     /** An int other than a fixint and uint64 (0xcc..0xce, 0xd0..0xd3). */
     private long readSmallInteger(int b, long at) {
-        int size = switch (b) {
-            case 0xcc, 0xd0 -> 1;
-            case 0xcd, 0xd1 -> 2;
-            case 0xce, 0xd2 -> 4;
-            case 0xd3 -> 8;
+        long v;
+        switch (b) {
+            case 0xcc -> {
+                needHeader(1, "int");
+                v = u8(pos + 1);
+                pos += 2;
+            }
+            case 0xcd -> {
+                needHeader(2, "int");
+                v = u16(pos + 1);
+                pos += 3;
+            }
+            case 0xce -> {
+                needHeader(4, "int");
+                v = u32(pos + 1);
+                pos += 5;
+            }
+            case 0xd0 -> {
+                needHeader(1, "int");
+                v = (byte) u8(pos + 1);
+                pos += 2;
+            }
+            case 0xd1 -> {
+                needHeader(2, "int");
+                v = (short) u16(pos + 1);
+                pos += 3;
+            }
+            case 0xd2 -> {
+                needHeader(4, "int");
+                v = (int) u32(pos + 1);
+                pos += 5;
+            }
+            case 0xd3 -> {
+                needHeader(8, "int");
+                v = i64(pos + 1);
+                pos += 9;
+            }
             default -> throw unexpected(b, "an int", at);
-        };
-        needHeader(size, "int");
-        long v = switch (b) {
-            case 0xcc -> u8(pos + 1);
-            case 0xcd -> u16(pos + 1);
-            case 0xce -> u32(pos + 1);
-            case 0xd0 -> (byte) u8(pos + 1);
-            case 0xd1 -> (short) u16(pos + 1);
-            case 0xd2 -> (int) u32(pos + 1);
-            default -> i64(pos + 1);
-        };
-        pos += 1 + size;
+        }
         return v;
     }
 

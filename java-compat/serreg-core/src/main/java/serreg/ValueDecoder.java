@@ -30,6 +30,8 @@ final class ValueDecoder {
     private volatile boolean trusted = true;
     private volatile Set<String> allowedIds = Trust.dataClassIds();
     private volatile long[] allowedHashes = Trust.allowedHashes(Trust.dataClassIds());
+    /** See {@link Lookup} (a plain field: any thread's last lookup will do). */
+    private Lookup last;
 
     ValueDecoder(RegistrationTable table) {
         this.table = table;
@@ -248,7 +250,24 @@ final class ValueDecoder {
 
     /** The registration under the ClassIDHash whose wire bytes read as this u64 little-endian, or null. */
     RegistrationTable.Registration registration(long hash) {
-        return table.byHash(ClassIdHash.fromLong(hash));
+        Lookup known = last;
+        int generation = table.generation();
+        if (known != null && known.hash == hash && known.generation == generation) {
+            return known.registration;
+        }
+        RegistrationTable.Registration found = table.byHash(ClassIdHash.fromLong(hash));
+        if (found != null) {
+            last = new Lookup(hash, found, generation);
+        }
+        return found;
+    }
+
+    /**
+     * The last lookup by ClassIDHash (most frames of a program hold one top-level class), stamped
+     * with the registrations' generation it was made in. Immutable, so a thread racing with
+     * another sees a whole one; a lookup stamped before a registration change never matches after.
+     */
+    private record Lookup(long hash, RegistrationTable.Registration registration, int generation) {
     }
 
     /**

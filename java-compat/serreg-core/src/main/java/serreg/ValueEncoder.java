@@ -59,7 +59,7 @@ final class ValueEncoder {
             out.writeSectionOf(opaque);
             return;
         }
-        RegistrationTable.Registration registration = table.forValue(value);
+        RegistrationTable.Registration registration = out.registrationFor(value);
         out.writeHash(registration.hash().toLong());
         writeBody(registration, value, out);
     }

@@ -5,15 +5,17 @@ import serreg.types.HasClassId;
 /**
  * The registrations an {@link InBandWriter} met last, by exact class: a document mostly repeats a
  * few classes (a list of records: a map, strings, longs, doubles, lists), so each value costs a
- * compare or two instead of a registry lookup. Direct-mapped on the class's identity hash (a
- * class that collides with another only costs a lookup), plus the class met last. Values that
+ * compare or two instead of a registry lookup: the class met last, then an open-addressed table
+ * on the class's identity hash ({@value #PROBES} slots probed; a class that finds them taken by
+ * others replaces its first one). Values that
  * name their own class ID ({@link HasClassId}) are never cached; null's registration is kept
  * apart. The cache lives as long as its pooled writer, across serialize calls on one thread, and
  * empties itself when the registry's registrations change ({@link ValueEncoder#generation}).
  * Package-private; not thread-safe.
  */
 final class WriterClassCache {
-    private static final int SLOTS = 16;
+    private static final int SLOTS = 32;
+    private static final int PROBES = 4;
 
     private final ValueEncoder encoder;
     /** Made at the second class met (a writer of one value, as a set's element, needs none). */
@@ -53,28 +55,49 @@ final class WriterClassCache {
         if (cls == lastClass) {
             return lastRegistration;
         }
-        int slot = slot(cls);
         Class<?>[] known = classes;
-        if (known != null && known[slot] == cls) {
-            lastClass = cls;
-            return lastRegistration = registrations[slot];
+        int home = slot(cls);
+        if (known != null) {
+            for (int i = 0; i < PROBES; i++) {
+                int slot = (home + i) & (SLOTS - 1);
+                Class<?> k = known[slot];
+                if (k == cls) {
+                    lastClass = cls;
+                    return lastRegistration = registrations[slot];
+                }
+                if (k == null) {
+                    break;
+                }
+            }
         }
         RegistrationTable.Registration found = encoder.registrationFor(value);
         if (!(value instanceof HasClassId)) {
             if (known == null && lastClass != null) {
                 known = classes = new Class<?>[SLOTS];
                 registrations = new RegistrationTable.Registration[SLOTS];
-                known[slot(lastClass)] = lastClass;
-                registrations[slot(lastClass)] = lastRegistration;
+                put(lastClass, lastRegistration);
             }
             if (known != null) {
-                known[slot] = cls;
-                registrations[slot] = found;
+                put(cls, found);
             }
             lastClass = cls;
             lastRegistration = found;
         }
         return found;
+    }
+
+    private void put(Class<?> cls, RegistrationTable.Registration registration) {
+        int home = slot(cls);
+        int at = home;
+        for (int i = 0; i < PROBES; i++) {
+            int slot = (home + i) & (SLOTS - 1);
+            if (classes[slot] == null) {
+                at = slot;
+                break;
+            }
+        }
+        classes[at] = cls;
+        registrations[at] = registration;
     }
 
     private static int slot(Class<?> cls) {
