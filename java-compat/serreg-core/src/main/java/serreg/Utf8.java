@@ -13,6 +13,12 @@ final class Utf8 {
 
     /** Whether {@code b[from, to)} is all ASCII (no byte with the high bit set). */
     static boolean isAscii(byte[] b, int from, int to) {
+        int n = to - from;
+        if (n < 8 && from + 8 <= b.length) {
+            // A short str (the common case) with eight readable bytes from its start: one read, its own bytes masked.
+            long mask = (1L << (n << 3)) - 1;
+            return (Bytes.getLongLE(b, from) & mask & 0x8080808080808080L) == 0;
+        }
         int i = from;
         // Eight bytes at a time: a long with any high bit set has a non-ASCII byte.
         for (; i + 8 <= to; i += 8) {

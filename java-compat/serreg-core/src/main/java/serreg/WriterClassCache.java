@@ -47,14 +47,19 @@ final class WriterClassCache {
 
     /** The registration {@code value} is written with (see {@link RegistrationTable#forValue}). */
     RegistrationTable.Registration forValue(Object value) {
+        if (value != null && value.getClass() == lastClass) {
+            return lastRegistration;
+        }
+        return lookUp(value);
+    }
+
+    /** The registration of a value whose class is not the last one met (apart, so that {@link #forValue} inlines). */
+    private RegistrationTable.Registration lookUp(Object value) {
         if (value == null) {
             RegistrationTable.Registration r = nullRegistration;
             return r != null ? r : (nullRegistration = encoder.registrationFor(null));
         }
         Class<?> cls = value.getClass();
-        if (cls == lastClass) {
-            return lastRegistration;
-        }
         Class<?>[] known = classes;
         int home = slot(cls);
         if (known != null) {

@@ -42,6 +42,13 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
         long at = in.offset();
         int n = in.readMapHeader();
         Map<Object, Object> map = in.newMapForEntries(n);
+        if (n <= KeyCollisionGuard.PER_KEY) { // never counted: no guard object
+            for (int i = 0; i < n; i++) {
+                Object key = in.readMapKey();
+                KeyCollisionGuard.putFew(map, key, in.readValue(), "dict", at);
+            }
+            return map;
+        }
         KeyCollisionGuard guard = new KeyCollisionGuard(n, "dict", at);
         for (int i = 0; i < n; i++) {
             Object key = in.readMapKey();

@@ -1,6 +1,7 @@
 package serreg.standard;
 
 import java.util.List;
+import java.util.RandomAccess;
 import serreg.InBandReader;
 import serreg.InBandWriter;
 import serreg.InlineSerializer;
@@ -26,7 +27,14 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
 
     @Override
     protected void write(List<?> value, InBandWriter out) {
-        out.writeArrayHeader(value.size());
+        int n = value.size();
+        out.writeArrayHeader(n);
+        if (value instanceof RandomAccess) {
+            for (int i = 0; i < n; i++) {
+                out.writeValue(value.get(i));
+            }
+            return;
+        }
         for (Object item : value) {
             out.writeValue(item);
         }
