@@ -30,6 +30,7 @@ from ._registry.encode import Encoder, NestedEncoder
 from ._registry.plugins import PluginLoader
 from ._registry.table import FALLBACK_ORIGIN, STANDARD_ORIGIN, Registration, RegisterCallback, Table
 from .canonical.form import CanonicalForm
+from .canonical.structs import CanonicalStructs
 from .codec import MsgpackCodec
 from .limits import DEFAULT_LIMITS, Limits
 from .result import SerializationResult
@@ -74,9 +75,10 @@ class Registry:
         nested_encoder = NestedEncoder(dispatch)
         nested_decoder = NestedDecoder(table, dispatch, self._settings)
         self.codec = codec = MsgpackCodec(nested_encoder.encode, nested_decoder.decode, table)
+        self._structs = structs = StructRegistrar(table, codec)
+        canonical_structs = CanonicalStructs(structs.struct_id_of, structs.by_class_id, structs.frames.structs_hash)
         self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides,
-                                        dispatch.refusal_for)
-        self._structs = StructRegistrar(table, codec)
+                                        dispatch.refusal_for, canonical_structs)
         self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames)
         self._decoder = Decoder(nested_decoder, codec, table, self._settings)
         self.allow_class_ids(*allowed_class_ids)
@@ -190,14 +192,16 @@ class Registry:
         self._table.register_fallback(serializer, register_callback)
 
     def register_struct(self, cls: type, class_id: str) -> None:
-        """Declare ``cls`` (a dataclass, NamedTuple or attrs class) the cross-language struct
+        """Declare ``cls`` (a dataclass, NamedTuple, attrs class or msgspec Struct) the cross-language struct
         ``class_id``: its annotated fields are its serializer (docs/FORMAT.md, section 10).
 
         Field types come from the annotations (``Annotated[int, serreg.int32]`` for
         exact widths); its instances are written as field-ordered arrays whose
         definition travels once per frame, read back by field name (missing fields
         take their defaults, unknown ones are skipped). The class ID is allowed in
-        untrusted mode: a reader builds only this class, without calling its code.
+        untrusted mode: a reader builds only this class, without calling its code
+        (a msgspec Struct, which only its constructor can make, is called with
+        keyword arguments: its ``__post_init__`` runs, as when msgspec decodes).
         """
         self._structs.register(cls, class_id)
 

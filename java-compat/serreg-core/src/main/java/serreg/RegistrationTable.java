@@ -33,7 +33,7 @@ final class RegistrationTable {
                     serializer instanceof InlineSerializer<?> i ? (InlineSerializer<Object>) i : null,
                     serializer instanceof InlineSerializer<?> i ? formOf(i) : InlineSerializer.Form.CALL,
                     serializer instanceof MsgpackSerializer<?> m ? (MsgpackSerializer<Object>) m : null,
-                    serializer instanceof serreg.structs.InstanceSerializer);
+                    SerializerRegistry.STRUCTS.writesInstances(serializer));
         }
 
         private static InlineSerializer.Form formOf(InlineSerializer<?> serializer) {
