@@ -11,15 +11,19 @@ forces the pure ones): the codec (``_core.c`` through ``compiled.py``, and
 
 from __future__ import annotations
 
+from typing import Any, Callable, Optional
+
 from .checks import MAX_KEYS_PER_HASH, check_hash_spread, check_untrusted_structure, is_untrusted, unpack_plain
 from .layout import MAX_NESTING, NESTED_EXT_TYPE, array_header, map_header
 from .backend import BACKEND, COMPILED
 from .scan import COMPILED as SCAN_COMPILED
 
+STRUCT_PLAN: Optional[Callable[..., Any]]  # the compiled core's StructPlan (None: the pure codec writes structs)
 if COMPILED:
-    from .compiled import MsgpackCodec
+    from .compiled import MsgpackCodec, StructPlan as STRUCT_PLAN
 else:
     from .pure import MsgpackCodec  # type: ignore[assignment]  # the pure twin: the same interface
+    STRUCT_PLAN = None
 
 __all__ = [
     "BACKEND",
@@ -29,6 +33,7 @@ __all__ = [
     "NESTED_EXT_TYPE",
     "MsgpackCodec",
     "SCAN_COMPILED",
+    "STRUCT_PLAN",
     "array_header",
     "check_hash_spread",
     "check_untrusted_structure",

@@ -23,7 +23,13 @@ typedef struct {
     Tables t;
     EFrame *stack;
     Py_ssize_t sp, cap;
+    PyObject *scope, *scope_index; /* the frame's struct table (EncodeScope), read at the first struct */
+    int struct_level;              /* struct instances being written inside each other (C recursion) */
 } Enc;
+
+static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_level);
+static int enc_drain(Enc *e, Py_ssize_t base);
+#include "_core_structs_encode.h"
 
 static int enc_push(Enc *e, PyObject *obj, int kind, Py_ssize_t n, int depth, Py_ssize_t ext_start, int inline_level) {
     if (e->sp == e->cap) {
@@ -57,9 +63,10 @@ static int enc_pop(Enc *e) {
 /* A value no code here writes: its serializer's result, through encode_nested, as ext 0. */
 static int enc_nested(Enc *e, PyObject *obj) {
     if (e->t.ext_writers != NULL) {
-        int is_struct = PyDict_Contains(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
-        if (is_struct < 0) return -1;
-        if (is_struct) return -2; /* a struct (ext 1): the pure codec writes the whole value */
+        PyObject *writer = PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
+        if (writer == NULL && PyErr_Occurred()) return -1;
+        /* A struct (ext 1): written here from its plan; a carrier, or a class compiled later, by the pure codec. */
+        if (writer != NULL) return IS_PLAN(writer) ? enc_struct(e, obj, (StructPlan *)writer) : -2;
     }
     PyObject *pair = PyObject_CallOneArg(e->codec->encode_nested, obj);
     if (pair == NULL) return -1;
@@ -284,10 +291,10 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
     return r == 1000 ? enc_nested(e, obj) : r;
 }
 
-static int enc_tree(Enc *e, PyObject *root) {
-    int r = enc_value(e, root, 0, 1, 0);
-    if (r < 0) return r;
-    while (e->sp > 0) {
+/* Write the items of the containers opened above stack height base, until they are all closed. */
+static int enc_drain(Enc *e, Py_ssize_t base) {
+    int r;
+    while (e->sp > base) {
         EFrame *f = &e->stack[e->sp - 1];
         PyObject *item;
         int depth = f->depth, level = f->inline_level;
@@ -323,6 +330,11 @@ static int enc_tree(Enc *e, PyObject *root) {
         if (r < 0) return r;
     }
     return 0;
+}
+
+static int enc_tree(Enc *e, PyObject *root) {
+    int r = enc_value(e, root, 0, 1, 0);
+    return r < 0 ? r : enc_drain(e, 0);
 }
 
 static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -365,6 +377,8 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
         Py_CLEAR(f->value);
     }
     PyMem_Free(e.stack);
+    Py_XDECREF(e.scope);
+    Py_XDECREF(e.scope_index);
     Py_XDECREF(e.t.ext_writers);
     PyObject *packed = r < 0 ? NULL : PyBytes_FromStringAndSize(e.out.buf, e.out.len);
     /* Keep a modest buffer for the next call; a large one is given back. */

@@ -5,8 +5,9 @@
 the pure codec, which it calls for what it does not handle itself: values it
 does not know, and every document it finds something wrong with (so errors
 are worded exactly as the pure codec words them). It is told once the
-ClassIDHashes of the standard types it writes and reads in place, and where a
-deserialize call keeps its state (trust, depth, budget).
+ClassIDHashes of the standard types it writes and reads in place, where a
+deserialize call keeps its state (trust, depth, budget), and where a call keeps
+its struct table (``StructPlan`` is how it writes and reads one struct class).
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from ..errors import DeserializationError
 from ..limits import DECODE_STATE
 from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
-from ._core import set_class_hashes, set_decode_state
+from ._core import StructPlan, set_class_hashes, set_decode_state, set_struct_state
 from .checks import check_hash_spread
 from .pure import DecodeNested, EncodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
+from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, read_instance
 
-__all__ = ["MsgpackCodec"]
+__all__ = ["MsgpackCodec", "StructPlan"]
 
 # The standard class IDs the C core writes and reads in place (serreg/standard/__init__.py has them all).
 IN_PLACE_CLASS_IDS = (
@@ -29,6 +31,23 @@ IN_PLACE_CLASS_IDS = (
 
 set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLASS_IDS})
 set_decode_state(DECODE_STATE, DeserializationError, check_hash_spread)
+
+
+class _CheckState:
+    """What a struct field's Python writer is called with when the C core's check refused the value:
+    the writer only checks it (and raises the error serreg words) or converts a scalar; values of
+    type ``any`` inside are left as they are (the C core writes them)."""
+
+    __slots__ = ()
+
+    def any_value(self, value: object) -> object:
+        return value
+
+    def sort_key(self, value: object) -> bytes:
+        return b""
+
+
+set_struct_state(ENCODE_SCOPE, DECODE_SCOPE, read_instance, _CheckState())
 
 
 class MsgpackCodec(CoreCodec):

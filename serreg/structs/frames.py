@@ -88,7 +88,7 @@ class StructFrames:
             raise DeserializationError(f"the struct table must be a msgpack array of definitions ({error})") from error
         if count > MAX_DEFINITIONS:
             raise DeserializationError(f"the struct table declares {count} definitions; at most {MAX_DEFINITIONS}")
-        readers, class_ids, leaves = [], [], []
+        readers, class_ids, leaves, plans = [], [], [], []
         for index in range(count):
             start = unpacker.tell()
             try:
@@ -100,12 +100,13 @@ class StructFrames:
             except (ValueError, TypeError, UnicodeDecodeError) as error:
                 raise DeserializationError(f"struct definition {index} is not valid msgpack: {error}") from error
             raw = bytes(in_band[start:unpacker.tell()])
-            class_id, reader, leaf = self._reader(index, definition, raw)
+            class_id, reader, leaf, plan = self._reader(index, definition, raw)
             readers.append(reader)
+            plans.append(plan)
             class_ids.append(class_id)
             if index < 128:
                 leaves.append(reader if leaf else None)
-        return DecodeScope(readers, class_ids, leaves), unpacker.tell()
+        return DecodeScope(readers, class_ids, leaves, plans), unpacker.tell()
 
     def _reader(self, index: int, definition: Any, raw: bytes) -> tuple[Any, ...]:
         where = f"struct definition {index}"
@@ -126,8 +127,8 @@ class StructFrames:
         leaf = is_leaf([t.kind for t in types])
         schema = self._schemas.by_class_id(class_id)
         if schema is not None:
-            return class_id, schema.reader(raw, names, types), leaf
-        return class_id, self._carrier_reader(class_id, raw, names, types), leaf
+            return class_id, schema.reader(raw, names, types), leaf, schema.plan_for(raw)
+        return class_id, self._carrier_reader(class_id, raw, names, types), leaf, None
 
     def _carrier_reader(self, class_id: str, raw: bytes, names: list[Any], types: list[Any]) -> Callable[[Any], Any]:
         reader: Optional[Callable[[Any], Any]] = self._carrier_readers.get(raw)

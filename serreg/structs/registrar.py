@@ -48,7 +48,8 @@ class StructRegistrar:
             self._by_class = {**self._by_class, cls: schema}  # before compiling: a class may nest itself
             try:
                 try:
-                    writer = schema.compile()[2]  # precompiled now: the codec calls it directly
+                    compiled = schema.compile()  # precompiled now: the codec calls it directly
+                    writer = compiled[3] or compiled[2]  # the compiled codec's plan, else the Python writer
                 except LookupError:
                     writer = schema.write  # a nested struct class not registered yet: compiled on first use
                 self._table.register(class_id, cls, StructSerializer(self._codec, schema), ext_writer=writer)

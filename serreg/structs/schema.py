@@ -15,8 +15,9 @@ from msgpack import packb
 
 from ..errors import DeserializationError
 from .annotations import field_type
-from .compile import compile_reader, compile_writer
+from .compile import compile_reader, compile_writer, is_leaf
 from .introspect import MISSING, shape_of
+from .plan import make_plan
 from .types import widens
 from .values import read_converter, write_converter
 from typing import Callable, Any
@@ -35,7 +36,7 @@ class StructSchema:
         self.shape = shape_of(cls)
         self._ctx = ctx
         self._lock = threading.Lock()
-        self._compiled = None  # (types, definition, writer) once the field types are known
+        self._compiled = None  # (types, definition, writer, plan) once the field types are known
         self._readers: dict[Any, Any] = {}
         names = [f.name for f in self.shape.fields]
         if len(set(names)) != len(names) or not all(type(n) is str and n for n in names):
@@ -45,7 +46,8 @@ class StructSchema:
         return f"{self.class_id}.{name}"
 
     def compile(self) -> Any:
-        """(field types, packed definition, writer); LookupError if a nested struct is not registered yet."""
+        """(field types, packed definition, writer, the compiled codec's plan or None); LookupError if a
+        nested struct is not registered yet."""
         compiled = self._compiled
         if compiled is None:
             with self._lock:
@@ -59,8 +61,16 @@ class StructSchema:
         types = tuple(field_type(f.annotation, self._ctx.struct_id_of, self.where(f.name)) for f in fields)
         definition = packb([self.class_id, [[f.name, t.packable()] for f, t in zip(fields, types)]], use_bin_type=True)
         converters = [write_converter(t, self.where(f.name), self._ctx) for f, t in zip(fields, types)]
-        writer = compile_writer(definition, definition, [f.name for f in fields], [t.kind for t in types], converters)
-        return types, definition, writer
+        names, kinds = [f.name for f in fields], [t.kind for t in types]
+        writer = compile_writer(definition, definition, names, kinds, converters)
+        plan = make_plan(writer, definition, self.class_id, self.cls, self.shape.build, names, types, converters,
+                         is_leaf(kinds))
+        return types, definition, writer, plan
+
+    def plan_for(self, definition: bytes) -> Any:
+        """The compiled codec's plan when ``definition`` is this class's own (read without evolution), else None."""
+        compiled = self.compile()
+        return compiled[3] if compiled[1] == definition else None
 
     def write(self, obj: Any, state: Any) -> Any:
         """The ext 1 of ``obj`` (see compile.compile_writer)."""

@@ -1,0 +1,293 @@
+/* Struct instances (ext 1) written by MsgpackCodec.pack (docs/FORMAT.md, 10.2-10.3), from the
+ * StructPlan of their class.
+ *
+ * An instance is ext 1 holding [definition index, field values...]; its definition gets its index
+ * from the frame's EncodeScope (first use adds it, as the Python writer does). Each field value is
+ * checked against its type and written here; a value of type any (and a nested struct, a standard
+ * type) is written as the codec writes any value. A value the check refuses goes to the field's
+ * Python writer, which raises the error serreg words (struct, field and value), or converts it (an
+ * int in a float field): a converted scalar is written here, anything else sends the whole call to
+ * the pure codec (-2), as does everything not covered (sets of non-scalars, carriers, structs
+ * nested more than MAX_STRUCT_LEVELS deep). */
+
+#define MAX_STRUCT_LEVELS 64
+#define CONVERT (-6) /* a field value its check refused: its Python writer decides */
+
+static int enc_field(Enc *e, PyObject *v, TNode *t, int depth);
+
+/* The frame's struct table, read at the first struct of the call. */
+static int enc_scope(Enc *e) {
+    if (e->scope_index != NULL) return 0;
+    if (encode_scope_var == NULL) return -2;
+    PyObject *scope;
+    if (PyContextVar_Get(encode_scope_var, NULL, &scope) < 0) return -1;
+    if (scope == NULL || scope == Py_None) { Py_XDECREF(scope); return -2; } /* the pure codec words it */
+    e->scope_index = PyObject_GetAttr(scope, str_index);
+    e->scope = scope;
+    if (e->scope_index == NULL) return -1;
+    if (!PyDict_CheckExact(e->scope_index)) return -2;
+    return 0;
+}
+
+/* Write an ext 1 header for the payload written since start (EXT_ROOM bytes were left for it). */
+static int ext1_end(Out *o, Py_ssize_t start) {
+    Py_ssize_t payload = o->len - start - EXT_ROOM;
+    unsigned char head[EXT_ROOM];
+    int h;
+    if (payload == 1) { head[0] = 0xd4; h = 1; }
+    else if (payload == 2) { head[0] = 0xd5; h = 1; }
+    else if (payload == 4) { head[0] = 0xd6; h = 1; }
+    else if (payload == 8) { head[0] = 0xd7; h = 1; }
+    else if (payload == 16) { head[0] = 0xd8; h = 1; }
+    else if (payload < 256) { head[0] = 0xc7; head[1] = (unsigned char)payload; h = 2; }
+    else if (payload < 65536) { head[0] = 0xc8; head[1] = (unsigned char)(payload >> 8); head[2] = (unsigned char)payload; h = 3; }
+    else if ((unsigned long long)payload <= 0xffffffffULL) {
+        head[0] = 0xc9;
+        for (int i = 0; i < 4; i++) head[1 + i] = (unsigned char)(payload >> (24 - 8 * i));
+        h = 5;
+    } else return -2;
+    head[h++] = 1; /* ext type 1 */
+    if (h < EXT_ROOM) memmove(o->buf + start + h, o->buf + start + EXT_ROOM, payload);
+    memcpy(o->buf + start, head, h);
+    o->len -= EXT_ROOM - h;
+    return 0;
+}
+
+/* A value written as the codec writes any value (its containers drained before returning). */
+static int enc_generic(Enc *e, PyObject *v, int depth) {
+    Py_ssize_t base = e->sp;
+    int r = enc_value(e, v, depth, 0, 0);
+    if (r < 0) return r;
+    return enc_drain(e, base);
+}
+
+static int enc_int_in(Out *o, PyObject *v, TNode *t) {
+    if (!PyLong_CheckExact(v)) return CONVERT;
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow == 0) {
+        if (x < t->low || (x >= 0 && (unsigned long long)x > t->high)) return CONVERT;
+        return pack_sint(o, x);
+    }
+    if (overflow < 0 || t->code != T_UINT64) return CONVERT;
+    unsigned long long u = PyLong_AsUnsignedLongLong(v);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) { PyErr_Clear(); return CONVERT; }
+    return pack_uint(o, u);
+}
+
+/* Set members of a scalar type: each packed alone, written in the order of their bytes. */
+typedef struct { Py_ssize_t at, len; } Span;
+static const char *span_base;
+static int cmp_span(const void *a, const void *b) {
+    const Span *x = a, *y = b;
+    Py_ssize_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(span_base + x->at, span_base + y->at, (size_t)n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int enc_set(Enc *e, PyObject *v, TNode *t, int depth) {
+    TNode *item = &t->args[0];
+    if (!is_c_scalar(item->code)) return -2;
+    Py_ssize_t n = PySet_GET_SIZE(v);
+    int r = ARRAY_HEADER(&e->out, n);
+    if (r < 0 || n == 0) return r;
+    Out saved = e->out, tmp = {0};
+    Span *spans = PyMem_Malloc(n * sizeof(Span));
+    if (spans == NULL) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t pos = 0, k = 0;
+    Py_hash_t hash;
+    PyObject *member;
+    e->out = tmp;
+    while (_PySet_NextEntry(v, &pos, &member, &hash)) {
+        if (k >= n) { r = -2; break; }
+        spans[k].at = e->out.len;
+        r = enc_field(e, member, item, depth);
+        if (r < 0) break;
+        spans[k].len = e->out.len - spans[k].at;
+        k++;
+    }
+    tmp = e->out;
+    e->out = saved;
+    if (r == 0 && k != n) r = -2;
+    if (r == 0) {
+        span_base = tmp.buf; /* the GIL is held: no other sort runs meanwhile */
+        qsort(spans, n, sizeof(Span), cmp_span);
+        if (e->out.cap - e->out.len < tmp.len && out_grow(&e->out, tmp.len) < 0) r = -1;
+        for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
+            memcpy(e->out.buf + e->out.len, tmp.buf + spans[i].at, spans[i].len);
+            e->out.len += spans[i].len;
+        }
+    }
+    if (tmp.owns) PyMem_Free(tmp.buf);
+    PyMem_Free(spans);
+    return r;
+}
+
+static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan);
+
+/* One field value of type t; CONVERT when its check refuses it. */
+static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
+    Out *o = &e->out;
+    if (depth > MSGPACK_MAX_NESTING) return -3;
+    switch (t->code) {
+    case T_BOOL:
+        if (v != Py_True && v != Py_False) return CONVERT;
+        RESERVE(o, 1);
+        put1(o, v == Py_True ? 0xc3 : 0xc2);
+        return 0;
+    case T_INT8: case T_INT16: case T_INT32: case T_INT64:
+    case T_UINT8: case T_UINT16: case T_UINT32: case T_UINT64:
+        return enc_int_in(o, v, t);
+    case T_FLOAT64:
+        if (!PyFloat_CheckExact(v)) return CONVERT;
+        return pack_double(o, PyFloat_AS_DOUBLE(v));
+    case T_FLOAT32: {
+        if (!PyFloat_CheckExact(v)) return CONVERT;
+        double x = PyFloat_AS_DOUBLE(v);
+        float y = (float)x;
+        if (x != x || (isinf(y) && !isinf(x))) return CONVERT; /* NaN, and beyond binary32: its writer */
+        return pack_double(o, (double)y);
+    }
+    case T_STR: {
+        if (!PyUnicode_CheckExact(v)) return CONVERT;
+        Py_ssize_t n;
+        const char *text = PyUnicode_AsUTF8AndSize(v, &n);
+        if (text == NULL) return PyErr_ExceptionMatches(PyExc_UnicodeEncodeError) ? -4 : -1;
+        return pack_raw(o, text, n, 1);
+    }
+    case T_BYTES:
+        if (!PyBytes_CheckExact(v)) return CONVERT;
+        return pack_raw(o, PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v), 0);
+    case T_ENUM: {
+        int is = t->ref == NULL ? 0 : PyObject_IsInstance(v, t->ref);
+        if (is < 0) return -1;
+        if (!is) return CONVERT;
+        PyObject *name = PyObject_GetAttr(v, str_name);
+        if (name == NULL) return -1;
+        int r = -2;
+        if (PyUnicode_CheckExact(name)) {
+            Py_ssize_t n;
+            const char *text = PyUnicode_AsUTF8AndSize(name, &n);
+            r = text == NULL ? -2 : pack_raw(o, text, n, 1);
+        }
+        Py_DECREF(name);
+        if (r == -2) PyErr_Clear();
+        return r;
+    }
+    case T_ANY:
+        return enc_generic(e, v, depth);
+    case T_STANDARD:
+        return CONVERT; /* its writer checks the exact type; the value is then written as any */
+    case T_STRUCT: {
+        PyObject *w = e->t.ext_writers == NULL ? NULL : PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(v));
+        if (w == NULL && PyErr_Occurred()) return -1;
+        if (w == NULL || !IS_PLAN(w) || t->ref == NULL) return CONVERT;
+        int same = PyUnicode_Compare(((StructPlan *)w)->class_id, t->ref);
+        if (same == -1 && PyErr_Occurred()) return -1;
+        if (same != 0) return CONVERT;
+        return enc_struct(e, v, (StructPlan *)w);
+    }
+    case T_OPTIONAL:
+        if (v == Py_None) { RESERVE(o, 1); put1(o, 0xc0); return 0; }
+        return enc_field(e, v, &t->args[0], depth);
+    case T_LIST: case T_TUPLE: {
+        int is_list = PyList_CheckExact(v);
+        if (!is_list && !PyTuple_CheckExact(v)) return CONVERT;
+        Py_ssize_t n = is_list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v);
+        if (t->code == T_TUPLE && n != t->nargs) return CONVERT;
+        int r = ARRAY_HEADER(o, n);
+        if (r < 0) return r;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (is_list && PyList_GET_SIZE(v) != n) return -2; /* changed while written */
+            PyObject *item = is_list ? PyList_GET_ITEM(v, i) : PyTuple_GET_ITEM(v, i);
+            Py_INCREF(item);
+            r = enc_field(e, item, t->code == T_LIST ? &t->args[0] : &t->args[i], depth + 1);
+            Py_DECREF(item);
+            if (r < 0) return r;
+        }
+        return 0;
+    }
+    case T_SET:
+        if (!PyAnySet_Check(v)) return CONVERT;
+        return enc_set(e, v, t, depth + 1);
+    case T_MAP: {
+        if (!PyDict_CheckExact(v)) return CONVERT;
+        Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0;
+        int r = MAP_HEADER(o, n);
+        if (r < 0) return r;
+        PyObject *key, *value;
+        while (PyDict_Next(v, &pos, &key, &value)) {
+            Py_INCREF(key);
+            Py_INCREF(value);
+            r = enc_field(e, key, &t->args[0], depth + 1);
+            if (r == 0) r = enc_field(e, value, &t->args[1], depth + 1);
+            Py_DECREF(key);
+            Py_DECREF(value);
+            if (r < 0) return r;
+            if (PyDict_GET_SIZE(v) != n) return -2;
+        }
+        return 0;
+    }
+    }
+    return -2;
+}
+
+/* A field value its check refused: its Python writer raises the error, or converts the value. */
+static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py_ssize_t field_start) {
+    TNode *t = &plan->fields[i];
+    if (check_state == NULL) return -2;
+    PyObject *args[2] = {v, check_state};
+    PyObject *converted = PyObject_Vectorcall(PyTuple_GET_ITEM(plan->converters, i), args, 2, NULL);
+    if (converted == NULL) return -1;
+    int r = -2;
+    e->out.len = field_start;
+    TNode *s = t->code == T_OPTIONAL ? &t->args[0] : t;
+    if (converted == Py_None && t->code == T_OPTIONAL) r = enc_field(e, converted, t, 1);
+    else if (s->code == T_STANDARD || s->code == T_STRUCT) r = enc_generic(e, converted, 1);
+    else if (s->code == T_FLOAT32 && PyFloat_CheckExact(converted)) r = pack_double(&e->out, PyFloat_AS_DOUBLE(converted));
+    else if (is_c_scalar(s->code)) r = enc_field(e, converted, s, 1);
+    Py_DECREF(converted);
+    return r == CONVERT ? -2 : r;
+}
+
+static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
+    if (e->struct_level >= MAX_STRUCT_LEVELS || plan->fields == NULL) return -2;
+    int r = enc_scope(e);
+    if (r < 0) return r;
+    PyObject *index = PyDict_GetItemWithError(e->scope_index, plan->key);
+    if (index == NULL) {
+        if (PyErr_Occurred()) return -1;
+        index = PyObject_CallMethodObjArgs(e->scope, str_add, plan->key, plan->definition, NULL);
+        if (index == NULL) return -1;
+    } else {
+        Py_INCREF(index);
+    }
+    long long at = PyLong_Check(index) ? PyLong_AsLongLong(index) : -1;
+    Py_DECREF(index);
+    if (at < 0) { PyErr_Clear(); return -2; }
+    Out *o = &e->out;
+    Py_ssize_t start = o->len;
+    RESERVE(o, EXT_ROOM);
+    o->len += EXT_ROOM;
+    if ((r = ARRAY_HEADER(o, plan->n + 1)) < 0) return r;
+    if ((r = pack_uint(o, (unsigned long long)at)) < 0) return r;
+    int tuple = plan->build == B_TUPLE;
+    if (tuple && (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != plan->n)) return -2;
+    e->struct_level++;
+    for (Py_ssize_t i = 0; i < plan->n && r >= 0; i++) {
+        PyObject *v;
+        if (tuple) {
+            v = Py_NewRef(PyTuple_GET_ITEM(obj, i));
+        } else {
+            v = PyObject_GetAttr(obj, PyTuple_GET_ITEM(plan->names, i));
+            if (v == NULL) { r = -1; break; }
+        }
+        Py_ssize_t field_start = o->len;
+        r = enc_field(e, v, &plan->fields[i], 1);
+        if (r == CONVERT) r = enc_converted(e, plan, i, v, field_start);
+        Py_DECREF(v);
+    }
+    e->struct_level--;
+    if (r < 0) return r;
+    return ext1_end(o, start);
+}
