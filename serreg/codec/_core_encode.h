@@ -25,6 +25,9 @@ typedef struct {
     Py_ssize_t sp, cap;
     PyObject *scope, *scope_index; /* the frame's struct table (EncodeScope), read at the first struct */
     int struct_level;              /* struct instances being written inside each other (C recursion) */
+    PyTypeObject *plan_type;       /* the struct class met last and its plan (held by ext_writers) */
+    StructPlan *plan, *index_plan; /* index_plan: the plan whose definition index was looked up last */
+    long long index;
 } Enc;
 
 static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_level);
@@ -62,11 +65,17 @@ static int enc_pop(Enc *e) {
 
 /* A value no code here writes: its serializer's result, through encode_nested, as ext 0. */
 static int enc_nested(Enc *e, PyObject *obj) {
+    if (Py_TYPE(obj) == e->plan_type) return enc_struct(e, obj, e->plan);
     if (e->t.ext_writers != NULL) {
         PyObject *writer = PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
         if (writer == NULL && PyErr_Occurred()) return -1;
         /* A struct (ext 1): written here from its plan; a carrier, or a class compiled later, by the pure codec. */
-        if (writer != NULL) return IS_PLAN(writer) ? enc_struct(e, obj, (StructPlan *)writer) : -2;
+        if (writer != NULL && !IS_PLAN(writer)) return -2;
+        if (writer != NULL) {
+            e->plan_type = Py_TYPE(obj);
+            e->plan = (StructPlan *)writer;
+            return enc_struct(e, obj, e->plan);
+        }
     }
     PyObject *pair = PyObject_CallOneArg(e->codec->encode_nested, obj);
     if (pair == NULL) return -1;

@@ -67,6 +67,11 @@ static int enc_int_in(Out *o, PyObject *v, TNode *t) {
     long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
     if (overflow == 0) {
         if (x < t->low || (x >= 0 && (unsigned long long)x > t->high)) return CONVERT;
+        if (x >= -32 && x < 128) { /* a fixint */
+            RESERVE(o, 1);
+            put1(o, (unsigned char)(x & 0xff));
+            return 0;
+        }
         return pack_sint(o, x);
     }
     if (overflow < 0 || t->code != T_UINT64) return CONVERT;
@@ -252,25 +257,31 @@ static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py
 
 static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
     if (e->struct_level >= MAX_STRUCT_LEVELS || plan->fields == NULL) return -2;
-    int r = enc_scope(e);
-    if (r < 0) return r;
-    PyObject *index = PyDict_GetItemWithError(e->scope_index, plan->key);
-    if (index == NULL) {
-        if (PyErr_Occurred()) return -1;
-        index = PyObject_CallMethodObjArgs(e->scope, str_add, plan->key, plan->definition, NULL);
-        if (index == NULL) return -1;
-    } else {
-        Py_INCREF(index);
+    int r;
+    long long at = e->index;
+    if (plan != e->index_plan) { /* the table's index of its definition, added on first use */
+        if ((r = enc_scope(e)) < 0) return r;
+        PyObject *index = PyDict_GetItemWithError(e->scope_index, plan->key);
+        if (index == NULL) {
+            if (PyErr_Occurred()) return -1;
+            index = PyObject_CallMethodObjArgs(e->scope, str_add, plan->key, plan->definition, NULL);
+            if (index == NULL) return -1;
+        } else {
+            Py_INCREF(index);
+        }
+        at = PyLong_Check(index) ? PyLong_AsLongLong(index) : -1;
+        Py_DECREF(index);
+        if (at < 0) { PyErr_Clear(); return -2; }
+        e->index_plan = plan;
+        e->index = at;
     }
-    long long at = PyLong_Check(index) ? PyLong_AsLongLong(index) : -1;
-    Py_DECREF(index);
-    if (at < 0) { PyErr_Clear(); return -2; }
     Out *o = &e->out;
     Py_ssize_t start = o->len;
-    RESERVE(o, EXT_ROOM);
+    RESERVE(o, EXT_ROOM + 6); /* the ext header, the array header (5 at most), a one-byte index */
     o->len += EXT_ROOM;
     if ((r = ARRAY_HEADER(o, plan->n + 1)) < 0) return r;
-    if ((r = pack_uint(o, (unsigned long long)at)) < 0) return r;
+    if (at < 128) put1(o, (unsigned char)at); /* room reserved with the array header */
+    else if ((r = pack_uint(o, (unsigned long long)at)) < 0) return r;
     int tuple = plan->build == B_TUPLE;
     if (tuple && (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != plan->n)) return -2;
     e->struct_level++;
