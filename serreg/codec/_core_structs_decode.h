@@ -184,6 +184,41 @@ static PyObject *dec_flat(StructPlan *plan, const unsigned char *p, Py_ssize_t a
     return obj;
 }
 
+/* One msgpack scalar of any type (nil, bool, int, float, str, bin) at p[*at..end), else NULL. */
+static PyObject *dec_any_scalar(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
+    static TNode as_int = {T_UINT64, 0, LLONG_MIN, ULLONG_MAX, NULL, NULL};
+    static TNode as_float = {T_FLOAT64, 0, 0, 0, NULL, NULL}, as_str = {T_STR, 0, 0, 0, NULL, NULL},
+                 as_bytes = {T_BYTES, 0, 0, 0, NULL, NULL}, as_bool = {T_BOOL, 0, 0, 0, NULL, NULL};
+    if (*at >= end) return NULL;
+    unsigned char b = p[*at];
+    if (b == 0xc0) { (*at)++; return Py_NewRef(Py_None); }
+    if (b <= 0x7f || b >= 0xe0 || (b >= 0xcc && b <= 0xd3)) return dec_scalar(p, at, end, &as_int);
+    if (b == 0xca || b == 0xcb) return dec_scalar(p, at, end, &as_float);
+    if ((b >= 0xa0 && b <= 0xbf) || (b >= 0xd9 && b <= 0xdb)) return dec_scalar(p, at, end, &as_str);
+    if (b >= 0xc4 && b <= 0xc6) return dec_scalar(p, at, end, &as_bytes);
+    if (b == 0xc2 || b == 0xc3) return dec_scalar(p, at, end, &as_bool);
+    return NULL;
+}
+
+/* [index, values...] of an instance holding scalars only, for its definition's Python reader
+ * (an evolved definition, a carrier); NULL and no error set if it holds anything else. */
+static PyObject *dec_flat_items(const unsigned char *p, Py_ssize_t at, Py_ssize_t end, Py_ssize_t count,
+                                long long index) {
+    if (count > end - at + 1) return NULL;
+    PyObject *items = PyList_New(count);
+    if (items == NULL) { PyErr_Clear(); return NULL; }
+    PyObject *first = PyLong_FromLongLong(index);
+    if (first == NULL) { PyErr_Clear(); Py_DECREF(items); return NULL; }
+    PyList_SET_ITEM(items, 0, first);
+    for (Py_ssize_t k = 1; k < count; k++) {
+        PyObject *v = dec_any_scalar(p, &at, end);
+        if (v == NULL) { Py_DECREF(items); return NULL; }
+        PyList_SET_ITEM(items, k, v);
+    }
+    if (at != end) { Py_DECREF(items); return NULL; }
+    return items;
+}
+
 /* An ext 1 at d->pos (its payload, n bytes): 0 built (*out), 1 decode its array in a frame,
  * 2 the pure codec reads it, -1 a Python error. */
 static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, PyObject **out) {
@@ -213,7 +248,13 @@ static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, P
         *out = dec_flat((StructPlan *)plan, payload, at, n);
         return *out != NULL ? 0 : 2;
     }
-    return counted ? 1 : 2;
+    if (counted) return 1;
+    /* Scalars only, as the Python decoder reads it (not counted, no nested value): its reader builds it. */
+    PyObject *items = dec_flat_items(payload, at, n, count, index);
+    if (items == NULL) return 2;
+    *out = PyObject_CallOneArg(PyList_GET_ITEM(d->struct_readers, index), items);
+    Py_DECREF(items);
+    return *out != NULL ? 0 : -1;
 }
 
 /* The array of an instance decoded in a frame: its definition's Python reader builds it. */
