@@ -21,7 +21,7 @@ typedef struct TNode {
     int code, nargs;
     long long low;             /* integer widths: the range */
     unsigned long long high;
-    PyObject *ref;             /* T_ENUM: the Enum class; T_STRUCT: the class ID (strong) */
+    PyObject *ref;             /* T_ENUM: the Enum class; T_STRUCT: the class ID; T_STANDARD: the exact type, if any */
     struct TNode *args;
 } TNode;
 

@@ -181,8 +181,9 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
     }
     case T_ANY:
         return enc_generic(e, v, depth);
-    case T_STANDARD:
-        return CONVERT; /* its writer checks the exact type; the value is then written as any */
+    case T_STANDARD: /* a value of exactly that type, written as any; others: its writer checks them */
+        if (t->ref == NULL || (PyObject *)Py_TYPE(v) != t->ref) return CONVERT;
+        return enc_generic(e, v, depth);
     case T_STRUCT: {
         PyObject *w = e->t.ext_writers == NULL ? NULL : PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(v));
         if (w == NULL && PyErr_Occurred()) return -1;

@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 
 from ..codec import STRUCT_PLAN
 from .types import FieldType, STANDARD_ATOMS
+from .values import STANDARD_TYPES
 
 __all__ = ["make_plan"]
 
@@ -33,8 +34,9 @@ def _node(ftype: FieldType) -> tuple[Any, ...]:
     code = _CODES.get(kind)
     if code is not None:
         return (code, ftype.py if kind == "enum" else None, ())
-    if kind in STANDARD_ATOMS:
-        return (_STANDARD, None, ())
+    if kind in STANDARD_ATOMS:  # the exact Python type when there is one (arrays and tables: checked by name)
+        expected = STANDARD_TYPES.get(kind)
+        return (_STANDARD, None if expected is None else expected[0], ())
     if kind == "struct":
         return (_STRUCT, ftype.args[0], ())
     return (_CONTAINERS[kind], None, tuple(_node(a) for a in ftype.args))
