@@ -58,6 +58,11 @@ class Frozen:
     c: str
 
 
+@dataclasses.dataclass
+class Tagged:
+    items: list[tuple[Any, float]]
+
+
 class Row(NamedTuple):
     key: str
     value: Annotated[int, serreg.int16]
@@ -70,7 +75,7 @@ def _registry(codec=None) -> serreg.Registry:
         with mock.patch.object(serreg.registry, "MsgpackCodec", codec):
             registry = serreg.Registry()
     register(registry)
-    for class_id, cls in (("t.Mixed", Mixed), ("t.Frozen", Frozen), ("t.Row", Row)):
+    for class_id, cls in (("t.Mixed", Mixed), ("t.Frozen", Frozen), ("t.Row", Row), ("t.Tagged", Tagged)):
         registry.register_struct(cls, class_id)
     return registry
 
@@ -185,6 +190,16 @@ def test_float32_fields_round_to_binary32_and_ints_widen_to_float():
     assert frame == PURE_REGISTRY.serialize(nan).to_bytes()
     back = COMPILED_REGISTRY.deserialize(frame)
     assert math.isnan(back.f32) and back.f64 == 0.1
+
+
+def test_a_converted_field_is_written_again_with_its_buffers_once():
+    # The bytearray travels out of band; the int in the float slot is converted by the field's
+    # Python writer, after which the field is written again from its start.
+    value = Tagged([(bytearray(b"ab"), 1.5), (bytearray(b"cd"), 2)])
+    compiled, pure = COMPILED_REGISTRY.serialize(value), PURE_REGISTRY.serialize(value)
+    assert compiled.to_bytes() == pure.to_bytes()
+    assert len(compiled.out_of_band_buffers) == len(pure.out_of_band_buffers) == 2
+    assert COMPILED_REGISTRY.deserialize(compiled.to_bytes()) == Tagged([(bytearray(b"ab"), 1.5), (bytearray(b"cd"), 2.0)])
 
 
 def test_instances_are_built_without_init_and_keep_their_kind():

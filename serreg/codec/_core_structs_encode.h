@@ -6,9 +6,10 @@
  * checked against its type and written here; a value of type any (and a nested struct, a standard
  * type) is written as the codec writes any value. A value the check refuses goes to the field's
  * Python writer, which raises the error serreg words (struct, field and value), or converts it (an
- * int in a float field): a converted scalar is written here, anything else sends the whole call to
- * the pure codec (-2), as does everything not covered (sets of non-scalars, carriers, structs
- * nested more than MAX_STRUCT_LEVELS deep). */
+ * int in a float field, a bytearray in a bytes field): the converted value is written here when it
+ * passes the checks; anything else sends the whole call to the pure codec (-2), as does everything
+ * not covered (sets of non-scalars, carriers, classes compiled after registration, structs nested
+ * more than MAX_STRUCT_LEVELS deep). */
 
 #define MAX_STRUCT_LEVELS 64
 #define CONVERT (-6) /* a field value its check refused: its Python writer decides */
@@ -239,19 +240,23 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
 }
 
 /* A field value its check refused: its Python writer raises the error, or converts the value. */
-static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py_ssize_t field_start) {
+static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py_ssize_t field_start,
+                         Py_ssize_t oob_start) {
     TNode *t = &plan->fields[i];
     if (check_state == NULL) return -2;
     PyObject *args[2] = {v, check_state};
     PyObject *converted = PyObject_Vectorcall(PyTuple_GET_ITEM(plan->converters, i), args, 2, NULL);
     if (converted == NULL) return -1;
-    int r = -2;
+    /* The converted value is written again from the field's start (its nested values' buffers too). */
+    int r = 0;
     e->out.len = field_start;
+    if (PyList_GET_SIZE(e->oob) > oob_start) r = PyList_SetSlice(e->oob, oob_start, PY_SSIZE_T_MAX, NULL);
     TNode *s = t->code == T_OPTIONAL ? &t->args[0] : t;
-    if (converted == Py_None && t->code == T_OPTIONAL) r = enc_field(e, converted, t, 1);
+    if (r < 0) r = -1;
+    else if (converted == Py_None && t->code == T_OPTIONAL) r = enc_field(e, converted, t, 1);
     else if (s->code == T_STANDARD || s->code == T_STRUCT) r = enc_generic(e, converted, 1);
     else if (s->code == T_FLOAT32 && PyFloat_CheckExact(converted)) r = pack_double(&e->out, PyFloat_AS_DOUBLE(converted));
-    else if (is_c_scalar(s->code)) r = enc_field(e, converted, s, 1);
+    else r = enc_field(e, converted, s, 1); /* a scalar converted (an int in a float field), a container of them */
     Py_DECREF(converted);
     return r == CONVERT ? -2 : r;
 }
@@ -294,9 +299,9 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
             v = PyObject_GetAttr(obj, PyTuple_GET_ITEM(plan->names, i));
             if (v == NULL) { r = -1; break; }
         }
-        Py_ssize_t field_start = o->len;
+        Py_ssize_t field_start = o->len, oob_start = PyList_GET_SIZE(e->oob);
         r = enc_field(e, v, &plan->fields[i], 1);
-        if (r == CONVERT) r = enc_converted(e, plan, i, v, field_start);
+        if (r == CONVERT) r = enc_converted(e, plan, i, v, field_start, oob_start);
         Py_DECREF(v);
     }
     e->struct_level--;
