@@ -1,5 +1,8 @@
 """1,000 three-field structs (Points) round-tripped by serreg, msgspec and pyfory: wall and instructions.
 
+msgspec runs twice: with its own ``msgspec.Struct`` and with a plain dataclass (the kind of
+object serreg and pyfory build, which costs CPython more to create, fill and free).
+
 Wall: the three libraries interleaved, ``--repeats`` rounds of ``--number`` round trips each,
 medians per round trip (encode+decode, encode alone, decode alone). Instructions: each library
 under ``valgrind --tool=callgrind`` twice (0 and ``--calls`` round trips), the difference divided
@@ -47,6 +50,17 @@ def make(name: str):
 
         encoder, decoder = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(list[MPoint])
         return encoder.encode, decoder.decode, [MPoint(i, i * 2, i * 3) for i in range(N)]
+    if name == "msgspec-dataclass":  # the same kind of object as serreg's and pyfory's points
+        import msgspec
+
+        @dataclasses.dataclass
+        class DPoint:
+            x: int
+            y: int
+            z: int
+
+        encoder, decoder = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(list[DPoint])
+        return encoder.encode, decoder.decode, [DPoint(i, i * 2, i * 3) for i in range(N)]
     if name in ("pyfory", "pyfory-xlang"):
         import pyfory
 
@@ -62,7 +76,7 @@ def make(name: str):
     raise ValueError(name)
 
 
-LIBRARIES = ("serreg", "msgspec", "pyfory", "pyfory-xlang")
+LIBRARIES = ("serreg", "msgspec", "msgspec-dataclass", "pyfory", "pyfory-xlang")
 
 
 def wall(repeats: int, number: int) -> None:
@@ -88,7 +102,7 @@ def wall(repeats: int, number: int) -> None:
         row = ", ".join(
             f"{k} {statistics.median(v) * 1e6:,.0f} ({base[k] / statistics.median(v):.2f}x)" for k, v in times[name].items()
         )
-        print(f"  {name:13} {row}; frame {len(frame):,} B")
+        print(f"  {name:17} {row}; frame {len(frame):,} B")
 
 
 def _instructions(name: str, calls: int) -> int:
@@ -106,7 +120,7 @@ def callgrind(calls: int) -> None:
     print(f"instructions per round trip (callgrind, ({calls} calls - 0 calls) / {calls})")
     counts = {name: (_instructions(name, calls) - _instructions(name, 0)) / calls for name in LIBRARIES}
     for name, count in counts.items():
-        print(f"  {name:13} {count:,.0f}  (serreg / peer {counts['serreg'] / count:.2f}x)")
+        print(f"  {name:17} {count:,.0f}  (serreg / peer {counts['serreg'] / count:.2f}x)")
 
 
 def run_one(name: str, calls: int) -> None:
