@@ -317,3 +317,26 @@ def test_registered_structs_are_written_and_read_without_the_pure_codec():
         assert [COMPILED_REGISTRY.deserialize(f) for f in others] == expected
     assert frames == [PURE_REGISTRY.serialize(v).to_bytes() for v in values]
     assert expected[0] == [Point(6, 5, 7)]
+
+
+def test_a_class_registered_before_its_nested_struct_class_is_compiled_once_that_is_registered():
+    @dataclasses.dataclass
+    class Segment:
+        start: Point
+        end: Optional[Point]
+
+    registries = []
+    for codec in (None, PureMsgpackCodec):
+        with mock.patch.object(serreg.registry, "MsgpackCodec", codec or serreg.registry.MsgpackCodec):
+            registry = serreg.Registry()
+        registry.register_struct(Segment, "t.Segment")  # Point is not registered yet
+        with pytest.raises(serreg.SerializationError, match="not a registered struct"):
+            registry.serialize(Segment(Point(1, 2, 3), None))
+        registry.register_struct(Point, "shapes.Point")
+        registries.append(registry)
+    value = [Segment(Point(1, 2, 3), None), Segment(Point(4, 5, 6), Point(7, 8, 9))]
+    frame = registries[1].serialize(value).to_bytes()
+    refuse = mock.Mock(side_effect=AssertionError("the pure codec was asked"))
+    with mock.patch.object(PureMsgpackCodec, "pack", refuse), mock.patch.object(PureMsgpackCodec, "unpack", refuse):
+        assert registries[0].serialize(value).to_bytes() == frame
+        assert registries[0].deserialize(frame) == value
