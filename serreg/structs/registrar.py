@@ -33,7 +33,7 @@ class StructRegistrar:
         self._lock = threading.Lock()
         self._by_id: dict[Any, Any] = {}
         self._by_class: dict[Any, Any] = {}
-        self._uncompiled: list[Any] = []  # schemas naming a struct class not registered yet
+        self._uncompiled: list[StructSchema] = []  # schemas naming a struct class not registered yet
         self.frames = StructFrames(self, class_id_hash(STRUCTS_CLASS_ID))
 
     def register(self, cls: type, class_id: str) -> StructSchema:
@@ -69,7 +69,8 @@ class StructRegistrar:
 
     def _compile_waiting(self) -> None:
         """Give the classes that waited for a nested struct class their compiled writers, now that they can."""
-        waiting, self._uncompiled = self._uncompiled, []
+        waiting = self._uncompiled
+        self._uncompiled = []
         for schema in waiting:
             if self._by_id.get(schema.class_id) is not schema:
                 continue  # registered again since
