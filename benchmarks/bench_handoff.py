@@ -295,26 +295,34 @@ def main():
         print(json.dumps(result))
         return
     methods = args.methods.split(",") + (["ray"] if args.ray else [])
-    results = []
-    for size in args.sizes.split(","):
-        for kind in args.kinds.split(","):
-            for method in methods:
-                need = 5 * SIZES[size] + (4 << 30)
-                if available_memory() < need:
-                    print(f"skipped {method} {kind} {size}: {available_memory() >> 20} MiB available, "
-                          f"{need >> 20} wanted", file=sys.stderr)
-                    continue
-                proc = subprocess.run([sys.executable, __file__, "--case", method, kind, size],
-                                      capture_output=True, text=True)
-                if proc.returncode:
-                    print(f"{method} {kind} {size} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
-                    continue
-                results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-                print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+    cases = [(size, (method, kind, size)) for size in args.sizes.split(",")
+             for kind in args.kinds.split(",") for method in methods]
+    results = run_cases(__file__, cases)
     print(table(results))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
+
+
+def run_cases(script, cases):
+    """Run each case ``(size, argv)`` as ``script --case *argv`` in a child; skip it where memory is short.
+
+    Returns the children's JSON results; a failed or skipped case is reported on stderr.
+    """
+    results = []
+    for size, argv in cases:
+        label = " ".join(argv)
+        need = 5 * SIZES[size] + (4 << 30)
+        if available_memory() < need:
+            print(f"skipped {label}: {available_memory() >> 20} MiB available, {need >> 20} wanted", file=sys.stderr)
+            continue
+        proc = subprocess.run([sys.executable, script, "--case", *argv], capture_output=True, text=True)
+        if proc.returncode:
+            print(f"{label} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
+            continue
+        results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+    return results
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_handoff import REPS, SIZES, available_memory, make, memory, read_all  # noqa: E402
+from bench_handoff import REPS, SIZES, make, memory, read_all, run_cases  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 JAR = ROOT / "java-compat" / "fixture" / "target" / "serreg-fixture.jar"
@@ -147,23 +147,9 @@ def main():
     if args.case:
         print(json.dumps(run_case(*args.case)))
         return
-    results = []
-    for size in args.sizes.split(","):
-        for kind in args.kinds.split(","):
-            for direction in ("py->java", "java->py"):
-                for method in ("shm", "pipe"):
-                    need = 5 * SIZES[size] + (4 << 30)
-                    if available_memory() < need:
-                        print(f"skipped {direction} {method} {kind} {size}: {available_memory() >> 20} MiB available",
-                              file=sys.stderr)
-                        continue
-                    proc = subprocess.run([sys.executable, __file__, "--case", direction, method, kind, size],
-                                          capture_output=True, text=True)
-                    if proc.returncode:
-                        print(f"{direction} {method} {kind} {size} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
-                        continue
-                    results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-                    print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+    cases = [(size, (direction, method, kind, size)) for size in args.sizes.split(",")
+             for kind in args.kinds.split(",") for direction in ("py->java", "java->py") for method in ("shm", "pipe")]
+    results = run_cases(__file__, cases)
     print(table(results))
     if args.json:
         with open(args.json, "w") as f:

@@ -1,5 +1,8 @@
 """1,000 three-field structs (Points) round-tripped by serreg, msgspec and pyfory: wall and instructions.
 
+Variants (``--variant``): ``structs_1k`` (the default: serreg with a dataclass Point against msgspec
+and pyfory) and ``structs_1k_msgspec`` (serreg with a msgspec.Struct Point declared as a struct,
+against serreg's dataclass Point and msgspec itself, all in the same run). In ``structs_1k``
 msgspec runs twice: with its own ``msgspec.Struct`` and with a plain dataclass (the kind of
 object serreg and pyfory build, which costs CPython more to create, fill and free).
 
@@ -8,7 +11,8 @@ medians per round trip (encode+decode, encode alone, decode alone). Instructions
 under ``valgrind --tool=callgrind`` twice (0 and ``--calls`` round trips), the difference divided
 by ``--calls`` (interpreter start-up cancels out). Frame sizes are printed too.
 
-    python benchmarks/bench_structs.py [--repeats 15] [--number 20] [--calls 20] [--no-callgrind]
+    python benchmarks/bench_structs.py [--variant structs_1k_msgspec] [--repeats 15] [--number 20] [--calls 20]
+        [--no-callgrind]
 """
 
 from __future__ import annotations
@@ -39,6 +43,19 @@ def make(name: str):
         registry = serreg.Registry()
         registry.register_struct(Point, "bench.Point")
         payload = [Point(i, i * 2, i * 3) for i in range(N)]
+        return (lambda v: registry.serialize(v).to_bytes()), registry.deserialize, payload
+    if name == "serreg-msgspec":
+        import msgspec
+        import serreg
+
+        class SPoint(msgspec.Struct):
+            x: int
+            y: int
+            z: int
+
+        registry = serreg.Registry()
+        registry.register_struct(SPoint, "bench.Point")
+        payload = [SPoint(i, i * 2, i * 3) for i in range(N)]
         return (lambda v: registry.serialize(v).to_bytes()), registry.deserialize, payload
     if name == "msgspec":
         import msgspec
@@ -76,12 +93,15 @@ def make(name: str):
     raise ValueError(name)
 
 
-LIBRARIES = ("serreg", "msgspec", "msgspec-dataclass", "pyfory", "pyfory-xlang")
+VARIANTS = {  # the first library of a variant is the one the others are compared with
+    "structs_1k": ("serreg", "msgspec", "msgspec-dataclass", "pyfory", "pyfory-xlang"),
+    "structs_1k_msgspec": ("serreg-msgspec", "serreg", "msgspec"),
+}
 
 
-def wall(repeats: int, number: int) -> None:
-    made = {name: make(name) for name in LIBRARIES}
-    times = {name: {"round trip": [], "encode": [], "decode": []} for name in LIBRARIES}
+def wall(libraries: tuple[str, ...], repeats: int, number: int) -> None:
+    made = {name: make(name) for name in libraries}
+    times = {name: {"round trip": [], "encode": [], "decode": []} for name in libraries}
     for _ in range(repeats):
         for name, (encode, decode, payload) in made.items():
             frame = encode(payload)
@@ -95,8 +115,8 @@ def wall(repeats: int, number: int) -> None:
             times[name]["encode"].append((middle - start) / number)
             times[name]["decode"].append((end - middle) / number)
             times[name]["round trip"].append((end - start) / number)
-    base = {k: statistics.median(v) for k, v in times["serreg"].items()}
-    print(f"wall, medians of {repeats} x {number} (us per call; serreg / peer in brackets)")
+    base = {k: statistics.median(v) for k, v in times[libraries[0]].items()}
+    print(f"wall, medians of {repeats} x {number} (us per call; {libraries[0]} / peer in brackets)")
     for name, (encode, decode, payload) in made.items():
         frame = encode(payload)
         row = ", ".join(
@@ -116,11 +136,12 @@ def _instructions(name: str, calls: int) -> int:
     return int(found.group(1))
 
 
-def callgrind(calls: int) -> None:
+def callgrind(libraries: tuple[str, ...], calls: int) -> None:
     print(f"instructions per round trip (callgrind, ({calls} calls - 0 calls) / {calls})")
-    counts = {name: (_instructions(name, calls) - _instructions(name, 0)) / calls for name in LIBRARIES}
+    counts = {name: (_instructions(name, calls) - _instructions(name, 0)) / calls for name in libraries}
+    base = libraries[0]
     for name, count in counts.items():
-        print(f"  {name:17} {count:,.0f}  (serreg / peer {counts['serreg'] / count:.2f}x)")
+        print(f"  {name:17} {count:,.0f}  ({base} / peer {counts[base] / count:.2f}x)")
 
 
 def run_one(name: str, calls: int) -> None:
@@ -132,6 +153,7 @@ def run_one(name: str, calls: int) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="structs_1k")
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--number", type=int, default=20)
     parser.add_argument("--calls", type=int, default=20)
@@ -141,6 +163,6 @@ if __name__ == "__main__":
     if args.run_one:
         run_one(args.run_one, args.calls)
     else:
-        wall(args.repeats, args.number)
+        wall(VARIANTS[args.variant], args.repeats, args.number)
         if not args.no_callgrind:
-            callgrind(args.calls)
+            callgrind(VARIANTS[args.variant], args.calls)

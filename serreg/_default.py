@@ -46,9 +46,9 @@ register_struct = DEFAULT.register_struct
 
 
 def struct(class_id: str, *, registry: Optional[Registry] = None) -> Callable[[type], type]:
-    """Class decorator: ``@serreg.struct("example.Point")`` declares a dataclass, NamedTuple or attrs
-    class a cross-language struct (docs/FORMAT.md, section 10) on ``registry`` (default: the
-    default registry). Returns the class unchanged."""
+    """Class decorator: ``@serreg.struct("example.Point")`` declares a dataclass, NamedTuple, attrs
+    class or msgspec Struct a cross-language struct (docs/FORMAT.md, section 10) on ``registry``
+    (default: the default registry). Returns the class unchanged."""
     if not isinstance(class_id, str) or not class_id:
         raise TypeError(f"@serreg.struct needs a class ID (a non-empty str), not {class_id!r}")
 

@@ -190,14 +190,16 @@ class Registry:
         self._table.register_fallback(serializer, register_callback)
 
     def register_struct(self, cls: type, class_id: str) -> None:
-        """Declare ``cls`` (a dataclass, NamedTuple or attrs class) the cross-language struct
+        """Declare ``cls`` (a dataclass, NamedTuple, attrs class or msgspec Struct) the cross-language struct
         ``class_id``: its annotated fields are its serializer (docs/FORMAT.md, section 10).
 
         Field types come from the annotations (``Annotated[int, serreg.int32]`` for
         exact widths); its instances are written as field-ordered arrays whose
         definition travels once per frame, read back by field name (missing fields
         take their defaults, unknown ones are skipped). The class ID is allowed in
-        untrusted mode: a reader builds only this class, without calling its code.
+        untrusted mode: a reader builds only this class, without calling its code
+        (a msgspec Struct, which only its constructor can make, is called with
+        keyword arguments: its ``__post_init__`` runs, as when msgspec decodes).
         """
         self._structs.register(cls, class_id)
 

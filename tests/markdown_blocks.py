@@ -34,7 +34,7 @@ from pathlib import Path
 PYTHON = {"python", "py"}
 RUN_MODES = {"", "continued", "partial"}
 # Libraries a block may need that serreg's core does not: a block failing to import one is skipped.
-OPTIONAL = {"numpy", "pyarrow", "pandas", "dask", "distributed", "ray", "matplotlib", "tqdm", "pyfory"}
+OPTIONAL = {"numpy", "pyarrow", "pandas", "dask", "distributed", "ray", "matplotlib", "tqdm", "pyfory", "msgspec"}
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 
 

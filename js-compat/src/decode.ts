@@ -11,7 +11,7 @@ import { DeserializationError, LimitExceededError, RemoteError, SerregError, Unt
 import { Limits } from "./limits.js";
 import { readDocument, type ExtReader } from "./msgpack/reader.js";
 import { OutOfBand } from "./oob.js";
-import type { DecodeContext, Registration, RegistryTables } from "./serializer.js";
+import type { DecodeContext, ExtensionType, Registration, RegistryTables } from "./serializer.js";
 import { OpaqueValue } from "./types/opaque.js";
 
 /** Class IDs whose decoding runs code in Python: never decoded in untrusted mode. */
@@ -19,6 +19,8 @@ export const CODE_LOADING_CLASS_IDS: ReadonlySet<string> = new Set(["serreg.pick
 
 export class Decoder implements DecodeContext {
   private depth = 0;
+  /** True while the section being decoded is the frame's top-level value (read it before decoding anything nested). */
+  topLevel = false;
   private extensionScope: Map<unknown, unknown> | null = null;
 
   /** Per-call state of extensions (ext types 1..127): one deserialize call is one scope. */
@@ -39,24 +41,61 @@ export class Decoder implements DecodeContext {
     return this.allowed === null;
   }
 
-  /** Decodes one msgpack value tree; its ext 0 values are nested serreg values sharing `oob`. */
-  unpack(bytes: Uint8Array, oob: OutOfBand, base: number | null): unknown {
-    const extensions = this.tables.extensions;
-    let extTypes: Map<number, ExtReader> | null = null;
-    if (extensions.size) {
-      extTypes = new Map();
-      for (const [type, extension] of extensions) {
-        extTypes.set(type, (buf, start, length) => extension.read(buf.subarray(start, start + length), oob, this, base === null ? null : base + start));
-      }
+  /**
+   * Decodes one msgpack value tree; its ext 0 values are nested serreg values sharing `oob`.
+   * `exactFloats` overrides the call's option for this tree's own floats (struct fields need it).
+   */
+  unpack(bytes: Uint8Array, oob: OutOfBand, base: number | null, exactFloats?: boolean): unknown {
+    // The ext readers are made once per call; they read the document being decoded from
+    // docOob / docBase, which nested unpack calls set and restore (ext values are read synchronously).
+    const savedOob = this.docOob;
+    const savedBase = this.docBase;
+    this.docOob = oob;
+    this.docBase = base;
+    try {
+      return readDocument(bytes, {
+        extTypes: this.extReaders ??= this.makeExtReaders(),
+        ext: this.nestedReader,
+        maxNesting: this.limits.maxMsgpackNesting,
+        exactFloats: exactFloats ?? this.exactFloats,
+        dicts: this.dicts,
+        base,
+      });
+    } finally {
+      this.docOob = savedOob;
+      this.docBase = savedBase;
     }
-    return readDocument(bytes, {
-      extTypes,
-      ext: (buf, start, length) => this.section(buf.subarray(start, start + length), oob, base === null ? null : base + start, false),
-      maxNesting: this.limits.maxMsgpackNesting,
-      exactFloats: this.exactFloats,
-      dicts: this.dicts,
-      base,
-    });
+  }
+
+  private docOob: OutOfBand | null = null;
+  private docBase: number | null = null;
+  private extReaders: Map<number, ExtReader> | null | undefined = undefined;
+  private readonly nestedReader: ExtReader = (buf, start, length) =>
+    this.section(buf.subarray(start, start + length), this.docOob!, this.docBase === null ? null : this.docBase + start, false);
+
+  private makeExtReaders(): Map<number, ExtReader> | null {
+    const extensions = this.tables.extensions;
+    if (!extensions.size) return null;
+    const readers = new Map<number, ExtReader>();
+    for (const [type, extension] of extensions) {
+      readers.set(type, (buf, start, length) => this.extension(extension, buf.subarray(start, start + length), this.docOob!, this.docBase === null ? null : this.docBase + start));
+    }
+    return readers;
+  }
+
+  /** An ext value of a registered extension type: counts against maxDepth like a nested value (ext 0). */
+  private extension(extension: ExtensionType, payload: Uint8Array, oob: OutOfBand, base: number | null): unknown {
+    const depth = this.depth + 1;
+    if (this.limits.maxDepth !== null && depth > this.limits.maxDepth) {
+      throw located(new LimitExceededError(`values are nested more than maxDepth=${this.limits.maxDepth} deep; raise it with new Limits({ maxDepth }) if such values are expected`, base));
+    }
+    this.depth = depth;
+    this.topLevel = false;
+    try {
+      return extension.read(payload, oob, this, base);
+    } finally {
+      this.depth = depth - 1;
+    }
   }
 
   /** Decodes one plain msgpack value (a serializer's own header: no nested values). */
@@ -83,6 +122,7 @@ export class Decoder implements DecodeContext {
     const inBase = base === null ? null : base + CLASS_ID_HASH_SIZE;
     if (registration === undefined) return this.opaque(section, inBand, oob, topLevel, base);
     this.depth = depth;
+    this.topLevel = topLevel;
     try {
       return registration.serializer.deserialize(inBand, oob, this, inBase);
     } catch (error) {

@@ -10,6 +10,8 @@ import { installNumpy } from "./numpy/index.js";
 import { installArrow } from "./arrow/index.js";
 import type { SerializationResult } from "./result.js";
 import type { Serializer } from "./serializer.js";
+import type { Fields } from "./structs/fieldTypes.js";
+import type { DefinedStruct, FieldsFitting, StructOptions } from "./structs/define.js";
 
 addStandardInstaller(installStandard);
 addStandardInstaller(installNumpy);
@@ -37,6 +39,11 @@ export { Decimal, UUID } from "./types/decimalUuid.js";
 export { InlineSerializer } from "./standard/core.js";
 export { ndarray, ndarrayFromNumpy, numpyDtypeOf, ByteOrderAccessor } from "./numpy/ndarray.js";
 export type { StdlibNdarray } from "./numpy/ndarray.js";
+export { t, TypeNode, FieldType } from "./structs/fieldTypes.js";
+export type { Atom, FieldSpec, Fields, StructOf, TsOf } from "./structs/fieldTypes.js";
+export { defineStruct } from "./structs/define.js";
+export type { DefinedStruct, StructInit, StructOptions, FieldsFitting } from "./structs/define.js";
+export { StructValue } from "./structs/carrier.js";
 
 let defaultRegistry: Registry | null = null;
 
@@ -55,4 +62,14 @@ export function deserialize(data: FrameInput, options?: DeserializeOptions): unk
 
 export function registerSerializer(classId: string, classes: Function | readonly Function[] | null, serializer: Serializer): void {
   getDefaultRegistry().registerSerializer(classId, classes, serializer);
+}
+
+/** `registry.registerStruct` on the default registry (docs/FORMAT.md section 10). */
+export function registerStruct(cls: DefinedStruct<any>): void;
+export function registerStruct<C extends abstract new (...args: any[]) => any, F extends Fields>(
+  cls: C, classId: string, fields: F & FieldsFitting<InstanceType<C>, F>, options?: StructOptions<F>): void;
+export function registerStruct(cls: any, classId?: string, fields?: any, options?: any): void {
+  const registry = getDefaultRegistry();
+  if (classId === undefined) registry.registerStruct(cls);
+  else registry.registerStruct(cls, classId, fields, options);
 }

@@ -26,6 +26,9 @@ import type { ExtensionType, Registration, RegistryTables, Serializer } from "./
 import { SigningKey, toSigningKey } from "./signing.js";
 import { Float64 } from "./types/numbers.js";
 import { OpaqueValue } from "./types/opaque.js";
+import { StructRegistry } from "./structs/registrar.js";
+import type { Fields } from "./structs/fieldTypes.js";
+import type { DefinedStruct, FieldsFitting, StructOptions } from "./structs/define.js";
 import { timingSafeEqual } from "node:crypto";
 
 /** The class IDs untrusted mode decodes by default (docs/FORMAT.md, section 4.4; Python's trust.py). */
@@ -37,6 +40,7 @@ export const STANDARD_DATA_CLASS_IDS: readonly string[] = Object.freeze([
   "numpy.uint8", "numpy.uint16", "numpy.uint32", "numpy.uint64", "numpy.float16", "numpy.float32",
   "numpy.float64", "numpy.complex64", "numpy.complex128",
   "ArrowTable", "ArrowRecordBatch",
+  "serreg.structs", "serreg.struct",
 ]);
 
 const BUFFER_CTOR: Function | null = typeof Buffer === "function" ? Buffer : null;
@@ -91,11 +95,19 @@ export class Registry implements RegistryTables {
   private readonly allowedIds = new Set<string>();
   private installingStandard = false;
   readonly extensions = new Map<number, ExtensionType>();
+  private readonly structs: StructRegistry;
 
   constructor(options: RegistryOptions = {}) {
     this.trusted = options.trusted ?? true;
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.allowClassIds(...(options.allowedClassIds ?? STANDARD_DATA_CLASS_IDS));
+    this.installingStandard = true;
+    try {
+      this.structs = new StructRegistry(this);
+    } finally {
+      this.installingStandard = false;
+    }
+    this.registerExtensionType(1, this.structs.extension);
     if (options.standard ?? true) {
       this.installingStandard = true;
       try {
@@ -139,6 +151,29 @@ export class Registry implements RegistryTables {
     if (typeof serializer.matches === "function") this.matchers.unshift(registration);
   }
 
+  /**
+   * Declare a cross-language struct (docs/FORMAT.md section 10): instances of
+   * `cls` travel as field arrays under `classId`, their definition once per frame.
+   * Field types are wire types ("int64", "str", t.list("float64"), t.struct(Other)...;
+   * "bigint64" / "biguint64" for int64 / uint64 read as bigint); each must fit the
+   * property it fills. `defaults` fill fields an older writer lacks (a function
+   * makes a fresh value each time); optional fields default to null. Instances are
+   * read without running the constructor. The class ID is allowed in untrusted mode.
+   * A class made by {@link defineStruct} needs no other argument.
+   */
+  registerStruct(cls: DefinedStruct<any>): void;
+  registerStruct<C extends abstract new (...args: any[]) => any, F extends Fields>(
+    cls: C, classId: string, fields: F & FieldsFitting<InstanceType<C>, F>, options?: StructOptions<F>): void;
+  registerStruct(cls: Function, classId?: string, fields?: Fields, options: StructOptions<Fields> = {}): void {
+    const defined = cls as Partial<DefinedStruct<Fields>>;
+    if (classId === undefined) {
+      if (typeof defined.classId !== "string" || defined.fields === undefined) throw new RegistrationError(`registerStruct(${cls?.name}) needs a class ID and fields, unless the class was made by defineStruct`);
+      this.structs.register(cls, defined.classId, defined.fields, defined.defaults ?? {});
+      return;
+    }
+    this.structs.register(cls, classId, fields!, options.defaults ?? {});
+  }
+
   /** Remove `classId`; its classes go back to the class ID registered before it, if any. */
   unregisterSerializer(classId: string): void {
     const registration = this.ids.get(classId);
@@ -151,12 +186,14 @@ export class Registry implements RegistryTables {
       else this.byClass.delete(cls);
     }
     this.matchers = this.matchers.filter((r) => r.classId !== classId);
+    this.structs.forget(classId);
   }
 
   /**
    * Plug in a msgpack ext type other than 0 (1..127; -1 is msgpack's timestamp,
-   * never used): the extension point for cross-language structs (ext 1 and 2,
-   * team decision 4). Frames holding an ext type with no extension are refused.
+   * never used). Every Registry has ext 1 already: cross-language structs
+   * (docs/FORMAT.md 10.3, see registerStruct). Frames holding an ext type with no
+   * extension (ext 2 included) are refused.
    */
   registerExtensionType(type: number, extension: ExtensionType): void {
     if (!Number.isInteger(type) || type < 1 || type > 127) throw new RegistrationError(`ext type ${type} cannot be registered: 0 is the nested value, and extensions use 1..127`);
@@ -257,8 +294,10 @@ export class Registry implements RegistryTables {
       }
       const registration = this.forValue(value);
       w.pos = HEADER_SIZE; // room for the frame header: toBytes() then needs no copy
-      w.raw(registration.hash);
+      w.raw(this.structs.topLevelHash(value, registration));
       encoder.body(w, registration.serializer, registration.classId, value);
+      const table = this.structs.table(encoder);
+      if (table !== null) return SerializationResult.withHeaderRoom(withTable(w, table), encoder.oob, key);
       return SerializationResult.withHeaderRoom(w.buf.slice(0, w.pos), encoder.oob, key);
     } catch (error) {
       if (error instanceof SerializationError && error.path === null) error.within("");
@@ -292,6 +331,18 @@ export class Registry implements RegistryTables {
     return value;
   }
 }
+
+/** Header room + ClassIDHash("serreg.structs") + table + the value's section (docs/FORMAT.md 10.1). */
+function withTable(w: Writer, table: Uint8Array): Uint8Array {
+  const section = w.buf.subarray(HEADER_SIZE, w.pos);
+  const out = new Uint8Array(HEADER_SIZE + STRUCTS_HASH.length + table.length + section.length);
+  out.set(STRUCTS_HASH, HEADER_SIZE);
+  out.set(table, HEADER_SIZE + STRUCTS_HASH.length);
+  out.set(section, HEADER_SIZE + STRUCTS_HASH.length + table.length);
+  return out;
+}
+
+const STRUCTS_HASH = classIdHash("serreg.structs");
 
 function asBytes(data: unknown): Uint8Array {
   if (data instanceof Uint8Array) return data;

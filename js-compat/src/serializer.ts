@@ -39,8 +39,16 @@ export interface DecodeContext {
   readonly scope: Map<unknown, unknown>;
   readonly trusted: boolean;
   readonly exactFloats: boolean;
-  /** Decodes one msgpack value tree; its ext 0 values are nested serreg values sharing `oob`. */
-  unpack(bytes: Uint8Array, oob: OutOfBand, base: number | null): unknown;
+  /**
+   * True while the section being decoded is the frame's top-level value, which owns
+   * every buffer left; read it before decoding anything nested (that changes it).
+   */
+  readonly topLevel: boolean;
+  /**
+   * Decodes one msgpack value tree; its ext 0 values are nested serreg values sharing `oob`.
+   * `exactFloats` overrides the call's option for the tree's own floats.
+   */
+  unpack(bytes: Uint8Array, oob: OutOfBand, base: number | null, exactFloats?: boolean): unknown;
   /** Decodes one plain msgpack value (a serializer's own header: no nested values). */
   plain(bytes: Uint8Array, base: number | null): unknown;
   /** Decodes an in-band section (ClassIDHash + in-band); `topLevel`: it owns every buffer left. */
@@ -65,10 +73,10 @@ export interface Serializer<T = any> {
 
 /**
  * A msgpack ext type other than 0 (1..127 are reserved by docs/FORMAT.md section 3
- * until defined), plugged into the codec: the extension point for cross-language
- * structs (team decision 4: ext 1 "definition + instance", ext 2 "instance").
- * `context.scope` / `encoder.scope` hold per-call state (a struct definition
- * table whose indices are scoped to one serialize or deserialize call).
+ * until defined), plugged into the codec: cross-language structs use it for ext 1
+ * (docs/FORMAT.md 10.3). `context.scope` / `encoder.scope` hold per-call state
+ * (the struct table whose indices hold for one serialize or deserialize call).
+ * Ext values read through an extension count against `maxDepth` like ext 0.
  */
 export interface ExtensionType {
   /** The value of one ext of this type, from its payload. */

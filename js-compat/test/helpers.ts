@@ -31,3 +31,10 @@ export function vectors(producer: "python" | "java" | "canonical" | "signed"): V
 export function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
+
+/** The struct golden vectors (tests/vectors/structs, docs/FORMAT.md 10.8). */
+export function structVectors(): { name: string; bytes: Uint8Array; digest: string }[] {
+  const dir = join(VECTORS, "structs");
+  const manifest: { name: string; file: string; digest: string }[] = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+  return manifest.map((e) => ({ name: e.name, digest: e.digest, bytes: new Uint8Array(readFileSync(join(dir, e.file))) }));
+}

@@ -43,16 +43,8 @@ def run(args: Any) -> int:
     value = {"title": "serreg demo", "matrix": array, "table": table, "tags": ("a", "b"), "count": rows}
 
     deserialize(serialize({"warm": (np.zeros(1), table.slice(0, 1))}))  # loads the plug-ins once
-    start = time.perf_counter()
-    result = serialize(value)
-    serialized = time.perf_counter()
-    back = deserialize(result)
-    done = time.perf_counter()
-    frame = bytearray(result.nbytes)
-    result.write_to(_Sink(frame))
-    framed = time.perf_counter()
-    from_frame = deserialize(frame)
-    frame_done = time.perf_counter()
+    trip = _RoundTrip(value)
+    result, back, frame, from_frame = trip.result, trip.back, trip.frame, trip.from_frame
 
     def shares(a: Any, b: Any) -> bool:
         return np.shares_memory(a, b)
@@ -69,9 +61,7 @@ def run(args: Any) -> int:
           f"{sum(b.nbytes for b in result.out_of_band_buffers) / 1e6:.1f} MB out-of-band")
     print(f"frame: {len(frame) / 1e6:.1f} MB; ndarray from frame is a view of it: "
           f"{from_frame['matrix'].base is not None and not from_frame['matrix'].flags.owndata}")
-    print(f"serialize {1e6 * (serialized - start):.0f} us, deserialize {1e6 * (done - serialized):.0f} us, "
-          f"write frame {1e3 * (framed - done):.1f} ms (copies {len(frame) / 1e6:.1f} MB once), "
-          f"deserialize from frame {1e6 * (frame_done - framed):.0f} us")
+    print(trip.timings())
     return 0
 
 
@@ -83,16 +73,8 @@ def _run_standard(rows: int) -> int:
         "title": "serreg demo", "blob": blob, "samples": memoryview(samples), "tags": ("a", "b"),
         "when": datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc), "count": rows,
     }
-    start = time.perf_counter()
-    result = serialize(value)
-    serialized = time.perf_counter()
-    back = deserialize(result)
-    done = time.perf_counter()
-    frame = bytearray(result.nbytes)
-    result.write_to(_Sink(frame))
-    framed = time.perf_counter()
-    from_frame = deserialize(frame)
-    frame_done = time.perf_counter()
+    trip = _RoundTrip(value)
+    result, back, frame, from_frame = trip.result, trip.back, trip.frame, trip.from_frame
 
     equal = bytes(back["blob"]) == bytes(blob) and back["samples"].tolist() == samples.tolist() and back["tags"] == ("a", "b")
     print(f"value: dict with a {len(blob):,}-byte bytearray and a memoryview of {len(samples):,} doubles")
@@ -103,10 +85,30 @@ def _run_standard(rows: int) -> int:
           f"{sum(memoryview(b).nbytes for b in result.out_of_band_buffers) / 1e6:.1f} MB out-of-band")
     print(f"frame: {len(frame) / 1e6:.1f} MB; memoryview from frame is a view of it: "
           f"{from_frame['samples'].obj is frame}")
-    print(f"serialize {1e6 * (serialized - start):.0f} us, deserialize {1e6 * (done - serialized):.0f} us, "
-          f"write frame {1e3 * (framed - done):.1f} ms (copies {len(frame) / 1e6:.1f} MB once), "
-          f"deserialize from frame {1e6 * (frame_done - framed):.0f} us")
+    print(trip.timings())
     return 0
+
+
+class _RoundTrip:
+    """One timed round trip of a value: in process, then through a frame written into a bytearray."""
+
+    def __init__(self, value: Any) -> None:
+        start = time.perf_counter()
+        self.result = serialize(value)
+        serialized = time.perf_counter()
+        self.back = deserialize(self.result)
+        done = time.perf_counter()
+        self.frame = bytearray(self.result.nbytes)
+        self.result.write_to(_Sink(self.frame))
+        framed = time.perf_counter()
+        self.from_frame = deserialize(self.frame)
+        self._times = (serialized - start, done - serialized, framed - done, time.perf_counter() - framed)
+
+    def timings(self) -> str:
+        serialize_s, deserialize_s, write_s, from_frame_s = self._times
+        return (f"serialize {1e6 * serialize_s:.0f} us, deserialize {1e6 * deserialize_s:.0f} us, "
+                f"write frame {1e3 * write_s:.1f} ms (copies {len(self.frame) / 1e6:.1f} MB once), "
+                f"deserialize from frame {1e6 * from_frame_s:.0f} us")
 
 
 class _Sink:

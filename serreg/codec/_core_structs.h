@@ -14,7 +14,9 @@ enum {
     T_FLOAT32, T_FLOAT64, T_STR, T_BYTES, T_ENUM, T_ANY, T_STANDARD, T_STRUCT,
     T_OPTIONAL, T_LIST, T_SET, T_MAP, T_TUPLE, T_LAST
 };
-enum { B_DICT = 0, B_SLOTS = 1, B_TUPLE = 2 };
+/* How instances are built: fill __dict__, set slots, a tuple subclass; B_CALL (a class that only its
+   constructor makes, a msgspec Struct) is written from its plan and read by its Python reader. */
+enum { B_DICT = 0, B_SLOTS = 1, B_TUPLE = 2, B_CALL = 3 };
 #define MAX_TYPE_NODES 4096
 
 typedef struct TNode {
@@ -110,7 +112,7 @@ static int Plan_init(StructPlan *self, PyObject *args, PyObject *kwds) {
         return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(names);
     if (self->fields != NULL || PyTuple_GET_SIZE(nodes) != n || PyTuple_GET_SIZE(converters) != n ||
-        PyTuple_GET_SIZE(setters) != n || build < B_DICT || build > B_TUPLE || !PyType_Check(cls) ||
+        PyTuple_GET_SIZE(setters) != n || build < B_DICT || build > B_CALL || !PyType_Check(cls) ||
         !PyBytes_Check(key) || !PyBytes_Check(definition)) {
         PyErr_SetString(PyExc_TypeError, "StructPlan: one name, type, converter and setter per field, once");
         return -1;

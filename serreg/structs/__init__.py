@@ -1,7 +1,7 @@
 """Cross-language structs: the class definition is the serializer (docs/FORMAT.md, section 10).
 
-``@serreg.struct("example.Point")`` on a dataclass, NamedTuple or attrs class
-(or ``Registry.register_struct(cls, class_id)`` for classes you do not own)
+``@serreg.struct("example.Point")`` on a dataclass, NamedTuple, attrs class or
+msgspec Struct (or ``Registry.register_struct(cls, class_id)`` for classes you do not own)
 makes its instances travel as field-ordered arrays whose field layout is
 written once per frame; Java's ``registry.registerStruct(Point.class,
 "example.Point")`` reads and writes the same bytes. Exact widths:

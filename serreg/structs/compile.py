@@ -5,7 +5,9 @@ field's type (simple types inline, others through their converter), and
 packs ``[index, v0, v1, ...]`` as the payload of a msgpack ext 1. A reader is
 made per (writer definition, reader class): it checks the array's length,
 checks and converts each field the reader knows, skips the others, fills in
-defaults, and builds the instance without calling ``__init__``. Generated code
+defaults, and builds the instance without calling ``__init__`` (a class that
+cannot be made otherwise, a msgspec Struct, is called with keyword arguments,
+its errors reported as the frame's). Generated code
 holds only names made here and field names checked to be identifiers.
 """
 
@@ -128,6 +130,16 @@ def compile_reader(class_id: str, cls: type, build: str, reads: list[Any], missi
         tuple_fields: tuple[str, ...] = getattr(cls, "_fields")  # a named tuple
         fields = ", ".join(order[name] for name in tuple_fields)
         lines.append(f"    return tuple_new(cls, ({fields}{',' if len(tuple_fields) == 1 else ''}))")
+    elif build == "call":  # built by its own constructor only (a msgspec Struct): keyword arguments
+        namespace["build_error"] = _build_error(class_id, cls)
+        if all(_attribute(name) for name, _ in assigned):
+            arguments = ", ".join(f"{name}={expr}" for name, expr in assigned)
+        else:
+            arguments = "**{" + ", ".join(f"{name!r}: {expr}" for name, expr in assigned) + "}"
+        lines.append("    try:")
+        lines.append(f"        return cls({arguments})")
+        lines.append("    except Exception as error:")
+        lines.append("        raise build_error(error) from error")
     elif build == "dict":
         entries = ", ".join(f"{name!r}: {expr}" for name, expr in assigned)
         lines.append("    obj = new(cls)")
@@ -154,6 +166,14 @@ def _setter(cls: type, name: str) -> Callable[[Any, Any], None]:
             setter: Callable[[Any, Any], None] = descriptor.__set__
             return setter
     return lambda obj, value: object.__setattr__(obj, name, value)
+
+
+def _build_error(class_id: str, cls: type) -> Callable[[Exception], DeserializationError]:
+    def error(cause: Exception) -> DeserializationError:
+        return DeserializationError(
+            f"struct {class_id!r}: {cls.__qualname__} refused the frame's field values: {type(cause).__name__}: {cause}"
+        )
+    return error
 
 
 def _count_error(class_id: str) -> Callable[[int], DeserializationError]:

@@ -1,10 +1,13 @@
 """What a struct class is made of: its fields, their annotations and defaults, how to build one.
 
 Supported: dataclasses (plain, frozen, slots, kw_only, defaults and default
-factories), ``typing.NamedTuple`` classes, and attrs classes (when attrs is
-installed; found by their ``__attrs_attrs__``, attrs is never imported here).
-Instances are rebuilt field by field without calling ``__init__``, as pickle
-rebuilds them, so a reader runs no user code.
+factories), ``typing.NamedTuple`` classes, attrs classes (when attrs is
+installed; found by their ``__attrs_attrs__``, attrs is never imported here) and
+msgspec Structs (when msgspec is installed; see msgspec_kind). Instances are
+rebuilt field by field without calling ``__init__``, as pickle rebuilds them, so
+a reader runs no user code; msgspec Structs, which cannot be made without their
+constructor, are built by calling the class (msgspec's own ``__init__``, then
+the class's ``__post_init__`` if it has one, as msgspec and pickle do).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from typing import Any
 
 import dataclasses
 import typing
+
+from .msgspec_kind import BUILD_BY_CALL, is_msgspec_struct, msgspec_fields
 
 __all__ = ["ClassShape", "FieldSpec", "MISSING", "shape_of"]
 
@@ -36,10 +41,12 @@ class FieldSpec:
 
 
 class ClassShape:
-    """A struct class's fields in declaration order, and how instances are built.
+    """A struct class's fields in declaration order (a msgspec Struct's: its ``__struct_fields__``), and how
+    instances are built.
 
     ``build``: ``"dict"`` (fill ``__dict__``), ``"slots"`` (set each slot through
-    its descriptor, which frozen classes allow) or ``"tuple"`` (a NamedTuple).
+    its descriptor, which frozen classes allow), ``"tuple"`` (a NamedTuple) or
+    ``"call"`` (the class called with keyword arguments: a msgspec Struct).
     """
 
     __slots__ = ("cls", "fields", "build")
@@ -73,7 +80,7 @@ def _slot_of(cls: type, name: str) -> Any:
 
 
 def shape_of(cls: type) -> ClassShape:
-    """The fields of a dataclass, NamedTuple or attrs class; TypeError for anything else."""
+    """The fields of a dataclass, NamedTuple, attrs class or msgspec Struct; TypeError for anything else."""
     if not isinstance(cls, type):
         raise TypeError(f"a struct is declared on a class, not on {cls!r}")
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):
@@ -102,7 +109,11 @@ def shape_of(cls: type) -> ClassShape:
                 default = MISSING
             fields.append(FieldSpec(a.name, hints.get(a.name, a.type or typing.Any), default, factory))
         return ClassShape(cls, fields, _build_kind(cls, [f.name for f in fields]))
+    if is_msgspec_struct(cls):
+        hints = _hints(cls)  # first: an undefined name is reported here, as for the other kinds
+        fields = [FieldSpec(n, hints.get(n, typing.Any), d, f) for n, d, f in msgspec_fields(cls)]
+        return ClassShape(cls, fields, BUILD_BY_CALL)
     raise TypeError(
-        f"{cls.__module__}.{cls.__qualname__} is not a dataclass, a typing.NamedTuple or an attrs class; "
-        "declare it with @dataclasses.dataclass (or attrs) first"
+        f"{cls.__module__}.{cls.__qualname__} is not a dataclass, a typing.NamedTuple, an attrs class or a "
+        "msgspec.Struct; declare it with @dataclasses.dataclass (or attrs, or msgspec) first"
     )
