@@ -340,3 +340,32 @@ def test_a_class_registered_before_its_nested_struct_class_is_compiled_once_that
     with mock.patch.object(PureMsgpackCodec, "pack", refuse), mock.patch.object(PureMsgpackCodec, "unpack", refuse):
         assert registries[0].serialize(value).to_bytes() == frame
         assert registries[0].deserialize(frame) == value
+
+
+def test_msgspec_structs_are_built_by_their_constructor_alike():
+    msgspec = pytest.importorskip("msgspec")
+
+    class Reading(msgspec.Struct):
+        sensor: str
+        value: Annotated[int, serreg.int16]
+
+        def __post_init__(self):
+            if self.value < 0:
+                raise ValueError("negative reading")
+
+    registries = []
+    for codec in (None, PureMsgpackCodec):
+        with mock.patch.object(serreg.registry, "MsgpackCodec", codec or serreg.registry.MsgpackCodec):
+            registry = serreg.Registry()
+        registry.register_struct(Reading, "t.Reading")
+        registries.append(registry)
+    good = [Reading("a", 1), Reading("b", 2)]
+    frame = registries[1].serialize(good).to_bytes()
+    refuse = mock.Mock(side_effect=AssertionError("the pure codec was asked"))
+    with mock.patch.object(PureMsgpackCodec, "pack", refuse), mock.patch.object(PureMsgpackCodec, "unpack", refuse):
+        assert registries[0].serialize(good).to_bytes() == frame
+        assert registries[0].deserialize(frame) == good
+    bad = table_frame([["t.Reading", [["sensor", "str"], ["value", "int16"]]]], listed(ext1([0, "c", -5])))
+    compiled = outcome(lambda: registries[0].deserialize(bad))
+    assert compiled == outcome(lambda: registries[1].deserialize(bad))
+    assert compiled[:2] == ("error", "DeserializationError") and "negative reading" in compiled[2]

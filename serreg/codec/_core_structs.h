@@ -14,8 +14,8 @@ enum {
     T_FLOAT32, T_FLOAT64, T_STR, T_BYTES, T_ENUM, T_ANY, T_STANDARD, T_STRUCT,
     T_OPTIONAL, T_LIST, T_SET, T_MAP, T_TUPLE, T_LAST
 };
-/* How instances are built: fill __dict__, set slots, a tuple subclass; B_CALL (a class that only its
-   constructor makes, a msgspec Struct) is written from its plan and read by its Python reader. */
+/* How instances are built: fill __dict__, set slots, a tuple subclass, or B_CALL: the class called
+   with the fields as keyword arguments (a class only its constructor makes, a msgspec Struct). */
 enum { B_DICT = 0, B_SLOTS = 1, B_TUPLE = 2, B_CALL = 3 };
 #define MAX_TYPE_NODES 4096
 

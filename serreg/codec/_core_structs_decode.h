@@ -122,11 +122,17 @@ static PyObject *dec_scalar(const unsigned char *p, Py_ssize_t *at, Py_ssize_t e
     return v;
 }
 
-/* An instance of plan's class from its field values (references stolen); no __init__ runs. */
+/* An instance of plan's class from its field values (references stolen); no __init__ runs, except
+ * the constructor of a class built by calling it (B_CALL), as its Python reader calls it. */
 static PyObject *plan_build(StructPlan *plan, PyObject **vals) {
     Py_ssize_t n = plan->n;
     PyTypeObject *cls = (PyTypeObject *)plan->cls;
     PyObject *obj = NULL;
+    if (plan->build == B_CALL) { /* cls(name=value, ...); a refusal is worded by its Python reader */
+        obj = PyObject_Vectorcall(plan->cls, vals, 0, plan->names);
+        for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(vals[i]);
+        return obj;
+    }
     if (plan->build == B_TUPLE) {
         PyObject *items = PyTuple_New(n);
         if (items == NULL) goto fail;
@@ -244,8 +250,7 @@ static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, P
                     PyList_GET_ITEM(d->struct_leaves, payload[1]) != Py_None);
     int has_state = d->state != NULL && d->state != Py_None;
     if (counted && has_state && (!d->inline_ok || d->depth + 1 > d->max_depth)) return 2;
-    if (IS_PLAN(plan) && ((StructPlan *)plan)->c_leaf && ((StructPlan *)plan)->build != B_CALL &&
-        count == ((StructPlan *)plan)->n + 1) {
+    if (IS_PLAN(plan) && ((StructPlan *)plan)->c_leaf && count == ((StructPlan *)plan)->n + 1) {
         *out = dec_flat((StructPlan *)plan, payload, at, n);
         return *out != NULL ? 0 : 2;
     }

@@ -26,7 +26,7 @@ _CODES = {
 }
 _STANDARD, _STRUCT, _OPTIONAL, _LIST, _SET, _MAP, _TUPLE = 16, 17, 18, 19, 20, 21, 22
 _CONTAINERS = {"optional": _OPTIONAL, "list": _LIST, "set": _SET, "map": _MAP, "tuple": _TUPLE}
-_BUILDS = {"dict": 0, "slots": 1, "tuple": 2, "call": 3}  # "call": read by the Python reader only
+_BUILDS = {"dict": 0, "slots": 1, "tuple": 2, "call": 3}
 
 
 def _node(ftype: FieldType) -> tuple[Any, ...]:
