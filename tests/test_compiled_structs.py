@@ -63,6 +63,11 @@ class Tagged:
     items: list[tuple[Any, float]]
 
 
+@dataclasses.dataclass
+class Empty:
+    pass
+
+
 class Row(NamedTuple):
     key: str
     value: Annotated[int, serreg.int16]
@@ -75,7 +80,7 @@ def _registry(codec=None) -> serreg.Registry:
         with mock.patch.object(serreg.registry, "MsgpackCodec", codec):
             registry = serreg.Registry()
     register(registry)
-    for class_id, cls in (("t.Mixed", Mixed), ("t.Frozen", Frozen), ("t.Row", Row), ("t.Tagged", Tagged)):
+    for class_id, cls in (("t.Mixed", Mixed), ("t.Frozen", Frozen), ("t.Row", Row), ("t.Tagged", Tagged), ("t.Empty", Empty)):
         registry.register_struct(cls, class_id)
     return registry
 
@@ -200,6 +205,16 @@ def test_a_converted_field_is_written_again_with_its_buffers_once():
     assert compiled.to_bytes() == pure.to_bytes()
     assert len(compiled.out_of_band_buffers) == len(pure.out_of_band_buffers) == 2
     assert COMPILED_REGISTRY.deserialize(compiled.to_bytes()) == Tagged([(bytearray(b"ab"), 1.5), (bytearray(b"cd"), 2.0)])
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, 11, 250, 251, 252, 300, 65530, 70000])
+def test_every_ext_header_length_is_written_alike(size):
+    # Instance payloads of 2 (no field), 4, 5, 8, 16 ... bytes: fixext, ext 8, ext 16 and ext 32 headers.
+    values = [Empty(), Row("x" * size, 1), Frozen(1, None, "y" * size), [Empty(), Row("", 2), Frozen(2, 0.5, "z" * size)]]
+    for value in values:
+        frame = COMPILED_REGISTRY.serialize(value).to_bytes()
+        assert frame == PURE_REGISTRY.serialize(value).to_bytes()
+        assert COMPILED_REGISTRY.deserialize(frame) == value
 
 
 def test_instances_are_built_without_init_and_keep_their_kind():

@@ -250,6 +250,7 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
     PyTypeObject *type = Py_TYPE(obj);
     Out *o = &e->out;
     if (depth > MSGPACK_MAX_NESTING) return -3;
+    if (type == e->plan_type) return enc_struct(e, obj, e->plan); /* the struct class met last (never a native type) */
     unsigned bit = native_bit((PyObject *)type);
     if (bit) {
         if (!root && (e->t.native_overrides & bit)) return enc_nested(e, obj);

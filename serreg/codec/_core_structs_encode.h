@@ -30,27 +30,39 @@ static int enc_scope(Enc *e) {
     return 0;
 }
 
-/* Write an ext 1 header for the payload written since start (EXT_ROOM bytes were left for it). */
+/* The ext 1 header of the payload written since start, where EXT1_ROOM bytes were left for it: the
+ * ext 8 header (most instances) in place, the others moved into place. */
+#define EXT1_ROOM 3
 static int ext1_end(Out *o, Py_ssize_t start) {
-    Py_ssize_t payload = o->len - start - EXT_ROOM;
-    unsigned char head[EXT_ROOM];
-    int h;
-    if (payload == 1) { head[0] = 0xd4; h = 1; }
-    else if (payload == 2) { head[0] = 0xd5; h = 1; }
-    else if (payload == 4) { head[0] = 0xd6; h = 1; }
-    else if (payload == 8) { head[0] = 0xd7; h = 1; }
-    else if (payload == 16) { head[0] = 0xd8; h = 1; }
-    else if (payload < 256) { head[0] = 0xc7; head[1] = (unsigned char)payload; h = 2; }
-    else if (payload < 65536) { head[0] = 0xc8; head[1] = (unsigned char)(payload >> 8); head[2] = (unsigned char)payload; h = 3; }
-    else if ((unsigned long long)payload <= 0xffffffffULL) {
-        head[0] = 0xc9;
-        for (int i = 0; i < 4; i++) head[1 + i] = (unsigned char)(payload >> (24 - 8 * i));
-        h = 5;
-    } else return -2;
-    head[h++] = 1; /* ext type 1 */
-    if (h < EXT_ROOM) memmove(o->buf + start + h, o->buf + start + EXT_ROOM, payload);
-    memcpy(o->buf + start, head, h);
-    o->len -= EXT_ROOM - h;
+    Py_ssize_t payload = o->len - start - EXT1_ROOM;
+    char *at = o->buf + start;
+    if (payload == 1 || payload == 2 || payload == 4 || payload == 8 || payload == 16) {
+        static const unsigned char fix[17] = {[1] = 0xd4, [2] = 0xd5, [4] = 0xd6, [8] = 0xd7, [16] = 0xd8};
+        memmove(at + 2, at + EXT1_ROOM, payload);
+        at[0] = (char)fix[payload];
+        at[1] = 1;
+        o->len -= 1;
+    } else if (payload < 256) {
+        at[0] = (char)0xc7;
+        at[1] = (char)payload;
+        at[2] = 1;
+    } else {
+        int h = payload < 65536 ? 4 : 6;
+        if ((unsigned long long)payload > 0xffffffffULL) return -2;
+        RESERVE(o, h - EXT1_ROOM);
+        at = o->buf + start;
+        memmove(at + h, at + EXT1_ROOM, payload);
+        if (h == 4) {
+            at[0] = (char)0xc8;
+            at[1] = (char)(payload >> 8);
+            at[2] = (char)payload;
+        } else {
+            at[0] = (char)0xc9;
+            for (int i = 0; i < 4; i++) at[1 + i] = (char)(payload >> (24 - 8 * i));
+        }
+        at[h - 1] = 1;
+        o->len += h - EXT1_ROOM;
+    }
     return 0;
 }
 
@@ -62,18 +74,31 @@ static int enc_generic(Enc *e, PyObject *v, int depth) {
     return enc_drain(e, base);
 }
 
+/* A msgpack int in its shortest form (pack_sint's bytes), with room for it reserved here. */
+static inline int put_int(Out *o, long long x) {
+    RESERVE(o, 9);
+    if (x >= 0) {
+        uint64_t u = (uint64_t)x;
+        if (u < 128) put1(o, (unsigned char)u);
+        else if (u < 256) { put1(o, 0xcc); put_be(o, u, 1); }
+        else if (u < 65536) { put1(o, 0xcd); put_be(o, u, 2); }
+        else if (u < 4294967296ULL) { put1(o, 0xce); put_be(o, u, 4); }
+        else { put1(o, 0xcf); put_be(o, u, 8); }
+    } else if (x >= -32) put1(o, (unsigned char)(x & 0xff));
+    else if (x >= -128) { put1(o, 0xd0); put_be(o, (uint64_t)x, 1); }
+    else if (x >= -32768) { put1(o, 0xd1); put_be(o, (uint64_t)x, 2); }
+    else if (x >= -2147483648LL) { put1(o, 0xd2); put_be(o, (uint64_t)x, 4); }
+    else { put1(o, 0xd3); put_be(o, (uint64_t)x, 8); }
+    return 0;
+}
+
 static int enc_int_in(Out *o, PyObject *v, TNode *t) {
     if (!PyLong_CheckExact(v)) return CONVERT;
     int overflow;
     long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
     if (overflow == 0) {
         if (x < t->low || (x >= 0 && (unsigned long long)x > t->high)) return CONVERT;
-        if (x >= -32 && x < 128) { /* a fixint */
-            RESERVE(o, 1);
-            put1(o, (unsigned char)(x & 0xff));
-            return 0;
-        }
-        return pack_sint(o, x);
+        return put_int(o, x);
     }
     if (overflow < 0 || t->code != T_UINT64) return CONVERT;
     unsigned long long u = PyLong_AsUnsignedLongLong(v);
@@ -283,11 +308,11 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
     }
     Out *o = &e->out;
     Py_ssize_t start = o->len;
-    RESERVE(o, EXT_ROOM + 6); /* the ext header, the array header (5 at most), a one-byte index */
-    o->len += EXT_ROOM;
-    if ((r = ARRAY_HEADER(o, plan->n + 1)) < 0) return r;
-    if (at < 128) put1(o, (unsigned char)at); /* room reserved with the array header */
-    else if ((r = pack_uint(o, (unsigned long long)at)) < 0) return r;
+    RESERVE(o, EXT1_ROOM + 5 + 9); /* the ext header, the array header, the index */
+    o->len += EXT1_ROOM;
+    if (plan->n < 15) put1(o, (unsigned char)(0x90 | (plan->n + 1)));
+    else if ((r = ARRAY_HEADER(o, plan->n + 1)) < 0) return r;
+    if ((r = put_int(o, at)) < 0) return r;
     int tuple = plan->build == B_TUPLE;
     if (tuple && (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != plan->n)) return -2;
     e->struct_level++;
