@@ -384,3 +384,28 @@ def test_msgspec_structs_are_built_by_their_constructor_alike():
     compiled = outcome(lambda: registries[0].deserialize(bad))
     assert compiled == outcome(lambda: registries[1].deserialize(bad))
     assert compiled[:2] == ("error", "DeserializationError") and "negative reading" in compiled[2]
+
+
+def test_slots_are_read_directly_until_the_class_changes():
+    @dataclasses.dataclass(slots=True)
+    class Cell:
+        a: int
+        b: str
+
+    registries = []
+    for codec in (None, PureMsgpackCodec):
+        with mock.patch.object(serreg.registry, "MsgpackCodec", codec or serreg.registry.MsgpackCodec):
+            registry = serreg.Registry()
+        registry.register_struct(Cell, "t.Cell")
+        registries.append(registry)
+    cell = Cell(1, "x")
+    frames = [r.serialize([cell, Cell(2, "y")]).to_bytes() for r in registries]
+    assert frames[0] == frames[1]
+    unset = Cell.__new__(Cell)
+    unset.a = 3
+    errors = [written(r, unset) for r in registries]  # an unset slot: refused alike
+    assert errors[0] == errors[1] and errors[0][0] == "error" and "has no attribute 'b'" in errors[0][2]
+    Cell.b = property(lambda self: "changed")  # the slot's descriptor replaced: read through the attribute
+    frames = [r.serialize(cell).to_bytes() for r in registries]
+    assert frames[0] == frames[1]
+    assert b"changed" in frames[0]

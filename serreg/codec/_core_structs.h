@@ -39,6 +39,10 @@ typedef struct {
     Py_ssize_t n;
     int build, pure_leaf, c_leaf;
     TNode *fields;
+    /* Fields held in slots (member descriptors): their offsets, read directly while the class's
+       version tag is the one they were found under (a changed class is read through getattr). */
+    Py_ssize_t *offsets;
+    unsigned int version_tag;
 } StructPlan;
 
 static PyTypeObject StructPlanType;
@@ -101,6 +105,25 @@ static int tnode_parse(TNode *t, PyObject *spec, int depth, int *budget) {
 /* A scalar the C codec checks and reads straight from the bytes. */
 static inline int is_c_scalar(int code) { return code >= T_BOOL && code <= T_BYTES; }
 
+/* The slot offsets of the fields, when every field is a writable object slot of the class. */
+static int plan_find_slots(StructPlan *self) {
+    PyTypeObject *cls = (PyTypeObject *)self->cls;
+    if (self->n == 0 || self->build == B_TUPLE) return 0;
+    Py_ssize_t *offsets = PyMem_Malloc(self->n * sizeof(Py_ssize_t));
+    if (offsets == NULL) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        PyObject *descr = _PyType_Lookup(cls, PyTuple_GET_ITEM(self->names, i)); /* borrowed */
+        if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) { PyMem_Free(offsets); return 0; }
+        PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+        if (member->type != T_OBJECT_EX || (member->flags & READONLY)) { PyMem_Free(offsets); return 0; }
+        offsets[i] = member->offset;
+    }
+    if (!(cls->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) { PyMem_Free(offsets); return 0; }
+    self->version_tag = cls->tp_version_tag;
+    self->offsets = offsets;
+    return 0;
+}
+
 static int Plan_init(StructPlan *self, PyObject *args, PyObject *kwds) {
     PyObject *writer, *key, *definition, *class_id, *cls, *names, *nodes, *converters, *setters;
     int build, pure_leaf;
@@ -146,7 +169,7 @@ static int Plan_init(StructPlan *self, PyObject *args, PyObject *kwds) {
     Py_XSETREF(self->cls, Py_NewRef(cls));
     Py_XSETREF(self->converters, Py_NewRef(converters));
     Py_XSETREF(self->setters, Py_NewRef(setters));
-    return 0;
+    return plan_find_slots(self);
 }
 
 static int Plan_traverse(StructPlan *self, visitproc visit, void *arg) {
@@ -179,6 +202,8 @@ static int Plan_clear(StructPlan *self) {
         PyMem_Free(self->fields);
         self->fields = NULL;
     }
+    PyMem_Free(self->offsets);
+    self->offsets = NULL;
     self->n = 0;
     return 0;
 }

@@ -315,11 +315,17 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
     if ((r = put_int(o, at)) < 0) return r;
     int tuple = plan->build == B_TUPLE;
     if (tuple && (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != plan->n)) return -2;
+    PyTypeObject *type = Py_TYPE(obj);
+    Py_ssize_t *slots = plan->offsets != NULL && type == (PyTypeObject *)plan->cls &&
+                        (type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && type->tp_version_tag == plan->version_tag
+                        ? plan->offsets : NULL;
     e->struct_level++;
     for (Py_ssize_t i = 0; i < plan->n && r >= 0; i++) {
         PyObject *v;
         if (tuple) {
             v = Py_NewRef(PyTuple_GET_ITEM(obj, i));
+        } else if (slots != NULL && (v = *(PyObject **)((char *)obj + slots[i])) != NULL) {
+            Py_INCREF(v);
         } else {
             v = PyObject_GetAttr(obj, PyTuple_GET_ITEM(plan->names, i));
             if (v == NULL) { r = -1; break; }
