@@ -6,13 +6,13 @@
  * to the class's own from it (struct_decode.h). Called like a function, a plan is the class's Python
  * ext 1 writer (the pure codec calls it so).
  *
- * A field type is a tree of TNodes: a code (T_*), for enums the Enum class, for nested structs the
+ * A field type is a tree of TNodes: a code (FT_*), for enums the Enum class, for nested structs the
  * class ID, and the item types of containers. */
 
 enum {
-    T_BOOL = 1, T_INT8, T_INT16, T_INT32, T_INT64, T_UINT8, T_UINT16, T_UINT32, T_UINT64,
-    T_FLOAT32, T_FLOAT64, T_STR, T_BYTES, T_ENUM, T_ANY, T_STANDARD, T_STRUCT,
-    T_OPTIONAL, T_LIST, T_SET, T_MAP, T_TUPLE, T_LAST
+    FT_BOOL = 1, FT_INT8, FT_INT16, FT_INT32, FT_INT64, FT_UINT8, FT_UINT16, FT_UINT32, FT_UINT64,
+    FT_FLOAT32, FT_FLOAT64, FT_STR, FT_BYTES, FT_ENUM, FT_ANY, FT_STANDARD, FT_STRUCT,
+    FT_OPTIONAL, FT_LIST, FT_SET, FT_MAP, FT_TUPLE, FT_LAST
 };
 /* How instances are built: fill __dict__, set slots, a tuple subclass, or B_CALL: the class called
    with the fields as keyword arguments (a class only its constructor makes, a msgspec Struct). */
@@ -23,7 +23,7 @@ typedef struct TNode {
     int code, nargs;
     long long low;             /* integer widths: the range */
     unsigned long long high;
-    PyObject *ref;             /* T_ENUM: the Enum class; T_STRUCT: the class ID; T_STANDARD: the exact type, if any */
+    PyObject *ref;             /* FT_ENUM: the Enum class; FT_STRUCT: the class ID; FT_STANDARD: the exact type, if any */
     struct TNode *args;
 } TNode;
 
@@ -74,18 +74,18 @@ static int tnode_parse(TNode *t, PyObject *spec, int depth, int *budget) {
         return -1;
     }
     long code = PyLong_AsLong(PyTuple_GET_ITEM(spec, 0));
-    if (code < T_BOOL || code >= T_LAST) {
+    if (code < FT_BOOL || code >= FT_LAST) {
         PyErr_Format(PyExc_TypeError, "unknown StructPlan type code %ld", code);
         return -1;
     }
     t->code = (int)code;
     static const int bits[] = {8, 16, 32, 64};
-    if (code >= T_INT8 && code <= T_INT64) {
-        int b = bits[code - T_INT8];
+    if (code >= FT_INT8 && code <= FT_INT64) {
+        int b = bits[code - FT_INT8];
         t->high = b == 64 ? (unsigned long long)LLONG_MAX : (1ULL << (b - 1)) - 1;
         t->low = b == 64 ? LLONG_MIN : -(long long)(1ULL << (b - 1));
-    } else if (code >= T_UINT8 && code <= T_UINT64) {
-        int b = bits[code - T_UINT8];
+    } else if (code >= FT_UINT8 && code <= FT_UINT64) {
+        int b = bits[code - FT_UINT8];
         t->high = b == 64 ? ULLONG_MAX : (1ULL << b) - 1;
         t->low = 0;
     }
@@ -103,7 +103,7 @@ static int tnode_parse(TNode *t, PyObject *spec, int depth, int *budget) {
 }
 
 /* A scalar the C codec checks and reads straight from the bytes. */
-static inline int is_c_scalar(int code) { return code >= T_BOOL && code <= T_BYTES; }
+static inline int is_c_scalar(int code) { return code >= FT_BOOL && code <= FT_BYTES; }
 
 /* The slot offsets of the fields, when every field is a writable object slot of the class. */
 static int plan_find_slots(StructPlan *self) {
@@ -153,7 +153,7 @@ static int Plan_init(StructPlan *self, PyObject *args, PyObject *kwds) {
         self->n = i + 1;
         if (tnode_parse(&self->fields[i], PyTuple_GET_ITEM(nodes, i), 0, &budget) < 0) return -1;
         TNode *t = &self->fields[i];
-        if (!(is_c_scalar(t->code) || (t->code == T_OPTIONAL && is_c_scalar(t->args[0].code)))) c_leaf = 0;
+        if (!(is_c_scalar(t->code) || (t->code == FT_OPTIONAL && is_c_scalar(t->args[0].code)))) c_leaf = 0;
     }
     self->n = n;
     self->build = build;

@@ -44,16 +44,16 @@ static PyObject *dec_scalar(const unsigned char *p, Py_ssize_t *at, Py_ssize_t e
     if (i >= end) return NULL;
     unsigned char b = p[i++];
     PyObject *v = NULL;
-    if (t->code == T_OPTIONAL) {
+    if (t->code == FT_OPTIONAL) {
         if (b == 0xc0) { *at = i; return Py_NewRef(Py_None); }
         return dec_scalar(p, at, end, &t->args[0]);
     }
     switch (t->code) {
-    case T_BOOL:
+    case FT_BOOL:
         if (b != 0xc2 && b != 0xc3) return NULL;
         v = Py_NewRef(b == 0xc3 ? Py_True : Py_False);
         break;
-    case T_FLOAT32: case T_FLOAT64: {
+    case FT_FLOAT32: case FT_FLOAT64: {
         int size = b == 0xcb ? 8 : b == 0xca ? 4 : 0;
         if (size == 0 || end - i < size) return NULL;
         uint64_t bits = 0;
@@ -65,12 +65,12 @@ static PyObject *dec_scalar(const unsigned char *p, Py_ssize_t *at, Py_ssize_t e
         v = PyFloat_FromDouble(x);
         break;
     }
-    case T_STR: case T_BYTES: {
+    case FT_STR: case FT_BYTES: {
         Py_ssize_t n, head;
-        if (t->code == T_STR && b >= 0xa0 && b <= 0xbf) { n = b & 0x1f; head = 0; }
-        else if ((t->code == T_STR && b == 0xd9) || (t->code == T_BYTES && b == 0xc4)) head = 1;
-        else if ((t->code == T_STR && b == 0xda) || (t->code == T_BYTES && b == 0xc5)) head = 2;
-        else if ((t->code == T_STR && b == 0xdb) || (t->code == T_BYTES && b == 0xc6)) head = 4;
+        if (t->code == FT_STR && b >= 0xa0 && b <= 0xbf) { n = b & 0x1f; head = 0; }
+        else if ((t->code == FT_STR && b == 0xd9) || (t->code == FT_BYTES && b == 0xc4)) head = 1;
+        else if ((t->code == FT_STR && b == 0xda) || (t->code == FT_BYTES && b == 0xc5)) head = 2;
+        else if ((t->code == FT_STR && b == 0xdb) || (t->code == FT_BYTES && b == 0xc6)) head = 4;
         else return NULL;
         if (head) {
             if (end - i < head) return NULL;
@@ -79,14 +79,14 @@ static PyObject *dec_scalar(const unsigned char *p, Py_ssize_t *at, Py_ssize_t e
             i += head;
         }
         if (end - i < n) return NULL;
-        v = t->code == T_STR ? PyUnicode_DecodeUTF8((const char *)p + i, n, NULL)
+        v = t->code == FT_STR ? PyUnicode_DecodeUTF8((const char *)p + i, n, NULL)
                              : PyBytes_FromStringAndSize((const char *)p + i, n);
         if (v == NULL) { PyErr_Clear(); return NULL; }
         i += n;
         break;
     }
-    case T_INT8: case T_INT16: case T_INT32: case T_INT64:
-    case T_UINT8: case T_UINT16: case T_UINT32: case T_UINT64: {
+    case FT_INT8: case FT_INT16: case FT_INT32: case FT_INT64:
+    case FT_UINT8: case FT_UINT16: case FT_UINT32: case FT_UINT64: {
         long long s = 0;
         unsigned long long u = 0;
         int negative = 0;
@@ -192,9 +192,9 @@ static PyObject *dec_flat(StructPlan *plan, const unsigned char *p, Py_ssize_t a
 
 /* One msgpack scalar of any type (nil, bool, int, float, str, bin) at p[*at..end), else NULL. */
 static PyObject *dec_any_scalar(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
-    static TNode as_int = {T_UINT64, 0, LLONG_MIN, ULLONG_MAX, NULL, NULL};
-    static TNode as_float = {T_FLOAT64, 0, 0, 0, NULL, NULL}, as_str = {T_STR, 0, 0, 0, NULL, NULL},
-                 as_bytes = {T_BYTES, 0, 0, 0, NULL, NULL}, as_bool = {T_BOOL, 0, 0, 0, NULL, NULL};
+    static TNode as_int = {FT_UINT64, 0, LLONG_MIN, ULLONG_MAX, NULL, NULL};
+    static TNode as_float = {FT_FLOAT64, 0, 0, 0, NULL, NULL}, as_str = {FT_STR, 0, 0, 0, NULL, NULL},
+                 as_bytes = {FT_BYTES, 0, 0, 0, NULL, NULL}, as_bool = {FT_BOOL, 0, 0, 0, NULL, NULL};
     if (*at >= end) return NULL;
     unsigned char b = p[*at];
     if (b == 0xc0) { (*at)++; return Py_NewRef(Py_None); }

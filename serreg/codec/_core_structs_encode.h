@@ -100,7 +100,7 @@ static int enc_int_in(Out *o, PyObject *v, TNode *t) {
         if (x < t->low || (x >= 0 && (unsigned long long)x > t->high)) return CONVERT;
         return put_int(o, x);
     }
-    if (overflow < 0 || t->code != T_UINT64) return CONVERT;
+    if (overflow < 0 || t->code != FT_UINT64) return CONVERT;
     unsigned long long u = PyLong_AsUnsignedLongLong(v);
     if (u == (unsigned long long)-1 && PyErr_Occurred()) { PyErr_Clear(); return CONVERT; }
     return pack_uint(o, u);
@@ -161,35 +161,35 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
     Out *o = &e->out;
     if (depth > MSGPACK_MAX_NESTING) return -3;
     switch (t->code) {
-    case T_BOOL:
+    case FT_BOOL:
         if (v != Py_True && v != Py_False) return CONVERT;
         RESERVE(o, 1);
         put1(o, v == Py_True ? 0xc3 : 0xc2);
         return 0;
-    case T_INT8: case T_INT16: case T_INT32: case T_INT64:
-    case T_UINT8: case T_UINT16: case T_UINT32: case T_UINT64:
+    case FT_INT8: case FT_INT16: case FT_INT32: case FT_INT64:
+    case FT_UINT8: case FT_UINT16: case FT_UINT32: case FT_UINT64:
         return enc_int_in(o, v, t);
-    case T_FLOAT64:
+    case FT_FLOAT64:
         if (!PyFloat_CheckExact(v)) return CONVERT;
         return pack_double(o, PyFloat_AS_DOUBLE(v));
-    case T_FLOAT32: {
+    case FT_FLOAT32: {
         if (!PyFloat_CheckExact(v)) return CONVERT;
         double x = PyFloat_AS_DOUBLE(v);
         float y = (float)x;
         if (x != x || (isinf(y) && !isinf(x))) return CONVERT; /* NaN, and beyond binary32: its writer */
         return pack_double(o, (double)y);
     }
-    case T_STR: {
+    case FT_STR: {
         if (!PyUnicode_CheckExact(v)) return CONVERT;
         Py_ssize_t n;
         const char *text = PyUnicode_AsUTF8AndSize(v, &n);
         if (text == NULL) return PyErr_ExceptionMatches(PyExc_UnicodeEncodeError) ? -4 : -1;
         return pack_raw(o, text, n, 1);
     }
-    case T_BYTES:
+    case FT_BYTES:
         if (!PyBytes_CheckExact(v)) return CONVERT;
         return pack_raw(o, PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v), 0);
-    case T_ENUM: {
+    case FT_ENUM: {
         int is = t->ref == NULL ? 0 : PyObject_IsInstance(v, t->ref);
         if (is < 0) return -1;
         if (!is) return CONVERT;
@@ -205,12 +205,12 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
         if (r == -2) PyErr_Clear();
         return r;
     }
-    case T_ANY:
+    case FT_ANY:
         return enc_generic(e, v, depth);
-    case T_STANDARD: /* a value of exactly that type, written as any; others: its writer checks them */
+    case FT_STANDARD: /* a value of exactly that type, written as any; others: its writer checks them */
         if (t->ref == NULL || (PyObject *)Py_TYPE(v) != t->ref) return CONVERT;
         return enc_generic(e, v, depth);
-    case T_STRUCT: {
+    case FT_STRUCT: {
         PyObject *w = e->t.ext_writers == NULL ? NULL : PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(v));
         if (w == NULL && PyErr_Occurred()) return -1;
         if (w == NULL || !IS_PLAN(w) || t->ref == NULL) return CONVERT;
@@ -219,30 +219,30 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
         if (same != 0) return CONVERT;
         return enc_struct(e, v, (StructPlan *)w);
     }
-    case T_OPTIONAL:
+    case FT_OPTIONAL:
         if (v == Py_None) { RESERVE(o, 1); put1(o, 0xc0); return 0; }
         return enc_field(e, v, &t->args[0], depth);
-    case T_LIST: case T_TUPLE: {
+    case FT_LIST: case FT_TUPLE: {
         int is_list = PyList_CheckExact(v);
         if (!is_list && !PyTuple_CheckExact(v)) return CONVERT;
         Py_ssize_t n = is_list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v);
-        if (t->code == T_TUPLE && n != t->nargs) return CONVERT;
+        if (t->code == FT_TUPLE && n != t->nargs) return CONVERT;
         int r = ARRAY_HEADER(o, n);
         if (r < 0) return r;
         for (Py_ssize_t i = 0; i < n; i++) {
             if (is_list && PyList_GET_SIZE(v) != n) return -2; /* changed while written */
             PyObject *item = is_list ? PyList_GET_ITEM(v, i) : PyTuple_GET_ITEM(v, i);
             Py_INCREF(item);
-            r = enc_field(e, item, t->code == T_LIST ? &t->args[0] : &t->args[i], depth + 1);
+            r = enc_field(e, item, t->code == FT_LIST ? &t->args[0] : &t->args[i], depth + 1);
             Py_DECREF(item);
             if (r < 0) return r;
         }
         return 0;
     }
-    case T_SET:
+    case FT_SET:
         if (!PyAnySet_Check(v)) return CONVERT;
         return enc_set(e, v, t, depth + 1);
-    case T_MAP: {
+    case FT_MAP: {
         if (!PyDict_CheckExact(v)) return CONVERT;
         Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0;
         int r = MAP_HEADER(o, n);
@@ -276,11 +276,11 @@ static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py
     int r = 0;
     e->out.len = field_start;
     if (PyList_GET_SIZE(e->oob) > oob_start) r = PyList_SetSlice(e->oob, oob_start, PY_SSIZE_T_MAX, NULL);
-    TNode *s = t->code == T_OPTIONAL ? &t->args[0] : t;
+    TNode *s = t->code == FT_OPTIONAL ? &t->args[0] : t;
     if (r < 0) r = -1;
-    else if (converted == Py_None && t->code == T_OPTIONAL) r = enc_field(e, converted, t, 1);
-    else if (s->code == T_STANDARD || s->code == T_STRUCT) r = enc_generic(e, converted, 1);
-    else if (s->code == T_FLOAT32 && PyFloat_CheckExact(converted)) r = pack_double(&e->out, PyFloat_AS_DOUBLE(converted));
+    else if (converted == Py_None && t->code == FT_OPTIONAL) r = enc_field(e, converted, t, 1);
+    else if (s->code == FT_STANDARD || s->code == FT_STRUCT) r = enc_generic(e, converted, 1);
+    else if (s->code == FT_FLOAT32 && PyFloat_CheckExact(converted)) r = pack_double(&e->out, PyFloat_AS_DOUBLE(converted));
     else r = enc_field(e, converted, s, 1); /* a scalar converted (an int in a float field), a container of them */
     Py_DECREF(converted);
     return r == CONVERT ? -2 : r;

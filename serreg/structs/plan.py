@@ -5,7 +5,7 @@
 of a nested struct, item types of containers), with what it needs to read
 attributes and to build instances without ``__init__``. With the pure-Python
 codec there is no plan and the Python writer is the class's ext 1 writer.
-Type codes here and the ``T_*`` constants of ``serreg/codec/_core_structs.h``
+Type codes here and the ``FT_*`` constants of ``serreg/codec/_core_structs.h``
 are one table.
 """
 
@@ -19,7 +19,7 @@ from .values import STANDARD_TYPES
 
 __all__ = ["make_plan"]
 
-# serreg/codec/_core_structs.h, enum T_*
+# serreg/codec/_core_structs.h, enum FT_*
 _CODES = {
     "bool": 1, "int8": 2, "int16": 3, "int32": 4, "int64": 5, "uint8": 6, "uint16": 7, "uint32": 8, "uint64": 9,
     "float32": 10, "float64": 11, "str": 12, "bytes": 13, "enum": 14, "any": 15,
