@@ -409,3 +409,32 @@ def test_slots_are_read_directly_until_the_class_changes():
     frames = [r.serialize(cell).to_bytes() for r in registries]
     assert frames[0] == frames[1]
     assert b"changed" in frames[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class Mark:
+    s: str
+
+
+@dataclasses.dataclass
+class Marked:
+    first: Point
+    marks: frozenset[Mark]
+
+
+def test_structs_in_set_fields_take_their_table_indices_as_the_python_writer_gives_them():
+    # The Python writer packs a set field's members (to sort them) while converting the fields, so
+    # a struct first met there comes before one met in an earlier field; the C writer hands such
+    # a value to the pure codec, forgetting the definitions it had added.
+    registries = []
+    for codec in (None, PureMsgpackCodec):
+        with mock.patch.object(serreg.registry, "MsgpackCodec", codec or serreg.registry.MsgpackCodec):
+            registry = serreg.Registry()
+        for cls, class_id in ((Point, "shapes.Point"), (Mark, "t.Mark"), (Marked, "t.Marked")):
+            registry.register_struct(cls, class_id)
+        registries.append(registry)
+    for value in (Marked(Point(1, 2, 3), frozenset({Mark("q"), Mark("r")})),
+                  [Point(0, 0, 0), Marked(Point(1, 2, 3), frozenset({Mark("q")}))]):
+        frames = [r.serialize(value).to_bytes() for r in registries]
+        assert frames[0] == frames[1]
+        assert registries[0].deserialize(frames[0]) == value

@@ -6,7 +6,9 @@ headers; ``array_header``/``map_header`` serve those that join pre-packed
 members. Compiled parts sit beside their pure-Python twins here and export the
 same names, picked once at import (``backend.py``; ``SERREG_PURE_PYTHON=1``
 forces the pure ones): the codec (``_core.c`` through ``compiled.py``, and
-``pure.py``) and the scan (``_scan.c``, ``scan.py``).
+``pure.py``) and the scan (``_scan.c``, ``scan.py``). ``STRUCT_PLAN`` makes the
+compiled codec's plan of a struct class (serreg/structs/plan.py); it is None
+with the pure codec, whose struct writers are the Python ones.
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ typedef struct {
     Tables t;
     EFrame *stack;
     Py_ssize_t sp, cap;
-    PyObject *scope, *scope_index; /* the frame's struct table (EncodeScope), read at the first struct */
+    PyObject *scope, *scope_index, *scope_definitions; /* the frame's struct table (EncodeScope) */
+    Py_ssize_t definitions_before;  /* how many definitions it held when this call began */
     int struct_level;              /* struct instances being written inside each other (C recursion) */
     PyTypeObject *plan_type;       /* the struct class met last and its plan (held by ext_writers) */
     StructPlan *plan, *index_plan; /* index_plan: the plan whose definition index was looked up last */
@@ -370,7 +371,9 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
     /* The struct writers of this snapshot stay alive for the call: a serializer run from here may
        let another thread publish a new snapshot, which drops the cached one. */
     Py_XINCREF(e.t.ext_writers);
-    int r = enc_tree(&e, obj);
+    int r = e.t.ext_writers != NULL ? enc_scope_open(&e) : 0;
+    if (r == 0) r = enc_tree(&e, obj);
+    if (r == -2) enc_scope_undo(&e); /* the pure codec writes the value again, its structs too */
     Py_XDECREF(e.t.ext_writers);
     /* An error inside a value written in place is worded as its serializer words it, about it. */
     PyObject *about = obj, *via = NULL;
@@ -389,6 +392,7 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
     PyMem_Free(e.stack);
     Py_XDECREF(e.scope);
     Py_XDECREF(e.scope_index);
+    Py_XDECREF(e.scope_definitions);
     Py_XDECREF(e.t.ext_writers);
     PyObject *packed = r < 0 ? NULL : PyBytes_FromStringAndSize(e.out.buf, e.out.len);
     /* Keep a modest buffer for the next call; a large one is given back. */

@@ -249,7 +249,7 @@ static PyTypeObject StructPlanType = {
 
 /* Set once by set_struct_state (serreg/codec/compiled.py). */
 static PyObject *encode_scope_var, *decode_scope_var, *read_instance_fn, *check_state, *str_index, *str_add,
-    *str_plans, *str_readers, *str_leaves, *str_name, *empty_tuple;
+    *str_plans, *str_readers, *str_leaves, *str_definitions, *str_name, *empty_tuple;
 
 static PyObject *set_struct_state(PyObject *module, PyObject *args) {
     PyObject *enc, *dec, *read, *check;
@@ -267,6 +267,7 @@ static int structs_module_init(PyObject *m) {
     if ((str_plans = PyUnicode_InternFromString("plans")) == NULL) return -1;
     if ((str_readers = PyUnicode_InternFromString("readers")) == NULL) return -1;
     if ((str_leaves = PyUnicode_InternFromString("leaves")) == NULL) return -1;
+    if ((str_definitions = PyUnicode_InternFromString("definitions")) == NULL) return -1;
     if ((str_name = PyUnicode_InternFromString("name")) == NULL) return -1;
     if ((empty_tuple = PyTuple_New(0)) == NULL) return -1;
     if (PyType_Ready(&StructPlanType) < 0) return -1;

@@ -16,18 +16,59 @@
 
 static int enc_field(Enc *e, PyObject *v, TNode *t, int depth);
 
-/* The frame's struct table, read at the first struct of the call. */
-static int enc_scope(Enc *e) {
-    if (e->scope_index != NULL) return 0;
-    if (encode_scope_var == NULL) return -2;
+/* The frame's struct table at the start of a call (none: structs are left to the pure codec, which
+ * says they need one), and how many definitions it holds then. */
+static int enc_scope_open(Enc *e) {
+    if (encode_scope_var == NULL) return 0;
     PyObject *scope;
     if (PyContextVar_Get(encode_scope_var, NULL, &scope) < 0) return -1;
-    if (scope == NULL || scope == Py_None) { Py_XDECREF(scope); return -2; } /* the pure codec words it */
-    e->scope_index = PyObject_GetAttr(scope, str_index);
+    if (scope == NULL || scope == Py_None) { Py_XDECREF(scope); return 0; }
+    PyObject *definitions = PyObject_GetAttr(scope, str_definitions);
+    if (definitions == NULL || !PyList_CheckExact(definitions)) {
+        Py_XDECREF(definitions);
+        Py_DECREF(scope);
+        PyErr_Clear();
+        return 0;
+    }
     e->scope = scope;
-    if (e->scope_index == NULL) return -1;
-    if (!PyDict_CheckExact(e->scope_index)) return -2;
+    e->scope_definitions = definitions;
+    e->definitions_before = PyList_GET_SIZE(definitions);
     return 0;
+}
+
+/* The table's index (definition key -> index), read at the first struct of the call. */
+static int enc_scope(Enc *e) {
+    if (e->scope_index != NULL) return 0;
+    if (e->scope == NULL) return -2;
+    PyObject *index = PyObject_GetAttr(e->scope, str_index);
+    if (index == NULL) return -1;
+    if (!PyDict_CheckExact(index)) { Py_DECREF(index); return -2; }
+    e->scope_index = index;
+    return 0;
+}
+
+/* Forget the definitions added during a call handed to the pure codec: it adds them again in the
+ * order it meets them (the members of a set field before the struct's other fields). */
+static void enc_scope_undo(Enc *e) {
+    if (e->scope_definitions == NULL || PyList_GET_SIZE(e->scope_definitions) <= e->definitions_before) return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    Py_ssize_t before = e->definitions_before;
+    PyObject *index = e->scope_index != NULL ? Py_NewRef(e->scope_index) : PyObject_GetAttr(e->scope, str_index);
+    PyObject *added = PyList_New(0);
+    if (index != NULL && PyDict_CheckExact(index) && added != NULL) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *at;
+        while (PyDict_Next(index, &pos, &key, &at)) {
+            if (PyLong_Check(at) && PyLong_AsSsize_t(at) >= before && PyList_Append(added, key) < 0) break;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(added); i++) PyDict_DelItem(index, PyList_GET_ITEM(added, i));
+    }
+    PyList_SetSlice(e->scope_definitions, before, PY_SSIZE_T_MAX, NULL);
+    Py_XDECREF(index);
+    Py_XDECREF(added);
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
 }
 
 /* The ext 1 header of the payload written since start, where EXT1_ROOM bytes were left for it: the
@@ -211,7 +252,8 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
         if (t->ref == NULL || (PyObject *)Py_TYPE(v) != t->ref) return CONVERT;
         return enc_generic(e, v, depth);
     case FT_STRUCT: {
-        PyObject *w = e->t.ext_writers == NULL ? NULL : PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(v));
+        PyObject *w = Py_TYPE(v) == e->plan_type ? (PyObject *)e->plan
+                      : e->t.ext_writers == NULL ? NULL : PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(v));
         if (w == NULL && PyErr_Occurred()) return -1;
         if (w == NULL || !IS_PLAN(w) || t->ref == NULL) return CONVERT;
         int same = PyUnicode_Compare(((StructPlan *)w)->class_id, t->ref);

@@ -3,7 +3,8 @@
 :func:`make_plan` turns a class's field types into the tree the C core's
 ``StructPlan`` reads (a code per type, the Enum class of an enum, the class ID
 of a nested struct, item types of containers), with what it needs to read
-attributes and to build instances without ``__init__``. With the pure-Python
+attributes and to build instances without ``__init__`` (a msgspec Struct: by
+calling the class, as its Python reader does). With the pure-Python
 codec there is no plan and the Python writer is the class's ext 1 writer.
 Type codes here and the ``FT_*`` constants of ``serreg/codec/_core_structs.h``
 are one table.
