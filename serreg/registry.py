@@ -30,6 +30,7 @@ from ._registry.encode import Encoder, NestedEncoder
 from ._registry.plugins import PluginLoader
 from ._registry.table import FALLBACK_ORIGIN, STANDARD_ORIGIN, Registration, RegisterCallback, Table
 from .canonical.form import CanonicalForm
+from .canonical.structs import CanonicalStructs
 from .codec import MsgpackCodec
 from .limits import DEFAULT_LIMITS, Limits
 from .result import SerializationResult
@@ -74,9 +75,10 @@ class Registry:
         nested_encoder = NestedEncoder(dispatch)
         nested_decoder = NestedDecoder(table, dispatch, self._settings)
         self.codec = codec = MsgpackCodec(nested_encoder.encode, nested_decoder.decode, table)
+        self._structs = structs = StructRegistrar(table, codec)
+        canonical_structs = CanonicalStructs(structs.struct_id_of, structs.by_class_id, structs.frames.structs_hash)
         self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides,
-                                        dispatch.refusal_for)
-        self._structs = StructRegistrar(table, codec)
+                                        dispatch.refusal_for, canonical_structs)
         self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames)
         self._decoder = Decoder(nested_decoder, codec, table, self._settings)
         self.allow_class_ids(*allowed_class_ids)

@@ -72,12 +72,24 @@ class Pair(NamedTuple):
     right: int = 0
 
 
+@dataclasses.dataclass
+class Group:
+    """A set of structs, float32 values in a map, an optional struct (no Java twin: Java carries it)."""
+
+    name: str
+    members: frozenset[Pair]
+    weights: dict[str, Annotated[float, serreg.float32]]
+    leader: Optional[Pair] = None
+    extra: Any = None
+
+
 SHAPES = {
     "shapes.Point": Point,
     "shapes.Widths": Widths,
     "shapes.Everything": Everything,
     "shapes.Node": Node,
     "shapes.Pair": Pair,
+    "shapes.Group": Group,
 }
 
 

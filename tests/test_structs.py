@@ -383,10 +383,3 @@ def test_golden_vectors_are_what_python_writes_today(registry, tmp_path):
     make_struct_vectors.main(tmp_path)
     for entry in _MANIFEST:
         assert (tmp_path / entry["file"]).read_bytes() == (_VECTORS / entry["file"]).read_bytes(), entry["name"]
-
-
-def test_structs_have_no_canonical_form_yet(registry):
-    with pytest.raises(serreg.CanonicalFormError, match="shapes.Point.*no canonical form"):
-        registry.serialize([Point(1, 2, 3)], canonical=True)
-    with pytest.raises(serreg.CanonicalFormError, match="shapes.Pair"):
-        registry.digest({"p": Pair("a")})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -20,7 +21,11 @@ import pytest
 
 import serreg
 from serreg.wire.class_id import class_id_hash
+from java_fixture import JavaProcess
 from struct_shapes import Pair, Point, everything, register, tree, widths
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "vectors"))
+import make_struct_vectors  # noqa: E402
 
 SHAPES = register(serreg.Registry())
 VECTORS = Path(__file__).resolve().parent / "vectors" / "structs"
@@ -235,3 +240,50 @@ def test_recursive_instances_deeper_than_max_depth_are_refused_by_java(java_echo
     data = _frame([["x.Rec", [["next", ["optional", ["struct", "x.Rec"]]]]]], b"\x91" + msgpack.packb(msgpack.ExtType(1, payload)))
     with pytest.raises(serreg.RemoteError, match="maxDepth"):
         SHAPES.deserialize(java_echo.round_trip(data))
+
+
+# ------------------------------------------------------------------------------ canonical form (10.5)
+
+
+@pytest.fixture(scope="module")
+def java_digest(java_jar):
+    """The Java fixture in digest mode: each frame is answered with Serreg.digest of its value."""
+    process = JavaProcess("digest")
+    yield process
+    assert process.close() == 0
+
+
+def _bags() -> list:
+    return [
+        Bag(Color.BLUE, [1, -2, 2**40], {"b", "a", "c"}, {"y": -0.0, "x": float("nan")}, Point(1, 2, 3),
+            np.arange(12, dtype=">f8").reshape(3, 4).T),
+        Bag(Color.RED, [], set(), {}, None, np.zeros(0, dtype=np.int32)),
+    ]
+
+
+DIGEST_CORPUS = [c for c in CORPUS if c[0] != "points_1000"] + [
+    ("group", make_struct_vectors.group()),
+    ("mixed_three_definitions_in_a_set", make_struct_vectors.mixed()),
+    ("reverse_first_use", [Point(0, 0, 0), Pair("a", 1)]),
+    ("float32_canonical", dataclasses.replace(widths(), f32=-0.0, f64=float("nan"))),
+    ("bags", _bags()),
+    ("struct_keys_and_sets", {Pair("z"): {Pair("b"), Pair("a", 2)}, Pair("a"): frozenset()}),
+]
+
+
+@pytest.mark.parametrize("name,value", DIGEST_CORPUS, ids=[c[0] for c in DIGEST_CORPUS])
+def test_java_digest_equals_the_python_digest(java_digest, name, value):
+    registry = register(serreg.Registry())
+    registry.register_struct(Bag, "shapes.Bag")
+    frame = registry.serialize(value).to_bytes()  # an ordinary frame: table in first-use order
+    expected = registry.digest(value)
+    assert bytes(registry.deserialize(java_digest.round_trip(frame))) == expected
+    # A Python relay that registers no class digests its carriers the same.
+    relay = serreg.Registry()
+    assert relay.digest(relay.deserialize(frame)) == expected
+
+
+@pytest.mark.parametrize("entry", json.loads((VECTORS / "canonical.json").read_text()), ids=lambda e: e["name"])
+def test_java_digest_of_canonical_vectors(java_digest, entry):
+    frame = (VECTORS / entry["file"]).read_bytes()
+    assert bytes(SHAPES.deserialize(java_digest.round_trip(frame))).hex() == entry["digest"]

@@ -10,6 +10,8 @@ from typing import Any
 
 import struct
 
+__all__ = ["CANONICAL_NAN_BITS", "canonical_float", "canonical_float_bits", "normalize_float_array", "pack_float"]
+
 # The one NaN of the canonical form, per float width (quiet, sign clear, payload 0).
 CANONICAL_NAN_BITS = {2: 0x7E00, 4: 0x7FC00000, 8: 0x7FF8000000000000}
 _FLOAT64_ZERO = b"\xcb" + bytes(8)
@@ -17,6 +19,18 @@ _FLOAT64_NAN = b"\xcb" + CANONICAL_NAN_BITS[8].to_bytes(8, "big")
 
 # Elements checked per step: small enough to stay in cache, large enough for numpy to be quick.
 _FLOAT_CHECK_CHUNK = 1 << 16
+
+
+_NAN: float = struct.unpack(">d", CANONICAL_NAN_BITS[8].to_bytes(8, "big"))[0]
+
+
+def canonical_float(value: float) -> float:
+    """``value`` with -0.0 made 0.0 and every NaN the canonical NaN (msgpack packs its bits as they are)."""
+    if value != value:
+        return _NAN
+    if value == 0.0:
+        return 0.0
+    return value
 
 
 def pack_float(value: float) -> bytes:

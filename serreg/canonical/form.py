@@ -15,7 +15,10 @@ How a value finds its canonical writer (in this order):
    canonical form with it (how user serializers and the plug-ins in
    ``serreg.serializers`` give theirs);
 3. a standard serializer has its writer in ``canonical/standard.py``;
-4. anything else raises CanonicalFormError naming the class ID.
+4. a struct (a registered struct class, or a data carrier) is written by
+   ``canonical/structs.py``: ext 1 with canonical field values, the frame's
+   table sorted (docs/FORMAT.md, section 10.5);
+5. anything else raises CanonicalFormError naming the class ID.
 
 The normal serialize path never enters this module.
 """
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 from operator import itemgetter
-from typing import Sequence, Any, Callable, Optional
+from typing import Sequence, Any, Callable, Optional, Protocol
 
 from msgpack import ExtType, packb
 
@@ -36,8 +39,22 @@ from ..wire.frame import frame_pieces
 from .floats import pack_float
 from .standard import STANDARD_WRITERS
 
+__all__ = ["CanonicalForm", "StructWriter", "entry_order", "pieces_digest", "result_digest"]
+
 _INT_MIN = -(2**63)
 _INT_END = 2**64
+
+
+class StructWriter(Protocol):
+    """What the canonical form needs for structs (``serreg.canonical.structs.CanonicalStructs``)."""
+
+    def framed(self, write: Callable[[], tuple[bytes, SerializationResult]]) -> tuple[bytes, SerializationResult]: ...
+
+    def class_hash(self, value: Any) -> bytes: ...
+
+    def instance(self, form: Any, value: Any, depth: int) -> SerializationResult: ...
+
+    def write_ext(self, form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None: ...
 
 
 class CanonicalForm:
@@ -56,21 +73,38 @@ class CanonicalForm:
         registration_for: Callable[..., Any],
         native_overrides: Callable[[], frozenset[Any]],
         refusal_for: Callable[[Any], Optional[str]] = lambda value: None,
+        structs: Optional[StructWriter] = None,
     ) -> None:
         self._registration_for = registration_for
         self._native_overrides = native_overrides
         self._refusal_for = refusal_for
+        self._structs = structs
 
     # ------------------------------------------------------------------ top level
 
     def serialize(self, obj: Any, key: Optional[bytes] = None) -> SerializationResult:
-        """The canonical serialization result of ``obj`` (in-band starts with the ClassIDHash)."""
+        """The canonical serialization result of ``obj`` (in-band starts with the ClassIDHash).
+
+        Structs anywhere in the value share one table, sorted, in front of the value (10.5).
+        """
         try:
-            registration, result = self.serialize_nested(obj)
+            if self._structs is None:
+                class_hash, result = self._serialize_top(obj)
+            else:
+                class_hash, result = self._structs.framed(lambda: self._serialize_top(obj))
         except SerializationError as error:
             attach_path(error, obj)
             raise
-        return with_class_hash(registration.class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
+        except RecursionError as error:  # structs nest a few calls deeper per level than plain containers
+            raise SerializationError("value is nested too deeply to serialize", value=obj) from error
+        return with_class_hash(class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
+
+    def _serialize_top(self, obj: Any) -> tuple[bytes, SerializationResult]:
+        registration = self._registration_for(obj)
+        if registration.ext_writer is not None and self._structs is not None:
+            # A top-level struct: its own class ID's hash, then its instance array (10.1).
+            return self._structs.class_hash(obj), self._structs.instance(self, obj, 0)
+        return registration.class_hash, self._serialize_with(registration, obj)
 
     def digest(self, obj: Any) -> bytes:
         """SHA-256 of the canonical frame of ``obj``, buffers hashed in place."""
@@ -81,6 +115,9 @@ class CanonicalForm:
     def serialize_nested(self, value: Any) -> tuple[Any, SerializationResult]:
         """Canonically serialize one value; return (registration, raw result without the hash)."""
         registration = self._registration_for(value)
+        return registration, self._serialize_with(registration, value)
+
+    def _serialize_with(self, registration: Any, value: Any) -> SerializationResult:
         if registration.fallback:
             reason = self._refusal_for(value)
             if reason is not None:
@@ -117,7 +154,7 @@ class CanonicalForm:
             ) from error
         if type(result) is not SerializationResult:
             result = as_result(result, f"serialize_canonical of class ID {registration.class_id!r}", value)
-        return registration, result
+        return result
 
     # ------------------------------------------------------------------ msgpack trees
 
@@ -164,9 +201,25 @@ class CanonicalForm:
         else:
             self._encode_nested(value, out, oob, depth)
 
+    def write_value(self, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+        """Append the canonical msgpack of ``value`` (any serreg value) to ``out``, its buffers to ``oob``."""
+        self._encode(value, out, oob, depth, self._native_overrides())
+
+    def write_nested(self, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+        """Append ``value`` as ext 0 of its class ID, its in-band canonical (a struct: its ext 1)."""
+        self._encode_nested(value, out, oob, depth)
+
+    def deeper(self, depth: int, value: Any) -> int:
+        """``depth + 1``; SerializationError beyond the nesting limit."""
+        return _deeper(depth, value)
+
     def _encode_nested(self, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
         _deeper(depth, value)
-        registration, result = self.serialize_nested(value)
+        registration = self._registration_for(value)
+        if registration.ext_writer is not None and self._structs is not None:
+            self._structs.write_ext(self, value, out, oob, depth)
+            return
+        result = self._serialize_with(registration, value)
         in_band = result.in_band_buffer
         payload = registration.class_hash + bytes(in_band) if in_band else registration.class_hash
         out += packb(ExtType(NESTED_EXT_TYPE, payload))
@@ -180,7 +233,7 @@ class CanonicalForm:
             member_oob: list[Any] = []
             self._encode(member, member_out, member_oob, depth, overrides)
             encoded.append((bytes(member_out), member_oob))
-        encoded.sort(key=_sort_key)
+        encoded.sort(key=entry_order)
         return encoded
 
     def _encode_dict(self, value: dict[Any, Any], out: bytearray, oob: list[Any], depth: int, overrides: frozenset[Any]) -> None:
@@ -199,11 +252,11 @@ class CanonicalForm:
             else:
                 entries.append((bytes(key_out), (), item))
         # Sorted by key bytes; buffer contents only break ties, so without them no key tuples are made.
-        entries.sort(key=_sort_key if keys_with_buffers else _first)
+        entries.sort(key=entry_order if keys_with_buffers else _first)
         out += map_header(len(entries))
         previous = None
         for key_bytes, buffers, item in entries:
-            key_id = _sort_key((key_bytes, buffers)) if keys_with_buffers else key_bytes
+            key_id = entry_order((key_bytes, buffers)) if keys_with_buffers else key_bytes
             if key_id == previous:
                 raise CanonicalFormError(
                     "the dict has two keys with the same canonical form (for example two NaN keys, which the "
@@ -233,9 +286,9 @@ def pieces_digest(pieces: Any) -> bytes:
 _first = itemgetter(0)
 
 
-def _sort_key(entry: Any) -> tuple[Any, ...]:
-    # Encoded bytes first (bytes compare unsigned, shorter first on a common prefix);
-    # buffer contents only break ties between members whose in-band bytes are equal.
+def entry_order(entry: Any) -> tuple[Any, ...]:
+    """Sort key of an encoded (bytes, buffers) member or key: its bytes (unsigned, a proper prefix
+    first), then, only to break ties, its buffers' contents (docs/FORMAT.md, 9.2)."""
     encoded, buffers = entry[0], entry[1]
     if not buffers:
         return (encoded, ())

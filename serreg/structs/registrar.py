@@ -49,7 +49,7 @@ class StructRegistrar:
             self._by_class = {**self._by_class, cls: schema}  # before compiling: a class may nest itself
             try:
                 try:
-                    writer = self._writer(schema)
+                    writer = schema.ext_writer()
                 except LookupError:
                     writer = schema.write  # a nested struct class not registered yet: compiled on first use
                     self._uncompiled.append(schema)
@@ -61,12 +61,6 @@ class StructRegistrar:
         self._table.allow((class_id,))
         return schema
 
-    @staticmethod
-    def _writer(schema: StructSchema) -> Any:
-        """What the codec calls for an instance: the compiled codec's plan, else the Python writer."""
-        compiled = schema.compile()  # precompiled now: the codec calls it directly
-        return compiled[3] or compiled[2]
-
     def _compile_waiting(self) -> None:
         """Give the classes that waited for a nested struct class their compiled writers, now that they can."""
         waiting = self._uncompiled
@@ -75,7 +69,7 @@ class StructRegistrar:
             if self._by_id.get(schema.class_id) is not schema:
                 continue  # registered again since
             try:
-                writer = self._writer(schema)
+                writer = schema.ext_writer()
             except LookupError:
                 self._uncompiled.append(schema)
                 continue

@@ -36,7 +36,8 @@ class StructSchema:
         self.shape = shape_of(cls)
         self._ctx = ctx
         self._lock = threading.Lock()
-        self._compiled = None  # (types, definition, writer, plan) once the field types are known
+        self._compiled = None  # (types, definition, writer) once the field types are known
+        self._plan: Any = None  # the compiled codec's plan, made with them (None with the pure codec)
         self._readers: dict[Any, Any] = {}
         names = [f.name for f in self.shape.fields]
         if len(set(names)) != len(names) or not all(type(n) is str and n for n in names):
@@ -46,8 +47,7 @@ class StructSchema:
         return f"{self.class_id}.{name}"
 
     def compile(self) -> Any:
-        """(field types, packed definition, writer, the compiled codec's plan or None); LookupError if a
-        nested struct is not registered yet."""
+        """(field types, packed definition, writer); LookupError if a nested struct is not registered yet."""
         compiled = self._compiled
         if compiled is None:
             with self._lock:
@@ -63,14 +63,19 @@ class StructSchema:
         converters = [write_converter(t, self.where(f.name), self._ctx) for f, t in zip(fields, types)]
         names, kinds = [f.name for f in fields], [t.kind for t in types]
         writer = compile_writer(definition, definition, names, kinds, converters)
-        plan = make_plan(writer, definition, self.class_id, self.cls, self.shape.build, names, types, converters,
-                         is_leaf(kinds))
-        return types, definition, writer, plan
+        self._plan = make_plan(writer, definition, self.class_id, self.cls, self.shape.build, names, types,
+                               converters, is_leaf(kinds))
+        return types, definition, writer
+
+    def ext_writer(self) -> Any:
+        """What the codec calls for an instance: the compiled codec's plan, else the Python writer
+        (LookupError if a nested struct is not registered yet)."""
+        writer = self.compile()[2]
+        return self._plan or writer
 
     def plan_for(self, definition: bytes) -> Any:
         """The compiled codec's plan when ``definition`` is this class's own (read without evolution), else None."""
-        compiled = self.compile()
-        return compiled[3] if compiled[1] == definition else None
+        return self._plan if self.compile()[1] == definition else None
 
     def write(self, obj: Any, state: Any) -> Any:
         """The ext 1 of ``obj`` (see compile.compile_writer)."""

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from ..errors import CanonicalFormError, DeserializationError
+from ..errors import DeserializationError
 from ..result import SerializationResult
 from ..serializer import Serializer
 from ..wire.class_id import CLASS_ID_HASH_SIZE
@@ -40,13 +40,6 @@ class _InstanceSerializer(Serializer):
     def serialize(self, obj: Any) -> SerializationResult:
         oob: list[Any] = []
         return SerializationResult(_ext_payload(self.codec.pack(obj, oob)), oob)
-
-    def serialize_canonical(self, obj: Any) -> SerializationResult:
-        raise CanonicalFormError(
-            f"struct {self.class_id!r} has no canonical form in this version of serreg (docs/FORMAT.md 10.5 "
-            "specifies it; neither Python nor Java writes it yet): digest a plain value built from its fields instead",
-            value=obj,
-        )
 
     def deserialize(self, in_band: Any, oob: Any) -> Any:
         if DECODE_SCOPE.get() is None:

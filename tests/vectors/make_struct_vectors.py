@@ -4,13 +4,19 @@ Every implementation reads each frame and writes it back byte for byte: through 
 classes of tests/struct_shapes.py (Java: serreg.fixture.StructShapes), and through the data
 carrier when the class IDs are not registered.
 
+The canonical vectors (canonical_<name>.srg + canonical.json, docs/FORMAT.md 10.5) are canonical
+frames: every implementation reads each one, through its classes and through the carrier, and
+writes it again in canonical form, byte for byte, with the manifest's digest.
+
     python tests/vectors/make_struct_vectors.py [OUTPUT_DIR]
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import struct
 import sys
 from pathlib import Path
 
@@ -18,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import serreg  # noqa: E402
-from struct_shapes import Pair, Point, everything, register, tree, widths  # noqa: E402
+from struct_shapes import Group, Pair, Point, everything, register, tree, widths  # noqa: E402
 
 OUT = HERE / "structs"
 
@@ -37,6 +43,48 @@ def vectors() -> list:
     ]
 
 
+def _nan(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+def group(reverse: bool = False) -> Group:
+    """A Group built in one of two orders (its set, its map): the same value either way."""
+    members = [Pair("b", 2), Pair("a", 1), Pair("a", -1), Pair("", 0)]
+    weights = [("w", 0.1), ("z", -0.0), ("a", _nan(0xFFF8000000000123)), ("m", 3.0)]
+    if reverse:
+        members.reverse()
+        weights.reverse()
+    return Group("g", frozenset(members), dict(weights), leader=Pair("lead", 7), extra={"k": (1, 2), "j": -0.0})
+
+
+def mixed(reverse: bool = False) -> dict:
+    """Structs of three definitions in a set (its members sorted by bytes holding the final indices),
+    struct keys in a dict, a tree and points; the dict filled in one of two orders."""
+    entries = [
+        ("set", frozenset({Pair("x"), dataclasses.replace(widths(), f32=-0.0), Pair("a", 3)})),
+        ("keys", {Pair("z"): 1, Pair("a"): 2} if not reverse else {Pair("a"): 2, Pair("z"): 1}),
+        ("tree", tree()),
+        ("points", [Point(5, 6, 7), Point(-1, 0, 1)]),
+    ]
+    return dict(reversed(entries) if reverse else entries)
+
+
+def canonical_vectors() -> list:
+    """(name, build(reverse: bool) -> value, description): ``build(True)`` is the same value with another history."""
+    return [
+        ("point", lambda r: Point(1, -2, 3), "a top-level struct"),
+        ("tree", lambda r: tree(), "structs nested in a struct (list of children), optional fields"),
+        ("reverse_first_use", lambda r: [Point(0, 0, 0), Pair("a", 1)],
+         "two definitions met in the reverse of their sorted order (shapes.Point first, shapes.Pair sorts first)"),
+        ("group", group, "a set of structs, a map of float32 values (-0.0, a NaN payload, 0.1 rounded), an optional "
+         "struct, any"),
+        ("widths_float32", lambda r: dataclasses.replace(widths(), f32=-0.0, f64=_nan(0x7FF0000000000001)),
+         "every exact width; float32 -0.0 and a float64 signaling NaN made canonical"),
+        ("everything", lambda r: everything(), "every field type: map with -0.0, set, decimal 1.50, tuple, any"),
+        ("mixed", mixed, "three definitions in one set, struct dict keys, a tree and points"),
+    ]
+
+
 def main(out: Path) -> None:
     registry = register(serreg.Registry())
     out.mkdir(parents=True, exist_ok=True)
@@ -47,6 +95,14 @@ def main(out: Path) -> None:
         manifest.append({"name": name, "file": f"{name}.srg", "description": description,
                          "digest": hashlib.sha256(frame).hexdigest()})
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    canonical = []
+    for name, build, description in canonical_vectors():
+        frame = registry.serialize(build(False), canonical=True).to_bytes()
+        file = f"canonical_{name}.srg"
+        (out / file).write_bytes(frame)
+        canonical.append({"name": name, "file": file, "description": description,
+                          "digest": hashlib.sha256(frame).hexdigest()})
+    (out / "canonical.json").write_text(json.dumps(canonical, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ final class RegistrationTable {
             this(classId, hash, serializer, classes,
                     serializer instanceof InlineSerializer<?> i ? (InlineSerializer<Object>) i : null,
                     serializer instanceof MsgpackSerializer<?> m ? (MsgpackSerializer<Object>) m : null,
-                    serializer instanceof serreg.structs.InstanceSerializer);
+                    SerializerRegistry.STRUCTS.writesInstances(serializer));
         }
     }
 

@@ -360,6 +360,11 @@ public final class SerializerRegistry {
         return encoder.serialize(value);
     }
 
+    /** The canonical form of the value {@code standIn} makes, the struct table sorted (see {@link Serreg}). */
+    SerializationResult serializeCanonical(java.util.function.Supplier<Object> standIn) {
+        return encoder.serializeCanonical(standIn);
+    }
+
     /**
      * Serializes a value into a result whose frames are signed with {@code key} (docs/FORMAT.md
      * section 4.2).

@@ -20,8 +20,12 @@ public final class Serreg {
         return serializeCanonical(SerializerRegistry.getDefault(), value);
     }
 
+    /**
+     * The canonical serialization result of {@code value} on {@code registry}: structs inside
+     * have the table sorted by their definitions' bytes (docs/FORMAT.md section 10.5).
+     */
     public static SerializationResult serializeCanonical(SerializerRegistry registry, Object value) {
-        return registry.serialize(Canonical.of(value, registry));
+        return registry.serializeCanonical(() -> Canonical.of(value, registry));
     }
 
     /** SHA-256 of the canonical frame of {@code value}; buffers are hashed in place, never joined. */

@@ -1,5 +1,9 @@
 package serreg;
 
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.function.BiFunction;
+
 /**
  * The struct support of a registry (docs/FORMAT.md section 10), implemented in {@code serreg.structs}
  * and found through {@link java.util.ServiceLoader}, so that this package names none of its classes
@@ -13,6 +17,45 @@ public interface StructSupport {
      * @param classId its class ID
      */
     void register(Class<?> cls, String classId);
+
+    /**
+     * The canonical stand-in of a struct value (docs/FORMAT.md section 10.5): a data carrier with
+     * the definition of {@code value}'s class (a carrier's own, re-encoded canonically) and every
+     * field value canonical for its declared type, or null when {@code value} is not a struct.
+     * Map entries are sorted by their keys' bytes, which hold struct indices: call it inside the
+     * table the value is written with (see {@link Provider#openTable}).
+     *
+     * @param value any value
+     * @param depth the nesting depth of {@code value} (a struct counts one level)
+     * @param canonical the canonical stand-in of a value of any type at a depth (for fields of
+     *     type {@code any} and the standard types)
+     * @return the stand-in, or null
+     * @throws CanonicalFormException if a field value has no canonical form
+     */
+    Object canonicalInstance(Object value, int depth, BiFunction<Object, Integer, Object> canonical);
+
+    /** The struct table of one serialize call on this thread (docs/FORMAT.md section 10.1). */
+    interface Table extends AutoCloseable {
+        /**
+         * The in-band section with the table in front, or null when no struct was written.
+         *
+         * @param section the value's own in-band section (ClassIDHash + serializer in-band)
+         * @param value the value (a top-level carrier writes its own class ID's hash)
+         * @return the new in-band section, or null
+         */
+        byte[] wrap(ByteBuffer section, Object value);
+
+        /**
+         * The definitions written so far, in index order.
+         *
+         * @return the packed definitions (not to be changed)
+         */
+        List<byte[]> definitions();
+
+        /** Closes the table: the thread's enclosing one, if any, is current again. */
+        @Override
+        void close();
+    }
 
     /** Makes the struct support of a registry and reads struct instances (msgpack ext 1). */
     interface Provider {
@@ -31,5 +74,23 @@ public interface StructSupport {
          * @return the instance
          */
         Object readInstance(InBandReader in);
+
+        /**
+         * Opens the struct table of a serialize call on this thread (nested calls get their own).
+         *
+         * @param order null: definitions take indices in first-use order; otherwise every index is
+         *     fixed in advance (the canonical form's sorted table), and a definition not listed is
+         *     refused with a SerializationException
+         * @return the table, to close when the call ends
+         */
+        Table openTable(List<byte[]> order);
+
+        /**
+         * Whether {@code serializer} writes struct instances (ext 1 inside documents, section 10.3).
+         *
+         * @param serializer a registered serializer
+         * @return true for the struct and carrier serializers
+         */
+        boolean writesInstances(Serializer<?> serializer);
     }
 }

@@ -1,7 +1,10 @@
 package serreg;
 
 import java.nio.ByteBuffer;
-import serreg.structs.StructFrames;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
 import serreg.types.OpaqueValue;
 import serreg.wire.FrameWriter;
 
@@ -12,8 +15,8 @@ import serreg.wire.FrameWriter;
  * docs/FORMAT.md section 3), so a value's trip through serialize never goes back through the
  * registry's public face. A {@link MsgpackSerializer}'s body is written by its {@code write} on
  * the caller's writer, with no intermediate array; any other serializer's result is copied in.
- * Structs written anywhere in the value share one table, which {@link StructFrames} puts in
- * front of the section (docs/FORMAT.md section 10.1).
+ * Structs written anywhere in the value share one table, which the struct support
+ * ({@link StructSupport.Table}) puts in front of the section (docs/FORMAT.md section 10.1).
  * Package-private; it knows the registration table, not the writer's internals.
  */
 final class ValueEncoder {
@@ -29,13 +32,47 @@ final class ValueEncoder {
     /** The value's in-band section (starting with its ClassIDHash) and OOB buffers. */
     SerializationResult serialize(Object value) {
         InBandWriter out = InBandWriter.pooled(registry);
-        StructFrames.Scope scope = StructFrames.begin();
-        try {
+        try (StructSupport.Table table = SerializerRegistry.STRUCTS.openTable(null)) {
             writeSection(value, out);
-            byte[] wrapped = StructFrames.wrap(scope, out.written(), value);
+            byte[] wrapped = table.wrap(out.written(), value);
             return wrapped == null ? out.finish() : new SerializationResult(ByteBuffer.wrap(wrapped), out.outOfBand());
         } finally {
-            StructFrames.end(scope);
+            out.release();
+        }
+    }
+
+    /**
+     * The canonical form (docs/FORMAT.md sections 9 and 10.5) of the value {@code standIn} makes:
+     * its ordinary serialization, with the struct table sorted by the definitions' bytes. The
+     * stand-in is made inside the table (map keys holding structs are sorted by bytes holding
+     * their indices); when the definitions were not met in sorted order, it is made and written
+     * again with every index fixed in advance.
+     */
+    SerializationResult serializeCanonical(Supplier<Object> standIn) {
+        List<byte[]> met;
+        try (StructSupport.Table table = SerializerRegistry.STRUCTS.openTable(null)) {
+            Object value = standIn.get();
+            SerializationResult result = writeIn(table, value);
+            met = table.definitions();
+            List<byte[]> sorted = new ArrayList<>(met);
+            sorted.sort(Arrays::compareUnsigned);
+            if (sorted.equals(met)) {
+                return result;
+            }
+            met = sorted;
+        }
+        try (StructSupport.Table table = SerializerRegistry.STRUCTS.openTable(met)) {
+            return writeIn(table, standIn.get());
+        }
+    }
+
+    private SerializationResult writeIn(StructSupport.Table table, Object value) {
+        InBandWriter out = InBandWriter.pooled(registry);
+        try {
+            writeSection(value, out);
+            byte[] wrapped = table.wrap(out.written(), value);
+            return wrapped == null ? out.finish() : new SerializationResult(ByteBuffer.wrap(wrapped), out.outOfBand());
+        } finally {
             out.release();
         }
     }
@@ -43,13 +80,11 @@ final class ValueEncoder {
     /** The contiguous frame of a value, built straight from the writer's array (signed when {@code key} is not null). */
     ByteBuffer toFrame(Object value, byte[] key) {
         InBandWriter out = InBandWriter.pooled(registry);
-        StructFrames.Scope scope = StructFrames.begin();
-        try {
+        try (StructSupport.Table table = SerializerRegistry.STRUCTS.openTable(null)) {
             writeSection(value, out);
-            byte[] wrapped = StructFrames.wrap(scope, out.written(), value);
+            byte[] wrapped = table.wrap(out.written(), value);
             return FrameWriter.toFrame(wrapped == null ? out.written() : ByteBuffer.wrap(wrapped), out.outOfBand(), key);
         } finally {
-            StructFrames.end(scope);
             out.release();
         }
     }

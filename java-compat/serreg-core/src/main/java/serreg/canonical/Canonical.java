@@ -48,7 +48,9 @@ import serreg.types.UInt8;
  * canonical, decimals stripped of trailing zeros, arrays packed little-endian in C order,
  * memoryview format aliases unified. Values of other types are written by their serializer's
  * {@link Serializer#serializeCanonical} hook (the Arrow serializers of serreg-arrow have one), so
- * this class names no plug-in. The value given is never changed.
+ * this class names no plug-in; a struct's stand-in comes from the registry's struct support
+ * ({@link serreg.StructSupport#canonicalInstance}: a carrier with canonical field values). The
+ * value given is never changed.
  */
 public final class Canonical {
     /** Values whose ordinary serialization already is one form per value (section 9.3). */
@@ -131,6 +133,10 @@ public final class Canonical {
         if (value instanceof OpaqueValue o) {
             throw new CanonicalFormException("a " + o.classId() + " value (a Python pickle) has no canonical form: "
                     + "pickle bytes are not unique per value (docs/FORMAT.md, section 9.1)");
+        }
+        Object struct = registry.structs().canonicalInstance(value, depth, (v, d) -> of(v, registry, d));
+        if (struct != null) {
+            return struct;
         }
         String classId = registry.getClassId(value.getClass());
         SerializationResult canonical;

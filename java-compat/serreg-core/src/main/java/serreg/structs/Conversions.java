@@ -292,7 +292,7 @@ final class Conversions {
         throw bad(where, t, v);
     }
 
-    private static List<?> itemsOf(Object v, String where, FieldType t) {
+    static List<?> itemsOf(Object v, String where, FieldType t) {
         if (v instanceof List<?> l) {
             return l;
         }

@@ -22,13 +22,6 @@ public abstract class InstanceSerializer<T> extends MsgpackSerializer<T> {
         super(registry);
     }
 
-    /** Structs have no canonical form yet (docs/FORMAT.md 10.5 specifies it; neither language writes it). */
-    @Override
-    public serreg.SerializationResult serializeCanonical(T value) {
-        throw new serreg.CanonicalFormException("a struct (" + value.getClass().getName() + ") has no canonical form in"
-                + " this version of serreg (docs/FORMAT.md 10.5); digest a plain value built from its fields instead");
-    }
-
     @Override
     @SuppressWarnings("unchecked")
     protected T read(InBandReader in) {

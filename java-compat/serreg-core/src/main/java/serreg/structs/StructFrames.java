@@ -9,6 +9,7 @@ import java.util.Map;
 import serreg.DeserializationException;
 import serreg.InBandReader;
 import serreg.LimitExceededException;
+import serreg.StructSupport;
 import serreg.wire.ClassIdHash;
 
 /**
@@ -26,17 +27,49 @@ public final class StructFrames {
     private StructFrames() {
     }
 
-    /** The definitions met in one serialize call, in first-use order. */
-    public static final class Scope {
+    /**
+     * The definitions met in one serialize call, in first-use order, or fixed in advance (the
+     * canonical form's sorted table: a definition not listed is refused).
+     */
+    public static final class Scope implements StructSupport.Table {
         private final Scope outer;
         private final Map<StructSchema.DefinitionKey, Integer> index = new HashMap<>();
         private final List<byte[]> definitions = new ArrayList<>();
+        /** Fixed order: which listed definitions were written (null in first-use order). */
+        private final boolean[] used;
+        private int usedCount;
         /** The last definition looked up and its index (a list of structs repeats one). */
         private byte[] last;
         private int lastIndex;
 
-        private Scope(Scope outer) {
+        private Scope(Scope outer, List<byte[]> order) {
             this.outer = outer;
+            this.used = order == null ? null : new boolean[order.size()];
+            if (order != null) {
+                for (byte[] d : order) {
+                    index.put(new StructSchema.DefinitionKey(d), definitions.size());
+                    definitions.add(d);
+                }
+            }
+        }
+
+        @Override
+        public byte[] wrap(ByteBuffer section, Object value) {
+            if (used != null && usedCount != used.length) {
+                throw new serreg.SerializationException("the value changed while its canonical form was written: a"
+                        + " struct definition met on the first pass was not met on the second");
+            }
+            return StructFrames.wrap(this, section, value);
+        }
+
+        @Override
+        public List<byte[]> definitions() {
+            return java.util.Collections.unmodifiableList(definitions);
+        }
+
+        @Override
+        public void close() {
+            end(this);
         }
     }
 
@@ -58,7 +91,17 @@ public final class StructFrames {
      * @return the scope, to pass to {@link #wrap} and {@link #end}
      */
     public static Scope begin() {
-        Scope scope = new Scope(WRITING.get());
+        return begin(null);
+    }
+
+    /**
+     * Opens a struct table whose indices are fixed in advance (null: first-use order).
+     *
+     * @param order the definitions, in index order, or null
+     * @return the scope
+     */
+    public static Scope begin(List<byte[]> order) {
+        Scope scope = new Scope(WRITING.get(), order);
         WRITING.set(scope);
         return scope;
     }
@@ -84,6 +127,14 @@ public final class StructFrames {
         }
         StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(definition);
         Integer found = scope.index.get(key);
+        if (found == null && scope.used != null) {
+            throw new serreg.SerializationException("the value changed while its canonical form was written: a struct"
+                    + " definition met on the second pass was not met on the first");
+        }
+        if (found != null && scope.used != null && !scope.used[found]) {
+            scope.used[found] = true;
+            scope.usedCount++;
+        }
         if (found == null) {
             if (scope.definitions.size() >= MAX_DEFINITIONS) {
                 throw new serreg.SerializationException("a frame holds at most " + MAX_DEFINITIONS + " struct definitions");

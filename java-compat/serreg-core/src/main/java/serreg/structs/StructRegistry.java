@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import serreg.DeserializationException;
 import serreg.InBandReader;
 import serreg.RegistrationException;
@@ -24,6 +25,8 @@ public final class StructRegistry implements StructSupport {
     private final Map<Class<?>, StructSchema> byClass = new ConcurrentHashMap<>();
     private final Map<StructSchema.DefinitionKey, StructFrames.InstanceReader> carrierReaders = new ConcurrentHashMap<>();
     private static final int CACHE_MAX = 1024;
+    /** The canonical form's struct stand-ins (made on first use). */
+    private volatile CanonicalStructs canonicalStructs;
 
     /**
      * The struct registry of {@code owner} (made by the registry itself).
@@ -73,6 +76,24 @@ public final class StructRegistry implements StructSupport {
     String classIdOf(Class<?> cls) {
         StructSchema s = byClass.get(cls);
         return s == null ? null : s.classId;
+    }
+
+    @Override
+    public Object canonicalInstance(Object value, int depth, BiFunction<Object, Integer, Object> canonical) {
+        return canonical().standIn(value, depth, canonical);
+    }
+
+    private CanonicalStructs canonical() {
+        CanonicalStructs c = canonicalStructs;
+        if (c == null) {
+            c = new CanonicalStructs(this);
+            canonicalStructs = c;
+        }
+        return c;
+    }
+
+    StructSchema schemaOf(Class<?> cls) {
+        return byClass.get(cls);
     }
 
     String classIdOfValue(Object value) {

@@ -167,22 +167,61 @@ final class StructSchema {
         if (c == null) {
             FieldType[] types = new FieldType[fields.size()];
             FieldWriter[] writers = new FieldWriter[fields.size()];
-            InBandWriter out = new InBandWriter(registry.owner());
-            out.writeArrayHeader(2).writeString(classId).writeArrayHeader(fields.size());
             for (int i = 0; i < types.length; i++) {
                 JavaField f = fields.get(i);
                 types[i] = Conversions.typeOf(f.type(), where(f.name()), registry);
                 writers[i] = fieldWriter(f, types[i]);
-                out.writeArrayHeader(2).writeString(f.name());
-                types[i].write(out);
             }
-            java.nio.ByteBuffer b = out.finish().inBand();
-            byte[] definition = new byte[b.remaining()];
-            b.get(definition);
+            byte[] definition = definitionOf(registry.owner(), classId, fieldNames(), List.of(types));
             c = new Compiled(types, definition, writers);
             compiled = c;
         }
         return c;
+    }
+
+    /**
+     * The packed definition {@code [classId, [[name, type], ...]]}, every msgpack value in its
+     * shortest form (so also the canonical bytes of a definition, docs/FORMAT.md section 10.5).
+     */
+    static byte[] definitionOf(serreg.SerializerRegistry owner, String classId, List<String> names, List<FieldType> types) {
+        InBandWriter out = new InBandWriter(owner);
+        out.writeArrayHeader(2).writeString(classId).writeArrayHeader(names.size());
+        for (int i = 0; i < names.size(); i++) {
+            out.writeArrayHeader(2).writeString(names.get(i));
+            types.get(i).write(out);
+        }
+        java.nio.ByteBuffer b = out.finish().inBand();
+        byte[] definition = new byte[b.remaining()];
+        b.get(definition);
+        return definition;
+    }
+
+    /** The field names, in the definition's order. */
+    List<String> fieldNames() {
+        return fields.stream().map(JavaField::name).toList();
+    }
+
+    /** The field types (resolved now if they were not yet). */
+    List<FieldType> fieldTypes() {
+        return List.of(compile().types());
+    }
+
+    /** The packed definition of this class. */
+    byte[] definition() {
+        return compile().definition();
+    }
+
+    /** The field values of an instance, in the definition's order (primitives boxed). */
+    List<Object> valuesOf(Object value) {
+        List<Object> out = new ArrayList<>(fields.size());
+        for (JavaField f : fields) {
+            try {
+                out.add((Object) f.getter().invokeExact(value));
+            } catch (Throwable t) {
+                throw new SerializationException(where(f.name()) + ": reading the field failed: " + t, t);
+            }
+        }
+        return out;
     }
 
     private FieldWriter fieldWriter(JavaField f, FieldType type) {

@@ -1,6 +1,8 @@
 package serreg.structs;
 
+import java.util.List;
 import serreg.InBandReader;
+import serreg.Serializer;
 import serreg.SerializerRegistry;
 import serreg.StructSupport;
 
@@ -18,5 +20,15 @@ public final class StructSupportProvider implements StructSupport.Provider {
     @Override
     public Object readInstance(InBandReader in) {
         return StructFrames.readInstance(in);
+    }
+
+    @Override
+    public StructSupport.Table openTable(List<byte[]> order) {
+        return StructFrames.begin(order);
+    }
+
+    @Override
+    public boolean writesInstances(Serializer<?> serializer) {
+        return serializer instanceof InstanceSerializer;
     }
 }

@@ -1,0 +1,367 @@
+"""Canonical structs: instances with canonical field values, and the sorted table (docs/FORMAT.md, 10.5).
+
+A canonical frame holding structs lists the definitions its instances use,
+each once, **sorted by their msgpack bytes**; an instance's index is its
+definition's place in that order. The indices are inside the values (and in
+the bytes by which set members and map keys are sorted), and the order is
+known only once every definition has been met, so :meth:`CanonicalStructs.framed`
+writes the value once with indices in first-use order and, when that order is
+not the sorted one, once more with every index fixed in advance. (A value
+holding one definition, or definitions met in sorted order, is written once;
+otherwise the ``serialize_canonical`` hooks of the serializers inside run twice.)
+
+Each instance is written with the definition of the class that holds it: a
+registered class's own, or the one a data carrier was read with (re-encoded
+canonically), so a relay gives the digest of the frame's writer. Field values
+follow their declared type: floats canonical (``float32`` rounded to binary32,
+then written as canonical float 64), ``map`` entries sorted by their keys'
+bytes, ``set`` members sorted by their bytes, ``any`` values and the standard
+types by the rules of section 9.
+"""
+
+from __future__ import annotations
+
+import functools
+from contextvars import ContextVar
+from operator import attrgetter
+from typing import Any, Callable, Optional, Protocol
+
+from msgpack import ExtType, packb
+
+from ..codec.layout import STRUCT_EXT_TYPE, array_header, map_header
+from ..errors import CanonicalFormError, LimitExceededError, SerializationError
+from ..result import SerializationResult
+from ..structs.carrier import StructValue
+from ..structs.scope import MAX_DEFINITIONS
+from ..structs.types import STANDARD_ATOMS, FieldType
+from ..structs.values import write_converter
+from ..structs.widths import INTEGER_WIDTHS
+from ..wire.class_id import class_id_hash
+from .floats import canonical_float, pack_float
+from .form import entry_order
+
+__all__ = ["CanonicalStructs", "CanonicalTable", "CanonicalWriter", "canonical_definition"]
+
+# A field encoder: (form, value, out, oob, depth) -> None, appending the field's canonical msgpack.
+_Encoder = Callable[["CanonicalWriter", Any, bytearray, list[Any], int], None]
+_FLOATS = ("float32", "float64")
+# Field types whose canonical value is one msgpack scalar that packb writes in canonical form.
+_SCALARS = frozenset((*INTEGER_WIDTHS, *_FLOATS, "bool", "str", "bytes", "enum"))
+_CACHE_MAX = 1024
+
+
+class _Writer:
+    """How the instances of one definition are written: ``encoders`` per field; ``plain``, when
+    every field is a scalar, a converter per field for one packb; ``get`` reads a registered
+    class's field values (an attrgetter; None for a carrier or a class without fields)."""
+
+    __slots__ = ("encoders", "plain", "get")
+
+    def __init__(self, encoders: list[_Encoder], plain: Optional[list[Callable[[Any], Any]]], get: Any) -> None:
+        self.encoders = encoders
+        self.plain = plain
+        self.get = get
+
+
+class CanonicalWriter(Protocol):
+    """What struct fields need of the canonical form (``serreg.canonical.form.CanonicalForm``)."""
+
+    def write_value(self, value: Any, out: bytearray, oob: list[Any], depth: int) -> None: ...
+
+    def write_nested(self, value: Any, out: bytearray, oob: list[Any], depth: int) -> None: ...
+
+    def deeper(self, depth: int, value: Any) -> int: ...
+
+
+class CanonicalTable:
+    """The definitions of one canonical frame: met in first-use order, or ``order`` fixed in advance."""
+
+    __slots__ = ("fixed", "index", "definitions", "used")
+
+    def __init__(self, order: Optional[list[bytes]] = None) -> None:
+        self.fixed = order is not None
+        self.definitions: list[bytes] = list(order or ())
+        self.index: dict[bytes, int] = {d: i for i, d in enumerate(self.definitions)}
+        self.used: set[int] = set()
+
+    def index_of(self, definition: bytes) -> int:
+        index = self.index.get(definition)
+        if index is None:
+            if self.fixed:
+                raise SerializationError(
+                    "the value changed while its canonical form was written: a struct definition met on the second "
+                    "pass was not met on the first (do not change a value while serreg writes it)"
+                )
+            index = len(self.definitions)
+            if index >= MAX_DEFINITIONS:
+                raise LimitExceededError(f"a frame holds at most {MAX_DEFINITIONS} struct definitions")
+            self.index[definition] = index
+            self.definitions.append(definition)
+        elif self.fixed:
+            self.used.add(index)
+        return index
+
+
+_TABLE: ContextVar[Optional[CanonicalTable]] = ContextVar("serreg_canonical_structs", default=None)
+
+
+def canonical_definition(class_id: str, names: Any, types: Any) -> bytes:
+    """The canonical msgpack of a definition ``[class_id, [[name, type], ...]]`` (shortest forms, 9.2)."""
+    packed: bytes = packb([class_id, [[name, t.packable()] for name, t in zip(names, types)]], use_bin_type=True)
+    return packed
+
+
+class CanonicalStructs:
+    """Canonical struct instances for one registry.
+
+    ``class_id_of(cls)`` names the struct class ID registered for ``cls`` (None if
+    none); ``schema_of(class_id)`` gives its ``StructSchema``; ``structs_hash`` is
+    ClassIDHash("serreg.structs").
+    """
+
+    def __init__(self, class_id_of: Callable[[type], Optional[str]], schema_of: Callable[[str], Any],
+                 structs_hash: bytes) -> None:
+        self._class_id_of = class_id_of
+        self._schema_of = schema_of
+        self._structs_hash = structs_hash
+        self._writers: dict[Any, _Writer] = {}  # (definition bytes, is a carrier) -> how its instances are written
+        self._carrier_definitions: dict[bytes, bytes] = {}  # a carrier's definition as read -> canonical bytes
+
+    # ------------------------------------------------------------------ the frame
+
+    def framed(self, write: Callable[[], tuple[bytes, SerializationResult]]) -> tuple[bytes, SerializationResult]:
+        """(ClassIDHash, result) of ``write()``, with the sorted table in front if it wrote any struct."""
+        table = CanonicalTable()
+        class_hash, result = self._run(write, table)
+        if not table.definitions:
+            return class_hash, result
+        order = sorted(table.definitions)
+        if order != table.definitions:
+            table = CanonicalTable(order)
+            class_hash, result = self._run(write, table)
+            if len(table.used) != len(order):
+                raise SerializationError(
+                    "the value changed while its canonical form was written: a struct definition met on the first "
+                    "pass was not met on the second (do not change a value while serreg writes it)"
+                )
+        section = b"".join((array_header(len(order)), *order, class_hash, bytes(result.in_band_buffer or b"")))
+        return self._structs_hash, SerializationResult(section, result.out_of_band_buffers)
+
+    @staticmethod
+    def _run(write: Callable[[], tuple[bytes, SerializationResult]], table: CanonicalTable) -> tuple[bytes, SerializationResult]:
+        token = _TABLE.set(table)
+        try:
+            return write()
+        finally:
+            _TABLE.reset(token)
+
+    def class_hash(self, value: Any) -> bytes:
+        """ClassIDHash of a struct value's class ID (a carrier's own, not ``serreg.struct``)."""
+        return _hash(value.class_id if type(value) is StructValue else self._schema(value)[0])
+
+    # ------------------------------------------------------------------ instances
+
+    def instance(self, form: CanonicalWriter, value: Any, depth: int) -> SerializationResult:
+        """The instance array ``[index, v...]`` of ``value`` (a top-level struct's in-band, 10.1)."""
+        out = bytearray()
+        oob: list[Any] = []
+        self._write_array(form, value, out, oob, depth)
+        return SerializationResult(bytes(out), oob)
+
+    def write_ext(self, form: CanonicalWriter, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+        """Append the ext 1 of ``value`` to ``out``."""
+        payload = bytearray()
+        self._write_array(form, value, payload, oob, depth)
+        out += packb(ExtType(STRUCT_EXT_TYPE, bytes(payload)))
+
+    def _write_array(self, form: CanonicalWriter, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+        depth = form.deeper(depth, value)
+        table = _TABLE.get()
+        if table is None:
+            raise SerializationError("a canonical struct is written only by serreg.serialize(..., canonical=True)")
+        if type(value) is StructValue:
+            definition = self._carrier_definition(value)
+            writer = self._writers.get((definition, True))
+            if writer is None:
+                writer = self._writer((definition, True), value.class_id, value.field_names, value.types, None)
+            values = value.values
+        else:
+            class_id, schema = self._schema(value)
+            try:
+                types, definition, _ = schema.compile()
+            except LookupError as error:  # a field names a struct class not registered yet
+                raise SerializationError(f"struct {class_id!r}: {error}", value=value) from None
+            writer = self._writers.get((definition, False))
+            if writer is None:
+                names = [f.name for f in schema.shape.fields]
+                writer = self._writer((definition, False), class_id, names, types, attrgetter(*names) if names else None)
+            get = writer.get
+            values = () if get is None else get(value) if len(writer.encoders) > 1 else (get(value),)
+        index = table.index_of(definition)
+        plain = writer.plain
+        if plain is not None:  # every field a scalar: one packb of [index, v...]
+            out += packb([index, *[convert(item) for convert, item in zip(plain, values)]], use_bin_type=True)
+            return
+        out += array_header(len(writer.encoders) + 1)
+        out += packb(index)
+        for encode, item in zip(writer.encoders, values):
+            encode(form, item, out, oob, depth)
+
+    def _writer(self, key: Any, class_id: str, names: Any, types: Any, get: Any) -> _Writer:
+        # A carrier and a registered class may share a definition but hold other Python values (an
+        # enum's name, its member): each has its own writer, under (definition, is a carrier).
+        wheres = [f"{class_id}.{n}" for n in names]
+        encoders = [_encoder(t, where, self) for t, where in zip(types, wheres)]
+        plain = None
+        if all(t.kind in _SCALARS for t in types):
+            plain = [_scalar(t, where) for t, where in zip(types, wheres)]
+        writer = _Writer(encoders, plain, get)
+        cache = {} if len(self._writers) >= _CACHE_MAX else dict(self._writers)
+        cache[key] = writer
+        self._writers = cache
+        return writer
+
+    def _carrier_definition(self, value: StructValue) -> bytes:
+        definition = self._carrier_definitions.get(value.definition)
+        if definition is None:
+            definition = canonical_definition(value.class_id, value.field_names, value.types)
+            cache = {} if len(self._carrier_definitions) >= _CACHE_MAX else dict(self._carrier_definitions)
+            cache[value.definition] = definition
+            self._carrier_definitions = cache
+        return definition
+
+    def _schema(self, value: Any) -> tuple[str, Any]:
+        class_id = self._class_id_of(type(value))
+        schema = None if class_id is None else self._schema_of(class_id)
+        if class_id is None or schema is None:
+            raise CanonicalFormError(f"a {type(value).__qualname__} is not a registered struct", value=value)
+        return class_id, schema
+
+    def struct_id(self, value: Any) -> Optional[str]:
+        if type(value) is StructValue:
+            return value.class_id
+        return self._class_id_of(type(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _hash(class_id: str) -> bytes:
+    return class_id_hash(class_id)
+
+
+# ---------------------------------------------------------------------------------- field types
+
+
+def _encoder(ftype: FieldType, where: str, structs: CanonicalStructs) -> _Encoder:
+    """The canonical encoder of values of ``ftype`` (``where`` names the field in errors)."""
+    kind = ftype.kind
+
+    def bad(value: Any) -> CanonicalFormError:
+        return CanonicalFormError(f"{where}: {value!r} does not fit the field's type {ftype!r}", value=value)
+
+    if kind == "any":
+        return lambda form, value, out, oob, depth: form.write_value(value, out, oob, depth)
+    if kind == "struct":
+        class_id = ftype.args[0]
+
+        def write_struct(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+            if structs.struct_id(value) != class_id:
+                raise bad(value)
+            structs.write_ext(form, value, out, oob, depth)
+        return write_struct
+    if kind == "optional":
+        inner = _encoder(ftype.args[0], where, structs)
+
+        def write_optional(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+            if value is None:
+                out += b"\xc0"
+            else:
+                inner(form, value, out, oob, depth)
+        return write_optional
+    if kind in ("list", "tuple"):
+        items = [_encoder(a, where, structs) for a in ftype.args]
+        count = len(items) if kind == "tuple" else None
+
+        def write_items(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+            if (type(value) is not list and type(value) is not tuple) or (count is not None and len(value) != count):
+                raise bad(value)
+            depth = form.deeper(depth, value)
+            out += array_header(len(value))
+            if count is None:
+                for item in value:
+                    items[0](form, item, out, oob, depth)
+            else:
+                for encode, item in zip(items, value):
+                    encode(form, item, out, oob, depth)
+        return write_items
+    if kind == "set":
+        member = _encoder(ftype.args[0], where, structs)
+
+        def write_set(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+            if not isinstance(value, (set, frozenset)):
+                raise bad(value)
+            depth = form.deeper(depth, value)
+            encoded = sorted((_encode_one(member, form, item, depth) for item in value), key=entry_order)
+            out += array_header(len(encoded))
+            for packed, buffers in encoded:
+                out += packed
+                oob.extend(buffers)
+        return write_set
+    if kind == "map":
+        key_of, value_of = (_encoder(a, where, structs) for a in ftype.args)
+
+        def write_map(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+            if type(value) is not dict:
+                raise bad(value)
+            depth = form.deeper(depth, value)
+            entries = [(*_encode_one(key_of, form, k, depth), v) for k, v in value.items()]
+            entries.sort(key=entry_order)
+            out += map_header(len(entries))
+            previous = None
+            for packed, buffers, item in entries:
+                this = entry_order((packed, buffers))
+                if this == previous:
+                    raise CanonicalFormError(
+                        f"{where}: two keys of the map have the same canonical form (two NaN keys, say); a msgpack "
+                        "map cannot hold both, so merge them"
+                    )
+                previous = this
+                out += packed
+                oob.extend(buffers)
+                value_of(form, item, out, oob, depth)
+        return write_map
+    convert = _checked(ftype, where)
+    if kind in _FLOATS:
+        return lambda form, value, out, oob, depth: out.extend(pack_float(convert(value)))
+    if kind in STANDARD_ATOMS:
+        return lambda form, value, out, oob, depth: form.write_nested(convert(value), out, oob, depth)
+    return lambda form, value, out, oob, depth: out.extend(packb(convert(value), use_bin_type=True))
+
+
+def _checked(ftype: FieldType, where: str) -> Callable[[Any], Any]:
+    """``convert(value)``: a plain value checked against ``ftype`` and made what msgpack packs."""
+    check = write_converter(ftype, where, None)  # no state and no context needed for plain types
+
+    def convert(value: Any) -> Any:
+        # A value outside its field's type (a carrier read from a frame that broke 10.2, say) has no canonical form.
+        try:
+            return check(value, None)
+        except SerializationError as error:
+            raise CanonicalFormError(str(error), value=value) from None
+    return convert
+
+
+def _scalar(ftype: FieldType, where: str) -> Callable[[Any], Any]:
+    """The canonical value of a scalar field, as packb writes it canonically (floats made canonical)."""
+    convert = _checked(ftype, where)
+    if ftype.kind in _FLOATS:
+        return lambda value: canonical_float(convert(value))
+    return convert
+
+
+def _encode_one(encode: _Encoder, form: Any, value: Any, depth: int) -> tuple[bytes, list[Any]]:
+    out = bytearray()
+    oob: list[Any] = []
+    encode(form, value, out, oob, depth)
+    return bytes(out), oob
+
+
