@@ -438,3 +438,16 @@ def test_structs_in_set_fields_take_their_table_indices_as_the_python_writer_giv
         frames = [r.serialize(value).to_bytes() for r in registries]
         assert frames[0] == frames[1]
         assert registries[0].deserialize(frames[0]) == value
+
+
+def test_a_definition_read_before_its_class_is_registered_reads_as_the_class_after():
+    @dataclasses.dataclass
+    class Late:
+        n: int
+
+    frame = table_frame([["t.Late", [["n", "int64"]]]], listed(ext1([0, 5])))
+    registry = serreg.Registry()
+    first = registry.deserialize(frame)
+    assert isinstance(first[0], serreg.StructValue) and first[0]["n"] == 5
+    registry.register_struct(Late, "t.Late")
+    assert registry.deserialize(frame) == [Late(5)]
