@@ -34,6 +34,7 @@ typedef struct {
     DFrame *stack;
     Py_ssize_t sp, cap;
     PyObject *struct_plans, *struct_readers, *struct_leaves; /* the struct table in scope, read at the first ext 1 */
+    int plain_top; /* unpack_top: a value that calls a serializer is not plain (-1, no error set) */
 } Dec;
 
 static long long as_long_long(PyObject *v, long long fallback) {
@@ -288,6 +289,7 @@ static int hash_kind(Dec *d, const unsigned char *hash) {
 
 /* A nested value this code does not read in place: decode_nested(ClassIDHash, in-band, oob, None). */
 static int dec_before_call(Dec *d) {
+    if (d->plain_top) return -1;
     if (d->state != NULL && d->state != Py_None && dec_write_depth(d, d->depth) < 0) return -1;
     if (!d->called) {
         d->called = 1;
@@ -473,7 +475,8 @@ static int dec_run(Dec *d) {
         if (0) {
         raw:
             NEED(n);
-            v = is_str ? PyUnicode_DecodeUTF8((const char *)d->p + d->pos, n, NULL)
+            v = is_str ? decode_str(d->p + d->pos, n, d->sp > 0 && d->stack[d->sp - 1].kind == D_MAP &&
+                                                          !((d->nvals - d->stack[d->sp - 1].vstart) & 1))
                        : PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
             d->pos += n;
         }

@@ -29,6 +29,7 @@ typedef struct {
     PyTypeObject *plan_type;       /* the struct class met last and its plan (held by ext_writers) */
     StructPlan *plan, *index_plan; /* index_plan: the plan whose definition index was looked up last */
     long long index;
+    int plain_top; /* serialize_top: a value that calls a serializer is not plain (-2) */
 } Enc;
 
 static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_level);
@@ -66,6 +67,7 @@ static int enc_pop(Enc *e) {
 
 /* A value no code here writes: its serializer's result, through encode_nested, as ext 0. */
 static int enc_nested(Enc *e, PyObject *obj) {
+    if (e->plain_top) return -2;
     if (Py_TYPE(obj) == e->plan_type) return enc_struct(e, obj, e->plan);
     if (e->t.ext_writers != NULL) {
         PyObject *writer = PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(obj));

@@ -228,6 +228,7 @@ static PyObject *dec_flat_items(const unsigned char *p, Py_ssize_t at, Py_ssize_
 /* An ext 1 at d->pos (its payload, n bytes): 0 built (*out), 1 decode its array in a frame,
  * 2 the pure codec reads it, -1 a Python error. */
 static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, PyObject **out) {
+    if (d->plain_top) return -1; /* unpack_top: a struct is not plain (no error set: the full path reads it) */
     if (dec_load_state(d) < 0) { PyErr_Clear(); return 2; }
     int r = dec_struct_scope(d);
     if (r) return r;
