@@ -46,6 +46,18 @@ public interface StructSupport {
         byte[] wrap(ByteBuffer section, Object value);
 
         /**
+         * The contiguous frame of the value, the table in front of its section (written once,
+         * straight into the frame's array), or null when no struct was written.
+         *
+         * @param section the value's own in-band section (ClassIDHash + serializer in-band)
+         * @param outOfBand its OOB buffers
+         * @param value the value (a top-level carrier writes its own class ID's hash)
+         * @param key the signing key, or null
+         * @return the frame, or null
+         */
+        ByteBuffer toFrame(ByteBuffer section, List<ByteBuffer> outOfBand, Object value, byte[] key);
+
+        /**
          * The definitions written so far, in index order.
          *
          * @return the packed definitions (not to be changed)

@@ -82,8 +82,8 @@ final class ValueEncoder {
         InBandWriter out = InBandWriter.pooled(registry);
         try (StructSupport.Table table = SerializerRegistry.STRUCTS.openTable(null)) {
             writeSection(value, out);
-            byte[] wrapped = table.wrap(out.written(), value);
-            return FrameWriter.toFrame(wrapped == null ? out.written() : ByteBuffer.wrap(wrapped), out.outOfBand(), key);
+            ByteBuffer withTable = table.toFrame(out.written(), out.outOfBand(), value, key);
+            return withTable != null ? withTable : FrameWriter.toFrame(out.written(), out.outOfBand(), key);
         } finally {
             out.release();
         }

@@ -1,9 +1,10 @@
 package serreg.structs;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import serreg.DeserializationException;
@@ -11,6 +12,7 @@ import serreg.InBandReader;
 import serreg.LimitExceededException;
 import serreg.StructSupport;
 import serreg.wire.ClassIdHash;
+import serreg.wire.FrameWriter;
 
 /**
  * The struct table of the frame being written or read (docs/FORMAT.md section 10.1), held per
@@ -33,12 +35,14 @@ public final class StructFrames {
      */
     public static final class Scope implements StructSupport.Table {
         private final Scope outer;
-        private final Map<StructSchema.DefinitionKey, Integer> index = new HashMap<>();
-        private final List<byte[]> definitions = new ArrayList<>();
+        /** Definition to index, by content (a carrier's definition is its own array) and by identity. */
+        private Map<StructSchema.DefinitionKey, Integer> index;
+        private IdentityHashMap<byte[], Integer> seen;
+        private List<byte[]> definitions;
         /** Fixed order: which listed definitions were written (null in first-use order). */
         private final boolean[] used;
         private int usedCount;
-        /** The last definition looked up and its index (a list of structs repeats one). */
+        /** The last definition looked up and its index (a list repeats one). */
         private byte[] last;
         private int lastIndex;
 
@@ -46,30 +50,46 @@ public final class StructFrames {
             this.outer = outer;
             this.used = order == null ? null : new boolean[order.size()];
             if (order != null) {
-                for (byte[] d : order) {
-                    index.put(new StructSchema.DefinitionKey(d), definitions.size());
-                    definitions.add(d);
+                definitions = new ArrayList<>(order);
+                index = new HashMap<>();
+                seen = new IdentityHashMap<>(); // filled as definitions are met (each marked used then)
+                for (int i = 0; i < order.size(); i++) {
+                    index.put(new StructSchema.DefinitionKey(order.get(i)), i);
                 }
+            }
+        }
+
+        private void checkComplete() {
+            if (used != null && usedCount != used.length) {
+                throw new serreg.SerializationException("the value changed while its canonical form was written: a"
+                        + " struct definition met on the first pass was not met on the second");
             }
         }
 
         @Override
         public byte[] wrap(ByteBuffer section, Object value) {
-            if (used != null && usedCount != used.length) {
-                throw new serreg.SerializationException("the value changed while its canonical form was written: a"
-                        + " struct definition met on the first pass was not met on the second");
-            }
+            checkComplete();
             return StructFrames.wrap(this, section, value);
         }
 
         @Override
+        public ByteBuffer toFrame(ByteBuffer section, List<ByteBuffer> outOfBand, Object value, byte[] key) {
+            checkComplete();
+            return StructFrames.toFrame(this, section, outOfBand, value, key);
+        }
+
+        @Override
         public List<byte[]> definitions() {
-            return java.util.Collections.unmodifiableList(definitions);
+            return definitions == null ? List.of() : java.util.Collections.unmodifiableList(definitions);
         }
 
         @Override
         public void close() {
             end(this);
+        }
+
+        private boolean isEmpty() {
+            return definitions == null || definitions.isEmpty();
         }
     }
 
@@ -78,12 +98,9 @@ public final class StructFrames {
         Object read(InBandReader in);
     }
 
-    /** One definition of a table being read. */
-    record Entry(String classId, int fieldCount, InstanceReader reader) {
+    /** One definition of a table being read ({@code hash}: its class ID's ClassIDHash, u64 little-endian). */
+    record Entry(String classId, long hash, int fieldCount, InstanceReader reader) {
     }
-
-    private static final ThreadLocal<Scope> WRITING = new ThreadLocal<>();
-    private static final ThreadLocal<ArrayDeque<List<Entry>>> READING = ThreadLocal.withInitial(ArrayDeque::new);
 
     /**
      * Opens the struct table of a serialize call on this thread (nested calls get their own).
@@ -101,8 +118,9 @@ public final class StructFrames {
      * @return the scope
      */
     public static Scope begin(List<byte[]> order) {
-        Scope scope = new Scope(WRITING.get(), order);
-        WRITING.set(scope);
+        ThreadTables tables = ThreadTables.current();
+        Scope scope = new Scope(tables.writing, order);
+        tables.writing = scope;
         return scope;
     }
 
@@ -112,12 +130,12 @@ public final class StructFrames {
      * @param scope the scope
      */
     public static void end(Scope scope) {
-        WRITING.set(scope.outer);
+        ThreadTables.current().writing = scope.outer;
     }
 
     /** The index of a definition in the running serialize call's table (added on first use). */
     static int indexOf(byte[] definition) {
-        Scope scope = WRITING.get();
+        Scope scope = ThreadTables.current().writing;
         if (scope == null) {
             throw new serreg.SerializationException("a struct is written only by SerializerRegistry.serialize (it needs"
                     + " the frame's struct table)");
@@ -125,8 +143,32 @@ public final class StructFrames {
         if (definition == scope.last) {
             return scope.lastIndex;
         }
+        int found = indexIn(scope, definition);
+        scope.last = definition;
+        scope.lastIndex = found;
+        return found;
+    }
+
+    private static int indexIn(Scope scope, byte[] definition) {
+        if (scope.definitions == null) {
+            scope.definitions = new ArrayList<>(4); // the first definition: no map needed yet
+            scope.definitions.add(definition);
+            return 0;
+        }
+        if (scope.index == null) { // a second definition in first-use order: maps from now on
+            scope.index = new HashMap<>();
+            scope.seen = new IdentityHashMap<>();
+            for (int i = 0; i < scope.definitions.size(); i++) {
+                scope.index.put(new StructSchema.DefinitionKey(scope.definitions.get(i)), i);
+                scope.seen.put(scope.definitions.get(i), i);
+            }
+        }
+        Integer found = scope.seen.get(definition);
+        if (found != null) {
+            return found;
+        }
         StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(definition);
-        Integer found = scope.index.get(key);
+        found = scope.index.get(key);
         if (found == null && scope.used != null) {
             throw new serreg.SerializationException("the value changed while its canonical form was written: a struct"
                     + " definition met on the second pass was not met on the first");
@@ -143,8 +185,9 @@ public final class StructFrames {
             scope.index.put(key, found);
             scope.definitions.add(definition);
         }
-        scope.last = definition;
-        scope.lastIndex = found;
+        if (scope.seen.size() < MAX_DEFINITIONS) {
+            scope.seen.put(definition, found);
+        }
         return found;
     }
 
@@ -158,13 +201,42 @@ public final class StructFrames {
      * @return the new in-band section, or null
      */
     public static byte[] wrap(Scope scope, ByteBuffer section, Object value) {
-        if (scope.definitions.isEmpty()) {
+        byte[] head = head(scope, value);
+        if (head == null) {
+            return null;
+        }
+        ByteBuffer rest = rest(section, value);
+        byte[] out = Arrays.copyOf(head, head.length + rest.remaining());
+        rest.get(out, head.length, rest.remaining());
+        return out;
+    }
+
+    /**
+     * The contiguous frame of a value whose section holds structs, the table in front of its
+     * section (written once into the frame's array), or null when no struct was written.
+     *
+     * @param scope the serialize call's scope
+     * @param section the value's own in-band section (ClassIDHash + serializer in-band)
+     * @param outOfBand its OOB buffers
+     * @param value the value (a top-level carrier writes its own class ID's hash)
+     * @param key the signing key, or null
+     * @return the frame, or null
+     */
+    public static ByteBuffer toFrame(Scope scope, ByteBuffer section, List<ByteBuffer> outOfBand, Object value, byte[] key) {
+        byte[] head = head(scope, value);
+        return head == null ? null : FrameWriter.toFrame(head, rest(section, value), outOfBand, key);
+    }
+
+    /** The table's ClassIDHash and the table, then a top-level carrier's own ClassIDHash; null without structs. */
+    private static byte[] head(Scope scope, Object value) {
+        if (scope.isEmpty()) {
             return null;
         }
         int count = scope.definitions.size();
         ByteBuffer h = count < 16 ? ByteBuffer.wrap(new byte[] {(byte) (0x90 | count)})
                 : ByteBuffer.allocate(3).put((byte) 0xdc).putShort((short) count).flip();
-        int size = 8 + h.remaining() + section.remaining();
+        boolean carrier = value instanceof StructValue;
+        int size = 8 + h.remaining() + (carrier ? 8 : 0);
         for (byte[] d : scope.definitions) {
             size += d.length;
         }
@@ -174,21 +246,27 @@ public final class StructFrames {
         for (byte[] d : scope.definitions) {
             out.put(d);
         }
-        int sectionAt = out.position();
-        out.put(section.duplicate());
-        if (value instanceof StructValue carrier) {
-            out.position(sectionAt);
-            ClassIdHash.of(carrier.classId()).writeTo(out);
+        if (value instanceof StructValue c) {
+            ClassIdHash.of(c.classId()).writeTo(out);
         }
         return out.array();
     }
 
+    /** The section after what {@link #head} holds of it: all of it, or a carrier's without its ClassIDHash. */
+    private static ByteBuffer rest(ByteBuffer section, Object value) {
+        ByteBuffer rest = section.duplicate();
+        if (value instanceof StructValue) {
+            rest.position(rest.position() + ClassIdHash.SIZE);
+        }
+        return rest;
+    }
+
     static void push(List<Entry> table) {
-        READING.get().push(table);
+        ThreadTables.current().push(table.toArray(new Entry[0]));
     }
 
     static void pop() {
-        READING.get().pop();
+        ThreadTables.current().pop();
     }
 
     /**
@@ -198,7 +276,7 @@ public final class StructFrames {
      * @return the instance: of the registered class, or a {@link StructValue}
      */
     public static Object readInstance(InBandReader in) {
-        List<Entry> table = READING.get().peek();
+        Entry[] table = ThreadTables.current().reading;
         long at = in.offset();
         if (table == null) {
             throw new DeserializationException("a struct instance (msgpack ext 1) outside any struct table"
@@ -209,11 +287,11 @@ public final class StructFrames {
             throw new DeserializationException("a struct instance must be an array [definition index, field values...]", at);
         }
         long index = in.readLong();
-        if (index < 0 || index >= table.size()) {
+        if (index < 0 || index >= table.length) {
             throw new DeserializationException("struct instance names definition " + index + ", but the table holds "
-                    + table.size(), at);
+                    + table.length, at);
         }
-        Entry entry = table.get((int) index);
+        Entry entry = table[(int) index];
         if (n != entry.fieldCount() + 1) {
             throw new DeserializationException("struct '" + entry.classId() + "': an instance array holds " + (n - 1)
                     + " field value(s), its definition declares " + entry.fieldCount(), at);

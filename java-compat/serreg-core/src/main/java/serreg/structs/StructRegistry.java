@@ -13,6 +13,7 @@ import serreg.RegistrationException;
 import serreg.SerializationException;
 import serreg.SerializerRegistry;
 import serreg.StructSupport;
+import serreg.wire.ClassIdHash;
 
 /**
  * The struct classes of one {@link SerializerRegistry}, by class ID and by class, and the reading
@@ -24,6 +25,8 @@ public final class StructRegistry implements StructSupport {
     private final Map<String, StructSchema> byId = new ConcurrentHashMap<>();
     private final Map<Class<?>, StructSchema> byClass = new ConcurrentHashMap<>();
     private final Map<StructSchema.DefinitionKey, StructFrames.InstanceReader> carrierReaders = new ConcurrentHashMap<>();
+    /** Definitions already met in frames, by their bytes (parsed and checked once). */
+    private final Map<StructSchema.DefinitionKey, Parsed> parsed = new ConcurrentHashMap<>();
     private static final int CACHE_MAX = 1024;
     /** The canonical form's struct stand-ins (made on first use). */
     private volatile CanonicalStructs canonicalStructs;
@@ -132,7 +135,26 @@ public final class StructRegistry implements StructSupport {
         return table;
     }
 
+    /** A definition read from a frame, checked: class ID, its hash, field names and types. */
+    private record Parsed(String classId, long hash, List<String> names, List<FieldType> types) {
+    }
+
     private StructFrames.Entry entry(int index, Object definition, byte[] raw, long at) {
+        StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(raw);
+        Parsed p = parsed.get(key);
+        if (p == null) {
+            p = parse(index, definition, at);
+            if (parsed.size() < CACHE_MAX) {
+                parsed.put(key, p);
+            }
+        }
+        StructSchema schema = byId.get(p.classId());
+        StructFrames.InstanceReader reader = schema != null ? schema.reader(key, p.names(), p.types())
+                : carrierReader(p.classId(), key, p.names(), p.types());
+        return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), reader);
+    }
+
+    private static Parsed parse(int index, Object definition, long at) {
         String where = "struct definition " + index;
         if (!(definition instanceof List<?> d) || d.size() != 2 || !(d.get(0) instanceof String classId)
                 || classId.isEmpty()) {
@@ -155,14 +177,12 @@ public final class StructRegistry implements StructSupport {
         if (new HashSet<>(names).size() != names.size()) {
             throw new DeserializationException(where + ": field names repeat", at);
         }
-        StructSchema schema = byId.get(classId);
-        StructFrames.InstanceReader reader = schema != null ? schema.reader(raw, names, types)
-                : carrierReader(classId, raw, names, types);
-        return new StructFrames.Entry(classId, names.size(), reader);
+        return new Parsed(classId, ClassIdHash.of(classId).toLong(), List.copyOf(names), List.copyOf(types));
     }
 
-    private StructFrames.InstanceReader carrierReader(String classId, byte[] raw, List<String> names, List<FieldType> types) {
-        StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(raw);
+    private StructFrames.InstanceReader carrierReader(String classId, StructSchema.DefinitionKey key, List<String> names,
+            List<FieldType> types) {
+        byte[] raw = key.bytes();
         StructFrames.InstanceReader cached = carrierReaders.get(key);
         if (cached != null) {
             return cached;

@@ -23,28 +23,21 @@ import serreg.SerializationException;
 /**
  * One registered struct class: its fields (record components, or the non-static non-transient
  * fields of a class with a no-argument constructor), their accessors as method handles looked
- * up once at registration, its definition, and a reader per writer definition (fields matched
- * by name, docs/FORMAT.md section 10.4).
+ * up once at registration, its definition and the one handle its instances are written with,
+ * and per writer definition the one handle its instances are read with (fields matched by name,
+ * docs/FORMAT.md section 10.4), both composed by {@link Handles}.
  */
 final class StructSchema {
     /**
-     * One field: name, Java type, getter (Object to Object), the same getter returning the
-     * primitive unboxed (Object to long, double, boolean; null for reference types) and, for
-     * plain classes, the setter.
+     * One field: name, Java type and its erasure, the accessor {@code (Object) T} (the field's own
+     * type, primitives unboxed), the getter {@code (Object) Object} (boxed) and, for plain
+     * classes, the setter {@code (Object, T) void}.
      */
-    private record JavaField(String name, Type type, MethodHandle getter, MethodHandle primitive, MethodHandle setter) {
-    }
-
-    /** Writes one field of an instance (primitives without boxing). */
-    private interface FieldWriter {
-        void write(Object obj, InBandWriter out) throws Throwable;
-    }
-
-    /**
-     * What a writer definition's instance array becomes: per reader field, the array slot it comes
-     * from; {@code identity} when the writer's fields are the reader's, in order.
-     */
-    private record Plan(int count, int[] slots, Conversions.Reader[] readers, boolean identity) {
+    private record JavaField(String name, Type type, Class<?> raw, MethodHandle accessor, MethodHandle setter) {
+        /** The accessor as {@code (Object) Object}, for code that reads fields one value at a time. */
+        MethodHandle getter() {
+            return accessor.asType(MethodType.methodType(Object.class, Object.class));
+        }
     }
 
     final Class<?> cls;
@@ -52,13 +45,16 @@ final class StructSchema {
     private final StructRegistry registry;
     private final List<JavaField> fields;
     private final boolean record;
-    /** Records: the canonical constructor, spread over an Object[]; plain classes: the no-arg constructor. */
+    /** Records: the canonical constructor; plain classes: the no-arg constructor (both returning the class). */
     private final MethodHandle constructor;
-    /** Set at first use (nested struct types are resolved then): types, definition, writers. */
+    /** Set at first use (nested struct types are resolved then): types, definition, writer. */
     private volatile Compiled compiled;
-    private final Map<DefinitionKey, Plan> plans = new ConcurrentHashMap<>();
+    /** Per writer definition met, how it is read (at most {@link #PLANS_MAX}; beyond, a plan per table). */
+    private final Map<DefinitionKey, ReadPlan> plans = new ConcurrentHashMap<>();
+    private static final int PLANS_MAX = 1024;
 
-    private record Compiled(FieldType[] types, byte[] definition, FieldWriter[] writers) {
+    /** Types, definition bytes and the instance writer. */
+    private record Compiled(FieldType[] types, byte[] definition, CompiledCalls.InstanceWriter writer) {
     }
 
     /** A definition's bytes as a map key. */
@@ -90,17 +86,16 @@ final class StructSchema {
                     types[i] = c.getType();
                     c.getAccessor().setAccessible(true);
                     MethodHandle getter = lookup.unreflect(c.getAccessor());
-                    found.add(new JavaField(c.getName(), c.getGenericType(), objectGetter(getter), primitiveGetter(getter), null));
+                    found.add(new JavaField(c.getName(), c.getGenericType(), c.getType(), asObjectGetter(getter), null));
                 }
                 Constructor<?> canonical = cls.getDeclaredConstructor(types);
                 canonical.setAccessible(true);
-                constructor = lookup.unreflectConstructor(canonical).asSpreader(Object[].class, types.length)
-                        .asType(MethodType.methodType(Object.class, Object[].class));
+                constructor = lookup.unreflectConstructor(canonical);
             } else {
                 record = false;
                 Constructor<?> none = cls.getDeclaredConstructor();
                 none.setAccessible(true);
-                constructor = lookup.unreflectConstructor(none).asType(MethodType.methodType(Object.class));
+                constructor = lookup.unreflectConstructor(none);
                 for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
                     List<JavaField> level = new ArrayList<>();
                     for (Field f : c.getDeclaredFields()) {
@@ -113,9 +108,10 @@ final class StructSchema {
                                     + " class is a record, or has non-final fields and a no-argument constructor");
                         }
                         f.setAccessible(true);
-                        MethodHandle getter = lookup.unreflectGetter(f);
-                        level.add(new JavaField(f.getName(), f.getGenericType(), objectGetter(getter), primitiveGetter(getter),
-                                lookup.unreflectSetter(f).asType(MethodType.methodType(void.class, Object.class, Object.class))));
+                        MethodHandle setter = lookup.unreflectSetter(f);
+                        level.add(new JavaField(f.getName(), f.getGenericType(), f.getType(),
+                                asObjectGetter(lookup.unreflectGetter(f)),
+                                setter.asType(setter.type().changeParameterType(0, Object.class))));
                     }
                     found.addAll(0, level);
                 }
@@ -138,23 +134,9 @@ final class StructSchema {
         }
     }
 
-    private static MethodHandle objectGetter(MethodHandle h) {
-        return h.asType(MethodType.methodType(Object.class, Object.class));
-    }
-
-    /** The getter as (Object) long / double / boolean for primitive fields (widened), else null. */
-    private static MethodHandle primitiveGetter(MethodHandle h) {
-        Class<?> t = h.type().returnType();
-        if (t == long.class || t == int.class || t == short.class || t == byte.class) {
-            return h.asType(MethodType.methodType(long.class, Object.class));
-        }
-        if (t == double.class || t == float.class) {
-            return h.asType(MethodType.methodType(double.class, Object.class));
-        }
-        if (t == boolean.class) {
-            return h.asType(MethodType.methodType(boolean.class, Object.class));
-        }
-        return null;
+    /** The getter taking any object (cast to the class), returning the field's own type. */
+    private static MethodHandle asObjectGetter(MethodHandle h) {
+        return h.asType(h.type().changeParameterType(0, Object.class));
     }
 
     private String where(String field) {
@@ -166,14 +148,15 @@ final class StructSchema {
         Compiled c = compiled;
         if (c == null) {
             FieldType[] types = new FieldType[fields.size()];
-            FieldWriter[] writers = new FieldWriter[fields.size()];
+            List<MethodHandle> writers = new ArrayList<>(fields.size());
             for (int i = 0; i < types.length; i++) {
                 JavaField f = fields.get(i);
                 types[i] = Conversions.typeOf(f.type(), where(f.name()), registry);
-                writers[i] = fieldWriter(f, types[i]);
+                writers.add(Handles.fieldWriter(f.accessor(), f.type(), types[i], where(f.name()), registry));
             }
             byte[] definition = definitionOf(registry.owner(), classId, fieldNames(), List.of(types));
-            c = new Compiled(types, definition, writers);
+            MethodType write = MethodType.methodType(void.class, InBandWriter.class, Object.class);
+            c = new Compiled(types, definition, CompiledCalls.writer(Handles.sequence(writers, write)));
             compiled = c;
         }
         return c;
@@ -224,22 +207,6 @@ final class StructSchema {
         return out;
     }
 
-    private FieldWriter fieldWriter(JavaField f, FieldType type) {
-        MethodHandle p = f.primitive();
-        if (p != null && p.type().returnType() == long.class) {
-            return (obj, out) -> out.writeLong((long) p.invokeExact(obj));
-        }
-        if (p != null && p.type().returnType() == double.class) {
-            return (obj, out) -> out.writeDouble((double) p.invokeExact(obj));
-        }
-        if (p != null) {
-            return (obj, out) -> out.writeBoolean((boolean) p.invokeExact(obj));
-        }
-        MethodHandle getter = f.getter();
-        Conversions.Writer writer = Conversions.writer(type, f.type(), where(f.name()), registry);
-        return (obj, out) -> writer.write(out, (Object) getter.invokeExact(obj));
-    }
-
     /** Writes the instance array {@code [index, fields...]} of {@code value}. */
     void write(Object value, InBandWriter out) {
         Compiled c;
@@ -248,63 +215,60 @@ final class StructSchema {
         } catch (IllegalArgumentException e) {
             throw new SerializationException(e.getMessage(), e);
         }
-        int index = StructFrames.indexOf(c.definition());
-        FieldWriter[] writers = c.writers();
-        out.writeArrayHeader(writers.length + 1).writeLong(index);
-        for (int i = 0; i < writers.length; i++) {
-            try {
-                writers[i].write(value, out);
-            } catch (serreg.SerregException e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new SerializationException(where(fields.get(i).name()) + ": writing the field failed: " + t, t);
-            }
-        }
+        out.writeArrayHeader(fields.size() + 1).writeLong(StructFrames.indexOf(c.definition()));
+        c.writer().write(out, value); // each field's failure names the struct and the field
     }
 
     /** The reader of instances written with this definition. */
-    StructFrames.InstanceReader reader(byte[] definition, List<String> names, List<FieldType> types) {
-        Plan plan = plans.computeIfAbsent(new DefinitionKey(definition), k -> plan(names, types));
-        return in -> build(plan, in);
+    StructFrames.InstanceReader reader(DefinitionKey definition, List<String> names, List<FieldType> types) {
+        ReadPlan plan = plans.get(definition);
+        if (plan == null) {
+            plan = plan(names, types);
+            if (plans.size() < PLANS_MAX) {
+                ReadPlan raced = plans.putIfAbsent(definition, plan);
+                plan = raced != null ? raced : plan;
+            }
+        }
+        return plan.current();
     }
 
-    private Plan plan(List<String> names, List<FieldType> types) {
+    /** Matches the writer's fields to this class's by name (checking that each type widens). */
+    private ReadPlan plan(List<String> names, List<FieldType> types) {
         FieldType[] own = compileForReading().types();
         Map<String, Integer> position = new HashMap<>();
         for (int i = 0; i < names.size(); i++) {
-            position.put(names.get(i), i + 1);
+            position.put(names.get(i), i);
         }
         int[] slots = new int[fields.size()];
-        Conversions.Reader[] readers = new Conversions.Reader[fields.size()];
+        Object[] missing = new Object[fields.size()];
+        ReadPlan.WriterField[] writerFields = new ReadPlan.WriterField[names.size()];
         for (int i = 0; i < fields.size(); i++) {
             JavaField f = fields.get(i);
             Integer slot = position.get(f.name());
             if (slot == null) {
-                if (record && raw(f) != Optional.class) {
+                if (record && f.raw() != Optional.class) {
                     throw new DeserializationException("struct '" + classId + "': the writer's definition has no field '"
                             + f.name() + "' and " + cls.getSimpleName() + "." + f.name() + " has no default (a record"
                             + " component takes Optional.empty() only; a class keeps its constructor's value)");
                 }
-                slots[i] = 0;
+                slots[i] = -1;
+                missing[i] = Optional.empty();
                 continue;
             }
-            FieldType writer = types.get(slot - 1);
+            FieldType writer = types.get(slot);
             if (!writer.widensTo(own[i])) {
                 throw new DeserializationException("struct '" + classId + "', field '" + f.name() + "': the writer's type is "
                         + writer + ", this reader's is " + own[i] + ", and the one does not widen to the other");
             }
             slots[i] = slot;
-            readers[i] = Conversions.reader(writer, f.type(), where(f.name()), registry);
+            writerFields[slot] = new ReadPlan.WriterField(i, writer, where(f.name()), f.type(), f.raw(), f.setter());
         }
-        boolean identity = names.size() == fields.size();
-        for (int i = 0; identity && i < slots.length; i++) {
-            identity = slots[i] == i + 1;
+        for (int j = 0; j < writerFields.length; j++) {
+            if (writerFields[j] == null) {
+                writerFields[j] = new ReadPlan.WriterField(-1, types.get(j), where(names.get(j)), null, null, null);
+            }
         }
-        return new Plan(names.size() + 1, slots, readers, identity);
-    }
-
-    private static Class<?> raw(JavaField f) {
-        return Conversions.raw(f.type());
+        return new ReadPlan(classId, cls, registry, record, constructor, writerFields, slots, missing);
     }
 
     private Compiled compileForReading() {
@@ -314,48 +278,4 @@ final class StructSchema {
             throw new DeserializationException(e.getMessage());
         }
     }
-
-    private Object build(Plan plan, InBandReader in) {
-        if (record && plan.identity()) {
-            Conversions.Reader[] readers = plan.readers();
-            Object[] args = new Object[readers.length];
-            for (int i = 0; i < args.length; i++) {
-                args[i] = readers[i].read(in.readValue());
-            }
-            try {
-                return constructor.invokeExact(args);
-            } catch (Throwable t) {
-                throw new DeserializationException("struct '" + classId + "': building a " + cls.getSimpleName()
-                        + " failed: " + t);
-            }
-        }
-        int count = plan.count();
-        Object[] items = new Object[count];
-        for (int i = 1; i < count; i++) {
-            items[i] = in.readValue();
-        }
-        try {
-            if (record) {
-                Object[] args = new Object[fields.size()];
-                for (int i = 0; i < args.length; i++) {
-                    int slot = plan.slots()[i];
-                    args[i] = slot == 0 ? Optional.empty() : plan.readers()[i].read(items[slot]);
-                }
-                return constructor.invokeExact(args);
-            }
-            Object obj = constructor.invokeExact();
-            for (int i = 0; i < fields.size(); i++) {
-                int slot = plan.slots()[i];
-                if (slot != 0) {
-                    fields.get(i).setter().invokeExact(obj, plan.readers()[i].read(items[slot]));
-                }
-            }
-            return obj;
-        } catch (DeserializationException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new DeserializationException("struct '" + classId + "': building a " + cls.getSimpleName() + " failed: " + t);
-        }
-    }
-
 }

@@ -60,7 +60,7 @@ public final class TableSerializer implements Serializer<Object> {
         StructFrames.push(table);
         try {
             for (StructFrames.Entry entry : table) {
-                if (ClassIdHash.of(entry.classId()).toLong() == hash) {
+                if (entry.hash() == hash) {
                     InBandReader body = new InBandReader(registry, inner.slice(ClassIdHash.SIZE,
                             inner.remaining() - ClassIdHash.SIZE), outOfBand);
                     Object value = StructFrames.readInstance(body);

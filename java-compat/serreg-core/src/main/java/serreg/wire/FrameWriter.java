@@ -98,15 +98,34 @@ public final class FrameWriter {
      * @throws SerializationException if the frame is too large for one ByteBuffer
      */
     public static ByteBuffer toFrame(ByteBuffer inBand, List<ByteBuffer> oob, byte[] key) {
+        return toFrame(EMPTY, inBand, oob, key);
+    }
+
+    private static final byte[] EMPTY = {};
+
+    /**
+     * As {@link #toFrame(ByteBuffer, List, byte[])}, for an in-band section given in two parts
+     * ({@code head}, then {@code rest}), so that a caller that puts something in front of a
+     * section need not copy the two together first.
+     *
+     * @param head the first bytes of the in-band section
+     * @param rest the rest of the in-band section
+     * @param oob the OOB buffers in order
+     * @param key the signing key (already checked with {@link FrameSignature#checkKey}), or null
+     * @return a buffer holding exactly the frame, position 0
+     * @throws SerializationException if the frame is too large for one ByteBuffer
+     */
+    public static ByteBuffer toFrame(byte[] head, ByteBuffer rest, List<ByteBuffer> oob, byte[] key) {
+        ByteBuffer inBand = rest;
         int k = oob.size();
-        int inBandLength = inBand.remaining();
+        int inBandLength = head.length + inBand.remaining();
         long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * k;
         long end = inBandOffset + inBandLength;
         for (int i = 0; i < k; i++) {
             end = FrameLayout.align64(end) + oob.get(i).remaining();
         }
         long total = key != null ? end + FrameSignature.SIZE : end;
-        if (total > Integer.MAX_VALUE - 8) {
+        if (total > Integer.MAX_VALUE - 8 || inBandLength < 0) {
             throw new SerializationException("a frame of " + total
                     + " bytes does not fit in one Java ByteBuffer; use writeTo(channel)");
         }
@@ -119,10 +138,13 @@ public final class FrameWriter {
         INT_LE.set(frame, 8, k);
         LONG_LE.set(frame, 16, (long) inBandLength);
         LONG_LE.set(frame, 24, total);
+        System.arraycopy(head, 0, frame, (int) inBandOffset, head.length);
+        int restAt = (int) inBandOffset + head.length;
+        int restLength = inBandLength - head.length;
         if (inBand.hasArray()) {
-            System.arraycopy(inBand.array(), inBand.arrayOffset() + inBand.position(), frame, (int) inBandOffset, inBandLength);
+            System.arraycopy(inBand.array(), inBand.arrayOffset() + inBand.position(), frame, restAt, restLength);
         } else {
-            inBand.duplicate().get(frame, (int) inBandOffset, inBandLength);
+            inBand.duplicate().get(frame, restAt, restLength);
         }
         long at = inBandOffset + inBandLength;
         for (int i = 0; i < k; i++) {

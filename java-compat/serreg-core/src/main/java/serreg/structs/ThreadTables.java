@@ -1,0 +1,53 @@
+package serreg.structs;
+
+import java.util.ArrayDeque;
+
+/**
+ * The struct tables open on one thread: the scope of the serialize call writing, and the tables
+ * of the frames being read (the innermost, and those it hides). Every struct instance written
+ * or read needs its thread's tables, so they are found through a small array indexed by the
+ * thread's ID, the thread checked by identity, before the {@link ThreadLocal} (whose hashed,
+ * weakly referenced lookup cost about as much as the rest of reading a three-field instance).
+ * Threads whose IDs share a slot take turns in it and are never confused: a miss only costs the
+ * ThreadLocal lookup.
+ */
+final class ThreadTables {
+    private static final int SLOTS = 64;
+    private static final ThreadTables[] RECENT = new ThreadTables[SLOTS];
+    private static final ThreadLocal<ThreadTables> ALL = ThreadLocal.withInitial(ThreadTables::new);
+
+    private final Thread owner = Thread.currentThread();
+    /** The scope of the serialize call running on this thread, or null. */
+    StructFrames.Scope writing;
+    /** The table of the innermost frame being read, or null. */
+    StructFrames.Entry[] reading;
+    private final ArrayDeque<StructFrames.Entry[]> hidden = new ArrayDeque<>();
+
+    private ThreadTables() {
+    }
+
+    /** This thread's tables. */
+    static ThreadTables current() {
+        Thread thread = Thread.currentThread();
+        int slot = (int) thread.getId() & (SLOTS - 1);
+        ThreadTables tables = RECENT[slot];
+        if (tables == null || tables.owner != thread) {
+            tables = ALL.get();
+            RECENT[slot] = tables;
+        }
+        return tables;
+    }
+
+    /** Makes {@code table} the innermost table being read. */
+    void push(StructFrames.Entry[] table) {
+        if (reading != null) {
+            hidden.push(reading);
+        }
+        reading = table;
+    }
+
+    /** Back to the table the innermost one hid (or none). */
+    void pop() {
+        reading = hidden.poll();
+    }
+}
