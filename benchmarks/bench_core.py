@@ -8,7 +8,10 @@ payload and implementation:
   which cancels interpreter start-up and imports;
 - the median wall time of a round trip (``--wall``), all peers in one run.
 
-    python benchmarks/bench_core.py [--callgrind] [--wall] [--payloads small_dict,ints_1k]
+    python benchmarks/bench_core.py [--callgrind [--scale K]] [--wall] [--payloads small_dict,ints_1k]
+
+``--scale K`` runs K times as many round trips under callgrind (less noise
+from the interpreter's own occasional work, such as garbage collection).
 
 ``SERREG_PURE_PYTHON=1`` measures the pure-Python backend.
 """
@@ -143,6 +146,7 @@ def main() -> None:
     parser.add_argument("--wall", action="store_true", help="median wall time per round trip")
     parser.add_argument("--payloads", default=",".join(PAYLOADS))
     parser.add_argument("--impls", default="", help="comma-separated subset (default: all)")
+    parser.add_argument("--scale", type=int, default=1, help="callgrind: N times the round trips of each run")
     args = parser.parse_args()
     if args.child:
         impl, payload, iterations = args.child
@@ -165,7 +169,7 @@ def main() -> None:
                 print("  ".join(cells + [f"fails: {type(error).__name__}: {str(error)[:60]}"]), flush=True)
                 continue
             if args.callgrind:
-                n = ITERATIONS[payload]
+                n = ITERATIONS[payload] * args.scale
                 low = callgrind_instructions(impl, payload, n)
                 high = callgrind_instructions(impl, payload, 3 * n)
                 cells.append(f"{(high - low) / (2 * n):14,.0f} instr")

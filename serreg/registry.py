@@ -6,7 +6,11 @@ snapshots), ``dispatch`` (the lookup precedence, written down there),
 ``encode`` and ``decode`` (a value's trip through its serializers),
 ``plugins`` (the ``serreg.serializers`` entry points). A value being
 serialized or deserialized never comes back here: the codec and the parts
-call each other through the callables they were given.
+call each other through the callables they were given. ``serialize`` and
+``deserialize`` without options first offer the value to the codec's
+top-level entries (``serreg/codec/top.py``), which write or read a plain
+value (a dict, list, str ... of msgpack data only) in one call and answer
+NotImplemented for anything else.
 
 Thread safety: lookups read immutable snapshots and take no lock; registration
 changes are serialized by a lock and publish new snapshots atomically, so a
@@ -80,7 +84,8 @@ class Registry:
         self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides,
                                         dispatch.refusal_for, canonical_structs)
         self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames)
-        self._decoder = Decoder(nested_decoder, codec, table, self._settings)
+        self._decoder = Decoder(nested_decoder, table, self._settings)
+        self._serialize_top, self._unpack_top = codec.serialize_top, codec.unpack_top
         self.allow_class_ids(*allowed_class_ids)
         if standard:
             with table.origin(STANDARD_ORIGIN):
@@ -271,6 +276,10 @@ class Registry:
         (docs/FORMAT.md, section 4.2). On failure nothing is returned and
         nothing registered is changed.
         """
+        if key is None and not canonical and not cross_language:
+            result = self._serialize_top(obj)  # a plain value: written in one call of the codec
+            if type(result) is SerializationResult:
+                return result
         return self._encoder.serialize(obj, cross_language, canonical, key)
 
     def deserialize(
@@ -299,6 +308,10 @@ class Registry:
         (LimitExceededError). A serializer that decodes nested values by
         calling deserialize again inherits the rules of the outer call.
         """
+        if oob_iterator is None and trusted is None and key is None and limits is None:
+            value = self._unpack_top(data, self._settings.plain)  # a plain frame or result: one call
+            if value is not NotImplemented:
+                return value
         return self._decoder.deserialize(data, oob_iterator, trusted, key, limits)
 
     def digest(self, obj: Any) -> bytes:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .wire.frame import frame_length, frame_pieces, join_frame
+from .wire.frame import frame_length, frame_pieces, join_frame, join_section
 
 __all__ = ["OutOfBandBuffers", "SerializationResult"]
 
@@ -100,6 +100,8 @@ class SerializationResult:
         Each buffer is copied exactly once, into the result.
         """
         if self._key is None:
+            if not self.out_of_band_buffers:
+                return join_section(self._class_hash, self._in_band)
             return join_frame(self._in_band_parts(), self._buffer_views())
         pieces, _ = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
         return b"".join(pieces)

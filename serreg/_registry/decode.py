@@ -6,9 +6,10 @@ calls it for each ext type 0), so it is where untrusted mode refuses class IDs
 outside the allow-list before their serializer sees a byte, where nesting is
 counted against ``max_depth``, and where an error is given the class ID,
 offset and enclosing values of what failed. :class:`Decoder` is
-``Registry.deserialize``: it checks a frame's layout (and signature) once,
-sets up the call's :class:`~serreg.limits.DecodeState`, and hands the in-band
-section to the nested decoder.
+``Registry.deserialize`` past the codec's ``unpack_top`` (which reads a plain
+frame or result without any of this): it checks a frame's layout (and
+signature) once, sets up the call's :class:`~serreg.limits.DecodeState`, and
+hands the in-band section to the nested decoder.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import hmac
 from typing import Iterator, Any, Optional
 
-from ..codec import MsgpackCodec
+from ..codec.top import PlainSettings
 from ..errors import DeserializationError, LimitExceededError, SerregError, SignatureError
 from ..limits import DECODE_STATE, DecodeState, Limits
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, sections, signing_key
@@ -29,13 +30,42 @@ from .table import Registration, Table
 
 
 class Settings:
-    """The registry-wide defaults of ``deserialize``: ``trusted`` and ``limits``."""
+    """The registry-wide defaults of ``deserialize``: ``trusted`` and ``limits``.
 
-    __slots__ = ("trusted", "limits")
+    ``plain`` is what the codec's ``unpack_top`` is told of them, kept up to
+    date by the setters: None in untrusted mode (the allow-list needs the full
+    path), else (``max_depth``, ``max_frame_size``).
+    """
+
+    __slots__ = ("_trusted", "_limits", "plain")
 
     def __init__(self, trusted: bool, limits: Limits) -> None:
-        self.trusted = trusted
-        self.limits = limits
+        self._trusted = trusted
+        self._limits = limits
+        self.plain: PlainSettings = None
+        self._update()
+
+    @property
+    def trusted(self) -> bool:
+        return self._trusted
+
+    @trusted.setter
+    def trusted(self, trusted: bool) -> None:
+        self._trusted = trusted
+        self._update()
+
+    @property
+    def limits(self) -> Limits:
+        return self._limits
+
+    @limits.setter
+    def limits(self, limits: Limits) -> None:
+        self._limits = limits
+        self._update()
+
+    def _update(self) -> None:
+        limits = self._limits
+        self.plain = (limits.max_depth, limits.max_frame_size) if self._trusted else None
 
 
 class NestedDecoder:
@@ -135,9 +165,8 @@ def _run_deserializer(registration: Registration, in_band: memoryview, oob: Iter
 class Decoder:
     """``Registry.deserialize`` for one registry."""
 
-    def __init__(self, nested: NestedDecoder, codec: MsgpackCodec, table: Table, settings: Settings) -> None:
+    def __init__(self, nested: NestedDecoder, table: Table, settings: Settings) -> None:
         self._nested = nested
-        self._unpack = codec.unpack
         self._table = table
         self._settings = settings
 
@@ -154,30 +183,6 @@ class Decoder:
         is_result = isinstance(data, SerializationResult)
         if is_result:
             class_hash, in_band = sections(data)
-            if (
-                type(data) is SerializationResult and trusted is None and key is None and limits is None
-                and settings.trusted and not data.out_of_band_buffers and DECODE_STATE.get() is None
-            ):
-                value_type = self._table.snapshot.unpacked_as_is.get(class_hash)
-                if value_type is not None:
-                    # An in-process dict, list, str ... of the standard serializers holding plain
-                    # msgpack only: straight to the codec. One holding nested values takes the full
-                    # path below, whose call state lets the codec decode standard ones in place; any
-                    # error is reported by the full path too, which decodes the same bytes.
-                    try:
-                        value = self._unpack(in_band, NO_BUFFERS, True)
-                    except Exception:
-                        pass
-                    else:
-                        if type(value) is value_type:
-                            return value
-        elif (
-            type(data) in _PLAIN_BYTES and oob_iterator is None and trusted is None and key is None
-            and limits is None and settings.trusted and DECODE_STATE.get() is None
-        ):
-            value = self._plain_frame(data, settings.limits)
-            if value is not NotImplemented:
-                return value
         if trusted is not None and type(trusted) is not bool:
             raise TypeError(f"trusted must be True, False or None (the registry's setting), not {trusted!r}")
         nested = self._nested
@@ -234,27 +239,6 @@ class Decoder:
                 if outer is not None and state is not None:
                     outer.budget = state.budget  # a nested call spends the outer call's budget
 
-
-    def _plain_frame(self, data: Any, limits: Limits) -> Any:
-        """The value of a frame of a dict, list, str ... of the standard serializers whose in-band
-        is plain msgpack (no nested value, no buffer): straight to the codec, as the full path
-        would decode it. NotImplemented for any other frame, or one with anything wrong (the full
-        path then reports it)."""
-        if limits.max_depth is not None and limits.max_depth < 1:
-            return NotImplemented
-        parsed = parse_frame(data, limits.max_frame_size, limits.max_buffers)
-        if parsed is None or parsed[2]:
-            return NotImplemented
-        offset, length, _ = parsed
-        view = memoryview(data)
-        value_type = self._table.snapshot.unpacked_as_is.get(bytes(view[offset : offset + CLASS_ID_HASH_SIZE]))
-        if value_type is None:
-            return NotImplemented
-        try:
-            value = self._unpack(view[offset + CLASS_ID_HASH_SIZE : offset + length], NO_BUFFERS, True)
-        except Exception:
-            return NotImplemented
-        return value if type(value) is value_type else NotImplemented
 
 
 def _read_frame(data: Any, limits: Limits, key: Optional[bytes]) -> tuple[Any, int, list[Any], int]:

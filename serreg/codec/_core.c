@@ -17,10 +17,14 @@
  * msgpack's limits, a hash-flooded map in untrusted mode, any error inside a value it
  * decodes in place) it undoes what it did (out-of-band position, nesting depth, memory
  * budget) and hands the whole call to the pure codec it was given, which raises the error
- * serreg has always raised.  Errors raised by encode_nested propagate unchanged. */
+ * serreg has always raised.  Errors raised by encode_nested propagate unchanged.
+ *
+ * MsgpackCodec.serialize_top and unpack_top (_core_top.h) are Registry.serialize and
+ * deserialize for plain values, in one call each; _core_keys.h keeps one str per short map key. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -44,7 +48,7 @@ static PyTypeObject *uuid_type;   /* uuid.UUID */
 static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
     *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
     *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
-    *decode_state_var, *decode_error_type, *hash_spread_check;
+    *decode_state_var, *decode_error_type, *hash_spread_check, *str_packed_as_is, *str_unpacked_as_is;
 
 /* What the registry's current snapshot lets this codec do itself. */
 typedef struct {
@@ -52,6 +56,8 @@ typedef struct {
     char write[N_KINDS];             /* written in place (the standard serializer serves the type) */
     char read[N_KINDS];              /* read in place (the hash is the standard serializer's) */
     PyObject *ext_writers;           /* type -> struct writer (borrowed from the cached snapshot); NULL: none */
+    PyObject *packed_as_is, *unpacked_as_is; /* plain top-level types <-> ClassIDHashes (borrowed, as above) */
+    char top_write[2], top_read[2];  /* float, bytes: served by their standard serializers (_core_top.h) */
 } Tables;
 
 static unsigned char kind_hash[N_KINDS][HASH_SIZE];
@@ -64,6 +70,9 @@ typedef struct {
     char *scratch;
     Py_ssize_t scratch_cap;
     int scratch_busy;
+    void *kept[3];          /* the top-level entries' stacks, kept for the next call (_core_top.h) */
+    Py_ssize_t kept_cap[3];
+    int kept_busy;
 } Codec;
 
 /* ------------------------------------------------------------------ tables */
@@ -94,6 +103,9 @@ static int fill_kinds(PyObject *snapshot, PyObject *name, char *flags) {
     return 0;
 }
 
+/* The top-level entries' part of the tables (defined in _core_top.h). */
+static int plain_tables(PyObject *snapshot, Tables *t);
+
 /* The tables of the registry's snapshot now (rebuilt when a new snapshot was published). */
 static int current_tables(Codec *self, Tables *out) {
     PyObject *snapshot = PyObject_GetAttr(self->snapshots, str_snapshot);
@@ -120,6 +132,7 @@ static int current_tables(Codec *self, Tables *out) {
         if (writers == NULL) goto fail;
         t.ext_writers = (PyDict_Check(writers) && PyDict_GET_SIZE(writers) > 0) ? writers : NULL;
         Py_DECREF(writers);
+        if (plain_tables(snapshot, &t) < 0) goto fail;
         self->tables = t;
         Py_XSETREF(self->cached_snapshot, snapshot);
         *out = t;
@@ -250,8 +263,11 @@ static int ext_end(Out *o, Py_ssize_t start) {
     return 0;
 }
 
+#include "_core_structs.h"
 #include "_core_encode.h"
+#include "_core_keys.h"
 #include "_core_decode.h"
+#include "_core_top.h"
 
 /* ------------------------------------------------------------------ the type */
 
@@ -289,6 +305,7 @@ static void Codec_dealloc(Codec *self) {
     PyObject_GC_UnTrack(self);
     Codec_clear(self);
     PyMem_Free(self->scratch);
+    for (int i = 0; i < 3; i++) PyMem_Free(self->kept[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -298,6 +315,11 @@ static PyMethodDef Codec_methods[] = {
     {"unpack", (PyCFunction)(void (*)(void))Codec_unpack, METH_FASTCALL,
      "unpack(data, oob, plain_only=False) -> value: one msgpack value, nested values decoded by their "
      "serializers; with plain_only, NotImplemented as soon as a nested value (any ext) is met."},
+    {"serialize_top", (PyCFunction)Codec_serialize_top, METH_O,
+     "serialize_top(obj) -> SerializationResult: obj's result when it is a plain value (see _core_top.h), "
+     "else NotImplemented."},
+    {"unpack_top", (PyCFunction)(void (*)(void))Codec_unpack_top, METH_FASTCALL,
+     "unpack_top(data, plain) -> value: the value of a plain frame or result, else NotImplemented."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -346,6 +368,14 @@ static PyMethodDef module_methods[] = {
     {"set_decode_state", set_decode_state, METH_VARARGS,
      "set_decode_state(contextvar, DeserializationError, check_hash_spread): where a deserialize call keeps "
      "its DecodeState, the error raised for malformed documents, and what refuses hash-flooded keys."},
+    {"set_struct_state", set_struct_state, METH_VARARGS,
+     "set_struct_state(encode scope contextvar, decode scope contextvar, read_instance, check state): where "
+     "a serialize or deserialize call keeps its struct table, what words a refused instance, and the state "
+     "a struct field's Python writer is called with when its check refuses a value."},
+    {"set_top_level", set_top_level, METH_VARARGS,
+     "set_top_level(SerializationResult, {'float': hash, 'bytes': hash}, bytes_out_of_band_threshold): the class "
+     "serialize_top returns and unpack_top reads, the ClassIDHashes of the scalars they write and read themselves, "
+     "and the length from which bytes travel out of band (those are left to the full path)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -379,9 +409,15 @@ PyMODINIT_FUNC PyInit__core(void) {
     INTERN(str_via, "via");
     INTERN(str_position, "position");
     INTERN(str_rewind, "rewind");
+    INTERN(str_packed_as_is, "packed_as_is");
+    INTERN(str_unpacked_as_is, "unpacked_as_is");
     if (PyType_Ready(&CodecType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
+    if (structs_module_init(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     Py_INCREF(&CodecType);
     if (PyModule_AddObject(m, "MsgpackCodec", (PyObject *)&CodecType) < 0) {
         Py_DECREF(&CodecType);

@@ -12,6 +12,9 @@ NESTED_EXT_TYPE = 0
 # The msgpack ext type of a struct instance: [definition index, field values...] (section 10.3).
 STRUCT_EXT_TYPE = 1
 
+# Top-level bytes at least this long travel out-of-band (docs/FORMAT.md, 6.1; serreg/standard/binary.py).
+BYTES_OUT_OF_BAND_THRESHOLD = 65536
+
 # msgpack's own nesting limit for the values serreg writes; deeper values raise a clear SerializationError.
 MAX_NESTING = 511
 

@@ -29,6 +29,7 @@ from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_
 from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE
 from .scan import holds_any
 from .stack import roomy
+from .top import TopLevelEntries
 
 # Runs one nested value through its serializer: (its ClassIDHash, its serializer's result).
 EncodeNested = Callable[[object], "tuple[bytes, SerializationResult]"]
@@ -42,6 +43,10 @@ class _Snapshot(Protocol):
     def rewritten_types(self) -> tuple[type, ...]: ...
     @property
     def ext_writers(self) -> Mapping[type, Callable[..., Any]]: ...
+    @property
+    def packed_as_is(self) -> Mapping[type, bytes]: ...
+    @property
+    def unpacked_as_is(self) -> Mapping[bytes, type]: ...
 
 
 class SnapshotSource(Protocol):
@@ -147,6 +152,9 @@ class MsgpackCodec:
         self._decode_nested = decode_nested
         self._snapshots = snapshots
         self._idle: list[Any] = []  # (Packer, _PackState) pairs not in use by any thread
+        entries = TopLevelEntries(self.unpack, snapshots)
+        self.serialize_top = entries.serialize_top
+        self.unpack_top = entries.unpack_top
 
     def _new_packer(self) -> tuple[Any, ...]:
         state = _PackState(self._encode_nested)

@@ -25,7 +25,8 @@ from .arrow_extension import read_schema
 from .arrow_ipc_check import check_schema_message
 from .arrow_nodes import NodeReader, write_batch
 from .arrow_schema import FIELD_COST, METADATA_COST, schema_from_description
-from .arrow_types import check_columns, check_valid
+from .arrow_plans import ReadPlan, read_plan, remember_read_plan, write_plan
+from .arrow_types import check_valid
 
 __all__ = ["BATCH_COST", "NODE_COST", "read_batches", "write_batches"]
 
@@ -40,12 +41,13 @@ BATCH_COST = 320  # one RecordBatch
 def write_batches(schema: pa.Schema, batches: Any) -> SerializationResult:
     """The ArrowTable in-band [schema, batches] and buffers of ``batches`` (what every Arrow class ID writes)."""
     batches = list(batches)
-    check_columns(schema, cross_language=CROSS_LANGUAGE.get(), several_batches=len(batches) > 1)
+    plan = write_plan(schema, cross_language=CROSS_LANGUAGE.get(), several_batches=len(batches) > 1)
     buffers: list[Any] = []
-    for batch in batches:
-        check_valid(batch)
-    written = [write_batch(batch, buffers) for batch in batches]
-    return SerializationResult(packb([schema.serialize().to_pybytes(), written]), buffers)
+    if plan.value_rule_columns:
+        for batch in batches:
+            check_valid(batch, plan.value_rule_columns)
+    written = [write_batch(batch, buffers, plan.flat) for batch in batches]
+    return SerializationResult(packb([plan.message, written]), buffers)
 
 
 def read_batches(in_band: Any, oob: Any) -> tuple[Any, ...]:
@@ -66,7 +68,8 @@ def read_batches(in_band: Any, oob: Any) -> tuple[Any, ...]:
         raise DeserializationError(f"Arrow in-band must be [schema, batches] ({error})") from error
     except Exception as error:  # msgpack reports truncated data with its own exception types
         raise DeserializationError(f"Arrow in-band must be [schema, batches] ({type(error).__name__})") from error
-    schema = _read_schema(schema_part)
+    plan = _read_schema(schema_part)
+    schema = plan.schema
     batches = []
     for index in range(count):
         batch_meta = _next_item(unpacker, index)
@@ -75,7 +78,7 @@ def read_batches(in_band: Any, oob: Any) -> tuple[Any, ...]:
         num_rows, nodes = batch_meta
         charge(BATCH_COST + NODE_COST * len(nodes), "Arrow batches and arrays")
         reader = NodeReader(nodes, oob)
-        arrays = [reader.read(field.type) for field in schema]
+        arrays = [reader.read(field.type, None, flat) for field, flat in zip(schema, plan.flat)]
         reader.finish()
         if any(len(a) != num_rows for a in arrays):
             raise DeserializationError(f"Arrow batch columns do not all have {num_rows} rows")
@@ -99,9 +102,10 @@ def _next_item(unpacker: Unpacker, index: int) -> Any:
         raise DeserializationError(f"Arrow in-band ends inside batch {index} ({type(error).__name__})") from error
 
 
-def _read_schema(schema_part: Any) -> pa.Schema:
+def _read_schema(schema_part: Any) -> ReadPlan:
     """The schema of an Arrow in-band: an IPC Schema message (checked here before pyarrow reads
-    it) or, in the canonical form, a schema description (docs/FORMAT.md, section 9.5)."""
+    it) or, in the canonical form, a schema description (docs/FORMAT.md, section 9.5); as a plan
+    (arrow_plans.py), the one kept from an earlier read of the same message if there is one."""
     if type(schema_part) is list:
         # Read the description, then go the way of a schema message, so extension names meet
         # the same rules (arrow_extension.py).
@@ -109,13 +113,19 @@ def _read_schema(schema_part: Any) -> pa.Schema:
     if type(schema_part) is not bytes:
         raise DeserializationError("Arrow in-band must be [schema, batches]")
     untrusted = is_untrusted()
+    plan = read_plan(schema_part, untrusted)
+    if plan is not None:
+        charge(plan.charge, "Arrow schema fields")
+        return plan
     shape = check_schema_message(schema_part, untrusted=untrusted)
-    charge(FIELD_COST * shape.fields + METADATA_COST * shape.metadata_entries + 2 * shape.string_bytes,
-           "Arrow schema fields")
+    cost = FIELD_COST * shape.fields + METADATA_COST * shape.metadata_entries + 2 * shape.string_bytes
+    charge(cost, "Arrow schema fields")
     schema = read_schema(schema_part, shape, trusted=not untrusted)
     for i in range(len(schema)):
         try:
             schema.field(i).name
         except UnicodeDecodeError as error:
             raise DeserializationError(f"Arrow schema: the name of column {i} is not UTF-8 ({error.reason})") from error
-    return schema
+    plan = ReadPlan(schema, cost)
+    remember_read_plan(schema_part, untrusted, bool(shape.extensions), plan)
+    return plan

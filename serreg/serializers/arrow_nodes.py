@@ -20,6 +20,8 @@ import pyarrow as pa
 from ..errors import DeserializationError
 from ..limits import charge
 
+from .arrow_validate import counts_own_nulls, validate_fully
+
 __all__ = ["BUFFER_COST", "NodeReader", "compact", "write_batch"]
 
 _EMPTY = memoryview(b"")
@@ -90,10 +92,19 @@ def compact(array: pa.Array) -> pa.Array:
         return pa.ipc.open_stream(sink.getvalue()).read_next_batch().column(0)
 
 
-def write_batch(batch: pa.RecordBatch, buffers: list[Any]) -> list[Any]:
-    """[row count, nodes] of ``batch``; its buffers are appended to ``buffers``."""
+def write_batch(batch: pa.RecordBatch, buffers: list[Any], flat: Optional[tuple[Optional[int], ...]] = None) -> list[Any]:
+    """[row count, nodes] of ``batch``; its buffers are appended to ``buffers``. ``flat``: per
+    column, its buffer count if it has no children and all its buffers are ``buffers()``
+    (arrow_plans.flat_buffers), if known."""
     nodes: list[Any] = []
-    for column in batch.columns:
+    for i, column in enumerate(batch.columns):
+        count = None if flat is None else flat[i]
+        if count is not None:
+            if column.offset:
+                column = compact(column)
+            nodes.append([len(column), column.null_count, count])
+            buffers.extend(_EMPTY if b is None else memoryview(b) for b in column.buffers()[:count])
+            continue
         if _has_offsets(column):
             column = compact(column)
         _write_array(column, nodes, buffers)
@@ -128,34 +139,54 @@ class NodeReader:
             raise DeserializationError("Arrow batch has fewer field nodes than its schema needs")
         node = self._nodes[self._next]
         self._next += 1
-        if type(node) is not list or len(node) != 3 or any(type(n) is not int or n < 0 for n in node):
-            raise DeserializationError(f"invalid Arrow field node {node!r:.200}")
-        return tuple(node)
+        if type(node) is list and len(node) == 3:
+            length, null_count, buffer_count = node
+            if (type(length) is int and type(null_count) is int and type(buffer_count) is int
+                    and length >= 0 and null_count >= 0 and buffer_count >= 0):
+                return length, null_count, buffer_count
+        raise DeserializationError(f"invalid Arrow field node {node!r:.200}")
 
     def _buffers(self, count: int) -> list[Any]:
         charge(BUFFER_COST * count, "Arrow buffers")
-        buffers = []
+        buffers: list[Any] = []
+        oob = self._oob
         for i in range(count):
-            view = next(self._oob)
-            # A whole pyarrow Buffer is one an in-process result handed over; a slice of one is
-            # a frame held in Arrow memory (a memory-mapped file, say) and gets checked in full.
-            if view.nbytes and (type(view.obj) is not pa.Buffer or view.nbytes != view.obj.size):
+            view = next(oob)
+            nbytes = view.nbytes
+            if i == 0 and nbytes == 0:
+                buffers.append(None)  # no validity bitmap
+                continue
+            # A whole pyarrow Buffer is one an in-process result handed over (used as it is); a
+            # slice of one is a frame held in Arrow memory (a memory-mapped file, say) and gets
+            # checked in full.
+            whole = view.obj
+            if type(whole) is pa.Buffer and nbytes == whole.size:
+                buffers.append(whole)
+                continue
+            if nbytes:
                 self.in_process = False
-            buffers.append(None if i == 0 and view.nbytes == 0 else pa.py_buffer(view))
+            buffers.append(pa.py_buffer(view))
         return buffers
 
-    def read(self, arrow_type: pa.DataType, column: bool = True) -> pa.Array:
+    def read(self, arrow_type: pa.DataType, full: Optional[bool] = None, flat: Optional[int] = None) -> pa.Array:
+        """The next array of ``arrow_type``, its children read first. ``full``: whether it gets
+        Arrow's full validation; None (a column) when its buffers are not all pyarrow's own.
+        ``flat``: the type's buffer count if arrow_plans.flat_buffers gave one (no children)."""
         extension = None
-        if isinstance(arrow_type, pa.BaseExtensionType):
-            extension, arrow_type = arrow_type, arrow_type.storage_type
-        length, null_count, buffer_count = self._node()
-        if pa.types.is_null(arrow_type):
-            if buffer_count != 0:
-                raise DeserializationError("an Arrow null column has no buffers")
-            # pa.nulls() fills memory in proportion to the length; a null array needs none.
-            array = pa.Array.from_buffers(pa.null(), length, [None], null_count=length)
-            return array if extension is None else pa.ExtensionArray.from_storage(extension, array)
-        expected = _expected_buffers(arrow_type)
+        if flat is not None:
+            length, null_count, buffer_count = self._node()
+            expected: Optional[int] = flat
+        else:
+            if isinstance(arrow_type, pa.BaseExtensionType):
+                extension, arrow_type = arrow_type, arrow_type.storage_type
+            length, null_count, buffer_count = self._node()
+            if pa.types.is_null(arrow_type):
+                if buffer_count != 0:
+                    raise DeserializationError("an Arrow null column has no buffers")
+                # pa.nulls() fills memory in proportion to the length; a null array needs none.
+                array = pa.Array.from_buffers(pa.null(), length, [None], null_count=length)
+                return array if extension is None else pa.ExtensionArray.from_storage(extension, array)
+            expected = _expected_buffers(arrow_type)
         if expected is None and buffer_count < 2 or expected is not None and buffer_count != expected:
             raise DeserializationError(
                 f"Arrow {arrow_type} column needs {'2 or more' if expected is None else expected} buffers, its node "
@@ -163,14 +194,27 @@ class NodeReader:
             )
         buffers = self._buffers(buffer_count)
         try:
-            array = self._build(arrow_type, length, null_count, buffers)
             # A column read from a frame gets the full validation (offsets inside their data, child
-            # lengths, null counts, dictionary indices, union type ids, run ends, views; it covers the
-            # children too): the cheap one trusts offsets, and reading past a buffer would crash the
-            # process. Children get the cheap one before their parent is built. Buffers that are all
-            # pyarrow's own (an in-process result of this serializer) come from arrays pyarrow built,
-            # so the cheap one is enough there.
-            array.validate(full=column and not self.in_process)
+            # lengths, null counts, UTF-8, dictionary indices, union type ids, run ends, views; it
+            # covers the children too): the cheap one trusts offsets, and reading past a buffer would
+            # crash the process. Children get the cheap one before their parent is built. Buffers
+            # that are all pyarrow's own (an in-process result of this serializer) come from arrays
+            # pyarrow built, so the cheap one is enough there. arrow_validate.py does the full one
+            # of binary and string columns in whole-buffer passes; pyarrow counts their nulls.
+            # (A binary or string array has no children: whether it is in-process is known here.)
+            own_nulls = (null_count > 0 and counts_own_nulls(arrow_type)
+                         and (full or full is None and not self.in_process))
+            nulls = -1 if own_nulls else null_count
+            if flat is not None:
+                array = pa.Array.from_buffers(arrow_type, length, buffers, nulls, 0)  # runs the cheap validation
+            else:
+                array = self._build(arrow_type, length, nulls, buffers)
+            if full is None:
+                full = not self.in_process  # after the children's buffers too
+            if full:
+                validate_fully(array, null_count)
+            elif flat is None:
+                array.validate()
             if extension is not None:
                 array = pa.ExtensionArray.from_storage(extension, array)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, pa.ArrowIndexError) as error:
@@ -182,8 +226,7 @@ class NodeReader:
         if t.is_dictionary(arrow_type):
             indices = pa.Array.from_buffers(arrow_type.index_type, length, buffers, null_count, 0)
             indices.validate()
-            dictionary = self.read(arrow_type.value_type, False)
-            dictionary.validate(full=True)  # before pyarrow looks up a value through the indices
+            dictionary = self.read(arrow_type.value_type, True)  # full: before pyarrow looks values up
             return pa.DictionaryArray.from_arrays(indices, dictionary, ordered=arrow_type.ordered, safe=True)
         if t.is_union(arrow_type):
             if null_count:

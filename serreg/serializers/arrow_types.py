@@ -19,7 +19,7 @@ from ..errors import CrossLanguageError, SerializationError
 
 from .arrow_extension import child_fields
 
-__all__ = ["check_columns", "check_valid", "column_path", "java_refusal", "walk_fields"]
+__all__ = ["check_columns", "check_valid", "column_path", "java_refusal", "value_rule_columns", "walk_fields"]
 
 
 # Type ids pyarrow 26 reads from IPC but cannot wrap as Python arrays (KeyError on access):
@@ -39,16 +39,23 @@ def _has_value_rules(arrow_type: pa.DataType) -> bool:
     return any(_has_value_rules(child.type) for child in child_fields(arrow_type))
 
 
-def check_valid(batch: pa.RecordBatch) -> None:
+def value_rule_columns(schema: pa.Schema) -> tuple[int, ...]:
+    """The positions of the columns that hold date64 or decimal values somewhere (see check_valid)."""
+    return tuple(i for i, field in enumerate(schema) if _has_value_rules(field.type))
+
+
+def check_valid(batch: pa.RecordBatch, columns: Optional[tuple[int, ...]] = None) -> None:
     """Refuse a batch with legacy values Arrow's full validation rejects (date64 values that are
     not whole days, decimals wider than their precision, as Arrow 0.14-1.0 wrote them), naming
     the column: every reader runs that validation, so a writer does not send them (docs/FORMAT.md,
     6.4). Only columns holding date64 or decimals are validated here, fully; the other rules of
     the full validation (offsets, UTF-8, union ids ...) only arrays built by hand from buffers
-    break, and checking them on every write would cost the zero-copy path a pass over the data."""
-    for name, column in zip(batch.schema.names, batch.columns):
-        if not _has_value_rules(column.type):
-            continue
+    break, and checking them on every write would cost the zero-copy path a pass over the data.
+    ``columns``: the positions value_rule_columns gives for the batch's schema, if known."""
+    if columns is None:
+        columns = value_rule_columns(batch.schema)
+    for i in columns:
+        name, column = batch.schema.field(i).name, batch.column(i)
         try:
             column.validate(full=True)
         except pa.ArrowInvalid as error:

@@ -12,12 +12,10 @@ from typing import Iterator, Any
 from msgpack import packb
 
 from ..codec.checks import unpack_plain
+from ..codec.layout import BYTES_OUT_OF_BAND_THRESHOLD
 from ..errors import DeserializationError, SerializationError
 from ..result import SerializationResult
 from .base import StandardSerializer, describe_value
-
-# Top-level bytes at least this long travel out-of-band (docs/FORMAT.md, 6.1).
-BYTES_OUT_OF_BAND_THRESHOLD = 65536
 
 _MSGPACK_NIL = b"\xc0"
 

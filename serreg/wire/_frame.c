@@ -1,8 +1,9 @@
-/* Compiled twin of two functions of serreg/wire/frame.py (docs/FORMAT.md, section 4).
+/* Compiled twin of three functions of serreg/wire/frame.py (docs/FORMAT.md, section 4).
  *
  * join_frame(in_band_parts, buffers) -> bytes: an unsigned frame written into one bytes
  * object (header, table, in-band pieces, zero padding, buffers): one allocation, each byte
- * copied once.  parse_frame(data, max_frame_size, max_buffers) -> (in-band offset, in-band
+ * copied once; join_section(class_hash, in_band) the same for a frame without buffers, from
+ * the two pieces a serialization result keeps (what to_bytes writes most often).  parse_frame(data, max_frame_size, max_buffers) -> (in-band offset, in-band
  * length, buffer offsets and lengths) when data is a valid unsigned frame within the limits,
  * None otherwise: the caller then reads it with FrameView, which reports what is wrong at
  * which offset.  Same answers as the pure-Python functions (the tests run both). */
@@ -84,6 +85,46 @@ done:
     return frame;
 }
 
+/* join_section(class_hash, in_band) -> bytes: the unsigned frame of an in-band section without
+ * out-of-band buffers, its two pieces (each None or a buffer) copied once into one bytes object. */
+static PyObject *join_section(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "join_section(class_hash, in_band)");
+        return NULL;
+    }
+    Py_buffer views[2];
+    int held = 0;
+    PyObject *frame = NULL;
+    uint64_t in_band = 0;
+    for (; held < 2; held++) {
+        if (args[held] == Py_None) {
+            views[held].obj = NULL;
+            views[held].len = 0;
+            continue;
+        }
+        if (PyObject_GetBuffer(args[held], &views[held], PyBUF_SIMPLE) < 0) goto done;
+        in_band += (uint64_t)views[held].len;
+    }
+    frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(HEADER_SIZE + in_band));
+    if (frame == NULL) goto done;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(frame);
+    memcpy(out, "SREG", 4);
+    out[4] = 1;                       /* format version */
+    memset(out + 5, 0, 11);           /* flags, reserved, no buffers, reserved */
+    put_le(out + 16, in_band, 8);
+    put_le(out + 24, HEADER_SIZE + in_band, 8);
+    out += HEADER_SIZE;
+    for (int i = 0; i < 2; i++) {
+        if (views[i].len) memcpy(out, views[i].buf, views[i].len);
+        out += views[i].len;
+    }
+done:
+    for (int i = 0; i < held; i++) {
+        if (views[i].obj != NULL) PyBuffer_Release(&views[i]);
+    }
+    return frame;
+}
+
 /* Limits are None (no limit) or non-negative ints. */
 static int read_limit(PyObject *o, uint64_t *out) {
     if (o == Py_None) { *out = UINT64_MAX; return 0; }
@@ -142,6 +183,9 @@ done:
 static PyMethodDef methods[] = {
     {"join_frame", (PyCFunction)(void (*)(void))join_frame, METH_FASTCALL,
      "join_frame(in_band_parts: list, buffers: list) -> bytes: the unsigned frame of these parts."},
+    {"join_section", (PyCFunction)(void (*)(void))join_section, METH_FASTCALL,
+     "join_section(class_hash, in_band) -> bytes: the unsigned frame of an in-band section (its two pieces, "
+     "each None or bytes-like) without out-of-band buffers."},
     {"parse_frame", (PyCFunction)(void (*)(void))parse_frame, METH_FASTCALL,
      "parse_frame(data, max_frame_size, max_buffers) -> (in-band offset, in-band length, ((offset, length), ...)) "
      "of a valid unsigned frame within the limits, or None."},

@@ -273,6 +273,13 @@ def join_frame_python(in_band_parts: list[Any], buffers: list[Any]) -> bytes:
     return b"".join(pieces)
 
 
+def join_section_python(class_hash: Any, in_band: Any) -> bytes:
+    """The unsigned frame, without out-of-band buffers, of an in-band section in two pieces
+    (the ClassIDHash and the rest, each None or bytes-like), as one bytes object."""
+    parts = [part for part in (class_hash, in_band) if part is not None]
+    return join_frame_python(parts, [])
+
+
 def parse_frame_python(
     data: Any, max_frame_size: Optional[int], max_buffers: Optional[int]
 ) -> Optional[tuple[int, int, tuple[tuple[int, int], ...]]]:
@@ -293,9 +300,10 @@ try:
     if os.environ.get("SERREG_PURE_PYTHON", "") not in ("", "0"):
         raise ImportError("pure Python requested")
     from ._frame import join_frame as join_frame
+    from ._frame import join_section as join_section
     from ._frame import parse_frame as parse_frame
 
     COMPILED = True
 except ImportError:
-    join_frame, parse_frame = join_frame_python, parse_frame_python
+    join_frame, join_section, parse_frame = join_frame_python, join_section_python, parse_frame_python
     COMPILED = False

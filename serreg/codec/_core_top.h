@@ -1,0 +1,405 @@
+/* The top-level entries of serreg/codec/_core.c: a plain value to a serialization result, and a
+ * plain frame or result back to its value, each in one call (twins in serreg/codec/top.py).
+ *
+ * "Plain" is a value of a type whose standard serializer writes it as the codec writes it
+ * (dict, list, str, bool, None: ``Snapshot.packed_as_is``; int, float, small bytes; tuple,
+ * datetime, date, time, timedelta, uuid, complex, as the payload of their in-place ext 0),
+ * holding only what the codec writes and reads itself: no value that calls a serializer (a
+ * registered type, a set, a struct, the fallback), so no struct table, no pickle fallback and
+ * no call state are involved. For anything else, and for anything that goes wrong, the entries return
+ * NotImplemented and write or read nothing: the caller takes the full path, which gives the
+ * same bytes and values and reports every error as it always has. */
+
+static const char *TOP_IDS[2] = {"float", "bytes"};
+
+/* The top-level entries' tables (_core_top.h): borrowed, kept alive by the cached snapshot. */
+static int plain_tables(PyObject *snapshot, Tables *t) {
+    PyObject *writers = PyObject_GetAttr(snapshot, str_standard_writers), *readers = NULL;
+    int ok = writers != NULL && (readers = PyObject_GetAttr(snapshot, str_standard_readers)) != NULL;
+    for (int i = 0; i < 2 && ok; i++) {
+        PyObject *id = PyUnicode_FromString(TOP_IDS[i]);
+        int w = id == NULL ? -1 : PySequence_Contains(writers, id);
+        int r = w < 0 ? -1 : PySequence_Contains(readers, id);
+        Py_XDECREF(id);
+        ok = w >= 0 && r >= 0;
+        t->top_write[i] = (char)(w > 0);
+        t->top_read[i] = (char)(r > 0);
+    }
+    Py_XDECREF(writers);
+    Py_XDECREF(readers);
+    if (!ok) return -1;
+    PyObject *packed = PyObject_GetAttr(snapshot, str_packed_as_is), *unpacked;
+    if (packed == NULL) return -1;
+    unpacked = PyObject_GetAttr(snapshot, str_unpacked_as_is);
+    t->packed_as_is = PyDict_CheckExact(packed) ? packed : NULL;
+    t->unpacked_as_is = unpacked != NULL && PyDict_CheckExact(unpacked) ? unpacked : NULL;
+    Py_DECREF(packed);
+    Py_XDECREF(unpacked);
+    return unpacked == NULL ? -1 : 0;
+}
+
+static PyTypeObject *result_type; /* serreg.result.SerializationResult */
+/* Offsets of its slots: _in_band, _class_hash, out_of_band_buffers, _key. */
+enum { R_IN_BAND, R_CLASS_HASH, R_BUFFERS, R_KEY, N_RESULT_SLOTS };
+static const char *RESULT_SLOTS[N_RESULT_SLOTS] = {"_in_band", "_class_hash", "out_of_band_buffers", "_key"};
+static Py_ssize_t result_slot[N_RESULT_SLOTS];
+
+#define SLOT(obj, i) (*(PyObject **)((char *)(obj) + result_slot[i]))
+
+/* Stacks kept by the codec between calls: the encoder's, the decoder's and its value stack. */
+enum { KEPT_ENC, KEPT_DEC, KEPT_VALS };
+#define KEPT_MAX 1024 /* entries: a stack grown past this is given back */
+
+static int take_kept(Codec *self, void **stacks, Py_ssize_t *caps) {
+    if (self->kept_busy) return 0; /* a call inside a call (a finalizer): its own stacks */
+    self->kept_busy = 1;
+    for (int i = 0; i < 3; i++) {
+        stacks[i] = self->kept[i];
+        caps[i] = self->kept_cap[i];
+        self->kept[i] = NULL;
+        self->kept_cap[i] = 0;
+    }
+    return 1;
+}
+
+static void give_back(Codec *self, int took, void *stack, Py_ssize_t cap, int which) {
+    if (took && cap <= KEPT_MAX && self->kept[which] == NULL) {
+        self->kept[which] = stack;
+        self->kept_cap[which] = cap;
+    } else {
+        PyMem_Free(stack);
+    }
+}
+#define FRAME_HEADER 32
+
+static PyObject *top_hash[2];          /* ClassIDHashes of float and bytes (TOP_IDS) */
+static PyObject *kind_hash_bytes[N_KINDS]; /* kind_hash as bytes objects */
+static Py_ssize_t bytes_in_band_max;   /* bytes at least this long travel out of band: not here */
+
+/* set_top_level(SerializationResult, {"float": hash, "bytes": hash}, bytes out-of-band threshold) */
+static PyObject *set_top_level(PyObject *module, PyObject *args) {
+    PyObject *type, *hashes;
+    Py_ssize_t threshold;
+    if (!PyArg_ParseTuple(args, "O!O!n", &PyType_Type, &type, &PyDict_Type, &hashes, &threshold)) return NULL;
+    Py_ssize_t offsets[N_RESULT_SLOTS];
+    for (int i = 0; i < N_RESULT_SLOTS; i++) {
+        PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, RESULT_SLOTS[i]);
+        if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type ||
+            ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
+            PyErr_Format(PyExc_TypeError, "%s has no object slot %s", ((PyTypeObject *)type)->tp_name, RESULT_SLOTS[i]);
+            return NULL;
+        }
+        offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
+    }
+    for (int i = 0; i < 2; i++) {
+        PyObject *h = PyDict_GetItemString(hashes, TOP_IDS[i]);
+        if (h == NULL || !PyBytes_CheckExact(h) || PyBytes_GET_SIZE(h) != HASH_SIZE) {
+            PyErr_Format(PyExc_ValueError, "no 8-byte ClassIDHash given for %s", TOP_IDS[i]);
+            return NULL;
+        }
+        Py_INCREF(h);
+        Py_XSETREF(top_hash[i], h);
+    }
+    for (int k = 1; k < N_KINDS; k++) {
+        PyObject *h = PyBytes_FromStringAndSize((const char *)kind_hash[k], HASH_SIZE);
+        if (h == NULL) return NULL;
+        Py_XSETREF(kind_hash_bytes[k], h);
+    }
+    memcpy(result_slot, offsets, sizeof offsets);
+    bytes_in_band_max = threshold;
+    Py_INCREF(type);
+    Py_XSETREF(result_type, (PyTypeObject *)type);
+    Py_RETURN_NONE;
+}
+
+enum { TOP_FLOAT = 0, TOP_BYTES = 1 };
+
+/* The ClassIDHash of obj's type when its standard serializer writes obj as the codec writes it
+ * (inside an ext 0 for the kinds: *ext set), or NULL (borrowed; no error set). */
+static PyObject *top_class_hash(Tables *t, PyObject *obj, int *ext) {
+    PyTypeObject *type = Py_TYPE(obj);
+    *ext = 0;
+    if (t->packed_as_is != NULL) {
+        PyObject *hash = PyDict_GetItemWithError(t->packed_as_is, (PyObject *)type);
+        if (hash != NULL || PyErr_Occurred()) return hash;
+    }
+    if (type == &PyLong_Type) return t->write[K_INT] ? kind_hash_bytes[K_INT] : NULL;
+    if (type == &PyFloat_Type) return t->top_write[TOP_FLOAT] ? top_hash[TOP_FLOAT] : NULL;
+    if (type == &PyBytes_Type)
+        return t->top_write[TOP_BYTES] && PyBytes_GET_SIZE(obj) < bytes_in_band_max ? top_hash[TOP_BYTES] : NULL;
+    int kind = kind_of(type);
+    if (kind == K_NONE || kind == K_SET || kind == K_FROZENSET || kind == K_BYTEARRAY || !t->write[kind]) return NULL;
+    *ext = 1;
+    return kind_hash_bytes[kind];
+}
+
+/* The length of the ext header at the start of buf (written by ext_begin/ext_end). */
+static Py_ssize_t ext_header(const unsigned char *buf) {
+    switch (buf[0]) {
+    case 0xc7: return 3;
+    case 0xc8: return 4;
+    case 0xc9: return 6;
+    default: return 2; /* fixext */
+    }
+}
+
+/* serialize_top(obj) -> SerializationResult | NotImplemented */
+static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
+    Tables t;
+    if (result_type == NULL) Py_RETURN_NOTIMPLEMENTED;
+    if (current_tables(self, &t) < 0) return NULL;
+    int ext;
+    PyObject *hash = top_class_hash(&t, obj, &ext);
+    if (hash == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (!PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE) Py_RETURN_NOTIMPLEMENTED;
+    Py_INCREF(hash);
+    PyObject *oob = PyList_New(0), *packed = NULL;
+    if (oob == NULL) { Py_DECREF(hash); return NULL; }
+    Enc e;
+    memset(&e, 0, sizeof e);
+    e.codec = self;
+    e.oob = oob;
+    e.t = t;
+    e.t.ext_writers = NULL; /* a struct calls a serializer: not plain */
+    e.plain_top = 1;
+    void *stacks[3] = {NULL, NULL, NULL};
+    Py_ssize_t caps[3] = {0, 0, 0};
+    int took = take_kept(self, stacks, caps);
+    e.stack = stacks[KEPT_ENC];
+    e.cap = caps[KEPT_ENC];
+    int took_scratch = 0;
+    if (!self->scratch_busy && self->scratch != NULL) {
+        self->scratch_busy = took_scratch = 1;
+        e.out.buf = self->scratch;
+        e.out.cap = self->scratch_cap;
+    }
+    int r = enc_tree(&e, obj);
+    while (e.sp > 0) {
+        EFrame *f = &e.stack[--e.sp];
+        Py_CLEAR(f->obj);
+        Py_CLEAR(f->value);
+    }
+    give_back(self, took, e.stack, e.cap, KEPT_ENC);
+    give_back(self, took, stacks[KEPT_DEC], caps[KEPT_DEC], KEPT_DEC);
+    give_back(self, took, stacks[KEPT_VALS], caps[KEPT_VALS], KEPT_VALS);
+    if (took) self->kept_busy = 0;
+    if (r >= 0) {
+        /* A kind (and an int beyond 64 bits) was written as an ext 0: its serializer's in-band is the payload. */
+        Py_ssize_t skip = 0;
+        unsigned char first = e.out.len ? (unsigned char)e.out.buf[0] : 0;
+        if (ext || (first >= 0xc7 && first <= 0xc9) || (first >= 0xd4 && first <= 0xd8))
+            skip = ext_header((const unsigned char *)e.out.buf) + HASH_SIZE;
+        packed = PyBytes_FromStringAndSize(e.out.buf + skip, e.out.len - skip);
+    }
+    if (e.out.owns) {
+        if (e.out.cap <= SCRATCH_KEEP && (took_scratch || self->scratch == NULL)) {
+            if (took_scratch) PyMem_Free(self->scratch);
+            self->scratch = e.out.buf;
+            self->scratch_cap = e.out.cap;
+        } else {
+            PyMem_Free(e.out.buf);
+        }
+    }
+    if (took_scratch) self->scratch_busy = 0;
+    PyObject *result = NULL;
+    if (packed != NULL) {
+        result = result_type->tp_alloc(result_type, 0);
+        if (result != NULL) {
+            SLOT(result, R_IN_BAND) = packed;
+            SLOT(result, R_CLASS_HASH) = hash;
+            SLOT(result, R_BUFFERS) = oob;
+            SLOT(result, R_KEY) = Py_NewRef(Py_None);
+            return result;
+        }
+        Py_DECREF(packed);
+    } else if (r < 0 && !(r == -1 && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception))) {
+        /* Not plain, or an error the full path reports with its own words. */
+        PyErr_Clear();
+        result = Py_NewRef(Py_NotImplemented);
+    }
+    Py_DECREF(hash);
+    Py_DECREF(oob);
+    return result;
+}
+
+/* The value of a plain in-band (after its ClassIDHash) of type value_type; NotImplemented otherwise.
+ * The standard types read in place are read here too, as a trusted call's first level would read
+ * them (max_depth < 0: no limit); any other nested value is not plain. */
+static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, PyObject *value_type,
+                                    long long max_depth) {
+    Dec d;
+    memset(&d, 0, sizeof d);
+    d.codec = self;
+    d.t = *t;
+    d.plain_top = 1;
+    d.oob = Py_None;
+    d.p = p;
+    d.end = d.doc_end = n;
+    d.state_loaded = d.inline_ok = 1; /* trusted, no call state: the top-level value is depth 1 */
+    d.depth = d.initial_depth = d.written_depth = 1;
+    d.max_depth = max_depth < 0 ? LLONG_MAX / 2 : max_depth;
+    memset(d.allowed, 1, sizeof d.allowed);
+    void *stacks[3] = {NULL, NULL, NULL};
+    Py_ssize_t caps[3] = {0, 0, 0};
+    int took = take_kept(self, stacks, caps);
+    d.stack = stacks[KEPT_DEC];
+    d.cap = caps[KEPT_DEC];
+    d.vals = stacks[KEPT_VALS];
+    d.capvals = caps[KEPT_VALS];
+    int r = dec_run(&d);
+    PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
+    for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
+    give_back(self, took, stacks[KEPT_ENC], caps[KEPT_ENC], KEPT_ENC);
+    give_back(self, took, d.stack, d.cap, KEPT_DEC);
+    give_back(self, took, d.vals, d.capvals, KEPT_VALS);
+    if (took) self->kept_busy = 0;
+    PyMem_Free(d.ext_kinds);
+    if (value != NULL && (PyObject *)Py_TYPE(value) == value_type) return value;
+    Py_XDECREF(value);
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
+    PyErr_Clear(); /* the full path decodes the same bytes and reports what is wrong */
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+static uint64_t le_at(const unsigned char *p, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+/* The value of a top-level in-band of int, float, bytes or a kind the codec reads in place, read as
+ * their standard serializers read it; NotImplemented otherwise. The value is one level deep. */
+static PyObject *unpack_scalar(Codec *self, Tables *t, const unsigned char *hash, const unsigned char *p,
+                               Py_ssize_t n, long long max_depth) {
+    if (max_depth == 0) Py_RETURN_NOTIMPLEMENTED; /* refused by the full path */
+    PyObject *v = NULL;
+    if (t->top_read[TOP_FLOAT] && memcmp(hash, PyBytes_AS_STRING(top_hash[TOP_FLOAT]), HASH_SIZE) == 0) {
+        if (n != 9 || p[0] != 0xcb) Py_RETURN_NOTIMPLEMENTED;
+        uint64_t bits = 0;
+        for (int i = 1; i < 9; i++) bits = (bits << 8) | p[i];
+        double x;
+        memcpy(&x, &bits, 8);
+        return PyFloat_FromDouble(x);
+    }
+    if (t->top_read[TOP_BYTES] && memcmp(hash, PyBytes_AS_STRING(top_hash[TOP_BYTES]), HASH_SIZE) == 0)
+        return unpack_plain_value(self, t, p, n, (PyObject *)&PyBytes_Type, max_depth);
+    int kind = K_NONE;
+    for (int k = 1; k < N_KINDS && kind == K_NONE; k++) {
+        if (t->read[k] && memcmp(hash, kind_hash[k], HASH_SIZE) == 0) kind = k;
+    }
+    switch (kind) {
+    case K_NONE: case K_SET: case K_FROZENSET: case K_BYTEARRAY:
+        Py_RETURN_NOTIMPLEMENTED;
+    case K_INT:
+        if (n == 0 || (p[0] != 0xc4 && p[0] != 0xc5))
+            return unpack_plain_value(self, t, p, n, (PyObject *)&PyLong_Type, max_depth);
+        break;
+    case K_TUPLE: {
+        PyObject *items = unpack_plain_value(self, t, p, n, (PyObject *)&PyList_Type, max_depth);
+        if (items == NULL || items == Py_NotImplemented) return items;
+        v = PyList_AsTuple(items);
+        Py_DECREF(items);
+        return v;
+    }
+    }
+    v = dec_leaf(kind, p, n);
+    if (v == NULL && !PyErr_Occurred()) Py_RETURN_NOTIMPLEMENTED; /* another form: its serializer reads it */
+    return v;
+}
+
+/* The value of an in-band section (ClassIDHash, then in-band) of a plain value; NotImplemented otherwise. */
+static PyObject *unpack_section(Codec *self, Tables *t, PyObject *hash, const unsigned char *p, Py_ssize_t n,
+                                long long max_depth) {
+    PyObject *value_type = PyDict_GetItemWithError(t->unpacked_as_is, hash), *value;
+    if (value_type == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        return unpack_scalar(self, t, (const unsigned char *)PyBytes_AS_STRING(hash), p, n, max_depth);
+    }
+    Py_INCREF(value_type); /* the snapshot may be replaced while the value is built */
+    value = unpack_plain_value(self, t, p, n, value_type, max_depth);
+    Py_DECREF(value_type);
+    return value;
+}
+
+/* unpack_top(data, plain) -> value | NotImplemented. plain is None (untrusted: nothing here) or
+ * (max_depth, max_frame_size) of the registry's limits (each None: no limit). */
+static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "unpack_top(data, plain)");
+        return NULL;
+    }
+    PyObject *data = args[0], *plain = args[1];
+    if (plain == Py_None || result_type == NULL || decode_state_var == NULL) Py_RETURN_NOTIMPLEMENTED;
+    if (!PyTuple_CheckExact(plain) || PyTuple_GET_SIZE(plain) != 2) {
+        PyErr_SetString(PyExc_TypeError, "unpack_top: plain must be None or (max_depth, max_frame_size)");
+        return NULL;
+    }
+    long long max_depth = -1;
+    uint64_t max_size = UINT64_MAX;
+    PyObject *depth_limit = PyTuple_GET_ITEM(plain, 0), *size_limit = PyTuple_GET_ITEM(plain, 1);
+    if (depth_limit != Py_None) {
+        int overflow;
+        max_depth = PyLong_AsLongLongAndOverflow(depth_limit, &overflow);
+        if (max_depth == -1 && PyErr_Occurred()) return NULL;
+        if (overflow > 0) max_depth = LLONG_MAX / 2;
+    }
+    if (size_limit != Py_None) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(size_limit, &overflow);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        max_size = overflow > 0 ? UINT64_MAX : v < 0 ? 0 : (uint64_t)v;
+    }
+    PyObject *state;
+    if (PyContextVar_Get(decode_state_var, NULL, &state) < 0) return NULL;
+    int inside = state != NULL && state != Py_None;
+    Py_XDECREF(state);
+    if (inside) Py_RETURN_NOTIMPLEMENTED; /* a nested call: it follows the rules of the outer one */
+    Tables t;
+    if (current_tables(self, &t) < 0) return NULL;
+    if (t.unpacked_as_is == NULL) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *value;
+    Py_buffer view;
+    if (Py_TYPE(data) == result_type) {
+        PyObject *hash = SLOT(data, R_CLASS_HASH), *in_band = SLOT(data, R_IN_BAND), *buffers = SLOT(data, R_BUFFERS);
+        if (hash == NULL || !PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE || in_band == NULL ||
+            in_band == Py_None || buffers == NULL || !PyList_CheckExact(buffers) || PyList_GET_SIZE(buffers) != 0)
+            Py_RETURN_NOTIMPLEMENTED;
+        if (PyObject_GetBuffer(in_band, &view, PyBUF_SIMPLE) < 0) {
+            PyErr_Clear();
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+        Py_INCREF(hash);
+        value = unpack_section(self, &t, hash, view.buf, view.len, max_depth);
+        Py_DECREF(hash);
+        PyBuffer_Release(&view);
+        return value;
+    }
+    /* A frame's value is one level deep: max_depth 0 refuses it (the full path says so). */
+    if (!(PyBytes_CheckExact(data) || PyByteArray_CheckExact(data) || PyMemoryView_Check(data)) || max_depth == 0)
+        Py_RETURN_NOTIMPLEMENTED;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear(); /* strided and the like: the full path explains */
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    const unsigned char *p = view.buf;
+    uint64_t size = (uint64_t)view.len;
+    value = NULL;
+    /* An unsigned frame without out-of-band buffers whose header is all in order. */
+    if (size >= FRAME_HEADER + HASH_SIZE && size <= max_size && memcmp(p, "SREG", 4) == 0 && p[4] == 1 &&
+        p[5] == 0 && p[6] == 0 && p[7] == 0 && le_at(p + 8, 4) == 0 && le_at(p + 12, 4) == 0 &&
+        le_at(p + 16, 8) == size - FRAME_HEADER && le_at(p + 24, 8) == size) {
+        PyObject *hash = PyBytes_FromStringAndSize((const char *)p + FRAME_HEADER, HASH_SIZE);
+        if (hash != NULL) {
+            value = unpack_section(self, &t, hash, p + FRAME_HEADER + HASH_SIZE,
+                                   (Py_ssize_t)size - FRAME_HEADER - HASH_SIZE, max_depth);
+            Py_DECREF(hash);
+        }
+    } else {
+        value = Py_NewRef(Py_NotImplemented);
+    }
+    PyBuffer_Release(&view);
+    return value;
+}
