@@ -126,7 +126,9 @@ public final class InBandReader extends ScalarReader {
      */
     public Object readValue() {
         int b = peek();
-        return InBandLayout.isContainer(b) ? containers().read() : InBandLayout.isExt(b) ? nested().read() : readScalar(b);
+        // Ext values go through readScalar's rarer branch: the nested reader inlined here would make
+        // this method too big to inline where values are read in a loop (measured: structs1k).
+        return InBandLayout.isContainer(b) ? containers().read() : readScalar(b);
     }
 
     /**
