@@ -13,8 +13,11 @@ setup(
         Extension("serreg.wire._frame", ["serreg/wire/_frame.c"], optional=True),
         Extension(
             "serreg.codec._core", ["serreg/codec/_core.c"], optional=True,
-            depends=["serreg/codec/_core_encode.h", "serreg/codec/_core_decode.h", "serreg/codec/_core_top.h",
-                     "serreg/codec/_core_keys.h"],
+            depends=[
+                "serreg/codec/_core_encode.h", "serreg/codec/_core_decode.h", "serreg/codec/_core_top.h",
+                "serreg/codec/_core_keys.h", "serreg/codec/_core_structs.h", "serreg/codec/_core_structs_encode.h",
+                "serreg/codec/_core_structs_decode.h",
+            ],
         ),
     ]
 )

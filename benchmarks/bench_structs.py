@@ -2,7 +2,9 @@
 
 Variants (``--variant``): ``structs_1k`` (the default: serreg with a dataclass Point against msgspec
 and pyfory) and ``structs_1k_msgspec`` (serreg with a msgspec.Struct Point declared as a struct,
-against serreg's dataclass Point and msgspec itself, all in the same run).
+against serreg's dataclass Point and msgspec itself, all in the same run). In ``structs_1k``
+msgspec runs twice: with its own ``msgspec.Struct`` and with a plain dataclass (the kind of
+object serreg and pyfory build, which costs CPython more to create, fill and free).
 
 Wall: the three libraries interleaved, ``--repeats`` rounds of ``--number`` round trips each,
 medians per round trip (encode+decode, encode alone, decode alone). Instructions: each library
@@ -65,6 +67,17 @@ def make(name: str):
 
         encoder, decoder = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(list[MPoint])
         return encoder.encode, decoder.decode, [MPoint(i, i * 2, i * 3) for i in range(N)]
+    if name == "msgspec-dataclass":  # the same kind of object as serreg's and pyfory's points
+        import msgspec
+
+        @dataclasses.dataclass
+        class DPoint:
+            x: int
+            y: int
+            z: int
+
+        encoder, decoder = msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(list[DPoint])
+        return encoder.encode, decoder.decode, [DPoint(i, i * 2, i * 3) for i in range(N)]
     if name in ("pyfory", "pyfory-xlang"):
         import pyfory
 
@@ -81,7 +94,7 @@ def make(name: str):
 
 
 VARIANTS = {  # the first library of a variant is the one the others are compared with
-    "structs_1k": ("serreg", "msgspec", "pyfory", "pyfory-xlang"),
+    "structs_1k": ("serreg", "msgspec", "msgspec-dataclass", "pyfory", "pyfory-xlang"),
     "structs_1k_msgspec": ("serreg-msgspec", "serreg", "msgspec"),
 }
 
@@ -109,7 +122,7 @@ def wall(libraries: tuple[str, ...], repeats: int, number: int) -> None:
         row = ", ".join(
             f"{k} {statistics.median(v) * 1e6:,.0f} ({base[k] / statistics.median(v):.2f}x)" for k, v in times[name].items()
         )
-        print(f"  {name:14} {row}; frame {len(frame):,} B")
+        print(f"  {name:17} {row}; frame {len(frame):,} B")
 
 
 def _instructions(name: str, calls: int) -> int:
@@ -128,7 +141,7 @@ def callgrind(libraries: tuple[str, ...], calls: int) -> None:
     counts = {name: (_instructions(name, calls) - _instructions(name, 0)) / calls for name in libraries}
     base = libraries[0]
     for name, count in counts.items():
-        print(f"  {name:14} {count:,.0f}  ({base} / peer {counts[base] / count:.2f}x)")
+        print(f"  {name:17} {count:,.0f}  ({base} / peer {counts[base] / count:.2f}x)")
 
 
 def run_one(name: str, calls: int) -> None:

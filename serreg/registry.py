@@ -84,7 +84,7 @@ class Registry:
         self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides,
                                         dispatch.refusal_for, canonical_structs)
         self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames)
-        self._decoder = Decoder(nested_decoder, codec, table, self._settings)
+        self._decoder = Decoder(nested_decoder, table, self._settings)
         self._serialize_top, self._unpack_top = codec.serialize_top, codec.unpack_top
         self.allow_class_ids(*allowed_class_ids)
         if standard:

@@ -120,10 +120,19 @@ def test_a_declared_null_count_the_bitmap_does_not_have_is_refused():
         serreg.deserialize(frame, trusted=False)
 
 
-def test_bytes_outside_a_null_value_are_still_checked_only_where_pyarrow_checks_them():
+def test_the_bytes_of_a_null_string_are_not_checked_as_utf8_as_in_pyarrow():
     # A null slot's bytes are not a value: pyarrow does not check their UTF-8, neither does serreg.
     frame = string_frame(pa.string(), 2, 1, [b"\x01", offsets([0, 1, 2]), b"a\xff"])
     assert serreg.deserialize(frame, trusted=False).column(0).to_pylist() == ["a", None]
+
+
+def test_a_sliced_array_gets_pyarrows_full_validation():
+    array = pa.array(["a", "é", None, "b"]).slice(1)
+    validate_fully(array, array.null_count)
+    broken = pa.Array.from_buffers(pa.string(), 3, [None, pa.py_buffer(offsets([0, 1, 2, 4])),
+                                                    pa.py_buffer(b"ab\xff\xfe")], 0, 0).slice(1)
+    with pytest.raises(pa.ArrowInvalid, match="UTF8"):
+        validate_fully(broken, 0)
 
 
 def test_string_columns_read_back_equal_ascii_or_not():

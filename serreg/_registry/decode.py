@@ -17,7 +17,6 @@ from __future__ import annotations
 import hmac
 from typing import Iterator, Any, Optional
 
-from ..codec import MsgpackCodec
 from ..codec.top import PlainSettings
 from ..errors import DeserializationError, LimitExceededError, SerregError, SignatureError
 from ..limits import DECODE_STATE, DecodeState, Limits
@@ -166,7 +165,7 @@ def _run_deserializer(registration: Registration, in_band: memoryview, oob: Iter
 class Decoder:
     """``Registry.deserialize`` for one registry."""
 
-    def __init__(self, nested: NestedDecoder, codec: MsgpackCodec, table: Table, settings: Settings) -> None:
+    def __init__(self, nested: NestedDecoder, table: Table, settings: Settings) -> None:
         self._nested = nested
         self._table = table
         self._settings = settings

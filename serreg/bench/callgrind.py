@@ -88,7 +88,9 @@ def count_instructions(
             "--dump-line=no", sys.executable, "-m", "serreg.bench.callgrind", str(directory / "spec.json"),
         ]
         # Same hashes every run; Arrow's allocator from the C library, which valgrind tracks.
-        env = dict(os.environ, PYTHONHASHSEED="0", ARROW_DEFAULT_MEMORY_POOL="system")
+        # One BLAS/OpenMP thread: idle worker threads spinning would be counted with every peer's calls.
+        env = dict(os.environ, PYTHONHASHSEED="0", ARROW_DEFAULT_MEMORY_POOL="system",
+                   OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), env.get("PYTHONPATH")]))
         if progress is not None:
             progress.label("instructions under callgrind")

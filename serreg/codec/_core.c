@@ -264,6 +264,7 @@ static int ext_end(Out *o, Py_ssize_t start) {
 }
 
 #include "_core_types.h"
+#include "_core_structs.h"
 #include "_core_encode.h"
 #include "_core_keys.h"
 #include "_core_decode.h"
@@ -368,6 +369,10 @@ static PyMethodDef module_methods[] = {
     {"set_decode_state", set_decode_state, METH_VARARGS,
      "set_decode_state(contextvar, DeserializationError, check_hash_spread): where a deserialize call keeps "
      "its DecodeState, the error raised for malformed documents, and what refuses hash-flooded keys."},
+    {"set_struct_state", set_struct_state, METH_VARARGS,
+     "set_struct_state(encode scope contextvar, decode scope contextvar, read_instance, check state): where "
+     "a serialize or deserialize call keeps its struct table, what words a refused instance, and the state "
+     "a struct field's Python writer is called with when its check refuses a value."},
     {"set_top_level", set_top_level, METH_VARARGS,
      "set_top_level(SerializationResult, {'float': hash, 'bytes': hash}, bytes_out_of_band_threshold): the class "
      "serialize_top returns and unpack_top reads, the ClassIDHashes of the scalars they write and read themselves, "
@@ -410,6 +415,10 @@ PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&CodecType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
+    if (structs_module_init(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     Py_INCREF(&CodecType);
     if (PyModule_AddObject(m, "MsgpackCodec", (PyObject *)&CodecType) < 0) {
         Py_DECREF(&CodecType);

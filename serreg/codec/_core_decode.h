@@ -33,6 +33,7 @@ typedef struct {
     Py_ssize_t ext_open;
     DFrame *stack;
     Py_ssize_t sp, cap;
+    PyObject *struct_plans, *struct_readers, *struct_leaves; /* the struct table in scope, read at the first ext 1 */
     int plain_top; /* unpack_top: a value that calls a serializer is not plain (-1, no error set) */
 } Dec;
 
@@ -84,6 +85,10 @@ static int dec_write_depth(Dec *d, long long depth) {
     if (r == 0) d->written_depth = depth;
     return r;
 }
+
+static int dec_load_state(Dec *d);
+static int read_int(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, long long *out);
+#include "_core_structs_decode.h"
 
 static int push_val(Dec *d, PyObject *v) {
     if (v == NULL) return -2;
@@ -172,6 +177,7 @@ static PyObject *build_container(Dec *d, DFrame *f) {
 
 static PyObject *finish_ext(Dec *d, int kind, PyObject *inner) {
     if (!PyList_CheckExact(inner)) return NULL;
+    if (kind == K_STRUCT) return finish_struct(d, inner);
     if (kind == K_TUPLE) return PyList_AsTuple(inner);
     if (check_spread(d, &PyList_GET_ITEM(inner, 0), PyList_GET_SIZE(inner), 1) < 0) return NULL;
     PyObject *set = kind == K_SET ? PySet_New(NULL) : PyFrozenSet_New(NULL);
@@ -486,8 +492,20 @@ static int dec_run(Dec *d) {
             if (type == -1) d->saw_timestamp = 1;
             if (d->plain_only) return -5;
             if (type == 1) {
-                v = dec_struct(d, start, d->pos + n);
-                if (v == NULL) return -1;
+                int how = dec_struct_here(d, payload, n, &v);
+                if (how < 0) return how;
+                if (how == 1) { /* its array is decoded in a frame, then built by its reader */
+                    if (push_frame(d, D_EXT, 0) < 0) return -1;
+                    DFrame *f = &d->stack[d->sp - 1];
+                    f->ext_kind = K_STRUCT;
+                    f->saved_doc_end = d->doc_end;
+                    f->saved_doc_depth = d->doc_depth;
+                    d->doc_end = d->pos + n;
+                    d->doc_depth = 0;
+                    d->depth++;
+                    continue;
+                }
+                if (how == 2 && (v = dec_struct(d, start, d->pos + n)) == NULL) return -1;
                 d->pos += n;
                 goto complete;
             }
@@ -514,11 +532,12 @@ static int dec_run(Dec *d) {
                 if (v == NULL) {
                     /* Remember which values read in place enclose the failure (the error names them). */
                     Py_ssize_t count = 0;
-                    for (Py_ssize_t i = 0; i < d->sp; i++) count += d->stack[i].kind == D_EXT;
+                    for (Py_ssize_t i = 0; i < d->sp; i++) count += d->stack[i].kind == D_EXT && d->stack[i].ext_kind < N_KINDS;
                     d->ext_kinds = PyMem_Malloc((count ? count : 1) * sizeof(int));
                     if (d->ext_kinds != NULL) {
                         for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
-                            if (d->stack[i].kind == D_EXT) d->ext_kinds[d->ext_open++] = d->stack[i].ext_kind;
+                            if (d->stack[i].kind == D_EXT && d->stack[i].ext_kind < N_KINDS)
+                                d->ext_kinds[d->ext_open++] = d->stack[i].ext_kind;
                         }
                     }
                     return -1;
@@ -597,6 +616,9 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
     for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
     PyMem_Free(d.vals);
     PyMem_Free(d.stack);
+    Py_XDECREF(d.struct_plans);
+    Py_XDECREF(d.struct_readers);
+    Py_XDECREF(d.struct_leaves);
     PyBuffer_Release(&view);
     dec_restore(&d);
     if (r == -5) return Py_NewRef(Py_NotImplemented); /* a nested value, and plain_only */

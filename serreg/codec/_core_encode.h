@@ -23,8 +23,18 @@ typedef struct {
     Tables t;
     EFrame *stack;
     Py_ssize_t sp, cap;
+    PyObject *scope, *scope_index, *scope_definitions; /* the frame's struct table (EncodeScope) */
+    Py_ssize_t definitions_before;  /* how many definitions it held when this call began */
+    int struct_level;              /* struct instances being written inside each other (C recursion) */
+    PyTypeObject *plan_type;       /* the struct class met last and its plan (held by ext_writers) */
+    StructPlan *plan, *index_plan; /* index_plan: the plan whose definition index was looked up last */
+    long long index;
     int plain_top; /* serialize_top: a value that calls a serializer is not plain (-2) */
 } Enc;
+
+static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_level);
+static int enc_drain(Enc *e, Py_ssize_t base);
+#include "_core_structs_encode.h"
 
 static int enc_push(Enc *e, PyObject *obj, int kind, Py_ssize_t n, int depth, Py_ssize_t ext_start, int inline_level) {
     if (e->sp == e->cap) {
@@ -58,10 +68,17 @@ static int enc_pop(Enc *e) {
 /* A value no code here writes: its serializer's result, through encode_nested, as ext 0. */
 static int enc_nested(Enc *e, PyObject *obj) {
     if (e->plain_top) return -2;
+    if (Py_TYPE(obj) == e->plan_type) return enc_struct(e, obj, e->plan);
     if (e->t.ext_writers != NULL) {
-        int is_struct = PyDict_Contains(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
-        if (is_struct < 0) return -1;
-        if (is_struct) return -2; /* a struct (ext 1): the pure codec writes the whole value */
+        PyObject *writer = PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
+        if (writer == NULL && PyErr_Occurred()) return -1;
+        /* A struct (ext 1): written here from its plan; a carrier, or a class compiled later, by the pure codec. */
+        if (writer != NULL && !IS_PLAN(writer)) return -2;
+        if (writer != NULL) {
+            e->plan_type = Py_TYPE(obj);
+            e->plan = (StructPlan *)writer;
+            return enc_struct(e, obj, e->plan);
+        }
     }
     PyObject *pair = PyObject_CallOneArg(e->codec->encode_nested, obj);
     if (pair == NULL) return -1;
@@ -243,6 +260,7 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
     PyTypeObject *type = Py_TYPE(obj);
     Out *o = &e->out;
     if (depth > MSGPACK_MAX_NESTING) return -3;
+    if (type == e->plan_type) return enc_struct(e, obj, e->plan); /* the struct class met last (never a native type) */
     unsigned bit = native_bit((PyObject *)type);
     if (bit) {
         if (!root && (e->t.native_overrides & bit)) return enc_nested(e, obj);
@@ -281,7 +299,7 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
     int kind = kind_of(type);
     if (kind == K_NONE || !e->t.write[kind] || inline_level >= MAX_INLINE_LEVELS) return enc_nested(e, obj);
     if (kind == K_SET || kind == K_FROZENSET) {
-        int r = enc_set(o, obj, kind, e->t.native_overrides);
+        int r = enc_plain_set(o, obj, kind, e->t.native_overrides);
         return r == 1000 ? enc_nested(e, obj) : r;
     }
     if (kind == K_TUPLE) {
@@ -296,10 +314,10 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
     return r == 1000 ? enc_nested(e, obj) : r;
 }
 
-static int enc_tree(Enc *e, PyObject *root) {
-    int r = enc_value(e, root, 0, 1, 0);
-    if (r < 0) return r;
-    while (e->sp > 0) {
+/* Write the items of the containers opened above stack height base, until they are all closed. */
+static int enc_drain(Enc *e, Py_ssize_t base) {
+    int r;
+    while (e->sp > base) {
         EFrame *f = &e->stack[e->sp - 1];
         PyObject *item;
         int depth = f->depth, level = f->inline_level;
@@ -313,6 +331,7 @@ static int enc_tree(Enc *e, PyObject *root) {
                 PyObject *key, *value;
                 if (PyDict_GET_SIZE(f->obj) != f->n) return -2; /* changed while written */
                 int need = 0; /* 0: the dict is done, 1: its key goes the general way, 2: its value */
+                r = 0;
                 for (;;) {
                     if (!PyDict_Next(f->obj, &f->i, &key, &value)) break;
                     if (!plain || (r = enc_plain_leaf(&e->out, key, e->t.native_overrides)) != 0) { need = 1; break; }
@@ -353,6 +372,11 @@ static int enc_tree(Enc *e, PyObject *root) {
     return 0;
 }
 
+static int enc_tree(Enc *e, PyObject *root) {
+    int r = enc_value(e, root, 0, 1, 0);
+    return r < 0 ? r : enc_drain(e, 0);
+}
+
 static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyList_CheckExact(args[1])) {
         PyErr_SetString(PyExc_TypeError, "pack(obj, oob: list)");
@@ -376,7 +400,9 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
     /* The struct writers of this snapshot stay alive for the call: a serializer run from here may
        let another thread publish a new snapshot, which drops the cached one. */
     Py_XINCREF(e.t.ext_writers);
-    int r = enc_tree(&e, obj);
+    int r = e.t.ext_writers != NULL ? enc_scope_open(&e) : 0;
+    if (r == 0) r = enc_tree(&e, obj);
+    if (r == -2) enc_scope_undo(&e); /* the pure codec writes the value again, its structs too */
     Py_XDECREF(e.t.ext_writers);
     /* An error inside a value written in place is worded as its serializer words it, about it. */
     PyObject *about = obj, *via = NULL;
@@ -393,6 +419,9 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
         Py_CLEAR(f->value);
     }
     PyMem_Free(e.stack);
+    Py_XDECREF(e.scope);
+    Py_XDECREF(e.scope_index);
+    Py_XDECREF(e.scope_definitions);
     Py_XDECREF(e.t.ext_writers);
     PyObject *packed = r < 0 ? NULL : PyBytes_FromStringAndSize(e.out.buf, e.out.len);
     /* Keep a modest buffer for the next call; a large one is given back. */

@@ -230,7 +230,7 @@ static PyObject *dec_tz(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) 
 /* ------------------------------------------------------------------ sets, encode */
 
 /* The plain msgpack of a set member into o: 0, or 1000 if it is not a plain leaf written here. */
-static int enc_member(Out *o, PyObject *obj, unsigned overrides) {
+static int enc_set_member(Out *o, PyObject *obj, unsigned overrides) {
     unsigned bit = native_bit((PyObject *)Py_TYPE(obj));
     if (bit == 0 || (overrides & bit) || bit == N_LIST || bit == N_DICT) return 1000;
     switch (bit) {
@@ -261,25 +261,25 @@ static int enc_member(Out *o, PyObject *obj, unsigned overrides) {
 
 typedef struct {
     Py_ssize_t at, len;
-} Member;
+} SetMember;
 
-static const char *sort_base;
+static const char *set_sort_base;
 
 /* bytes order (memcmp, then the shorter first); ties keep iteration order, as list.sort does. */
-static int cmp_member(const void *a, const void *b) {
-    const Member *x = a, *y = b;
+static int cmp_set_member(const void *a, const void *b) {
+    const SetMember *x = a, *y = b;
     Py_ssize_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(sort_base + x->at, sort_base + y->at, n);
+    int c = memcmp(set_sort_base + x->at, set_sort_base + y->at, n);
     if (c != 0) return c;
     if (x->len != y->len) return x->len < y->len ? -1 : 1;
     return x->at < y->at ? -1 : x->at > y->at;
 }
 
 /* A set or frozenset of plain members as ext 0 into o: 0, 1000 (its serializer writes it), -1. */
-static int enc_set(Out *o, PyObject *obj, int kind, unsigned overrides) {
+static int enc_plain_set(Out *o, PyObject *obj, int kind, unsigned overrides) {
     Py_ssize_t n = PySet_GET_SIZE(obj), pos = 0;
     Out tmp = {0};
-    Member *members = PyMem_Malloc((n ? n : 1) * sizeof(Member));
+    SetMember *members = PyMem_Malloc((n ? n : 1) * sizeof(SetMember));
     if (members == NULL) { PyErr_NoMemory(); return -1; }
     PyObject *key;
     Py_hash_t hash;
@@ -288,7 +288,7 @@ static int enc_set(Out *o, PyObject *obj, int kind, unsigned overrides) {
     while (_PySet_NextEntry(obj, &pos, &key, &hash)) {
         if (count == n) { r = 1000; break; } /* changed meanwhile */
         Py_ssize_t at = tmp.len;
-        r = enc_member(&tmp, key, overrides);
+        r = enc_set_member(&tmp, key, overrides);
         if (r != 0) break;
         members[count].at = at;
         members[count].len = tmp.len - at;
@@ -296,8 +296,8 @@ static int enc_set(Out *o, PyObject *obj, int kind, unsigned overrides) {
     }
     if (r == 0 && count != n) r = 1000;
     if (r == 0) {
-        sort_base = tmp.buf;
-        qsort(members, n, sizeof(Member), cmp_member);
+        set_sort_base = tmp.buf;
+        qsort(members, n, sizeof(SetMember), cmp_set_member);
         Py_ssize_t start = o->len;
         r = ext_begin(o, kind_hash[kind]);
         if (r == 0) r = ARRAY_HEADER(o, n) < 0 ? 1000 : 0;

@@ -36,6 +36,7 @@ class StructFrames:
         self.structs_hash = structs_hash
         self._carrier_writers: dict[Any, Any] = {}
         self._carrier_readers: dict[Any, Any] = {}
+        self._parsed: dict[bytes, tuple[Any, ...]] = {}  # packed definition -> its parse (the same in any registry state)
 
     # ------------------------------------------------------------------ writing
 
@@ -88,7 +89,7 @@ class StructFrames:
             raise DeserializationError(f"the struct table must be a msgpack array of definitions ({error})") from error
         if count > MAX_DEFINITIONS:
             raise DeserializationError(f"the struct table declares {count} definitions; at most {MAX_DEFINITIONS}")
-        readers, class_ids, leaves = [], [], []
+        readers, class_ids, leaves, plans = [], [], [], []
         for index in range(count):
             start = unpacker.tell()
             try:
@@ -100,14 +101,29 @@ class StructFrames:
             except (ValueError, TypeError, UnicodeDecodeError) as error:
                 raise DeserializationError(f"struct definition {index} is not valid msgpack: {error}") from error
             raw = bytes(in_band[start:unpacker.tell()])
-            class_id, reader, leaf = self._reader(index, definition, raw)
+            class_id, reader, leaf, plan = self._reader(index, definition, raw)
             readers.append(reader)
+            plans.append(plan)
             class_ids.append(class_id)
             if index < 128:
                 leaves.append(reader if leaf else None)
-        return DecodeScope(readers, class_ids, leaves), unpacker.tell()
+        return DecodeScope(readers, class_ids, leaves, plans), unpacker.tell()
 
     def _reader(self, index: int, definition: Any, raw: bytes) -> tuple[Any, ...]:
+        parsed = self._parsed.get(raw)
+        if parsed is None:
+            parsed = self._parse(index, definition)
+            cache = {} if len(self._parsed) >= _CACHE_MAX else dict(self._parsed)
+            cache[raw] = parsed
+            self._parsed = cache
+        class_id, names, types, leaf = parsed
+        schema = self._schemas.by_class_id(class_id)  # asked every time: a class ID may be registered since
+        if schema is not None:
+            return class_id, schema.reader(raw, names, types), leaf, schema.plan_for(raw)
+        return class_id, self._carrier_reader(class_id, raw, names, types), leaf, None
+
+    def _parse(self, index: int, definition: Any) -> tuple[Any, ...]:
+        """(class ID, field names, field types, whether all are plain scalars) of a definition, checked."""
         where = f"struct definition {index}"
         if type(definition) is not list or len(definition) != 2 or type(definition[0]) is not str or not definition[0]:
             raise DeserializationError(f"{where} must be [class ID: str, fields: array]")
@@ -123,11 +139,7 @@ class StructFrames:
             types.append(parse(field[1], f"{class_id}.{field[0]}"))
         if len(set(names)) != len(names):
             raise DeserializationError(f"{where}: field names repeat")
-        leaf = is_leaf([t.kind for t in types])
-        schema = self._schemas.by_class_id(class_id)
-        if schema is not None:
-            return class_id, schema.reader(raw, names, types), leaf
-        return class_id, self._carrier_reader(class_id, raw, names, types), leaf
+        return class_id, names, types, is_leaf([t.kind for t in types])
 
     def _carrier_reader(self, class_id: str, raw: bytes, names: list[Any], types: list[Any]) -> Callable[[Any], Any]:
         reader: Optional[Callable[[Any], Any]] = self._carrier_readers.get(raw)

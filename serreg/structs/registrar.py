@@ -33,6 +33,7 @@ class StructRegistrar:
         self._lock = threading.Lock()
         self._by_id: dict[Any, Any] = {}
         self._by_class: dict[Any, Any] = {}
+        self._uncompiled: list[StructSchema] = []  # schemas naming a struct class not registered yet
         self.frames = StructFrames(self, class_id_hash(STRUCTS_CLASS_ID))
 
     def register(self, cls: type, class_id: str) -> StructSchema:
@@ -48,15 +49,31 @@ class StructRegistrar:
             self._by_class = {**self._by_class, cls: schema}  # before compiling: a class may nest itself
             try:
                 try:
-                    writer = schema.compile()[2]  # precompiled now: the codec calls it directly
+                    writer = schema.ext_writer()
                 except LookupError:
                     writer = schema.write  # a nested struct class not registered yet: compiled on first use
+                    self._uncompiled.append(schema)
                 self._table.register(class_id, cls, StructSerializer(self._codec, schema), ext_writer=writer)
             except BaseException:
                 self._by_id, self._by_class = saved
                 raise
+            self._compile_waiting()
         self._table.allow((class_id,))
         return schema
+
+    def _compile_waiting(self) -> None:
+        """Give the classes that waited for a nested struct class their compiled writers, now that they can."""
+        waiting = self._uncompiled
+        self._uncompiled = []
+        for schema in waiting:
+            if self._by_id.get(schema.class_id) is not schema:
+                continue  # registered again since
+            try:
+                writer = schema.ext_writer()
+            except LookupError:
+                self._uncompiled.append(schema)
+                continue
+            self._table.register(schema.class_id, schema.cls, StructSerializer(self._codec, schema), ext_writer=writer)
 
     def by_class_id(self, class_id: str) -> Optional[StructSchema]:
         return self._by_id.get(class_id)

@@ -15,8 +15,9 @@ from msgpack import packb
 
 from ..errors import DeserializationError
 from .annotations import field_type
-from .compile import compile_reader, compile_writer
+from .compile import compile_reader, compile_writer, is_leaf
 from .introspect import MISSING, shape_of
+from .plan import make_plan
 from .types import widens
 from .values import read_converter, write_converter
 from typing import Callable, Any
@@ -36,6 +37,7 @@ class StructSchema:
         self._ctx = ctx
         self._lock = threading.Lock()
         self._compiled = None  # (types, definition, writer) once the field types are known
+        self._plan: Any = None  # the compiled codec's plan, made with them (None with the pure codec)
         self._readers: dict[Any, Any] = {}
         names = [f.name for f in self.shape.fields]
         if len(set(names)) != len(names) or not all(type(n) is str and n for n in names):
@@ -59,8 +61,21 @@ class StructSchema:
         types = tuple(field_type(f.annotation, self._ctx.struct_id_of, self.where(f.name)) for f in fields)
         definition = packb([self.class_id, [[f.name, t.packable()] for f, t in zip(fields, types)]], use_bin_type=True)
         converters = [write_converter(t, self.where(f.name), self._ctx) for f, t in zip(fields, types)]
-        writer = compile_writer(definition, definition, [f.name for f in fields], [t.kind for t in types], converters)
+        names, kinds = [f.name for f in fields], [t.kind for t in types]
+        writer = compile_writer(definition, definition, names, kinds, converters)
+        self._plan = make_plan(writer, definition, self.class_id, self.cls, self.shape.build, names, types,
+                               converters, is_leaf(kinds))
         return types, definition, writer
+
+    def ext_writer(self) -> Any:
+        """What the codec calls for an instance: the compiled codec's plan, else the Python writer
+        (LookupError if a nested struct is not registered yet)."""
+        writer = self.compile()[2]
+        return self._plan or writer
+
+    def plan_for(self, definition: bytes) -> Any:
+        """The compiled codec's plan when ``definition`` is this class's own (read without evolution), else None."""
+        return self._plan if self.compile()[1] == definition else None
 
     def write(self, obj: Any, state: Any) -> Any:
         """The ext 1 of ``obj`` (see compile.compile_writer)."""

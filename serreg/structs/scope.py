@@ -43,14 +43,17 @@ class DecodeScope:
 
     ``leaves[i]`` is the same reader when definition i has only plain scalar fields (its
     instances hold no nested value), else None; only the first 128 indices are listed.
+    ``plans[i]`` is the compiled codec's plan of the registered class when definition i is
+    that class's own (the C core then builds its instances itself), else None.
     """
 
-    __slots__ = ("readers", "class_ids", "leaves")
+    __slots__ = ("readers", "class_ids", "leaves", "plans")
 
-    def __init__(self, readers: list[Any], class_ids: list[Any], leaves: list[Any]) -> None:
+    def __init__(self, readers: list[Any], class_ids: list[Any], leaves: list[Any], plans: list[Any]) -> None:
         self.readers = readers
         self.class_ids = class_ids
         self.leaves = leaves
+        self.plans = plans
 
 
 ENCODE_SCOPE: ContextVar[Optional[EncodeScope]] = ContextVar("serreg_struct_encode", default=None)

@@ -16,7 +16,7 @@ from ..standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID, NDARRA
 from ..errors import DeserializationError
 from .widths import INTEGER_WIDTHS
 
-__all__ = ["ATOMS", "FieldType", "MAX_TYPE_DEPTH", "parse", "widens"]
+__all__ = ["ATOMS", "FieldType", "MAX_TYPE_DEPTH", "STANDARD_ATOMS", "parse", "widens"]
 
 # Atom types that are written as ext 0 values of exactly that class ID.
 STANDARD_ATOMS = (

@@ -38,6 +38,12 @@ final class ContainerStack {
         size++;
     }
 
+    /** Whether the top container is a map waiting for its next key. */
+    boolean wantsKey() {
+        int top = size - 1;
+        return maps[top] && keys[top] == NO_KEY;
+    }
+
     /** Adds an item to the top container (a map's key, then its value); true when it is complete. */
     @SuppressWarnings("unchecked")
     boolean add(Object item) {

@@ -3,8 +3,9 @@ package serreg;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
-import serreg.types.HasClassId;
+import java.util.Map;
 import serreg.types.OpaqueValue;
 
 /**
@@ -20,29 +21,26 @@ import serreg.types.OpaqueValue;
  * (a {@link MsgpackSerializer}'s {@code write} is called on this same writer), and the header is
  * patched once the length is known (the payload moves only when the shortest header is not the
  * reserved ext 8 one). Strings are encoded straight into the array (ASCII byte for byte).
- * Not thread-safe; one writer per serialize call.
+ * Values whose serializer declares one of the writer's own forms ({@link InlineSerializer#inlineForm}:
+ * null, Boolean, Long, Double, String, List, Map with the standard serializers) are written by the
+ * writer itself, without two calls into the serializer per value. The header encodings are
+ * {@link InBandLayout}'s; the registrations of the classes met are cached in a
+ * {@link WriterClassCache}. Not thread-safe; one writer per serialize call (a pooled writer, with
+ * its array and cache, is reused by the next call on its thread once released).
  */
 public final class InBandWriter {
     /** The ext 8 header (0xc7, length, type) reserved before a nested value. */
     private static final int RESERVED_EXT_HEADER = 3;
-    /** The msgpack ext type of a struct instance (docs/FORMAT.md section 10.3). */
-    private static final int STRUCT_EXT_TYPE = 1;
-
     private final SerializerRegistry registry;
     private final ValueEncoder encoder;
+    private final WriterClassCache classes;
     private byte[] buf;
     private int pos;
     private List<ByteBuffer> outOfBand;
-    /** Whether {@link #buf} came from {@link ScratchBuffers} and goes back there on {@link #release}. */
+    /** What {@link #written} returns, kept with the pooled writer. */
+    private ByteBuffer view;
+    /** Whether this writer goes back to its thread's pool on {@link #release}. */
     private final boolean pooled;
-    /** The classes met last and their registrations (replaced round-robin). */
-    private static final int SEEN = 4;
-    private Class<?>[] seenClasses;
-    private RegistrationTable.Registration[] seenRegistrations;
-    private int nextSeen;
-    /** The class of the last value written (and its registration): lists are mostly of one class. */
-    private Class<?> lastClass;
-    private RegistrationTable.Registration lastRegistration;
 
     /**
      * A writer for one document.
@@ -53,40 +51,121 @@ public final class InBandWriter {
         this(registry, new byte[64], false);
     }
 
-    private InBandWriter(SerializerRegistry registry, byte[] buf, boolean pooled) {
+    /** A writer on {@code buf}; a pooled one goes back to {@link WriterPool} on {@link #release}. */
+    InBandWriter(SerializerRegistry registry, byte[] buf, boolean pooled) {
         this.registry = registry;
         this.encoder = registry.encoder();
+        this.classes = new WriterClassCache(encoder);
         this.buf = buf;
         this.pooled = pooled;
     }
 
-    /** A writer on this thread's scratch array; call {@link #release} when its bytes are no longer needed. */
+    /** This thread's pooled writer for {@code registry} (see {@link WriterPool}); call {@link #release} when done. */
     static InBandWriter pooled(SerializerRegistry registry) {
-        return new InBandWriter(registry, ScratchBuffers.take(), true);
+        return WriterPool.take(registry);
     }
 
-    /** Hands the scratch array back (a pooled writer); the writer must not be used afterwards. */
+    /** Hands a pooled writer back to its thread (emptied); the caller must not use it afterwards. */
     void release() {
         if (pooled) {
-            ScratchBuffers.give(buf);
-            buf = null;
+            pos = 0;
+            outOfBand = null;
+            WriterPool.give(this);
         }
+    }
+
+    /** Readies a writer taken from the pool for a new document (its class cache may be stale). */
+    void reuse() {
+        classes.revalidate();
+    }
+
+    /** The writer's array (for a pooled writer of another registry on this thread to take over). */
+    byte[] array() {
+        return buf;
     }
 
     public SerializerRegistry registry() {
         return registry;
     }
 
-    /** Writes any value (native msgpack or ext 0). */
+    /** Writes any value (native msgpack or ext 0). Small, so that it inlines where values are written in a loop. */
     public InBandWriter writeValue(Object value) {
+        RegistrationTable.Registration registration = classes.forValue(value);
+        InlineSerializer.Form form = registration.form();
+        if (form == InlineSerializer.Form.STR && value instanceof String s) {
+            return writeString(s);
+        }
+        if (form == InlineSerializer.Form.INT && value instanceof Long l) {
+            return writeLong(l);
+        }
+        if (form == InlineSerializer.Form.FLOAT && value instanceof Double d) {
+            return writeDouble(d);
+        }
+        return writeOther(value, registration, form);
+    }
+
+    /** Any value but a String, Long or Double written in the writer's own form. */
+    private InBandWriter writeOther(Object value, RegistrationTable.Registration registration, InlineSerializer.Form form) {
+        switch (form) {
+            case NIL -> {
+                if (value == null) {
+                    return writeNil();
+                }
+            }
+            case BOOL -> {
+                if (value instanceof Boolean b) {
+                    return writeBoolean(b);
+                }
+            }
+            case ARRAY -> {
+                if (value instanceof List<?> list) {
+                    return writeArray(list);
+                }
+            }
+            case MAP -> {
+                if (value instanceof Map<?, ?> map) {
+                    return writeMap(map);
+                }
+            }
+            default -> {
+            }
+        }
+        return writeByRegistration(value, registration);
+    }
+
+    private InBandWriter writeArray(List<?> list) {
+        int n = list.size();
+        writeArrayHeader(n);
+        if (list instanceof ArrayList<?>) {
+            for (int i = 0; i < n; i++) {
+                writeValue(list.get(i));
+            }
+        } else {
+            for (Object item : list) {
+                writeValue(item);
+            }
+        }
+        return this;
+    }
+
+    private InBandWriter writeMap(Map<?, ?> map) {
+        writeMapHeader(map.size());
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+            writeValue(entry.getKey());
+            writeValue(entry.getValue());
+        }
+        return this;
+    }
+
+    /** A value the writer does not write by itself: inline through its serializer, or as ext 0 / ext 1. */
+    private InBandWriter writeByRegistration(Object value, RegistrationTable.Registration registration) {
         if (value instanceof OpaqueValue opaque) {
             int headerAt = reserveExtHeader();
             int start = pos;
             writeSectionOf(opaque);
-            patchExtHeader(headerAt, start, 0);
+            patchExtHeader(headerAt, start, InBandLayout.NESTED_EXT_TYPE);
             return this;
         }
-        RegistrationTable.Registration registration = registrationFor(value);
         InlineSerializer<Object> inline = registration.inline();
         if (inline != null && inline.writesInline(value)) {
             inline.writeInline(value, this);
@@ -95,57 +174,16 @@ public final class InBandWriter {
             int headerAt = reserveExtHeader();
             int start = pos;
             encoder.writeBody(registration, value, this);
-            patchExtHeader(headerAt, start, STRUCT_EXT_TYPE);
+            patchExtHeader(headerAt, start, InBandLayout.STRUCT_EXT_TYPE);
         } else {
             int headerAt = reserveExtHeader();
             int start = pos;
             Bytes.putLongLE(buf, pos, registration.hash().toLong()); // reserveExtHeader made room for it
             pos += 8;
             encoder.writeBody(registration, value, this);
-            patchExtHeader(headerAt, start, 0);
+            patchExtHeader(headerAt, start, InBandLayout.NESTED_EXT_TYPE);
         }
         return this;
-    }
-
-    /**
-     * The registration of a value's class, from a few classes this writer met last (a document
-     * mostly repeats a few classes), else from the registry. Values that name their own class
-     * ID ({@link HasClassId}) and null are never cached.
-     */
-    private RegistrationTable.Registration registrationFor(Object value) {
-        if (value == null) {
-            return encoder.registrationFor(null);
-        }
-        Class<?> cls = value.getClass();
-        if (cls == lastClass) {
-            return lastRegistration;
-        }
-        return registrationOfOther(value, cls);
-    }
-
-    private RegistrationTable.Registration registrationOfOther(Object value, Class<?> cls) {
-        if (seenClasses == null) {
-            seenClasses = new Class<?>[SEEN];
-            seenRegistrations = new RegistrationTable.Registration[SEEN];
-        }
-        Class<?>[] classes = seenClasses;
-        for (int i = 0; i < SEEN; i++) {
-            if (classes[i] == cls) {
-                lastClass = cls;
-                lastRegistration = seenRegistrations[i];
-                return lastRegistration;
-            }
-        }
-        RegistrationTable.Registration found = encoder.registrationFor(value);
-        if (!(value instanceof HasClassId)) {
-            int slot = nextSeen;
-            classes[slot] = cls;
-            seenRegistrations[slot] = found;
-            nextSeen = (slot + 1) & (SEEN - 1);
-            lastClass = cls;
-            lastRegistration = found;
-        }
-        return found;
     }
 
     /** Writes an opaque value's in-band section (its ClassIDHash and in-band, as received) and takes its buffers. */
@@ -183,30 +221,13 @@ public final class InBandWriter {
     /** Writes the shortest ext header of {@code type} for the payload written since {@code start}, moving it if needed. */
     private void patchExtHeader(int headerAt, int start, int type) {
         int length = pos - start;
-        int size = length == 1 || length == 2 || length == 4 || length == 8 || length == 16 ? 2
-                : length <= 0xff ? 3 : length <= 0xffff ? 4 : 6;
+        int size = InBandLayout.extHeaderSize(length);
         if (size != RESERVED_EXT_HEADER) {
             ensure(size - RESERVED_EXT_HEADER);
             System.arraycopy(buf, start, buf, headerAt + size, length);
             pos = headerAt + size + length;
         }
-        byte[] b = buf;
-        switch (size) {
-            case 2 -> b[headerAt] = (byte) (length == 1 ? 0xd4 : length == 2 ? 0xd5 : length == 4 ? 0xd6 : length == 8 ? 0xd7 : 0xd8);
-            case 3 -> {
-                b[headerAt] = (byte) 0xc7;
-                b[headerAt + 1] = (byte) length;
-            }
-            case 4 -> {
-                b[headerAt] = (byte) 0xc8;
-                Bytes.putShortBE(b, headerAt + 1, (short) length);
-            }
-            default -> {
-                b[headerAt] = (byte) 0xc9;
-                Bytes.putIntBE(b, headerAt + 1, length);
-            }
-        }
-        b[headerAt + size - 1] = (byte) type;
+        InBandLayout.putExtHeader(buf, headerAt, length, type);
     }
 
     public InBandWriter writeNil() {
@@ -222,47 +243,8 @@ public final class InBandWriter {
     }
 
     public InBandWriter writeLong(long v) {
-        ensure(9);
-        byte[] b = buf;
-        int p = pos;
-        if (v >= 0) {
-            if (v < 0x80) {
-                b[p++] = (byte) v;
-            } else if (v <= 0xff) {
-                b[p++] = (byte) 0xcc;
-                b[p++] = (byte) v;
-            } else if (v <= 0xffff) {
-                b[p] = (byte) 0xcd;
-                Bytes.putShortBE(b, p + 1, (short) v);
-                p += 3;
-            } else if (v <= 0xffffffffL) {
-                b[p] = (byte) 0xce;
-                Bytes.putIntBE(b, p + 1, (int) v);
-                p += 5;
-            } else {
-                b[p] = (byte) 0xcf;
-                Bytes.putLongBE(b, p + 1, v);
-                p += 9;
-            }
-        } else if (v >= -32) {
-            b[p++] = (byte) v;
-        } else if (v >= Byte.MIN_VALUE) {
-            b[p++] = (byte) 0xd0;
-            b[p++] = (byte) v;
-        } else if (v >= Short.MIN_VALUE) {
-            b[p] = (byte) 0xd1;
-            Bytes.putShortBE(b, p + 1, (short) v);
-            p += 3;
-        } else if (v >= Integer.MIN_VALUE) {
-            b[p] = (byte) 0xd2;
-            Bytes.putIntBE(b, p + 1, (int) v);
-            p += 5;
-        } else {
-            b[p] = (byte) 0xd3;
-            Bytes.putLongBE(b, p + 1, v);
-            p += 9;
-        }
-        pos = p;
+        ensure(InBandLayout.MAX_INT);
+        pos = InBandLayout.putLong(buf, pos, v);
         return this;
     }
 
@@ -274,11 +256,7 @@ public final class InBandWriter {
         if (v.signum() < 0 || v.bitLength() > 64) {
             throw new SerializationException("integer " + v + " is outside the msgpack int range");
         }
-        ensure(9);
-        buf[pos] = (byte) 0xcf;
-        Bytes.putLongBE(buf, pos + 1, v.longValue());
-        pos += 9;
-        return this;
+        return writeUnsignedLong(v.longValue());
     }
 
     /** Writes a u64 held in a long's bits. */
@@ -286,10 +264,8 @@ public final class InBandWriter {
         if (bits >= 0) {
             return writeLong(bits);
         }
-        ensure(9);
-        buf[pos] = (byte) 0xcf;
-        Bytes.putLongBE(buf, pos + 1, bits);
-        pos += 9;
+        ensure(InBandLayout.MAX_INT);
+        pos = InBandLayout.putUint64(buf, pos, bits);
         return this;
     }
 
@@ -310,57 +286,33 @@ public final class InBandWriter {
         return this;
     }
 
-    /** Writes a msgpack str; refuses text that is not valid UTF-16 (lone surrogates). */
+    /**
+     * Writes a msgpack str, its UTF-8 straight into the document (no intermediate array): ASCII
+     * byte for byte after a header sized for it; other text after its UTF-8 length is counted.
+     * Refuses text that is not valid UTF-16 (lone surrogates).
+     */
     public InBandWriter writeString(String s) {
         int n = s.length();
-        int start = pos;
-        ensure(5 + n);
-        writeStrHeader(n);
+        ensure(InBandLayout.MAX_HEADER + n);
         byte[] b = buf;
-        int at = pos;
-        int i = 0;
-        for (; i < n; i++) {
+        int at = InBandLayout.putStrHeader(b, pos, n);
+        for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
             if (c >= 0x80) {
-                break;
+                return writeUtf8(s);
             }
             b[at + i] = (byte) c;
         }
-        if (i == n) {
-            pos = at + n;
-            return this;
-        }
-        pos = start;
-        long length = Utf8.encodedLength(s);
-        if (length < 0) {
-            throw new SerializationException("string is not valid Unicode text (lone surrogate at index " + (-1 - length)
-                    + ") and cannot be sent as a msgpack str");
-        }
-        if (length > Integer.MAX_VALUE - 16) {
-            throw new SerializationException("a string of " + length + " UTF-8 bytes does not fit in one Java array");
-        }
-        ensure(5 + (int) length);
-        writeStrHeader((int) length);
-        pos = Utf8.encode(s, buf, pos);
+        pos = at + n;
         return this;
     }
 
-    private void writeStrHeader(int n) {
-        byte[] b = buf;
-        if (n < 32) {
-            b[pos++] = (byte) (0xa0 | n);
-        } else if (n <= 0xff) {
-            b[pos++] = (byte) 0xd9;
-            b[pos++] = (byte) n;
-        } else if (n <= 0xffff) {
-            b[pos] = (byte) 0xda;
-            Bytes.putShortBE(b, pos + 1, (short) n);
-            pos += 3;
-        } else {
-            b[pos] = (byte) 0xdb;
-            Bytes.putIntBE(b, pos + 1, n);
-            pos += 5;
-        }
+    /** A str that is not all ASCII: its UTF-8 length first (for the header), then its bytes. */
+    private InBandWriter writeUtf8(String s) {
+        int length = Utf8.strLength(s);
+        ensure(InBandLayout.MAX_HEADER + length);
+        pos = Utf8.encode(s, buf, InBandLayout.putStrHeader(buf, pos, length));
+        return this;
     }
 
     public InBandWriter writeBinary(byte[] bytes) {
@@ -380,20 +332,8 @@ public final class InBandWriter {
 
     /** Writes a bin header and makes room for its {@code n} bytes. */
     private void writeBinaryHeader(int n) {
-        ensure(5 + n);
-        byte[] b = buf;
-        if (n <= 0xff) {
-            b[pos++] = (byte) 0xc4;
-            b[pos++] = (byte) n;
-        } else if (n <= 0xffff) {
-            b[pos] = (byte) 0xc5;
-            Bytes.putShortBE(b, pos + 1, (short) n);
-            pos += 3;
-        } else {
-            b[pos] = (byte) 0xc6;
-            Bytes.putIntBE(b, pos + 1, n);
-            pos += 5;
-        }
+        ensure(InBandLayout.MAX_HEADER + n);
+        pos = InBandLayout.putBinHeader(buf, pos, n);
     }
 
     public InBandWriter writeArrayHeader(int size) {
@@ -408,18 +348,8 @@ public final class InBandWriter {
         if (size < 0) {
             throw new SerializationException("a msgpack container cannot hold " + size + " items");
         }
-        ensure(5);
-        if (size < 16) {
-            buf[pos++] = (byte) (fix | size);
-        } else if (size <= 0xffff) {
-            buf[pos] = (byte) wide;
-            Bytes.putShortBE(buf, pos + 1, (short) size);
-            pos += 3;
-        } else {
-            buf[pos] = (byte) (wide + 1);
-            Bytes.putIntBE(buf, pos + 1, size);
-            pos += 5;
-        }
+        ensure(InBandLayout.MAX_HEADER);
+        pos = InBandLayout.putContainerHeader(buf, pos, size, fix, wide);
         return this;
     }
 
@@ -447,7 +377,16 @@ public final class InBandWriter {
 
     /** The bytes written so far, a view of this writer's array (valid until it writes again or is released). */
     ByteBuffer written() {
-        return ByteBuffer.wrap(buf, 0, pos);
+        ByteBuffer v = view;
+        if (v == null || v.array() != buf) {
+            v = view = ByteBuffer.wrap(buf);
+        }
+        return v.limit(pos).position(0);
+    }
+
+    /** The registration {@code value} is written with, from this writer's cache. */
+    RegistrationTable.Registration registrationFor(Object value) {
+        return classes.forValue(value);
     }
 
     /** The OOB buffers collected so far (the writer's own list, or an empty one). */

@@ -65,7 +65,7 @@ public final class KeyCollisionGuard {
      * Puts an entry of a container of at most {@value #PER_KEY} declared keys (which is never
      * counted), refusing a key too deep to hash as {@link #put} does, without a guard object.
      */
-    static <K, V> void putFew(Map<K, V> map, K key, V value, String what, long at) {
+    public static <K, V> void putFew(Map<K, V> map, K key, V value, String what, long at) {
         try {
             map.put(key, value);
         } catch (StackOverflowError e) {

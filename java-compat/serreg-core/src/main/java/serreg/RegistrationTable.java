@@ -20,17 +20,25 @@ final class RegistrationTable {
      * One class ID, its hash, its serializer and the Java classes it is bound to; {@code inline}
      * and {@code msgpack} are the serializer again when it is an {@link InlineSerializer} or a
      * {@link MsgpackSerializer} (else null), so the writer and reader test a field, not a type,
-     * for every value; {@code struct} marks a struct's serializer, whose values are written as
-     * ext 1 inside documents (docs/FORMAT.md section 10).
+     * for every value; {@code form} is the inline serializer's {@link InlineSerializer#inlineForm}
+     * ({@code CALL} for any other), asked once here rather than once per value; {@code struct}
+     * marks a struct's serializer, whose values are written as ext 1 inside documents
+     * (docs/FORMAT.md section 10).
      */
     record Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes,
-            InlineSerializer<Object> inline, MsgpackSerializer<Object> msgpack, boolean struct) {
+            InlineSerializer<Object> inline, InlineSerializer.Form form, MsgpackSerializer<Object> msgpack, boolean struct) {
         @SuppressWarnings("unchecked")
         Registration(String classId, ClassIdHash hash, Serializer<?> serializer, Set<Class<?>> classes) {
             this(classId, hash, serializer, classes,
                     serializer instanceof InlineSerializer<?> i ? (InlineSerializer<Object>) i : null,
+                    serializer instanceof InlineSerializer<?> i ? formOf(i) : InlineSerializer.Form.CALL,
                     serializer instanceof MsgpackSerializer<?> m ? (MsgpackSerializer<Object>) m : null,
                     SerializerRegistry.STRUCTS.writesInstances(serializer));
+        }
+
+        private static InlineSerializer.Form formOf(InlineSerializer<?> serializer) {
+            InlineSerializer.Form form = serializer.inlineForm();
+            return form != null ? form : InlineSerializer.Form.CALL;
         }
     }
 
@@ -48,6 +56,8 @@ final class RegistrationTable {
      * raced with it can only fill a map that is already dropped.
      */
     private volatile Map<Class<?>, Registration> resolved = new ConcurrentHashMap<>();
+    /** Counts registration changes: a cache of lookups made at one generation is stale at another. */
+    private volatile int generation;
 
     RegistrationTable(Function<String, ClassIdHash> hasher) {
         this.hasher = hasher;
@@ -85,6 +95,7 @@ final class RegistrationTable {
             idsByClass.put(cls, List.copyOf(ids));
         }
         resolved = new ConcurrentHashMap<>();
+        generation++;
     }
 
     synchronized void unregister(String classId) {
@@ -103,6 +114,12 @@ final class RegistrationTable {
             }
         }
         resolved = new ConcurrentHashMap<>();
+        generation++;
+    }
+
+    /** Changes each time a class ID is registered or unregistered (see {@link WriterClassCache}). */
+    int generation() {
+        return generation;
     }
 
     /** The registration under {@code classId}, or null. */

@@ -13,6 +13,12 @@ final class Utf8 {
 
     /** Whether {@code b[from, to)} is all ASCII (no byte with the high bit set). */
     static boolean isAscii(byte[] b, int from, int to) {
+        int n = to - from;
+        if (n < 8 && from + 8 <= b.length) {
+            // A short str (the common case) with eight readable bytes from its start: one read, its own bytes masked.
+            long mask = (1L << (n << 3)) - 1;
+            return (Bytes.getLongLE(b, from) & mask & 0x8080808080808080L) == 0;
+        }
         int i = from;
         // Eight bytes at a time: a long with any high bit set has a non-ASCII byte.
         for (; i + 8 <= to; i += 8) {
@@ -52,6 +58,23 @@ final class Utf8 {
             }
         }
         return bytes;
+    }
+
+    /**
+     * The UTF-8 length of {@code s} as a msgpack str.
+     *
+     * @throws SerializationException if {@code s} has a lone surrogate or does not fit in one array
+     */
+    static int strLength(String s) {
+        long length = encodedLength(s);
+        if (length < 0) {
+            throw new SerializationException("string is not valid Unicode text (lone surrogate at index " + (-1 - length)
+                    + ") and cannot be sent as a msgpack str");
+        }
+        if (length > Integer.MAX_VALUE - 16) {
+            throw new SerializationException("a string of " + length + " UTF-8 bytes does not fit in one Java array");
+        }
+        return (int) length;
     }
 
     /** Encodes {@code s} (already checked by {@link #encodedLength}) at {@code b[at]}; returns the end. */

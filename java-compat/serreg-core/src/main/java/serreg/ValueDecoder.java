@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.Collection;
+import java.util.Collections;
 import serreg.types.OpaqueValue;
 import serreg.wire.ClassIdHash;
 import serreg.wire.FrameLayout;
@@ -29,6 +30,8 @@ final class ValueDecoder {
     private volatile boolean trusted = true;
     private volatile Set<String> allowedIds = Trust.dataClassIds();
     private volatile long[] allowedHashes = Trust.allowedHashes(Trust.dataClassIds());
+    /** See {@link Lookup} (a plain field: any thread's last lookup will do). */
+    private Lookup last;
 
     ValueDecoder(RegistrationTable table) {
         this.table = table;
@@ -156,8 +159,8 @@ final class ValueDecoder {
             boolean trustedCall) {
         DecodeState state = DecodeState.begin(callLimits, frameBytes, allowed(trustedCall));
         try {
-            Iterator<ByteBuffer> oob = buffers.iterator();
-            Object value = readSection(inBand, oob, true);
+            Iterator<ByteBuffer> oob = buffers.isEmpty() ? Collections.emptyIterator() : buffers.iterator();
+            Object value = readSection(inBand, oob, true, state);
             int left = 0;
             while (oob.hasNext()) {
                 oob.next();
@@ -181,30 +184,35 @@ final class ValueDecoder {
      * can be kept opaque with its buffers.
      */
     Object readSection(ByteBuffer section, Iterator<ByteBuffer> oob, boolean topLevel) {
+        return readSection(section, oob, topLevel, null);
+    }
+
+    /** As {@link #readSection(ByteBuffer, Iterator, boolean)}, within the call {@code known} (null: look it up). */
+    Object readSection(ByteBuffer section, Iterator<ByteBuffer> oob, boolean topLevel, DecodeState known) {
         if (section.remaining() < ClassIdHash.SIZE) {
             throw new DeserializationException("an in-band section starts with an 8-byte ClassIDHash but only "
                     + section.remaining() + " bytes are there", 0);
         }
         long bits = section.getLong(section.position());
-        ClassIdHash hash = ClassIdHash.fromLong(section.order() == ByteOrder.LITTLE_ENDIAN ? bits : Long.reverseBytes(bits));
-        ByteBuffer body = section.slice(section.position() + ClassIdHash.SIZE, section.remaining() - ClassIdHash.SIZE);
+        long hash = section.order() == ByteOrder.LITTLE_ENDIAN ? bits : Long.reverseBytes(bits);
         // A serializer called directly (not through deserialize) still gets a depth count and the
         // registry's own trust.
-        DecodeState started = DecodeState.begin(limits, section.remaining(), defaultAllowed());
-        DecodeState state = started != null ? started : DecodeState.current();
+        DecodeState started = known != null ? null : DecodeState.begin(limits, section.remaining(), defaultAllowed());
+        DecodeState state = known != null ? known : started != null ? started : DecodeState.current();
         try {
-            if (!state.allows(hash.toLong())) {
-                throw refusal(hash.toLong(), 0);
+            if (!state.allows(hash)) {
+                throw refusal(hash, 0);
             }
-            RegistrationTable.Registration registration = table.byHash(hash);
+            RegistrationTable.Registration registration = registration(hash);
             if (registration == null) {
-                return OpaqueValue.ofUnknown(hash, body, takeOwnedBuffers(hash, oob, topLevel));
+                ClassIdHash id = ClassIdHash.fromLong(hash);
+                return OpaqueValue.ofUnknown(id, body(section), takeOwnedBuffers(id, oob, topLevel));
             }
             state.enterValue(0);
             try {
-                return registration.serializer() instanceof MsgpackSerializer<?> msgpack
-                        ? readInPlace(msgpack, body, oob, state)
-                        : registration.serializer().deserialize(body, oob);
+                MsgpackSerializer<Object> msgpack = registration.msgpack();
+                return msgpack != null ? readInPlace(msgpack, section, oob, state)
+                        : registration.serializer().deserialize(body(section), oob);
             } catch (DeserializationException e) {
                 throw e.shiftOffset(ClassIdHash.SIZE).enclosedIn(registration.classId());
             } catch (SerregException e) {
@@ -221,23 +229,45 @@ final class ValueDecoder {
         }
     }
 
-    /** What {@link MsgpackSerializer#deserialize} does, with the call's state handed over. */
-    private <T> T readInPlace(MsgpackSerializer<T> serializer, ByteBuffer body, Iterator<ByteBuffer> oob, DecodeState state) {
-        InBandReader in = new InBandReader(this, body, oob, state);
+    /** A section's serializer in-band: the bytes after its ClassIDHash. */
+    private static ByteBuffer body(ByteBuffer section) {
+        return section.slice(section.position() + ClassIdHash.SIZE, section.remaining() - ClassIdHash.SIZE);
+    }
+
+    /** What {@link MsgpackSerializer#deserialize} does, with the call's state handed over, reading the section where it lies. */
+    private <T> T readInPlace(MsgpackSerializer<T> serializer, ByteBuffer section, Iterator<ByteBuffer> oob, DecodeState state) {
+        InBandReader in = new InBandReader(this, section, ClassIdHash.SIZE, oob, state);
         T value = serializer.read(in);
         in.expectEnd();
         return value;
     }
 
-    /** The registration under the ClassIDHash whose wire bytes read as this u64 little-endian, or null. */
     /** A section inside a value being read (the top-level one when it is the outermost value). */
     Object readNestedSection(ByteBuffer section, Iterator<ByteBuffer> oob) {
         DecodeState state = DecodeState.current();
         return readSection(section, oob, state == null || state.depth() <= 1);
     }
 
+    /** The registration under the ClassIDHash whose wire bytes read as this u64 little-endian, or null. */
     RegistrationTable.Registration registration(long hash) {
-        return table.byHash(ClassIdHash.fromLong(hash));
+        Lookup known = last;
+        int generation = table.generation();
+        if (known != null && known.hash == hash && known.generation == generation) {
+            return known.registration;
+        }
+        RegistrationTable.Registration found = table.byHash(ClassIdHash.fromLong(hash));
+        if (found != null) {
+            last = new Lookup(hash, found, generation);
+        }
+        return found;
+    }
+
+    /**
+     * The last lookup by ClassIDHash (most frames of a program hold one top-level class), stamped
+     * with the registrations' generation it was made in. Immutable, so a thread racing with
+     * another sees a whole one; a lookup stamped before a registration change never matches after.
+     */
+    private record Lookup(long hash, RegistrationTable.Registration registration, int generation) {
     }
 
     /**

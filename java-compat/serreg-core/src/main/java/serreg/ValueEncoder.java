@@ -94,9 +94,14 @@ final class ValueEncoder {
             out.writeSectionOf(opaque);
             return;
         }
-        RegistrationTable.Registration registration = table.forValue(value);
+        RegistrationTable.Registration registration = out.registrationFor(value);
         out.writeHash(registration.hash().toLong());
         writeBody(registration, value, out);
+    }
+
+    /** Changes each time the registrations change (see {@link RegistrationTable#generation}). */
+    int generation() {
+        return table.generation();
     }
 
     /** The registration a value is written with (see {@link RegistrationTable#forValue}). */

@@ -12,6 +12,12 @@ public final class BoolSerializer extends MsgpackSerializer<Boolean> implements 
         super(registry);
     }
 
+    /** The writer writes these values itself (docs/FORMAT.md section 3): the same bytes as {@link #writeInline}. */
+    @Override
+    public Form inlineForm() {
+        return Form.BOOL;
+    }
+
     @Override
     public void writeInline(Boolean value, InBandWriter out) {
         out.writeBoolean(value);

@@ -17,6 +17,12 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
         super(registry);
     }
 
+    /** The writer writes these values itself (docs/FORMAT.md section 3): the same bytes as {@link #writeInline}. */
+    @Override
+    public Form inlineForm() {
+        return Form.MAP;
+    }
+
     @Override
     public void writeInline(Map<?, ?> value, InBandWriter out) {
         write(value, out);
@@ -36,9 +42,16 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
         long at = in.offset();
         int n = in.readMapHeader();
         Map<Object, Object> map = in.newMapForEntries(n);
+        if (n <= KeyCollisionGuard.PER_KEY) { // never counted: no guard object
+            for (int i = 0; i < n; i++) {
+                Object key = in.readMapKey();
+                KeyCollisionGuard.putFew(map, key, in.readValue(), "dict", at);
+            }
+            return map;
+        }
         KeyCollisionGuard guard = new KeyCollisionGuard(n, "dict", at);
         for (int i = 0; i < n; i++) {
-            Object key = in.readValue();
+            Object key = in.readMapKey();
             guard.put(map, key, in.readValue());
         }
         return map;

@@ -12,6 +12,12 @@ public final class FloatSerializer extends MsgpackSerializer<Double> implements 
         super(registry);
     }
 
+    /** The writer writes these values itself (docs/FORMAT.md section 3): the same bytes as {@link #writeInline}. */
+    @Override
+    public Form inlineForm() {
+        return Form.FLOAT;
+    }
+
     @Override
     public void writeInline(Double value, InBandWriter out) {
         out.writeDouble(value);

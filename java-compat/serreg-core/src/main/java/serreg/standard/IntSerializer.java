@@ -31,6 +31,12 @@ public final class IntSerializer extends MsgpackSerializer<Number> implements In
         return !(value instanceof BigInteger b) || inMsgpackRange(b);
     }
 
+    /** The writer writes these values itself (docs/FORMAT.md section 3): the same bytes as {@link #writeInline}. */
+    @Override
+    public Form inlineForm() {
+        return Form.INT;
+    }
+
     @Override
     public void writeInline(Number value, InBandWriter out) {
         write(value, out);

@@ -1,6 +1,7 @@
 package serreg.standard;
 
 import java.util.List;
+import java.util.RandomAccess;
 import serreg.InBandReader;
 import serreg.InBandWriter;
 import serreg.InlineSerializer;
@@ -13,6 +14,12 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
         super(registry);
     }
 
+    /** The writer writes these values itself (docs/FORMAT.md section 3): the same bytes as {@link #writeInline}. */
+    @Override
+    public Form inlineForm() {
+        return Form.ARRAY;
+    }
+
     @Override
     public void writeInline(List<?> value, InBandWriter out) {
         write(value, out);
@@ -20,7 +27,14 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
 
     @Override
     protected void write(List<?> value, InBandWriter out) {
-        out.writeArrayHeader(value.size());
+        int n = value.size();
+        out.writeArrayHeader(n);
+        if (value instanceof RandomAccess) {
+            for (int i = 0; i < n; i++) {
+                out.writeValue(value.get(i));
+            }
+            return;
+        }
         for (Object item : value) {
             out.writeValue(item);
         }

@@ -12,6 +12,12 @@ public final class NoneSerializer extends MsgpackSerializer<Void> implements Inl
         super(registry);
     }
 
+    /** The writer writes these values itself (docs/FORMAT.md section 3): the same bytes as {@link #writeInline}. */
+    @Override
+    public Form inlineForm() {
+        return Form.NIL;
+    }
+
     @Override
     public void writeInline(Void value, InBandWriter out) {
         out.writeNil();

@@ -12,6 +12,12 @@ public final class StrSerializer extends MsgpackSerializer<String> implements In
         super(registry);
     }
 
+    /** The writer writes these values itself (docs/FORMAT.md section 3): the same bytes as {@link #writeInline}. */
+    @Override
+    public Form inlineForm() {
+        return Form.STR;
+    }
+
     @Override
     public void writeInline(String value, InBandWriter out) {
         out.writeString(value);

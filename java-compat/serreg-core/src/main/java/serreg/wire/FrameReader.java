@@ -129,7 +129,7 @@ public final class FrameReader {
         }
 
         long expected = tableEnd + inBandLength;
-        List<ByteBuffer> oob = new ArrayList<>((int) k);
+        List<ByteBuffer> oob = k == 0 ? List.of() : new ArrayList<>((int) k);
         for (int i = 0; i < k; i++) {
             int entry = FrameLayout.HEADER_SIZE + FrameLayout.TABLE_ENTRY_SIZE * i;
             long offset = buf.getLong(entry);
@@ -157,7 +157,7 @@ public final class FrameReader {
             throw invalid("the frame has " + (end - expected) + " bytes after its last part", expected);
         }
         ByteBuffer inBand = buf.slice((int) tableEnd, (int) inBandLength);
-        return new FrameView(inBand, List.copyOf(oob), signed);
+        return new FrameView(inBand, k == 0 ? oob : List.copyOf(oob), signed);
     }
 
     /**

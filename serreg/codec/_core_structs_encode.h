@@ -1,0 +1,383 @@
+/* Struct instances (ext 1) written by MsgpackCodec.pack (docs/FORMAT.md, 10.2-10.3), from the
+ * StructPlan of their class.
+ *
+ * An instance is ext 1 holding [definition index, field values...]; its definition gets its index
+ * from the frame's EncodeScope (first use adds it, as the Python writer does). Each field value is
+ * checked against its type and written here; a value of type any (and a nested struct, a standard
+ * type) is written as the codec writes any value. A value the check refuses goes to the field's
+ * Python writer, which raises the error serreg words (struct, field and value), or converts it (an
+ * int in a float field, a bytearray in a bytes field): the converted value is written here when it
+ * passes the checks; anything else sends the whole call to the pure codec (-2), as does everything
+ * not covered (sets of non-scalars, carriers, classes compiled after registration, structs nested
+ * more than MAX_STRUCT_LEVELS deep). */
+
+#define MAX_STRUCT_LEVELS 64
+#define CONVERT (-6) /* a field value its check refused: its Python writer decides */
+
+static int enc_field(Enc *e, PyObject *v, TNode *t, int depth);
+
+/* The frame's struct table at the start of a call (none: structs are left to the pure codec, which
+ * says they need one), and how many definitions it holds then. */
+static int enc_scope_open(Enc *e) {
+    if (encode_scope_var == NULL) return 0;
+    PyObject *scope;
+    if (PyContextVar_Get(encode_scope_var, NULL, &scope) < 0) return -1;
+    if (scope == NULL || scope == Py_None) { Py_XDECREF(scope); return 0; }
+    PyObject *definitions = PyObject_GetAttr(scope, str_definitions);
+    if (definitions == NULL || !PyList_CheckExact(definitions)) {
+        Py_XDECREF(definitions);
+        Py_DECREF(scope);
+        PyErr_Clear();
+        return 0;
+    }
+    e->scope = scope;
+    e->scope_definitions = definitions;
+    e->definitions_before = PyList_GET_SIZE(definitions);
+    return 0;
+}
+
+/* The table's index (definition key -> index), read at the first struct of the call. */
+static int enc_scope(Enc *e) {
+    if (e->scope_index != NULL) return 0;
+    if (e->scope == NULL) return -2;
+    PyObject *index = PyObject_GetAttr(e->scope, str_index);
+    if (index == NULL) return -1;
+    if (!PyDict_CheckExact(index)) { Py_DECREF(index); return -2; }
+    e->scope_index = index;
+    return 0;
+}
+
+/* Forget the definitions added during a call handed to the pure codec: it adds them again in the
+ * order it meets them (the members of a set field before the struct's other fields). */
+static void enc_scope_undo(Enc *e) {
+    if (e->scope_definitions == NULL || PyList_GET_SIZE(e->scope_definitions) <= e->definitions_before) return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    Py_ssize_t before = e->definitions_before;
+    PyObject *index = e->scope_index != NULL ? Py_NewRef(e->scope_index) : PyObject_GetAttr(e->scope, str_index);
+    PyObject *added = PyList_New(0);
+    if (index != NULL && PyDict_CheckExact(index) && added != NULL) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *at;
+        while (PyDict_Next(index, &pos, &key, &at)) {
+            if (PyLong_Check(at) && PyLong_AsSsize_t(at) >= before && PyList_Append(added, key) < 0) break;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(added); i++) PyDict_DelItem(index, PyList_GET_ITEM(added, i));
+    }
+    PyList_SetSlice(e->scope_definitions, before, PY_SSIZE_T_MAX, NULL);
+    Py_XDECREF(index);
+    Py_XDECREF(added);
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+}
+
+/* The ext 1 header of the payload written since start, where EXT1_ROOM bytes were left for it: the
+ * ext 8 header (most instances) in place, the others moved into place. */
+#define EXT1_ROOM 3
+static int ext1_end(Out *o, Py_ssize_t start) {
+    Py_ssize_t payload = o->len - start - EXT1_ROOM;
+    char *at = o->buf + start;
+    if (payload == 1 || payload == 2 || payload == 4 || payload == 8 || payload == 16) {
+        static const unsigned char fix[17] = {[1] = 0xd4, [2] = 0xd5, [4] = 0xd6, [8] = 0xd7, [16] = 0xd8};
+        memmove(at + 2, at + EXT1_ROOM, payload);
+        at[0] = (char)fix[payload];
+        at[1] = 1;
+        o->len -= 1;
+    } else if (payload < 256) {
+        at[0] = (char)0xc7;
+        at[1] = (char)payload;
+        at[2] = 1;
+    } else {
+        int h = payload < 65536 ? 4 : 6;
+        if ((unsigned long long)payload > 0xffffffffULL) return -2;
+        RESERVE(o, h - EXT1_ROOM);
+        at = o->buf + start;
+        memmove(at + h, at + EXT1_ROOM, payload);
+        if (h == 4) {
+            at[0] = (char)0xc8;
+            at[1] = (char)(payload >> 8);
+            at[2] = (char)payload;
+        } else {
+            at[0] = (char)0xc9;
+            for (int i = 0; i < 4; i++) at[1 + i] = (char)(payload >> (24 - 8 * i));
+        }
+        at[h - 1] = 1;
+        o->len += h - EXT1_ROOM;
+    }
+    return 0;
+}
+
+/* A value written as the codec writes any value (its containers drained before returning). */
+static int enc_generic(Enc *e, PyObject *v, int depth) {
+    Py_ssize_t base = e->sp;
+    int r = enc_value(e, v, depth, 0, 0);
+    if (r < 0) return r;
+    return enc_drain(e, base);
+}
+
+/* A msgpack int in its shortest form (pack_sint's bytes), with room for it reserved here. */
+static inline int put_int(Out *o, long long x) {
+    RESERVE(o, 9);
+    if (x >= 0) {
+        uint64_t u = (uint64_t)x;
+        if (u < 128) put1(o, (unsigned char)u);
+        else if (u < 256) { put1(o, 0xcc); put_be(o, u, 1); }
+        else if (u < 65536) { put1(o, 0xcd); put_be(o, u, 2); }
+        else if (u < 4294967296ULL) { put1(o, 0xce); put_be(o, u, 4); }
+        else { put1(o, 0xcf); put_be(o, u, 8); }
+    } else if (x >= -32) put1(o, (unsigned char)(x & 0xff));
+    else if (x >= -128) { put1(o, 0xd0); put_be(o, (uint64_t)x, 1); }
+    else if (x >= -32768) { put1(o, 0xd1); put_be(o, (uint64_t)x, 2); }
+    else if (x >= -2147483648LL) { put1(o, 0xd2); put_be(o, (uint64_t)x, 4); }
+    else { put1(o, 0xd3); put_be(o, (uint64_t)x, 8); }
+    return 0;
+}
+
+static int enc_int_in(Out *o, PyObject *v, TNode *t) {
+    if (!PyLong_CheckExact(v)) return CONVERT;
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow == 0) {
+        if (x < t->low || (x >= 0 && (unsigned long long)x > t->high)) return CONVERT;
+        return put_int(o, x);
+    }
+    if (overflow < 0 || t->code != FT_UINT64) return CONVERT;
+    unsigned long long u = PyLong_AsUnsignedLongLong(v);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) { PyErr_Clear(); return CONVERT; }
+    return pack_uint(o, u);
+}
+
+/* Set members of a scalar type: each packed alone, written in the order of their bytes. */
+typedef struct { Py_ssize_t at, len; } Span;
+static const char *span_base;
+static int cmp_span(const void *a, const void *b) {
+    const Span *x = a, *y = b;
+    Py_ssize_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(span_base + x->at, span_base + y->at, (size_t)n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int enc_set(Enc *e, PyObject *v, TNode *t, int depth) {
+    TNode *item = &t->args[0];
+    if (!is_c_scalar(item->code)) return -2;
+    Py_ssize_t n = PySet_GET_SIZE(v);
+    int r = ARRAY_HEADER(&e->out, n);
+    if (r < 0 || n == 0) return r;
+    Out saved = e->out, tmp = {0};
+    Span *spans = PyMem_Malloc(n * sizeof(Span));
+    if (spans == NULL) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t pos = 0, k = 0;
+    Py_hash_t hash;
+    PyObject *member;
+    e->out = tmp;
+    while (_PySet_NextEntry(v, &pos, &member, &hash)) {
+        if (k >= n) { r = -2; break; }
+        spans[k].at = e->out.len;
+        r = enc_field(e, member, item, depth);
+        if (r < 0) break;
+        spans[k].len = e->out.len - spans[k].at;
+        k++;
+    }
+    tmp = e->out;
+    e->out = saved;
+    if (r == 0 && k != n) r = -2;
+    if (r == 0) {
+        span_base = tmp.buf; /* the GIL is held: no other sort runs meanwhile */
+        qsort(spans, n, sizeof(Span), cmp_span);
+        if (e->out.cap - e->out.len < tmp.len && out_grow(&e->out, tmp.len) < 0) r = -1;
+        for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
+            memcpy(e->out.buf + e->out.len, tmp.buf + spans[i].at, spans[i].len);
+            e->out.len += spans[i].len;
+        }
+    }
+    if (tmp.owns) PyMem_Free(tmp.buf);
+    PyMem_Free(spans);
+    return r;
+}
+
+static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan);
+
+/* One field value of type t; CONVERT when its check refuses it. */
+static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
+    Out *o = &e->out;
+    if (depth > MSGPACK_MAX_NESTING) return -3;
+    switch (t->code) {
+    case FT_BOOL:
+        if (v != Py_True && v != Py_False) return CONVERT;
+        RESERVE(o, 1);
+        put1(o, v == Py_True ? 0xc3 : 0xc2);
+        return 0;
+    case FT_INT8: case FT_INT16: case FT_INT32: case FT_INT64:
+    case FT_UINT8: case FT_UINT16: case FT_UINT32: case FT_UINT64:
+        return enc_int_in(o, v, t);
+    case FT_FLOAT64:
+        if (!PyFloat_CheckExact(v)) return CONVERT;
+        return pack_double(o, PyFloat_AS_DOUBLE(v));
+    case FT_FLOAT32: {
+        if (!PyFloat_CheckExact(v)) return CONVERT;
+        double x = PyFloat_AS_DOUBLE(v);
+        float y = (float)x;
+        if (x != x || (isinf(y) && !isinf(x))) return CONVERT; /* NaN, and beyond binary32: its writer */
+        return pack_double(o, (double)y);
+    }
+    case FT_STR: {
+        if (!PyUnicode_CheckExact(v)) return CONVERT;
+        Py_ssize_t n;
+        const char *text = PyUnicode_AsUTF8AndSize(v, &n);
+        if (text == NULL) return PyErr_ExceptionMatches(PyExc_UnicodeEncodeError) ? -4 : -1;
+        return pack_raw(o, text, n, 1);
+    }
+    case FT_BYTES:
+        if (!PyBytes_CheckExact(v)) return CONVERT;
+        return pack_raw(o, PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v), 0);
+    case FT_ENUM: {
+        int is = t->ref == NULL ? 0 : PyObject_IsInstance(v, t->ref);
+        if (is < 0) return -1;
+        if (!is) return CONVERT;
+        PyObject *name = PyObject_GetAttr(v, str_name);
+        if (name == NULL) return -1;
+        int r = -2;
+        if (PyUnicode_CheckExact(name)) {
+            Py_ssize_t n;
+            const char *text = PyUnicode_AsUTF8AndSize(name, &n);
+            r = text == NULL ? -2 : pack_raw(o, text, n, 1);
+        }
+        Py_DECREF(name);
+        if (r == -2) PyErr_Clear();
+        return r;
+    }
+    case FT_ANY:
+        return enc_generic(e, v, depth);
+    case FT_STANDARD: /* a value of exactly that type, written as any; others: its writer checks them */
+        if (t->ref == NULL || (PyObject *)Py_TYPE(v) != t->ref) return CONVERT;
+        return enc_generic(e, v, depth);
+    case FT_STRUCT: {
+        PyObject *w = Py_TYPE(v) == e->plan_type ? (PyObject *)e->plan
+                      : e->t.ext_writers == NULL ? NULL : PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(v));
+        if (w == NULL && PyErr_Occurred()) return -1;
+        if (w == NULL || !IS_PLAN(w) || t->ref == NULL) return CONVERT;
+        int same = PyUnicode_Compare(((StructPlan *)w)->class_id, t->ref);
+        if (same == -1 && PyErr_Occurred()) return -1;
+        if (same != 0) return CONVERT;
+        return enc_struct(e, v, (StructPlan *)w);
+    }
+    case FT_OPTIONAL:
+        if (v == Py_None) { RESERVE(o, 1); put1(o, 0xc0); return 0; }
+        return enc_field(e, v, &t->args[0], depth);
+    case FT_LIST: case FT_TUPLE: {
+        int is_list = PyList_CheckExact(v);
+        if (!is_list && !PyTuple_CheckExact(v)) return CONVERT;
+        Py_ssize_t n = is_list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v);
+        if (t->code == FT_TUPLE && n != t->nargs) return CONVERT;
+        int r = ARRAY_HEADER(o, n);
+        if (r < 0) return r;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (is_list && PyList_GET_SIZE(v) != n) return -2; /* changed while written */
+            PyObject *item = is_list ? PyList_GET_ITEM(v, i) : PyTuple_GET_ITEM(v, i);
+            Py_INCREF(item);
+            r = enc_field(e, item, t->code == FT_LIST ? &t->args[0] : &t->args[i], depth + 1);
+            Py_DECREF(item);
+            if (r < 0) return r;
+        }
+        return 0;
+    }
+    case FT_SET:
+        if (!PyAnySet_Check(v)) return CONVERT;
+        return enc_set(e, v, t, depth + 1);
+    case FT_MAP: {
+        if (!PyDict_CheckExact(v)) return CONVERT;
+        Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0;
+        int r = MAP_HEADER(o, n);
+        if (r < 0) return r;
+        PyObject *key, *value;
+        while (PyDict_Next(v, &pos, &key, &value)) {
+            Py_INCREF(key);
+            Py_INCREF(value);
+            r = enc_field(e, key, &t->args[0], depth + 1);
+            if (r == 0) r = enc_field(e, value, &t->args[1], depth + 1);
+            Py_DECREF(key);
+            Py_DECREF(value);
+            if (r < 0) return r;
+            if (PyDict_GET_SIZE(v) != n) return -2;
+        }
+        return 0;
+    }
+    }
+    return -2;
+}
+
+/* A field value its check refused: its Python writer raises the error, or converts the value. */
+static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py_ssize_t field_start,
+                         Py_ssize_t oob_start) {
+    TNode *t = &plan->fields[i];
+    if (check_state == NULL) return -2;
+    PyObject *args[2] = {v, check_state};
+    PyObject *converted = PyObject_Vectorcall(PyTuple_GET_ITEM(plan->converters, i), args, 2, NULL);
+    if (converted == NULL) return -1;
+    /* The converted value is written again from the field's start (its nested values' buffers too). */
+    int r = 0;
+    e->out.len = field_start;
+    if (PyList_GET_SIZE(e->oob) > oob_start) r = PyList_SetSlice(e->oob, oob_start, PY_SSIZE_T_MAX, NULL);
+    TNode *s = t->code == FT_OPTIONAL ? &t->args[0] : t;
+    if (r < 0) r = -1;
+    else if (converted == Py_None && t->code == FT_OPTIONAL) r = enc_field(e, converted, t, 1);
+    else if (s->code == FT_STANDARD || s->code == FT_STRUCT) r = enc_generic(e, converted, 1);
+    else if (s->code == FT_FLOAT32 && PyFloat_CheckExact(converted)) r = pack_double(&e->out, PyFloat_AS_DOUBLE(converted));
+    else r = enc_field(e, converted, s, 1); /* a scalar converted (an int in a float field), a container of them */
+    Py_DECREF(converted);
+    return r == CONVERT ? -2 : r;
+}
+
+static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
+    if (e->struct_level >= MAX_STRUCT_LEVELS || plan->fields == NULL) return -2;
+    int r;
+    long long at = e->index;
+    if (plan != e->index_plan) { /* the table's index of its definition, added on first use */
+        if ((r = enc_scope(e)) < 0) return r;
+        PyObject *index = PyDict_GetItemWithError(e->scope_index, plan->key);
+        if (index == NULL) {
+            if (PyErr_Occurred()) return -1;
+            index = PyObject_CallMethodObjArgs(e->scope, str_add, plan->key, plan->definition, NULL);
+            if (index == NULL) return -1;
+        } else {
+            Py_INCREF(index);
+        }
+        at = PyLong_Check(index) ? PyLong_AsLongLong(index) : -1;
+        Py_DECREF(index);
+        if (at < 0) { PyErr_Clear(); return -2; }
+        e->index_plan = plan;
+        e->index = at;
+    }
+    Out *o = &e->out;
+    Py_ssize_t start = o->len;
+    RESERVE(o, EXT1_ROOM + 5 + 9); /* the ext header, the array header, the index */
+    o->len += EXT1_ROOM;
+    if (plan->n < 15) put1(o, (unsigned char)(0x90 | (plan->n + 1)));
+    else if ((r = ARRAY_HEADER(o, plan->n + 1)) < 0) return r;
+    if ((r = put_int(o, at)) < 0) return r;
+    int tuple = plan->build == B_TUPLE;
+    if (tuple && (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != plan->n)) return -2;
+    PyTypeObject *type = Py_TYPE(obj);
+    Py_ssize_t *slots = plan->offsets != NULL && type == (PyTypeObject *)plan->cls &&
+                        (type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && type->tp_version_tag == plan->version_tag
+                        ? plan->offsets : NULL;
+    e->struct_level++;
+    for (Py_ssize_t i = 0; i < plan->n && r >= 0; i++) {
+        PyObject *v;
+        if (tuple) {
+            v = Py_NewRef(PyTuple_GET_ITEM(obj, i));
+        } else if (slots != NULL && (v = *(PyObject **)((char *)obj + slots[i])) != NULL) {
+            Py_INCREF(v);
+        } else {
+            v = PyObject_GetAttr(obj, PyTuple_GET_ITEM(plan->names, i));
+            if (v == NULL) { r = -1; break; }
+        }
+        Py_ssize_t field_start = o->len, oob_start = PyList_GET_SIZE(e->oob);
+        r = enc_field(e, v, &plan->fields[i], 1);
+        if (r == CONVERT) r = enc_converted(e, plan, i, v, field_start, oob_start);
+        Py_DECREF(v);
+    }
+    e->struct_level--;
+    if (r < 0) return r;
+    return ext1_end(o, start);
+}
