@@ -16,6 +16,9 @@ from serreg.bench.payloads import PAYLOADS, Record, same_value
 from serreg.bench.peers import PEERS, Peer
 from serreg.bench.report import versus_fastest
 from serreg.cli import main
+from serreg.wire.class_id import class_id_hash
+
+import serreg
 
 TINY = 0.0005
 
@@ -189,3 +192,21 @@ def test_instructions_are_counted_under_callgrind():
 def test_serreg_bench_refuses_an_unknown_payload(capsys):
     assert main(["bench", "--payloads", "nope", "--no-progress", "--no-json", "--no-chart"]) == 2
     assert "unknown payload" in capsys.readouterr().err
+
+
+def test_serreg_with_structs_declares_the_payloads_dataclass_and_round_trips_it():
+    report = bench.run_suite(
+        peers=["serreg+struct"], payloads=["dataclasses_1k", "dataclasses_1k_main", "small_dict"],
+        scale=0.005, repeats=2, min_time=0.0001, progress=False,
+    )
+    for payload in ("dataclasses_1k", "dataclasses_1k_main"):
+        facts = report["payloads"][payload]["results"]["serreg+struct"]
+        assert facts["supported"] and facts["in_process"]["correct"] is True and facts["frame"]["correct"] is True
+    small = report["payloads"]["small_dict"]["results"]["serreg+struct"]
+    assert small["supported"] is False and "no dataclass" in small["reason"]
+    value = PAYLOADS["dataclasses_1k"](0.005)
+    frame = serreg.serialize(value).to_bytes()
+    assert class_id_hash("serreg.structs") not in frame[:64]  # the default registry pickles them
+    peer = PEERS["serreg+struct"]()
+    peer.check(value)
+    assert class_id_hash("serreg.structs") in bytes(peer.to_frame(value))[:64]

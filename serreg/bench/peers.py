@@ -135,6 +135,33 @@ class SerregDataclassesPeer(SerregPeer):
             raise Unsupported("no dataclass in this payload: the same as serreg")
 
 
+class SerregStructsPeer(SerregPeer):
+    """serreg with the payload's dataclass declared as a struct (``register_struct``), on its own Registry.
+
+    The fair twin of msgspec given the type and pyfory with the class registered. Measured only on
+    the payloads that hold dataclasses: elsewhere it is serreg.
+    """
+
+    name = "serreg+struct"
+    how = "serreg with the payload's dataclass declared by Registry.register_struct (cross-language struct); own Registry"
+
+    def _load(self) -> None:
+        self._registry = Registry()
+        self._declared: set[type] = set()
+        self._serialize = self._registry.serialize
+        self._deserialize = self._registry.deserialize
+        return None
+
+    def check(self, value: Any) -> None:
+        sample = value[0] if type(value) is list and value else value
+        cls = type(sample)
+        if not dataclasses.is_dataclass(sample):
+            raise Unsupported("no dataclass in this payload: the same as serreg")
+        if cls not in self._declared:
+            self._registry.register_struct(cls, f"bench.{cls.__qualname__}")
+            self._declared.add(cls)
+
+
 class Pickle5Peer(Peer):
     name = "pickle5"
     how = "pickle.dumps(protocol=5, buffer_callback) / pickle.loads(buffers=); frame: pickle.dumps(protocol=5)"
@@ -342,6 +369,6 @@ class RayPeer(Peer):
 
 PEERS = {
     peer.name: peer
-    for peer in (SerregPeer, SerregDataclassesPeer, Pickle5Peer, CloudpicklePeer, MsgpackPeer, MsgspecPeer, PyforyPeer,
+    for peer in (SerregPeer, SerregDataclassesPeer, SerregStructsPeer, Pickle5Peer, CloudpicklePeer, MsgpackPeer, MsgspecPeer, PyforyPeer,
                  RayPeer)
 }
