@@ -187,29 +187,9 @@ static PyObject *finish_ext(Dec *d, int kind, PyObject *inner) {
     return set;
 }
 
-/* A msgpack int at p[*at..end): 1 and its value, or 0 if something else is there. */
+/* A msgpack int at p[*at..end) whose unsigned form fits an int: 1 and its value, or 0. */
 static int read_int(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, long long *out) {
-    Py_ssize_t i = *at;
-    if (i >= end) return 0;
-    unsigned char b = p[i++];
-    int size = 0, is_signed = 0;
-    if (b <= 0x7f) { *out = b; *at = i; return 1; }
-    if (b >= 0xe0) { *out = (signed char)b; *at = i; return 1; }
-    if (b >= 0xcc && b <= 0xcf) size = 1 << (b - 0xcc);
-    else if (b >= 0xd0 && b <= 0xd3) { size = 1 << (b - 0xd0); is_signed = 1; }
-    else return 0;
-    if (end - i < size) return 0;
-    uint64_t v = 0;
-    for (int k = 0; k < size; k++) v = (v << 8) | p[i + k];
-    if (is_signed) {
-        int shift = 64 - 8 * size;
-        *out = shift ? ((int64_t)(v << shift)) >> shift : (int64_t)v;
-    } else {
-        if (v > (uint64_t)INT_MAX) return 0;
-        *out = (long long)v;
-    }
-    *at = i + size;
-    return 1;
+    return read_int_upto(p, at, end, out, (unsigned long long)INT_MAX);
 }
 
 static int read_ints(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, int count, int *out) {

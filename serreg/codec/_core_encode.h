@@ -377,6 +377,20 @@ static int enc_tree(Enc *e, PyObject *root) {
     return r < 0 ? r : enc_drain(e, 0);
 }
 
+/* After a pack: keep a modest output buffer for the next call, give a large one back. */
+static void give_back_out(Codec *self, Out *out, int took_scratch) {
+    if (out->owns) {
+        if (out->cap <= SCRATCH_KEEP && (took_scratch || self->scratch == NULL)) {
+            if (took_scratch) PyMem_Free(self->scratch);
+            self->scratch = out->buf;
+            self->scratch_cap = out->cap;
+        } else {
+            PyMem_Free(out->buf);
+        }
+    }
+    if (took_scratch) self->scratch_busy = 0;
+}
+
 static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyList_CheckExact(args[1])) {
         PyErr_SetString(PyExc_TypeError, "pack(obj, oob: list)");
@@ -424,17 +438,7 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
     Py_XDECREF(e.scope_definitions);
     Py_XDECREF(e.t.ext_writers);
     PyObject *packed = r < 0 ? NULL : PyBytes_FromStringAndSize(e.out.buf, e.out.len);
-    /* Keep a modest buffer for the next call; a large one is given back. */
-    if (e.out.owns) {
-        if (e.out.cap <= SCRATCH_KEEP && (took_scratch || self->scratch == NULL)) {
-            if (took_scratch) PyMem_Free(self->scratch);
-            self->scratch = e.out.buf;
-            self->scratch_cap = e.out.cap;
-        } else {
-            PyMem_Free(e.out.buf);
-        }
-    }
-    if (took_scratch) self->scratch_busy = 0;
+    give_back_out(self, &e.out, took_scratch);
     if (r == -3 || r == -4) {
         /* The error the pure codec raises for this value, caused by what went wrong. */
         PyObject *type, *cause, *tb;

@@ -194,16 +194,7 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
             skip = ext_header((const unsigned char *)e.out.buf) + HASH_SIZE;
         packed = PyBytes_FromStringAndSize(e.out.buf + skip, e.out.len - skip);
     }
-    if (e.out.owns) {
-        if (e.out.cap <= SCRATCH_KEEP && (took_scratch || self->scratch == NULL)) {
-            if (took_scratch) PyMem_Free(self->scratch);
-            self->scratch = e.out.buf;
-            self->scratch_cap = e.out.cap;
-        } else {
-            PyMem_Free(e.out.buf);
-        }
-    }
-    if (took_scratch) self->scratch_busy = 0;
+    give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
     if (packed != NULL) {
         result = result_type->tp_alloc(result_type, 0);

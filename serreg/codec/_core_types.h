@@ -149,8 +149,10 @@ typedef struct {
 static TzDecEntry tz_dec_cache[TZ_CACHE];
 static int tz_dec_next;
 
-/* A msgpack int of any width at p[*at..end) as a signed 64-bit value; 0 if not one. */
-static int read_int64(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, long long *out) {
+/* A msgpack int at p[*at..end): 1 and its value, or 0 if something else is there or an
+   unsigned one is above max_unsigned. */
+static int read_int_upto(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, long long *out,
+                         unsigned long long max_unsigned) {
     Py_ssize_t i = *at;
     if (i >= end) return 0;
     unsigned char b = p[i++];
@@ -167,11 +169,16 @@ static int read_int64(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, lo
         int shift = 64 - 8 * size;
         *out = shift ? ((int64_t)(v << shift)) >> shift : (int64_t)v;
     } else {
-        if (v > (uint64_t)LLONG_MAX) return 0;
+        if (v > max_unsigned) return 0;
         *out = (long long)v;
     }
     *at = i + size;
     return 1;
+}
+
+/* A msgpack int of any width at p[*at..end) as a signed 64-bit value; 0 if not one. */
+static int read_int64(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, long long *out) {
+    return read_int_upto(p, at, end, out, (unsigned long long)LLONG_MAX);
 }
 
 /* The tzinfo of the wire form at p[*at..end): a new reference, Py_None for nil; NULL (no error
