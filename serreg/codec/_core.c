@@ -266,8 +266,10 @@ static int ext_end(Out *o, Py_ssize_t start) {
 #include "_core_types.h"
 #include "_core_structs.h"
 #include "_core_encode.h"
+#include "_core_structs_encode.h"
 #include "_core_keys.h"
 #include "_core_decode.h"
+#include "_core_structs_decode.h"
 #include "_core_top.h"
 
 /* ------------------------------------------------------------------ the type */
@@ -385,6 +387,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "serreg.codec._core",
 #define INTERN(var, text) if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
 
 PyMODINIT_FUNC PyInit__core(void) {
+    enc_structs = &STRUCT_ENC_OPS; /* the codec reaches its struct parts through these */
+    dec_structs = &STRUCT_DEC_OPS;
     PyDateTime_IMPORT;
     if (PyDateTimeAPI == NULL) return NULL;
     PyObject *uuid = PyImport_ImportModule("uuid");

@@ -88,7 +88,18 @@ static int dec_write_depth(Dec *d, long long depth) {
 
 static int dec_load_state(Dec *d);
 static int read_int(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, long long *out);
-#include "_core_structs_decode.h"
+
+#define K_STRUCT N_KINDS /* ext_kind of a D_EXT frame holding a struct instance's array */
+
+/* The struct reader (_core_structs_decode.h) and this decoder call each other: the decoder
+ * reaches it through this table, which _core.c fills at import. */
+typedef struct {
+    /* an ext 1 payload: 1 and *out an instance read whole, 0 to open its array, -1/-2 errors */
+    int (*here)(Dec *d, const unsigned char *payload, Py_ssize_t n, PyObject **out);
+    PyObject *(*finish)(Dec *d, PyObject *items); /* an instance from its decoded array */
+} DecStructOps;
+
+static const DecStructOps *dec_structs;
 
 static int push_val(Dec *d, PyObject *v) {
     if (v == NULL) return -2;
@@ -177,7 +188,7 @@ static PyObject *build_container(Dec *d, DFrame *f) {
 
 static PyObject *finish_ext(Dec *d, int kind, PyObject *inner) {
     if (!PyList_CheckExact(inner)) return NULL;
-    if (kind == K_STRUCT) return finish_struct(d, inner);
+    if (kind == K_STRUCT) return dec_structs->finish(d, inner);
     if (kind == K_TUPLE) return PyList_AsTuple(inner);
     if (check_spread(d, &PyList_GET_ITEM(inner, 0), PyList_GET_SIZE(inner), 1) < 0) return NULL;
     PyObject *set = kind == K_SET ? PySet_New(NULL) : PyFrozenSet_New(NULL);
@@ -472,7 +483,7 @@ static int dec_run(Dec *d) {
             if (type == -1) d->saw_timestamp = 1;
             if (d->plain_only) return -5;
             if (type == 1) {
-                int how = dec_struct_here(d, payload, n, &v);
+                int how = dec_structs->here(d, payload, n, &v);
                 if (how < 0) return how;
                 if (how == 1) { /* its array is decoded in a frame, then built by its reader */
                     if (push_frame(d, D_EXT, 0) < 0) return -1;

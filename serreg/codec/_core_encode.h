@@ -34,7 +34,17 @@ typedef struct {
 
 static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_level);
 static int enc_drain(Enc *e, Py_ssize_t base);
-#include "_core_structs_encode.h"
+
+/* The struct writer (_core_structs_encode.h) and this encoder call each other: the encoder
+ * reaches it through this table, which _core.c fills at import, so neither file names the other's
+ * functions both ways. */
+typedef struct {
+    int (*write)(Enc *e, PyObject *obj, StructPlan *plan); /* one instance, as ext 1 */
+    int (*scope_open)(Enc *e);                            /* the frame's struct table, at a pack's start */
+    void (*scope_undo)(Enc *e);                           /* forget what this pack added to it */
+} EncStructOps;
+
+static const EncStructOps *enc_structs;
 
 static int enc_push(Enc *e, PyObject *obj, int kind, Py_ssize_t n, int depth, Py_ssize_t ext_start, int inline_level) {
     if (e->sp == e->cap) {
@@ -68,7 +78,7 @@ static int enc_pop(Enc *e) {
 /* A value no code here writes: its serializer's result, through encode_nested, as ext 0. */
 static int enc_nested(Enc *e, PyObject *obj) {
     if (e->plain_top) return -2;
-    if (Py_TYPE(obj) == e->plan_type) return enc_struct(e, obj, e->plan);
+    if (Py_TYPE(obj) == e->plan_type) return enc_structs->write(e, obj, e->plan);
     if (e->t.ext_writers != NULL) {
         PyObject *writer = PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
         if (writer == NULL && PyErr_Occurred()) return -1;
@@ -77,7 +87,7 @@ static int enc_nested(Enc *e, PyObject *obj) {
         if (writer != NULL) {
             e->plan_type = Py_TYPE(obj);
             e->plan = (StructPlan *)writer;
-            return enc_struct(e, obj, e->plan);
+            return enc_structs->write(e, obj, e->plan);
         }
     }
     PyObject *pair = PyObject_CallOneArg(e->codec->encode_nested, obj);
@@ -260,7 +270,7 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
     PyTypeObject *type = Py_TYPE(obj);
     Out *o = &e->out;
     if (depth > MSGPACK_MAX_NESTING) return -3;
-    if (type == e->plan_type) return enc_struct(e, obj, e->plan); /* the struct class met last (never a native type) */
+    if (type == e->plan_type) return enc_structs->write(e, obj, e->plan); /* the struct class met last (never a native type) */
     unsigned bit = native_bit((PyObject *)type);
     if (bit) {
         if (!root && (e->t.native_overrides & bit)) return enc_nested(e, obj);
@@ -414,9 +424,9 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
     /* The struct writers of this snapshot stay alive for the call: a serializer run from here may
        let another thread publish a new snapshot, which drops the cached one. */
     Py_XINCREF(e.t.ext_writers);
-    int r = e.t.ext_writers != NULL ? enc_scope_open(&e) : 0;
+    int r = e.t.ext_writers != NULL ? enc_structs->scope_open(&e) : 0;
     if (r == 0) r = enc_tree(&e, obj);
-    if (r == -2) enc_scope_undo(&e); /* the pure codec writes the value again, its structs too */
+    if (r == -2) enc_structs->scope_undo(&e); /* the pure codec writes the value again, its structs too */
     Py_XDECREF(e.t.ext_writers);
     /* An error inside a value written in place is worded as its serializer words it, about it. */
     PyObject *about = obj, *via = NULL;

@@ -11,7 +11,6 @@
  * the error serreg words. Instances the Python decoder reads without counting them against
  * max_depth (fixarray, index < 128, plain scalar fields) are not counted here either. */
 
-#define K_STRUCT N_KINDS /* ext_kind of a D_EXT frame holding a struct instance's array */
 
 /* The table of the call, read at its first struct instance: 0, or 2 (none: the pure codec words it). */
 static int dec_struct_scope(Dec *d) {
@@ -274,3 +273,5 @@ static PyObject *finish_struct(Dec *d, PyObject *items) {
     }
     return read_instance_fn == NULL ? NULL : PyObject_CallOneArg(read_instance_fn, items); /* it words the refusal */
 }
+
+static const DecStructOps STRUCT_DEC_OPS = {dec_struct_here, finish_struct};

@@ -381,3 +381,5 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
     if (r < 0) return r;
     return ext1_end(o, start);
 }
+
+static const EncStructOps STRUCT_ENC_OPS = {enc_struct, enc_scope_open, enc_scope_undo};
