@@ -315,18 +315,15 @@ static PyObject *unpack_section(Codec *self, Tables *t, PyObject *hash, const un
     return value;
 }
 
-/* unpack_top(data, plain) -> value | NotImplemented. plain is None (untrusted: nothing here) or
- * (max_depth, max_frame_size) of the registry's limits (each None: no limit). */
-static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "unpack_top(data, plain)");
-        return NULL;
-    }
-    PyObject *data = args[0], *plain = args[1];
-    if (plain == Py_None || result_type == NULL || decode_state_var == NULL) Py_RETURN_NOTIMPLEMENTED;
+/* Parse plain, None (untrusted: nothing here) or (max_depth, max_frame_size), each None for no limit,
+ * into codec->plain_depth (-1: none) and plain_size; the last one parsed is kept (the registry's
+ * Settings replace the tuple when they change). 1: parsed, 0: None, -1: error. */
+static int parse_plain(Codec *self, PyObject *plain) {
+    if (plain == Py_None) return 0;
+    if (plain == self->plain_seen) return 1;
     if (!PyTuple_CheckExact(plain) || PyTuple_GET_SIZE(plain) != 2) {
         PyErr_SetString(PyExc_TypeError, "unpack_top: plain must be None or (max_depth, max_frame_size)");
-        return NULL;
+        return -1;
     }
     long long max_depth = -1;
     uint64_t max_size = UINT64_MAX;
@@ -334,15 +331,33 @@ static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t
     if (depth_limit != Py_None) {
         int overflow;
         max_depth = PyLong_AsLongLongAndOverflow(depth_limit, &overflow);
-        if (max_depth == -1 && PyErr_Occurred()) return NULL;
+        if (max_depth == -1 && PyErr_Occurred()) return -1;
         if (overflow > 0) max_depth = LLONG_MAX / 2;
     }
     if (size_limit != Py_None) {
         int overflow;
         long long v = PyLong_AsLongLongAndOverflow(size_limit, &overflow);
-        if (v == -1 && PyErr_Occurred()) return NULL;
+        if (v == -1 && PyErr_Occurred()) return -1;
         max_size = overflow > 0 ? UINT64_MAX : v < 0 ? 0 : (uint64_t)v;
     }
+    self->plain_depth = max_depth;
+    self->plain_size = max_size;
+    Py_INCREF(plain);
+    Py_XSETREF(self->plain_seen, plain);
+    return 1;
+}
+
+/* The value of a plain frame or result; NotImplemented otherwise (see Codec_unpack_top). */
+static PyObject *unpack_top(Codec *self, PyObject *data, PyObject *plain) {
+    if (plain == NULL) return NULL;
+    if (result_type == NULL || decode_state_var == NULL) Py_RETURN_NOTIMPLEMENTED;
+    int parsed = parse_plain(self, plain);
+    if (parsed <= 0) {
+        if (parsed < 0) return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    long long max_depth = self->plain_depth;
+    uint64_t max_size = self->plain_size;
     PyObject *state;
     if (PyContextVar_Get(decode_state_var, NULL, &state) < 0) return NULL;
     int inside = state != NULL && state != Py_None;
@@ -393,4 +408,38 @@ static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t
     }
     PyBuffer_Release(&view);
     return value;
+}
+
+/* unpack_top(data, plain) -> value | NotImplemented. plain is None (untrusted: nothing here) or
+ * (max_depth, max_frame_size) of the registry's limits (each None: no limit). */
+static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "unpack_top(data, plain)");
+        return NULL;
+    }
+    return unpack_top(self, args[0], args[1]);
+}
+
+/* The registry's settings.plain (borrowed), or NULL with an error set. */
+static PyObject *top_plain(Codec *self) {
+    if (self->plain_slot > 0) {
+        PyObject *plain = *(PyObject **)((char *)self->settings + self->plain_slot);
+        if (plain != NULL) return plain;
+    }
+    PyObject *plain = PyObject_GetAttr(self->settings, str_plain);
+    Py_XDECREF(plain); /* the settings keep it */
+    return plain;
+}
+
+/* bind_registry(settings, full_serialize, full_deserialize) */
+static PyObject *Codec_bind_registry(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyCallable_Check(args[1]) || !PyCallable_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "bind_registry(settings, full_serialize, full_deserialize)");
+        return NULL;
+    }
+    self->plain_slot = object_slot(Py_TYPE(args[0]), "plain");
+    Py_XSETREF(self->settings, Py_NewRef(args[0]));
+    Py_XSETREF(self->full_serialize, Py_NewRef(args[1]));
+    Py_XSETREF(self->full_deserialize, Py_NewRef(args[2]));
+    Py_RETURN_NONE;
 }

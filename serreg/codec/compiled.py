@@ -9,10 +9,13 @@ ClassIDHashes of the standard types it writes and reads in place, where a
 deserialize call keeps its state (trust, depth, budget), the result class
 its top-level entries build and read (``_core_top.h``, twin ``top.py``), and
 where a call keeps its struct table (``StructPlan`` is how it writes and reads
-one struct class).
+one struct class). ``top_method`` makes ``Registry.serialize`` and
+``deserialize`` C methods that call the codec first (``_core_entry.h``).
 """
 
 from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
 
 from ..errors import DeserializationError
 from ..limits import DECODE_STATE
@@ -20,13 +23,16 @@ from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
 from ..result import SerializationResult
 from ._core import StructPlan, set_class_hashes, set_decode_state, set_struct_state, set_top_level
+from ._core import top_method as core_top_method
 from .checks import check_hash_spread
 from .layout import BYTES_OUT_OF_BAND_THRESHOLD
 from .pure import DecodeNested, EncodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
 from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, read_instance
 
-__all__ = ["MsgpackCodec", "StructPlan"]
+__all__ = ["MsgpackCodec", "StructPlan", "top_method"]
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 # The standard class IDs the C core writes and reads in place (serreg/standard/__init__.py has them all).
 IN_PLACE_CLASS_IDS = (
@@ -61,3 +67,15 @@ class MsgpackCodec(CoreCodec):
 
     def __init__(self, encode_nested: EncodeNested, decode_nested: DecodeNested, snapshots: SnapshotSource) -> None:
         super().__init__(encode_nested, decode_nested, snapshots, PureMsgpackCodec(encode_nested, decode_nested, snapshots))
+
+
+def top_method(kind: str) -> Callable[[_Method], _Method]:
+    """Decorates ``Registry.serialize`` (kind "serialize") or ``deserialize``: called with the value
+    alone, the method calls the registry's codec (bound by ``bind_registry``) with no Python frame
+    in between; with anything else, the decorated Python method itself."""
+
+    def decorate(method: _Method) -> _Method:
+        made: _Method = core_top_method(kind, method)
+        return made
+
+    return decorate

@@ -1,0 +1,144 @@
+/* Registry.serialize and Registry.deserialize as methods written in C (twin: serreg/codec/top.py's
+ * top_method, which leaves the Python methods as they are).
+ *
+ * top_method(kind, function) wraps the Python method ``function``. Called with the value alone
+ * (``registry.serialize(obj)``, ``serreg.deserialize(frame)``), it tries the codec's top-level
+ * entry (_core_top.h) with no Python frame in between, and on NotImplemented calls the registry's
+ * full path as the Python method would after its own try (the callables given to
+ * MsgpackCodec.bind_registry). Called with anything else (options, keywords, wrong arguments), or
+ * on a registry whose codec is not bound, it calls ``function`` itself, which does everything
+ * (and words the TypeError of a wrong call). So the Python method stays the one definition of
+ * what the call does; this only skips its frame on the common call. */
+
+enum { TOP_SERIALIZE = 0, TOP_DESERIALIZE = 1 };
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *function; /* the Python method */
+    int kind;
+    vectorcallfunc vectorcall;
+} TopMethod;
+
+static PyObject *str_codec;
+static PyTypeObject TopMethodType;
+
+/* The registry's bound compiled codec, or NULL (borrowed; no error set). */
+static Codec *bound_codec(PyObject *registry) {
+    PyObject **dictptr = _PyObject_GetDictPtr(registry);
+    if (dictptr == NULL || *dictptr == NULL) return NULL;
+    PyObject *codec = PyDict_GetItemWithError(*dictptr, str_codec);
+    if (codec == NULL || !PyObject_TypeCheck(codec, &CodecType)) return NULL;
+    return ((Codec *)codec)->full_serialize != NULL ? (Codec *)codec : NULL;
+}
+
+static PyObject *TopMethod_vectorcall(TopMethod *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Codec *codec = nargs == 2 && kwnames == NULL ? bound_codec(args[0]) : NULL;
+    if (codec == NULL) {
+        if (PyErr_Occurred()) return NULL;
+        return PyObject_Vectorcall(self->function, args, nargsf, kwnames);
+    }
+    PyObject *value = args[1], *result, *full[5];
+    Py_INCREF(codec); /* the registry's codec attribute may be replaced meanwhile */
+    full[0] = value;
+    if (self->kind == TOP_SERIALIZE) {
+        result = Codec_serialize_top(codec, value);
+        if (result == Py_NotImplemented) {
+            Py_DECREF(result);
+            full[1] = full[2] = Py_False;
+            full[3] = Py_None;
+            result = PyObject_Vectorcall(codec->full_serialize, full, 4, NULL);
+        }
+    } else {
+        result = unpack_top(codec, value, top_plain(codec));
+        if (result == Py_NotImplemented) {
+            Py_DECREF(result);
+            full[1] = full[2] = full[3] = full[4] = Py_None;
+            result = PyObject_Vectorcall(codec->full_deserialize, full, 5, NULL);
+        }
+    }
+    Py_DECREF(codec);
+    return result;
+}
+
+static PyObject *TopMethod_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None) return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+/* __doc__, __name__, __qualname__, __module__: the Python method's. */
+static PyObject *TopMethod_getattro(TopMethod *self, PyObject *name) {
+    PyObject *found = PyObject_GenericGetAttr((PyObject *)self, name);
+    if (found != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError)) return found;
+    PyErr_Clear();
+    return PyObject_GetAttr(self->function, name);
+}
+
+static PyObject *TopMethod_doc(TopMethod *self, void *closure) {
+    return PyObject_GetAttrString(self->function, "__doc__");
+}
+
+static PyObject *TopMethod_reduce(TopMethod *self, PyObject *unused) {
+    return PyObject_GetAttrString(self->function, "__qualname__");
+}
+
+static int TopMethod_traverse(TopMethod *self, visitproc visit, void *arg) {
+    Py_VISIT(self->function);
+    return 0;
+}
+
+static void TopMethod_dealloc(TopMethod *self) {
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->function);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef TopMethod_members[] = {
+    {"__wrapped__", T_OBJECT, offsetof(TopMethod, function), READONLY, "the Python method"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef TopMethod_getset[] = {
+    {"__doc__", (getter)TopMethod_doc, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef TopMethod_methods[] = {
+    {"__reduce__", (PyCFunction)TopMethod_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TopMethodType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "serreg.codec._core.TopMethod",
+    .tp_basicsize = sizeof(TopMethod),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_vectorcall_offset = offsetof(TopMethod, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = TopMethod_get,
+    .tp_getattro = (getattrofunc)TopMethod_getattro,
+    .tp_dealloc = (destructor)TopMethod_dealloc,
+    .tp_traverse = (traverseproc)TopMethod_traverse,
+    .tp_members = TopMethod_members,
+    .tp_getset = TopMethod_getset,
+    .tp_methods = TopMethod_methods,
+};
+
+/* top_method(kind, function): kind is "serialize" or "deserialize". */
+static PyObject *top_method(PyObject *module, PyObject *args) {
+    const char *kind;
+    PyObject *function;
+    if (!PyArg_ParseTuple(args, "sO", &kind, &function)) return NULL;
+    int k = strcmp(kind, "serialize") == 0 ? TOP_SERIALIZE : strcmp(kind, "deserialize") == 0 ? TOP_DESERIALIZE : -1;
+    if (k < 0 || !PyCallable_Check(function)) {
+        PyErr_SetString(PyExc_ValueError, "top_method(kind, function): kind is 'serialize' or 'deserialize'");
+        return NULL;
+    }
+    TopMethod *self = PyObject_GC_New(TopMethod, &TopMethodType);
+    if (self == NULL) return NULL;
+    self->function = Py_NewRef(function);
+    self->kind = k;
+    self->vectorcall = (vectorcallfunc)TopMethod_vectorcall;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
