@@ -33,6 +33,7 @@
 #define MAX_KEYS_PER_HASH 64      /* untrusted mode: serreg/codec/checks.py */
 #define HASH_SIZE 8
 #define SCRATCH_KEEP (1 << 16)
+#define N_AS_IS 8 /* plain top-level types kept in arrays (_core_top.h: as_is_arrays) */
 
 enum {
     K_NONE = 0, K_TUPLE, K_SET, K_FROZENSET, K_BYTEARRAY, K_COMPLEX, K_DATETIME, K_DATE, K_TIME,
@@ -81,6 +82,11 @@ typedef struct {
     PyObject *plain_seen;   /* the last "plain" unpack_top was given, parsed into the two below */
     long long plain_depth;
     uint64_t plain_size;
+    /* The cached snapshot's packed_as_is and unpacked_as_is as short arrays (borrowed, as the Tables'
+       are), scanned instead of a dict lookup; n_packed / n_unpacked is -1 when they do not fit. */
+    int n_packed, n_unpacked;
+    PyObject *packed_type[N_AS_IS], *packed_hash[N_AS_IS], *unpacked_type[N_AS_IS];
+    uint64_t unpacked_hash[N_AS_IS];
 } Codec;
 
 static PyTypeObject CodecType;
@@ -129,6 +135,7 @@ static int fill_kinds(PyObject *snapshot, PyObject *name, char *flags) {
 
 /* The top-level entries' part of the tables (defined in _core_top.h). */
 static int plain_tables(PyObject *snapshot, Tables *t);
+static void as_is_arrays(Codec *self, Tables *t);
 
 /* The tables of the registry's snapshot now (rebuilt when a new snapshot was published). */
 static int current_tables(Codec *self, Tables *out) {
@@ -170,6 +177,7 @@ static int current_tables(Codec *self, Tables *out) {
         t.ext_writers = (PyDict_Check(writers) && PyDict_GET_SIZE(writers) > 0) ? writers : NULL;
         Py_DECREF(writers);
         if (plain_tables(snapshot, &t) < 0) goto fail;
+        as_is_arrays(self, &t);
         self->tables = t;
         Py_XSETREF(self->cached_snapshot, snapshot);
         *out = t;

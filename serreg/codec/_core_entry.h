@@ -19,16 +19,32 @@ typedef struct {
     vectorcallfunc vectorcall;
 } TopMethod;
 
+/* The registry dict last looked in and what it held: its codec is that one as long as the dict's
+ * version is (a version is never given to two dict states, so a freed dict cannot match). */
+static PyObject *seen_dict;
+static uint64_t seen_version;
+static Codec *seen_codec;
+
 static PyObject *str_codec;
 static PyTypeObject TopMethodType;
 
 /* The registry's bound compiled codec, or NULL (borrowed; no error set). */
 static Codec *bound_codec(PyObject *registry) {
     PyObject **dictptr = _PyObject_GetDictPtr(registry);
-    if (dictptr == NULL || *dictptr == NULL) return NULL;
-    PyObject *codec = PyDict_GetItemWithError(*dictptr, str_codec);
-    if (codec == NULL || !PyObject_TypeCheck(codec, &CodecType)) return NULL;
-    return ((Codec *)codec)->full_serialize != NULL ? (Codec *)codec : NULL;
+    if (dictptr == NULL || *dictptr == NULL || !PyDict_CheckExact(*dictptr)) return NULL;
+    PyObject *dict = *dictptr;
+    _Py_COMP_DIAG_PUSH
+    _Py_COMP_DIAG_IGNORE_DEPR_DECLS
+    uint64_t version = ((PyDictObject *)dict)->ma_version_tag;
+    _Py_COMP_DIAG_POP
+    if (dict == seen_dict && version == seen_version) return seen_codec->full_serialize != NULL ? seen_codec : NULL;
+    PyObject *codec = PyDict_GetItemWithError(dict, str_codec);
+    if (codec == NULL || !PyObject_TypeCheck(codec, &CodecType) || ((Codec *)codec)->full_serialize == NULL)
+        return NULL;
+    seen_dict = dict;
+    seen_version = version;
+    seen_codec = (Codec *)codec; /* borrowed: the dict holds it while its version is unchanged */
+    return (Codec *)codec;
 }
 
 static PyObject *TopMethod_vectorcall(TopMethod *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {

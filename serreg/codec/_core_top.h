@@ -38,6 +38,65 @@ static int plain_tables(PyObject *snapshot, Tables *t) {
     return unpacked == NULL ? -1 : 0;
 }
 
+/* Copy the tables' packed_as_is and unpacked_as_is into the codec's arrays, when they fit. */
+static void as_is_arrays(Codec *self, Tables *t) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    int n = 0;
+    if (t->packed_as_is == NULL || PyDict_GET_SIZE(t->packed_as_is) > N_AS_IS) {
+        n = -1;
+    } else {
+        while (PyDict_Next(t->packed_as_is, &pos, &key, &value)) {
+            self->packed_type[n] = key;
+            self->packed_hash[n++] = value;
+        }
+    }
+    self->n_packed = n;
+    n = 0;
+    pos = 0;
+    if (t->unpacked_as_is == NULL || PyDict_GET_SIZE(t->unpacked_as_is) > N_AS_IS) {
+        n = -1;
+    } else {
+        while (PyDict_Next(t->unpacked_as_is, &pos, &key, &value)) {
+            if (!PyBytes_CheckExact(key) || PyBytes_GET_SIZE(key) != HASH_SIZE) {
+                n = -1;
+                break;
+            }
+            memcpy(&self->unpacked_hash[n], PyBytes_AS_STRING(key), HASH_SIZE);
+            self->unpacked_type[n++] = value;
+        }
+    }
+    self->n_unpacked = n;
+}
+
+/* packed_as_is[type] (borrowed), or NULL (an error set if the lookup failed). */
+static PyObject *packed_as_is(Codec *self, Tables *t, PyTypeObject *type) {
+    if (self->n_packed >= 0) {
+        for (int i = 0; i < self->n_packed; i++) {
+            if (self->packed_type[i] == (PyObject *)type) return self->packed_hash[i];
+        }
+        return NULL;
+    }
+    return t->packed_as_is == NULL ? NULL : PyDict_GetItemWithError(t->packed_as_is, (PyObject *)type);
+}
+
+/* unpacked_as_is[hash] for the 8 bytes at p (borrowed), or NULL (an error set if the lookup failed). */
+static PyObject *unpacked_as_is(Codec *self, Tables *t, const char *p) {
+    if (self->n_unpacked >= 0) {
+        uint64_t h;
+        memcpy(&h, p, HASH_SIZE);
+        for (int i = 0; i < self->n_unpacked; i++) {
+            if (self->unpacked_hash[i] == h) return self->unpacked_type[i];
+        }
+        return NULL;
+    }
+    PyObject *hash = PyBytes_FromStringAndSize(p, HASH_SIZE);
+    if (hash == NULL) return NULL;
+    PyObject *type = PyDict_GetItemWithError(t->unpacked_as_is, hash);
+    Py_DECREF(hash);
+    return type;
+}
+
 static PyTypeObject *result_type; /* serreg.result.SerializationResult */
 /* Offsets of its slots: _in_band, _class_hash, out_of_band_buffers, _key. */
 enum { R_IN_BAND, R_CLASS_HASH, R_BUFFERS, R_KEY, N_RESULT_SLOTS };
@@ -116,13 +175,11 @@ enum { TOP_FLOAT = 0, TOP_BYTES = 1 };
 
 /* The ClassIDHash of obj's type when its standard serializer writes obj as the codec writes it
  * (inside an ext 0 for the kinds: *ext set), or NULL (borrowed; no error set). */
-static PyObject *top_class_hash(Tables *t, PyObject *obj, int *ext) {
+static PyObject *top_class_hash(Codec *self, Tables *t, PyObject *obj, int *ext) {
     PyTypeObject *type = Py_TYPE(obj);
     *ext = 0;
-    if (t->packed_as_is != NULL) {
-        PyObject *hash = PyDict_GetItemWithError(t->packed_as_is, (PyObject *)type);
-        if (hash != NULL || PyErr_Occurred()) return hash;
-    }
+    PyObject *hash = packed_as_is(self, t, type);
+    if (hash != NULL || PyErr_Occurred()) return hash;
     if (type == &PyLong_Type) return t->write[K_INT] ? kind_hash_bytes[K_INT] : NULL;
     if (type == &PyFloat_Type) return t->top_write[TOP_FLOAT] ? top_hash[TOP_FLOAT] : NULL;
     if (type == &PyBytes_Type)
@@ -149,7 +206,7 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     if (result_type == NULL) Py_RETURN_NOTIMPLEMENTED;
     if (current_tables(self, &t) < 0) return NULL;
     int ext;
-    PyObject *hash = top_class_hash(&t, obj, &ext);
+    PyObject *hash = top_class_hash(self, &t, obj, &ext);
     if (hash == NULL) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NOTIMPLEMENTED;
@@ -302,12 +359,12 @@ static PyObject *unpack_scalar(Codec *self, Tables *t, const unsigned char *hash
 }
 
 /* The value of an in-band section (ClassIDHash, then in-band) of a plain value; NotImplemented otherwise. */
-static PyObject *unpack_section(Codec *self, Tables *t, PyObject *hash, const unsigned char *p, Py_ssize_t n,
-                                long long max_depth) {
-    PyObject *value_type = PyDict_GetItemWithError(t->unpacked_as_is, hash), *value;
+static PyObject *unpack_section(Codec *self, Tables *t, const unsigned char *hash, const unsigned char *p,
+                                Py_ssize_t n, long long max_depth) {
+    PyObject *value_type = unpacked_as_is(self, t, (const char *)hash), *value;
     if (value_type == NULL) {
         if (PyErr_Occurred()) return NULL;
-        return unpack_scalar(self, t, (const unsigned char *)PyBytes_AS_STRING(hash), p, n, max_depth);
+        return unpack_scalar(self, t, hash, p, n, max_depth);
     }
     Py_INCREF(value_type); /* the snapshot may be replaced while the value is built */
     value = unpack_plain_value(self, t, p, n, value_type, max_depth);
@@ -373,20 +430,30 @@ static PyObject *unpack_top(Codec *self, PyObject *data, PyObject *plain) {
         if (hash == NULL || !PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE || in_band == NULL ||
             in_band == Py_None || buffers == NULL || !PyList_CheckExact(buffers) || PyList_GET_SIZE(buffers) != 0)
             Py_RETURN_NOTIMPLEMENTED;
-        if (PyObject_GetBuffer(in_band, &view, PyBUF_SIMPLE) < 0) {
+        Py_INCREF(hash); /* the result may be changed while the value is built */
+        if (PyBytes_CheckExact(in_band)) {
+            Py_INCREF(in_band);
+            value = unpack_section(self, &t, (const unsigned char *)PyBytes_AS_STRING(hash),
+                                   (const unsigned char *)PyBytes_AS_STRING(in_band), PyBytes_GET_SIZE(in_band), max_depth);
+            Py_DECREF(in_band);
+        } else if (PyObject_GetBuffer(in_band, &view, PyBUF_SIMPLE) < 0) {
             PyErr_Clear();
-            Py_RETURN_NOTIMPLEMENTED;
+            value = Py_NewRef(Py_NotImplemented);
+        } else {
+            value = unpack_section(self, &t, (const unsigned char *)PyBytes_AS_STRING(hash), view.buf, view.len, max_depth);
+            PyBuffer_Release(&view);
         }
-        Py_INCREF(hash);
-        value = unpack_section(self, &t, hash, view.buf, view.len, max_depth);
         Py_DECREF(hash);
-        PyBuffer_Release(&view);
         return value;
     }
     /* A frame's value is one level deep: max_depth 0 refuses it (the full path says so). */
     if (!(PyBytes_CheckExact(data) || PyByteArray_CheckExact(data) || PyMemoryView_Check(data)) || max_depth == 0)
         Py_RETURN_NOTIMPLEMENTED;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+    int exact_bytes = PyBytes_CheckExact(data);
+    if (exact_bytes) {
+        view.buf = PyBytes_AS_STRING(data);
+        view.len = PyBytes_GET_SIZE(data);
+    } else if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
         PyErr_Clear(); /* strided and the like: the full path explains */
         Py_RETURN_NOTIMPLEMENTED;
     }
@@ -397,16 +464,14 @@ static PyObject *unpack_top(Codec *self, PyObject *data, PyObject *plain) {
     if (size >= FRAME_HEADER + HASH_SIZE && size <= max_size && memcmp(p, "SREG", 4) == 0 && p[4] == 1 &&
         p[5] == 0 && p[6] == 0 && p[7] == 0 && le_at(p + 8, 4) == 0 && le_at(p + 12, 4) == 0 &&
         le_at(p + 16, 8) == size - FRAME_HEADER && le_at(p + 24, 8) == size) {
-        PyObject *hash = PyBytes_FromStringAndSize((const char *)p + FRAME_HEADER, HASH_SIZE);
-        if (hash != NULL) {
-            value = unpack_section(self, &t, hash, p + FRAME_HEADER + HASH_SIZE,
-                                   (Py_ssize_t)size - FRAME_HEADER - HASH_SIZE, max_depth);
-            Py_DECREF(hash);
-        }
+        if (exact_bytes) Py_INCREF(data); /* bytes are immutable: kept alive, they are read in place */
+        value = unpack_section(self, &t, p + FRAME_HEADER, p + FRAME_HEADER + HASH_SIZE,
+                               (Py_ssize_t)size - FRAME_HEADER - HASH_SIZE, max_depth);
+        if (exact_bytes) Py_DECREF(data);
     } else {
         value = Py_NewRef(Py_NotImplemented);
     }
-    PyBuffer_Release(&view);
+    if (!exact_bytes) PyBuffer_Release(&view);
     return value;
 }
 
