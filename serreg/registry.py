@@ -87,7 +87,7 @@ class Registry:
         self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames)
         self._decoder = Decoder(nested_decoder, table, self._settings)
         self._serialize_top, self._unpack_top = codec.serialize_top, codec.unpack_top
-        codec.bind_registry(self._settings, self._encoder.serialize, self._decoder.deserialize)
+        codec.bind_registry(self, self._settings, self._encoder.serialize, self._decoder.deserialize)
         self.allow_class_ids(*allowed_class_ids)
         if standard:
             with table.origin(STANDARD_ORIGIN):

@@ -78,6 +78,7 @@ typedef struct {
     /* Set by bind_registry (_core_entry.h): the registry's Settings (its "plain" slot at plain_slot), and
        its full paths, Encoder.serialize(obj, False, False, None) and Decoder.deserialize(data, None x 4). */
     PyObject *settings, *full_serialize, *full_deserialize;
+    PyObject *owner;        /* the registry bound (borrowed: only compared, never used) */
     Py_ssize_t plain_slot;
     PyObject *plain_seen;   /* the last "plain" unpack_top was given, parsed into the two below */
     long long plain_depth;
@@ -379,7 +380,7 @@ static PyMethodDef Codec_methods[] = {
     {"unpack_top", (PyCFunction)(void (*)(void))Codec_unpack_top, METH_FASTCALL,
      "unpack_top(data, plain) -> value: the value of a plain frame or result, else NotImplemented."},
     {"bind_registry", (PyCFunction)(void (*)(void))Codec_bind_registry, METH_FASTCALL,
-     "bind_registry(settings, full_serialize, full_deserialize): what the registry's top_method entries call "
+     "bind_registry(registry, settings, full_serialize, full_deserialize): what registry's top_method entries call "
      "(see _core_entry.h): settings.plain is unpack_top's plain; full_serialize(obj, False, False, None) and "
      "full_deserialize(data, None, None, None, None) are its full paths."},
     {NULL, NULL, 0, NULL},

@@ -28,7 +28,7 @@ static Codec *seen_codec;
 static PyObject *str_codec;
 static PyTypeObject TopMethodType;
 
-/* The registry's bound compiled codec, or NULL (borrowed; no error set). */
+/* The registry's compiled codec, bound to it, or NULL (borrowed; no error set). */
 static Codec *bound_codec(PyObject *registry) {
     PyObject **dictptr = _PyObject_GetDictPtr(registry);
     if (dictptr == NULL || *dictptr == NULL || !PyDict_CheckExact(*dictptr)) return NULL;
@@ -37,9 +37,11 @@ static Codec *bound_codec(PyObject *registry) {
     _Py_COMP_DIAG_IGNORE_DEPR_DECLS
     uint64_t version = ((PyDictObject *)dict)->ma_version_tag;
     _Py_COMP_DIAG_POP
-    if (dict == seen_dict && version == seen_version) return seen_codec->full_serialize != NULL ? seen_codec : NULL;
+    if (dict == seen_dict && version == seen_version)
+        return seen_codec->full_serialize != NULL && seen_codec->owner == registry ? seen_codec : NULL;
     PyObject *codec = PyDict_GetItemWithError(dict, str_codec);
-    if (codec == NULL || !PyObject_TypeCheck(codec, &CodecType) || ((Codec *)codec)->full_serialize == NULL)
+    if (codec == NULL || !PyObject_TypeCheck(codec, &CodecType) || ((Codec *)codec)->full_serialize == NULL ||
+        ((Codec *)codec)->owner != registry) /* another registry's codec: the Python method decides */
         return NULL;
     seen_dict = dict;
     seen_version = version;

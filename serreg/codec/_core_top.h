@@ -313,6 +313,10 @@ static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char 
 }
 
 static uint64_t le_at(const unsigned char *p, int n) {
+#if !PY_BIG_ENDIAN
+    if (n == 8) { uint64_t v; memcpy(&v, p, 8); return v; }
+    if (n == 4) { uint32_t v; memcpy(&v, p, 4); return v; }
+#endif
     uint64_t v = 0;
     for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
     return v;
@@ -496,12 +500,14 @@ static PyObject *top_plain(Codec *self) {
     return plain;
 }
 
-/* bind_registry(settings, full_serialize, full_deserialize) */
+/* bind_registry(registry, settings, full_serialize, full_deserialize) */
 static PyObject *Codec_bind_registry(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !PyCallable_Check(args[1]) || !PyCallable_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "bind_registry(settings, full_serialize, full_deserialize)");
+    if (nargs != 4 || !PyCallable_Check(args[2]) || !PyCallable_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "bind_registry(registry, settings, full_serialize, full_deserialize)");
         return NULL;
     }
+    self->owner = args[0];
+    args++;
     self->plain_slot = object_slot(Py_TYPE(args[0]), "plain");
     Py_XSETREF(self->settings, Py_NewRef(args[0]));
     Py_XSETREF(self->full_serialize, Py_NewRef(args[1]));

@@ -68,7 +68,7 @@ class TopLevelEntries:
         self._unpack = unpack
         self._snapshots = snapshots
 
-    def bind_registry(self, settings: Any, full_serialize: Any, full_deserialize: Any) -> None:
+    def bind_registry(self, registry: Any, settings: Any, full_serialize: Any, full_deserialize: Any) -> None:
         """Nothing to bind: the pure codec has no C methods calling it (see the compiled twin)."""
 
     def serialize_top(self, obj: Any) -> Any:
