@@ -170,3 +170,16 @@ def test_to_bytes_follows_every_change_of_the_result():
     assert mine.to_bytes() == join_frame([b"xyz"], [])
     with pytest.raises(TypeError):
         result.to_bytes(1)
+
+
+def test_to_bytes_given_another_object_raises_and_forgets_nothing():
+    result = serreg.Registry().serialize(VALUE)
+    frame = result.to_bytes()
+
+    class Lookalike:  # one slot of the same name as a result's, at another offset
+        __slots__ = ("padding", "_class_hash")
+
+    for other in (object(), Lookalike()):
+        with pytest.raises(AttributeError):
+            SerializationResult.to_bytes(other)
+        assert result.to_bytes() == frame

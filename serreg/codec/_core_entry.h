@@ -33,10 +33,12 @@ static Codec *bound_codec(PyObject *registry) {
     PyObject **dictptr = _PyObject_GetDictPtr(registry);
     if (dictptr == NULL || *dictptr == NULL || !PyDict_CheckExact(*dictptr)) return NULL;
     PyObject *dict = *dictptr;
-    _Py_COMP_DIAG_PUSH
-    _Py_COMP_DIAG_IGNORE_DEPR_DECLS
+#if PY_VERSION_HEX < 0x030C0000
     uint64_t version = ((PyDictObject *)dict)->ma_version_tag;
-    _Py_COMP_DIAG_POP
+#else
+    uint64_t version = 0; /* no dict versions to rely on: looked up on every call */
+    seen_dict = NULL;
+#endif
     if (dict == seen_dict && version == seen_version)
         return seen_codec->full_serialize != NULL && seen_codec->owner == registry ? seen_codec : NULL;
     PyObject *codec = PyDict_GetItemWithError(dict, str_codec);

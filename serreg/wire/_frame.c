@@ -201,8 +201,10 @@ typedef struct {
     Py_ssize_t slot[N_SLOTS];
 } ToBytesMethod;
 
-/* Find the offsets of type's four slots; 0 if one is not an object slot (no error set). */
+/* Find the offsets of type's four slots; 0 if one is not an object slot (no error set; the offsets
+ * of the type seen before are kept). */
 static int find_slots(ToBytesMethod *self, PyTypeObject *type) {
+    Py_ssize_t slot[N_SLOTS];
     for (int i = 0; i < N_SLOTS; i++) {
         PyObject *name = PyUnicode_FromString(SLOT_NAMES[i]);
         if (name == NULL) {
@@ -214,8 +216,9 @@ static int find_slots(ToBytesMethod *self, PyTypeObject *type) {
         if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) return 0;
         PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
         if (member->type != T_OBJECT_EX && member->type != T_OBJECT) return 0;
-        self->slot[i] = member->offset;
+        slot[i] = member->offset;
     }
+    memcpy(self->slot, slot, sizeof slot);
     self->seen_type = type;
     return 1;
 }
