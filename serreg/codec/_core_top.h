@@ -135,6 +135,30 @@ static PyObject *top_hash[2];          /* ClassIDHashes of float and bytes (TOP_
 static PyObject *kind_hash_bytes[N_KINDS]; /* kind_hash as bytes objects */
 static Py_ssize_t bytes_in_band_max;   /* bytes at least this long travel out of band: not here */
 
+/* Results made and freed cheaply. SerializationResult is a Python class whose instances are the
+ * object header and its four slots, nothing else (no __dict__, no __weakref__, no finalizer, base
+ * object): when set_top_level finds it so, serialize_top makes one without zeroing it first (every
+ * slot is set at once), and its tp_dealloc is result_dealloc, which frees the four slots and the
+ * object: what subtype_dealloc does for such a class, without its general steps. A subclass keeps
+ * subtype_dealloc, which clears the subclass's own slots and then calls result_dealloc for these. */
+static int result_fast;
+
+static int plain_result_layout(PyTypeObject *type) {
+    return (type->tp_flags & Py_TPFLAGS_HEAPTYPE) && (type->tp_flags & Py_TPFLAGS_HAVE_GC) &&
+           type->tp_base == &PyBaseObject_Type && type->tp_basicsize == (Py_ssize_t)(sizeof(PyObject) +
+           N_RESULT_SLOTS * sizeof(PyObject *)) && type->tp_itemsize == 0 && type->tp_dictoffset == 0 &&
+           type->tp_weaklistoffset == 0 && type->tp_finalize == NULL && type->tp_del == NULL &&
+           type->tp_free == PyObject_GC_Del;
+}
+
+static void result_dealloc(PyObject *self) {
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    for (int i = 0; i < N_RESULT_SLOTS; i++) Py_CLEAR(SLOT(self, i));
+    type->tp_free(self);
+    Py_DECREF(type); /* a heap type's instances hold a reference to it */
+}
+
 /* set_top_level(SerializationResult, {"float": hash, "bytes": hash}, bytes out-of-band threshold) */
 static PyObject *set_top_level(PyObject *module, PyObject *args) {
     PyObject *type, *hashes;
@@ -168,6 +192,8 @@ static PyObject *set_top_level(PyObject *module, PyObject *args) {
     bytes_in_band_max = threshold;
     Py_INCREF(type);
     Py_XSETREF(result_type, (PyTypeObject *)type);
+    result_fast = plain_result_layout(result_type);
+    if (result_fast) result_type->tp_dealloc = result_dealloc;
     Py_RETURN_NONE;
 }
 
@@ -254,12 +280,13 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
     if (packed != NULL) {
-        result = result_type->tp_alloc(result_type, 0);
+        result = result_fast ? (PyObject *)PyObject_GC_New(PyObject, result_type) : result_type->tp_alloc(result_type, 0);
         if (result != NULL) {
             SLOT(result, R_IN_BAND) = packed;
             SLOT(result, R_CLASS_HASH) = hash;
             SLOT(result, R_BUFFERS) = oob;
             SLOT(result, R_KEY) = Py_NewRef(Py_None);
+            if (result_fast) PyObject_GC_Track(result);
             return result;
         }
         Py_DECREF(packed);
