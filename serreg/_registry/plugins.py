@@ -37,6 +37,9 @@ class PluginLoader:
         self._table = table
         self._lock = threading.RLock()
         self._pending: Optional[dict[str, EntryPoint]] = None  # name -> EntryPoint, read on first use
+        # Every entry point's name, fixed when _pending is first read: a module that none names has
+        # no plug-in to wait for, so its lookup takes no lock (the type of every fallback value).
+        self._names: Optional[frozenset[str]] = None
         self.loaded: dict[str, str] = {}  # name -> "module:function"
         self.failed: dict[str, str] = {}  # name -> why it could not be loaded
         self.unavailable: dict[str, str] = {}  # name -> the import error of its missing library
@@ -51,6 +54,7 @@ class PluginLoader:
             for ep in entry_points(group=ENTRY_POINT_GROUP):
                 found.setdefault(ep.name, ep)
             self._pending = found
+            self._names = frozenset(found)
         return self._pending
 
     def available(self) -> dict[Any, Any]:
@@ -67,6 +71,9 @@ class PluginLoader:
         so the caller never sees a plug-in half-way through registering.
         """
         root = module_name.partition(".")[0]
+        names = self._names
+        if names is not None and root not in names:
+            return False  # no plug-in serves it, now or later (entry points are read once)
         with self._lock:
             ep = self._read_entry_points().pop(root, None)
             if ep is None:
