@@ -183,3 +183,23 @@ def test_to_bytes_given_another_object_raises_and_forgets_nothing():
         with pytest.raises(AttributeError):
             SerializationResult.to_bytes(other)
         assert result.to_bytes() == frame
+
+
+def test_results_are_freed_copied_and_pickled_as_before():
+    import copy
+    import gc
+    import weakref
+
+    class Probe:
+        pass
+
+    probe = Probe()
+    alive = weakref.ref(probe)
+    result = serreg.serialize(VALUE)
+    result.out_of_band_buffers.extend([result, probe])  # a cycle through the result: the GC frees it
+    del result, probe
+    gc.collect()
+    assert alive() is None
+    result = serreg.serialize(VALUE)
+    for twin in (pickle.loads(pickle.dumps(result)), copy.copy(result), copy.deepcopy(result)):
+        assert serreg.deserialize(twin) == VALUE and twin.to_bytes() == result.to_bytes()

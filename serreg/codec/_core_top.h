@@ -109,10 +109,11 @@ static Py_ssize_t result_slot[N_RESULT_SLOTS];
 enum { KEPT_ENC, KEPT_DEC, KEPT_VALS };
 #define KEPT_MAX 1024 /* entries: a stack grown past this is given back */
 
-static int take_kept(Codec *self, void **stacks, Py_ssize_t *caps) {
+/* Take the kept stacks first .. last (the others stay kept: no other call takes any while busy). */
+static int take_kept(Codec *self, void **stacks, Py_ssize_t *caps, int first, int last) {
     if (self->kept_busy) return 0; /* a call inside a call (a finalizer): its own stacks */
     self->kept_busy = 1;
-    for (int i = 0; i < 3; i++) {
+    for (int i = first; i <= last; i++) {
         stacks[i] = self->kept[i];
         caps[i] = self->kept_cap[i];
         self->kept[i] = NULL;
@@ -250,7 +251,7 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     e.plain_top = 1;
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
-    int took = take_kept(self, stacks, caps);
+    int took = take_kept(self, stacks, caps, KEPT_ENC, KEPT_ENC);
     e.stack = stacks[KEPT_ENC];
     e.cap = caps[KEPT_ENC];
     int took_scratch = 0;
@@ -266,8 +267,6 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
         Py_CLEAR(f->value);
     }
     give_back(self, took, e.stack, e.cap, KEPT_ENC);
-    give_back(self, took, stacks[KEPT_DEC], caps[KEPT_DEC], KEPT_DEC);
-    give_back(self, took, stacks[KEPT_VALS], caps[KEPT_VALS], KEPT_VALS);
     if (took) self->kept_busy = 0;
     if (r >= 0) {
         /* A kind (and an int beyond 64 bits) was written as an ext 0: its serializer's in-band is the payload. */
@@ -319,7 +318,7 @@ static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char 
     memset(d.allowed, 1, sizeof d.allowed);
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
-    int took = take_kept(self, stacks, caps);
+    int took = take_kept(self, stacks, caps, KEPT_DEC, KEPT_VALS);
     d.stack = stacks[KEPT_DEC];
     d.cap = caps[KEPT_DEC];
     d.vals = stacks[KEPT_VALS];
@@ -327,7 +326,6 @@ static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char 
     int r = dec_run(&d);
     PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
     for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
-    give_back(self, took, stacks[KEPT_ENC], caps[KEPT_ENC], KEPT_ENC);
     give_back(self, took, d.stack, d.cap, KEPT_DEC);
     give_back(self, took, d.vals, d.capvals, KEPT_VALS);
     if (took) self->kept_busy = 0;
