@@ -203,3 +203,19 @@ def test_results_are_freed_copied_and_pickled_as_before():
     result = serreg.serialize(VALUE)
     for twin in (pickle.loads(pickle.dumps(result)), copy.copy(result), copy.deepcopy(result)):
         assert serreg.deserialize(twin) == VALUE and twin.to_bytes() == result.to_bytes()
+
+
+def test_values_not_plain_late_in_them_give_the_same_frames_call_after_call():
+    registry = serreg.Registry()
+    records = [{"id": i, "name": f"user{i}", "tags": ["a", "b"]} for i in range(500)]
+    late = records + [{(1, 2), (3, 4)}]  # a set of tuples: its serializer is called, after 500 plain records
+    frames = {"late": registry.serialize(late).to_bytes(), "plain": registry.serialize(records).to_bytes()}
+    for i in range(100):  # the registry sends some of these calls straight to the full path
+        name = "late" if i % 3 else "plain"
+        frame = registry.serialize(late if name == "late" else records).to_bytes()
+        assert frame == frames[name]
+    assert registry.deserialize(frames["late"]) == late and registry.deserialize(frames["plain"]) == records
+    registry.register_serializer("test.dict", dict, Tagged())  # taken into account whatever path runs
+    for _ in range(3):
+        assert registry.deserialize(registry.serialize(late)) == [("tagged", repr(r)) for r in records] + [late[-1]]
+        assert registry.deserialize(registry.serialize(records)) == [("tagged", repr(r)) for r in records]

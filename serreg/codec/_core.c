@@ -79,6 +79,7 @@ typedef struct {
        its full paths, Encoder.serialize(obj, False, False, None) and Decoder.deserialize(data, None x 4). */
     PyObject *settings, *full_serialize, *full_deserialize;
     PyObject *owner;        /* the registry bound (borrowed: only compared, never used) */
+    int skip_left, skip_next; /* calls the registry's serialize sends to the full path (_core_entry.h) */
     Py_ssize_t plain_slot;
     PyObject *plain_seen;   /* the last "plain" unpack_top was given, parsed into the two below */
     long long plain_depth;

@@ -51,6 +51,33 @@ static Codec *bound_codec(PyObject *registry) {
     return (Codec *)codec;
 }
 
+/* The one-call path gives up on a value as soon as it meets a part that is not plain, and the full
+ * path then writes the whole value again: for values that are mostly plain with such a part late
+ * (1,000 records, then a registered object), every call would write them twice. So when a call gave
+ * up after writing W >= WASTE_MIN bytes, the next calls of this registry go straight to the full path:
+ * 1 call, then 2, 4 ... after each such call in a row, at most W / 1024 (a skipped call costs the
+ * full path's fixed costs, tens of instructions per byte were wasted) and SKIP_MAX; each value then
+ * written in one call halves the count. The full path writes the same bytes: only the time differs. */
+#define WASTE_MIN 4096
+#define SKIP_MAX 64
+
+static PyObject *serialize_top_adaptive(Codec *codec, PyObject *value) {
+    if (codec->skip_left > 0) {
+        codec->skip_left--;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    Py_ssize_t wasted;
+    PyObject *result = serialize_top(codec, value, &wasted);
+    if (wasted >= WASTE_MIN) {
+        Py_ssize_t cap = wasted / 1024 < SKIP_MAX ? wasted / 1024 : SKIP_MAX;
+        Py_ssize_t next = codec->skip_next == 0 ? 1 : 2 * (Py_ssize_t)codec->skip_next;
+        codec->skip_left = codec->skip_next = (int)(next < cap ? next : cap);
+    } else if (result != NULL && result != Py_NotImplemented) {
+        codec->skip_next /= 2;
+    }
+    return result;
+}
+
 static PyObject *TopMethod_vectorcall(TopMethod *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Codec *codec = nargs == 2 && kwnames == NULL ? bound_codec(args[0]) : NULL;
@@ -62,7 +89,7 @@ static PyObject *TopMethod_vectorcall(TopMethod *self, PyObject *const *args, si
     Py_INCREF(codec); /* the registry's codec attribute may be replaced meanwhile */
     full[0] = value;
     if (self->kind == TOP_SERIALIZE) {
-        result = Codec_serialize_top(codec, value);
+        result = serialize_top_adaptive(codec, value);
         if (result == Py_NotImplemented) {
             Py_DECREF(result);
             full[1] = full[2] = Py_False;

@@ -227,9 +227,11 @@ static Py_ssize_t ext_header(const unsigned char *buf) {
     }
 }
 
-/* serialize_top(obj) -> SerializationResult | NotImplemented */
-static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
+/* obj's SerializationResult, or NotImplemented; *wasted is the bytes written before a value that is
+ * not plain was met (0 otherwise). */
+static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     Tables t;
+    *wasted = 0;
     if (result_type == NULL) Py_RETURN_NOTIMPLEMENTED;
     if (current_tables(self, &t) < 0) return NULL;
     int ext;
@@ -261,6 +263,7 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
         e.out.cap = self->scratch_cap;
     }
     int r = enc_tree(&e, obj);
+    if (r == -2) *wasted = e.out.len;
     while (e.sp > 0) {
         EFrame *f = &e.stack[--e.sp];
         Py_CLEAR(f->obj);
@@ -297,6 +300,12 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     Py_DECREF(hash);
     Py_DECREF(oob);
     return result;
+}
+
+/* serialize_top(obj) -> SerializationResult | NotImplemented */
+static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
+    Py_ssize_t wasted;
+    return serialize_top(self, obj, &wasted);
 }
 
 /* The value of a plain in-band (after its ClassIDHash) of type value_type; NotImplemented otherwise.
