@@ -19,7 +19,7 @@
  * budget) and hands the whole call to the pure codec it was given, which raises the error
  * serreg has always raised.  Errors raised by encode_nested propagate unchanged.
  *
- * MsgpackCodec.serialize_top and unpack_top (_core_top.h) are Registry.serialize and
+ * MsgpackCodec.serialize_top and unpack_top (_core_top.h, with _core_top_setup.h) are Registry.serialize and
  * deserialize for plain values, in one call each; _core_keys.h keeps one str per short map key. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -33,7 +33,7 @@
 #define MAX_KEYS_PER_HASH 64      /* untrusted mode: serreg/codec/checks.py */
 #define HASH_SIZE 8
 #define SCRATCH_KEEP (1 << 16)
-#define N_AS_IS 8 /* plain top-level types kept in arrays (_core_top.h: as_is_arrays) */
+#define N_AS_IS 8 /* plain top-level types kept in arrays (_core_top_setup.h: as_is_arrays) */
 
 enum {
     K_NONE = 0, K_TUPLE, K_SET, K_FROZENSET, K_BYTEARRAY, K_COMPLEX, K_DATETIME, K_DATE, K_TIME,
@@ -71,7 +71,7 @@ typedef struct {
     char *scratch;
     Py_ssize_t scratch_cap;
     int scratch_busy;
-    void *kept[3];          /* the top-level entries' stacks, kept for the next call (_core_top.h) */
+    void *kept[3];          /* the top-level entries' stacks, kept for the next call (_core_top_setup.h) */
     Py_ssize_t kept_cap[3];
     int kept_busy;
     Py_ssize_t snapshot_slot; /* offset of the snapshot source's "snapshot" slot; <= 0: read the attribute */
@@ -135,7 +135,7 @@ static int fill_kinds(PyObject *snapshot, PyObject *name, char *flags) {
     return 0;
 }
 
-/* The top-level entries' part of the tables (defined in _core_top.h). */
+/* The top-level entries' part of the tables (defined in _core_top_setup.h). */
 static int plain_tables(PyObject *snapshot, Tables *t);
 static void as_is_arrays(Codec *self, Tables *t);
 
@@ -317,6 +317,7 @@ static int ext_end(Out *o, Py_ssize_t start) {
 #include "_core_keys.h"
 #include "_core_decode.h"
 #include "_core_structs_decode.h"
+#include "_core_top_setup.h"
 #include "_core_top.h"
 #include "_core_entry.h"
 

@@ -78,6 +78,8 @@ static PyObject *serialize_top_adaptive(Codec *codec, PyObject *value) {
     return result;
 }
 
+static PyObject *top_plain(Codec *self);
+
 static PyObject *TopMethod_vectorcall(TopMethod *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Codec *codec = nargs == 2 && kwnames == NULL ? bound_codec(args[0]) : NULL;
@@ -188,4 +190,30 @@ static PyObject *top_method(PyObject *module, PyObject *args) {
     self->vectorcall = (vectorcallfunc)TopMethod_vectorcall;
     PyObject_GC_Track(self);
     return (PyObject *)self;
+}
+
+/* The registry's settings.plain (borrowed), or NULL with an error set. */
+static PyObject *top_plain(Codec *self) {
+    if (self->plain_slot > 0) {
+        PyObject *plain = *(PyObject **)((char *)self->settings + self->plain_slot);
+        if (plain != NULL) return plain;
+    }
+    PyObject *plain = PyObject_GetAttr(self->settings, str_plain);
+    Py_XDECREF(plain); /* the settings keep it */
+    return plain;
+}
+
+/* bind_registry(registry, settings, full_serialize, full_deserialize) */
+static PyObject *Codec_bind_registry(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyCallable_Check(args[2]) || !PyCallable_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "bind_registry(registry, settings, full_serialize, full_deserialize)");
+        return NULL;
+    }
+    self->owner = args[0];
+    args++;
+    self->plain_slot = object_slot(Py_TYPE(args[0]), "plain");
+    Py_XSETREF(self->settings, Py_NewRef(args[0]));
+    Py_XSETREF(self->full_serialize, Py_NewRef(args[1]));
+    Py_XSETREF(self->full_deserialize, Py_NewRef(args[2]));
+    Py_RETURN_NONE;
 }
