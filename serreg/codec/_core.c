@@ -20,7 +20,8 @@
  * serreg has always raised.  Errors raised by encode_nested propagate unchanged.
  *
  * MsgpackCodec.serialize_top and unpack_top (_core_top.h, with _core_top_setup.h) are Registry.serialize and
- * deserialize for plain values, in one call each; _core_keys.h keeps one str per short map key. */
+ * deserialize for plain values, in one call each; _core_entry.h makes those two methods C methods
+ * that call them with no Python frame first; _core_keys.h keeps one str per short map key. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
