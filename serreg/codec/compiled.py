@@ -32,9 +32,12 @@ __all__ = ["MsgpackCodec", "StructPlan", "WRITES_STRUCT_LISTS"]
 # Whether the C core writes a list of struct instances of one definition as ext 2 (docs/FORMAT.md
 # 10.3). Until it does, it writes (and when it meets one after a nested value, fails to read) such
 # lists as arrays of ext 1; the tests that need ext 2 from this codec expect failure while False.
-# Struct classes without a plan, and carriers, have their list writer in the registry's
-# ``list_writers`` table: ``list_writers[type(items[0])](items, pack_state)`` -> ExtType(2, ...),
-# with the pure codec's pack state (serreg/structs/lists.py).
+# A list of instances of a class without a plan (or of carriers) can be handed whole to the pure
+# codec the core holds: ``pure.pack(items, oob)`` returns the msgpack bytes of its ext 2 (header
+# included) when ``items`` is a list of instances of one definition, taking the definition's index
+# from the same frame table and appending the columns' buffers to ``oob`` in column order. The
+# writers behind it are the registry's ``list_writers[type(items[0])](items, pack_state)``
+# (serreg/structs/lists.py), which need the pure codec's pack state.
 WRITES_STRUCT_LISTS = False
 
 # The standard class IDs the C core writes and reads in place (serreg/standard/__init__.py has them all).
