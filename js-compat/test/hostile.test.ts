@@ -173,7 +173,7 @@ const HOSTILE: [string, Uint8Array, Function, RegExp, boolean?][] = [
   ["more definitions than bytes", structFrame(Uint8Array.of(0xdc, 0x01, 0x00, 0x90), listOf()), DeserializationError, /declares 256 definitions but only 10 bytes follow/],
   ["table not an array", structFrame(encode("x"), listOf()), DeserializationError, /must start with a msgpack array of definitions/],
   ["ext 1 outside any table", new SerializationResult(Uint8Array.from([...LIST, ...listOf(ext1([0, 1]))])).toBytes(), DeserializationError, /outside any struct table/],
-  ["ext 2 of the wrong length", structFrame(encode([POINT]), listOf(new ExtData(2, encode([0, 1, 2, 3])))), DeserializationError, /'shapes.Point': a list of instances \(ext 2\) holds 4 items, its definition's 3 columns need 5/],
+  ["ext 2 of the wrong length", structFrame(encode([POINT]), listOf(new ExtData(2, encode([0, 1, 2, 3])))), DeserializationError, /struct 'shapes.Point': a list of its instances \(msgpack ext 2\) is an array of 4 items; its definition's 3 field\(s\) make 5/],
   ["ext 3 (reserved)", structFrame(encode([POINT]), listOf(new ExtData(3, encode([0, 1, 2, 3])))), DeserializationError, /msgpack ext type 3 is not used by serreg/],
   ["top-level hash of another definition", structFrame(encode([POINT, ["x.Q", []]]), encode([1]), classIdHash("shapes.Point")), DeserializationError, /top-level struct's ClassIDHash is not the class ID of the definition it names/],
   ["a struct's section holding another definition", structFrame(encode([POINT, ["x.Q", []]]), listOf(new ExtData(0, Uint8Array.from([...classIdHash("shapes.Point"), ...encode([1])])))), DeserializationError, /a 'shapes.Point' section holds an instance of definition 1 \('x.Q'\)/, true],

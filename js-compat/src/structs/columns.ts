@@ -157,26 +157,26 @@ function bigVarint(buf: Uint8Array, p: number, u: bigint): number {
  * The `count` values of a column of a field of the writer's `type`, checked
  * (10.3): ints as numbers (bigints beyond 2^53 - 1) in the type's range, floats
  * as numbers, bools as booleans, an array column as its decoded values.
- * `offsetOf(i)` is the frame offset of byte i of a bin column (null: unknown).
+ * `where` names struct and field; `offsetOf(i)` is the frame offset of byte i
+ * of a bin column (null: unknown). Messages say what Python's say.
  */
 export function readColumn(type: FieldType, column: unknown, count: number, where: string, offsetOf: (i: number) => number | null): unknown[] {
   const packed = packedColumn(type);
+  const fail = (why: string, i: number): DeserializationError => new DeserializationError(`${where}: its ext 2 column ${why}`, offsetOf(i));
   if (packed === null) {
-    if (!Array.isArray(column)) throw new DeserializationError(`${where}: an ext 2 column of type ${describeType(type)} must be a msgpack array, not ${show(column)}`, offsetOf(0));
-    if (column.length !== count) throw new DeserializationError(`${where}: the column holds ${column.length} value(s), the list ${count}`, offsetOf(0));
+    if (!Array.isArray(column)) throw fail(`of type ${describeType(type)} must be a msgpack array, not ${show(column)}`, 0);
+    if (column.length !== count) throw fail(`holds ${column.length} values, the list ${count}`, 0);
     return column;
   }
-  if (!(column instanceof Uint8Array)) throw new DeserializationError(`${where}: an ext 2 column of type ${describeType(type)} must be a msgpack bin, not ${show(column)}`, offsetOf(0));
-  if (packed === "int") return readInts(type, column, count, where, offsetOf);
+  if (!(column instanceof Uint8Array)) throw fail(`of type ${describeType(type)} must be a msgpack bin, not ${show(column)}`, 0);
+  if (packed === "int") return readInts(type, column, count, fail);
   const size = packed === "float64" ? 8 : packed === "float32" ? 4 : 1;
-  if (column.length !== size * count) {
-    throw new DeserializationError(`${where}: a ${type.kind} column of ${count} value(s) is ${size * count} bytes, this one ${column.length}`, offsetOf(0));
-  }
+  if (column.length !== size * count) throw fail(`(${type.kind}): a ${type.kind} column of ${count} values holds ${size * count} bytes, not ${column.length}`, 0);
   const out = new Array<unknown>(count);
   if (packed === "bool") {
     for (let k = 0; k < count; k++) {
       const b = column[k]!;
-      if (b > 1) throw new DeserializationError(`${where}: bool byte 0x${b.toString(16).padStart(2, "0")} (only 0x00 and 0x01)`, offsetOf(k));
+      if (b > 1) throw fail(`(bool): bool byte 0x${b.toString(16).padStart(2, "0")} (a bool is 0x00 or 0x01)`, k);
       out[k] = b === 1;
     }
     return out;
@@ -187,14 +187,14 @@ export function readColumn(type: FieldType, column: unknown, count: number, wher
   return out;
 }
 
-function readInts(type: FieldType, bin: Uint8Array, count: number, where: string, offsetOf: (i: number) => number | null): unknown[] {
+function readInts(type: FieldType, bin: Uint8Array, count: number, refuse: (why: string, i: number) => DeserializationError): unknown[] {
   const [low, high] = type.range!;
   const [lowN, highN] = [Number(low), Number(high)];
-  const fail = (why: string, i: number): DeserializationError => new DeserializationError(`${where}: ${why}`, offsetOf(i));
+  const fail = (why: string, i: number): DeserializationError => refuse(`(${type.kind}): ${why}`, i);
   const kind = bin[0];
-  if (kind === undefined) throw fail("an int column has no kind byte", 0);
-  if (kind > 1) throw fail(`int column kind byte 0x${kind.toString(16).padStart(2, "0")} (only 0x00 and 0x01)`, 0);
-  if (kind === 1 && low === 0n) throw fail(`kind 0x01 (zigzag) in an unsigned column (${type.kind})`, 0);
+  if (kind === undefined) throw fail("an integer column needs its kind byte", 0);
+  if (kind > 1) throw fail(`kind byte 0x${kind.toString(16).padStart(2, "0")} (an integer column's is 0x00 or 0x01)`, 0);
+  if (kind === 1 && low === 0n) throw fail("kind byte 0x01 (zigzag) in a column of an unsigned type", 0);
   const signed = kind === 1;
   const end = bin.length;
   const out = new Array<unknown>(count);
@@ -202,7 +202,7 @@ function readInts(type: FieldType, bin: Uint8Array, count: number, where: string
   let p = 1;
   for (let k = 0; k < count; k++) {
     const start = p;
-    if (p >= end) throw fail(`the column ends after ${k} of its ${count} values`, p);
+    if (p >= end) throw fail(`the column holds ${k} values, the list ${count}`, p);
     let b = bin[p++]!;
     let u: number | bigint = b;
     if (b >= 0x80) {
@@ -210,13 +210,13 @@ function readInts(type: FieldType, bin: Uint8Array, count: number, where: string
       let scale = 128;
       u = b & 0x7f;
       do {
-        if (p >= end) throw fail(`value ${k}: a varint runs past the column's end`, start);
+        if (p >= end) throw fail("the column ends inside a varint", start);
         b = bin[p++]!;
-        if (++n === MAX_VARINT && b > 1) throw fail(`value ${k}: a varint that does not fit 64 bits`, start);
+        if (++n === MAX_VARINT && b > 1) throw fail("a varint that does not fit 64 bits (more than 10 bytes, or a 10th byte above 0x01)", start);
         u += (b & 0x7f) * scale;
         scale *= 128;
       } while (b >= 0x80);
-      if (b === 0) throw fail(`value ${k}: a varint that is not minimal (a last byte 0x00)`, start);
+      if (b === 0) throw fail("a varint that is not minimal (its last byte is 0x00)", start);
       if (n > 7) {
         // Beyond 49 bits a number may round: redo it exactly.
         let big = 0n;
@@ -232,12 +232,12 @@ function readInts(type: FieldType, bin: Uint8Array, count: number, where: string
       v = z >= -9007199254740991n && z <= 9007199254740991n ? Number(z) : z;
     }
     if (typeof v === "number" ? v < lowN || v > highN : v < low || v > high) {
-      throw fail(`value ${k}, ${v}, is outside the field's type ${type.kind}`, start);
+      throw fail(`value ${k} of the column is ${v}, outside ${low} ... ${high}`, start);
     }
     if (v < 0) negative = true;
     out[k] = v;
   }
-  if (p !== end) throw fail(`${end - p} byte(s) left over after the column's ${count} values`, p);
-  if (signed && !negative) throw fail("kind 0x01 (zigzag) in a column without a negative value", 0);
+  if (p !== end) throw fail(`the column holds more than its ${count} values`, p);
+  if (signed && !negative) throw fail("kind byte 0x01 (zigzag) in a column without a negative value", 0);
   return out;
 }

@@ -174,20 +174,20 @@ export function readList(scope: DecodeScope | undefined, payload: Uint8Array, ba
   if (b !== undefined && b >= 0x90 && b <= 0x9f) [length, pos] = [b & 0x0f, 1];
   else if (b === 0xdc && payload.length >= 3) [length, pos] = [(payload[1]! << 8) | payload[2]!, 3];
   else if (b === 0xdd && payload.length >= 5) [length, pos] = [payload[1]! * 0x1000000 + ((payload[2]! << 16) | (payload[3]! << 8) | payload[4]!), 5];
-  else throw new DeserializationError("a list of struct instances (ext 2) must be an array [definition index, count, columns...]", base);
+  else throw new DeserializationError("a list of struct instances (msgpack ext 2) must be an array [index, count, columns...]", base);
   const index = readUint(payload, pos);
-  if (index === null) throw new DeserializationError("a list of struct instances (ext 2) must start with its definition index (a msgpack uint)", at(pos));
+  if (index === null) throw new DeserializationError("a list of struct instances (msgpack ext 2) must start with its definition index (a msgpack uint)", at(pos));
   const count = readUint(payload, index[1]);
-  if (count === null) throw new DeserializationError("a list of struct instances (ext 2): its count must follow the definition index (a msgpack uint)", at(index[1]));
+  if (count === null) throw new DeserializationError("a list of struct instances (msgpack ext 2): its count must follow the definition index (a msgpack uint)", at(index[1]));
   const [i, n] = [index[0], count[0]];
-  if (i >= scope.readers.length) throw new DeserializationError(`a list of struct instances (ext 2) names definition ${i}, but the table holds ${scope.readers.length}`, at(pos));
+  if (i >= scope.readers.length) throw new DeserializationError(`a list of struct instances (msgpack ext 2) names definition ${i}, but the table holds ${scope.readers.length}`, at(pos));
   const classId = scope.classIds[i]!;
   const fields = scope.fieldCounts[i]!;
-  if (fields === 0) throw new DeserializationError(`struct '${classId}': a list of instances (ext 2) of a definition without fields`, base);
-  if (length !== 2 + fields) throw new DeserializationError(`struct '${classId}': a list of instances (ext 2) holds ${length} items, its definition's ${fields} columns need ${2 + fields}`, base);
-  if (n === 0) throw new DeserializationError(`struct '${classId}': a list of instances (ext 2) with count 0`, at(index[1]));
+  const where = `struct '${classId}': a list of its instances (msgpack ext 2)`;
+  if (fields === 0) throw new DeserializationError(`${where}: its definition has no fields, so its lists are arrays`, base);
+  if (length !== 2 + fields) throw new DeserializationError(`${where} is an array of ${length} items; its definition's ${fields} field(s) make ${2 + fields}`, base);
   const left = payload.length - count[1];
-  if (n > left) throw new DeserializationError(`struct '${classId}': a list of instances (ext 2) declares ${n} instances, but only ${left} bytes of columns follow (at least one per instance)`, at(index[1]));
+  if (n < 1 || n > left) throw new DeserializationError(`${where} declares ${n} instances; a count is at least 1 and at most the ${left} bytes left`, at(index[1]));
   const items = unpack() as unknown[];
   const names = scope.names[i]!;
   const types = scope.types[i]!;
@@ -198,7 +198,7 @@ export function readList(scope: DecodeScope | undefined, payload: Uint8Array, ba
     const inPayload = column instanceof Uint8Array && column.buffer === payload.buffer
       && column.byteOffset >= payload.byteOffset && column.byteOffset + column.length <= payload.byteOffset + payload.length;
     const offsetOf = (k: number): number | null => (inPayload ? at((column as Uint8Array).byteOffset - payload.byteOffset + k) : base);
-    columns[f] = readColumn(types[f]!, column, n, `${classId}.${names[f]}`, offsetOf);
+    columns[f] = readColumn(types[f]!, column, n, `struct '${classId}', field '${names[f]}'`, offsetOf);
   }
   try {
     return scope.readers[i]!.many(n, columns, exactFloats);
