@@ -68,6 +68,39 @@ def test_an_int64_column_beyond_2_53_is_refused_by_a_typescript_number_field(ts_
         PURE.deserialize(ts_echo.round_trip(sent))
 
 
+@dataclasses.dataclass(frozen=True)
+class Leaf:
+    n: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Tag:
+    s: str
+
+
+@dataclasses.dataclass
+class Holder:
+    n: int
+    more: tuple[Leaf, frozenset[Tag]]
+
+
+def test_structs_met_in_a_columns_sets_keep_pythons_table_order(ts_echo):
+    # Python converts a whole column before packing it, and converting a set packs its members: Tag (met in the
+    # sets of column `more`) takes its index before Leaf (met when the same column is packed); TypeScript's
+    # carrier writes the same table.
+    with mock.patch.object(serreg.registry, "MsgpackCodec", PureMsgpackCodec):
+        registry = serreg.Registry()
+    for cls, class_id in ((Leaf, "t.Leaf"), (Tag, "t.Tag"), (Holder, "t.Holder")):
+        registry.register_struct(cls, class_id)
+    value = [Holder(0, (Leaf(1), frozenset({Tag("q")}))), Holder(2, (Leaf(3), frozenset({Tag("r"), Tag("s")})))]
+    sent = registry.serialize(value).to_bytes()
+    table = msgpack.Unpacker(raw=False)
+    table.feed(sent[40:])  # no out-of-band buffers: the in-band follows the header, then ClassIDHash(serreg.structs)
+    assert [definition[0] for definition in table.unpack()] == ["t.Holder", "t.Tag", "t.Leaf"]
+    assert _is_ext2(sent)
+    assert bytes(ts_echo.round_trip(sent)) == sent
+
+
 # ------------------------------------------------------------------------------ hostile ext 2
 
 

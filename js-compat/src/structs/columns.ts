@@ -15,7 +15,7 @@ import type { Encoder } from "../serializer.js";
 import { Float32, Float64 } from "../types/numbers.js";
 import { show, type ConvertContext } from "./context.js";
 import { FieldType, describeType, packedColumn } from "./fieldTypes.js";
-import { writeConverter } from "./write.js";
+import { touchConverter, writeConverter } from "./write.js";
 
 /** Writes the column of one field: `values` holds that field of every instance, in order. */
 export type ColumnWriter = (w: Writer, values: readonly unknown[], encoder: Encoder) => void;
@@ -71,15 +71,18 @@ export function columnWriter(type: FieldType, where: string, name: string, ctx: 
       };
     default: {
       const write = writeConverter(type, where, ctx);
+      // Python converts a whole column before packing it, and converting packs set members (to sort them):
+      // structs first met inside the column's sets take their table index before the column's other structs.
+      const touch = touchConverter(type, where, ctx);
       return (w, values, encoder) => {
-        w.arrayHeader(values.length);
-        for (let k = 0; k < values.length; k++) {
-          try {
-            write(w, values[k], encoder);
-          } catch (error) {
-            if (error instanceof SerializationError) error.within(`[${k}].${name}`);
-            throw error;
-          }
+        let k = 0;
+        try {
+          if (touch !== null) for (; k < values.length; k++) touch(values[k], encoder);
+          w.arrayHeader(values.length);
+          for (k = 0; k < values.length; k++) write(w, values[k], encoder);
+        } catch (error) {
+          if (error instanceof SerializationError) error.within(`[${k}].${name}`);
+          throw error;
         }
       };
     }
