@@ -162,14 +162,16 @@ export class StructSchema {
         const out = new Array<unknown>(count);
         for (let k = 0; k < count; k++) {
           const obj = Object.create(proto) as Record<string, unknown>;
-          for (const step of steps) {
+          for (let f = 0; f < steps.length; f++) {
+            const step = steps[f]!;
             let value: unknown;
             if (step.make !== null) value = step.make(); // a default function runs once per instance
             else {
               value = columns[step.position - 1]![k];
               if (step.column !== null) value = step.column(value, exact);
             }
-            set(obj, step.name, value);
+            if (define) set(obj, step.name, value);
+            else obj[step.name] = value;
           }
           out[k] = obj;
         }
