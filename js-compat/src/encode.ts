@@ -70,8 +70,8 @@ export class Encoder implements EncodeContext {
   oob: Uint8Array[] = [];
   private depth = 0;
   private extensionScope: Map<unknown, unknown> | null = null;
-  /** The extension offered every non-empty Array before it is written (struct lists, ext 2), or null. */
-  private readonly arrays: ExtensionType | null = null;
+  /** The extensions offered every non-empty Array before it is written (struct lists, ext 2), in registration order; null if none. */
+  private readonly arrays: ExtensionType[] | null = null;
 
   /** Per-call state of extensions (ext types 1..127): one serialize call is one scope. */
   get scope(): Map<unknown, unknown> {
@@ -85,10 +85,7 @@ export class Encoder implements EncodeContext {
     readonly maxNesting: number,
   ) {
     for (const extension of tables.extensions.values()) {
-      if (extension.writeArray !== undefined) {
-        this.arrays = extension;
-        break;
-      }
+      if (extension.writeArray !== undefined) (this.arrays ??= []).push(extension);
     }
   }
 
@@ -134,7 +131,7 @@ export class Encoder implements EncodeContext {
             const proto = Object.getPrototypeOf(v);
             if (proto === Array.prototype) {
               const items = v as unknown[];
-              if (items.length && this.arrays !== null && this.arrays.writeArray!(w, items, this)) break;
+              if (items.length && this.arrays !== null && this.offerArray(w, items)) break;
               w.arrayHeader(items.length);
               if (items.length) this.open(stack, new ArrayFrame(items));
             } else if (proto === Object.prototype || proto === null) {
@@ -198,6 +195,12 @@ export class Encoder implements EncodeContext {
       for (let i = stack.length - 1; i >= 0; i--) located.within(stack[i]!.step());
       throw located;
     }
+  }
+
+  /** True if an extension wrote `items` (one ext of its type) in place of a msgpack array. */
+  private offerArray(w: Writer, items: unknown[]): boolean {
+    for (const extension of this.arrays!) if (extension.writeArray!(w, items, this)) return true;
+    return false;
   }
 
   /** Writes `items` as a msgpack array, whatever they hold (a tuple's in-band: never ext 2). */
