@@ -226,6 +226,14 @@ static int out_grow(Out *o, Py_ssize_t extra) {
 
 static inline void put1(Out *o, unsigned char c) { o->buf[o->len++] = (char)c; }
 static inline void put_be(Out *o, uint64_t v, int n) {
+#if !PY_BIG_ENDIAN && (defined(__GNUC__) || defined(__clang__))
+    if (n == 8) { /* a double or a 64-bit int: one store */
+        v = __builtin_bswap64(v);
+        memcpy(o->buf + o->len, &v, 8);
+        o->len += 8;
+        return;
+    }
+#endif
     for (int i = n - 1; i >= 0; i--) o->buf[o->len++] = (char)(v >> (8 * i));
 }
 
@@ -269,8 +277,15 @@ static int pack_header(Out *o, Py_ssize_t n, int fix_base, int fix_max, int c8, 
     else return -2;
     return 0;
 }
-#define ARRAY_HEADER(o, n) pack_header((o), (n), 0x90, 16, -1, 0xdc, 0xdd)
-#define MAP_HEADER(o, n) pack_header((o), (n), 0x80, 16, -1, 0xde, 0xdf)
+/* An array or map header: the fix form (up to 15 items) without a call. */
+static inline int container_header(Out *o, Py_ssize_t n, int fix_base, int c16, int c32) {
+    if (n >= 16) return pack_header(o, n, fix_base, 16, -1, c16, c32);
+    RESERVE(o, 1);
+    put1(o, (unsigned char)(fix_base | n));
+    return 0;
+}
+#define ARRAY_HEADER(o, n) container_header((o), (n), 0x90, 0xdc, 0xdd)
+#define MAP_HEADER(o, n) container_header((o), (n), 0x80, 0xde, 0xdf)
 
 static int pack_raw(Out *o, const char *data, Py_ssize_t n, int is_str) {
     int r = is_str ? pack_header(o, n, 0xa0, 32, 0xd9, 0xda, 0xdb) : pack_header(o, n, -1, 0, 0xc4, 0xc5, 0xc6);
