@@ -25,7 +25,7 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     }
     if (!PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE) Py_RETURN_NOTIMPLEMENTED;
     Py_INCREF(hash);
-    PyObject *oob = PyList_New(0), *packed = NULL;
+    PyObject *oob = new_buffer_list(), *packed = NULL;
     if (oob == NULL) { Py_DECREF(hash); return NULL; }
     Enc e;
     memset(&e, 0, sizeof e);
@@ -65,7 +65,7 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
     if (packed != NULL) {
-        result = result_fast ? (PyObject *)PyObject_GC_New(PyObject, result_type) : result_type->tp_alloc(result_type, 0);
+        result = result_fast ? new_result() : result_type->tp_alloc(result_type, 0);
         if (result != NULL) {
             SLOT(result, R_IN_BAND) = packed;
             SLOT(result, R_CLASS_HASH) = hash;

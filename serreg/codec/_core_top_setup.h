@@ -145,12 +145,38 @@ static int plain_result_layout(PyTypeObject *type) {
            type->tp_free == PyObject_GC_Del;
 }
 
+/* Freed results and their emptied buffer lists, kept for the next serialize_top: a round trip then
+ * allocates neither a GC object nor a list for its result. A kept result is untracked memory with no
+ * reference to it (nor to its type); PyObject_Init makes it an object again. A kept list is an empty
+ * list no one else refers to (a result held the only reference). Emptied when the class changes. */
+#define RESULT_KEEP 8
+static PyObject *kept_results[RESULT_KEEP], *kept_lists[RESULT_KEEP];
+static int n_kept_results, n_kept_lists;
+
 static void result_dealloc(PyObject *self) {
     PyTypeObject *type = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
+    PyObject *buffers = SLOT(self, R_BUFFERS);
+    if (buffers != NULL && PyList_CheckExact(buffers) && Py_REFCNT(buffers) == 1 && PyList_GET_SIZE(buffers) == 0 &&
+        n_kept_lists < RESULT_KEEP) {
+        kept_lists[n_kept_lists++] = buffers;
+        SLOT(self, R_BUFFERS) = NULL;
+    }
     for (int i = 0; i < N_RESULT_SLOTS; i++) Py_CLEAR(SLOT(self, i));
-    type->tp_free(self);
+    if (type == result_type && n_kept_results < RESULT_KEEP) kept_results[n_kept_results++] = self;
+    else type->tp_free(self);
     Py_DECREF(type); /* a heap type's instances hold a reference to it */
+}
+
+/* An empty list for a result's buffers (a kept one when there is one). */
+static PyObject *new_buffer_list(void) {
+    return n_kept_lists > 0 ? kept_lists[--n_kept_lists] : PyList_New(0);
+}
+
+/* A result_type instance whose slots are all to be set, untracked (result_fast only). */
+static PyObject *new_result(void) {
+    if (n_kept_results == 0) return (PyObject *)PyObject_GC_New(PyObject, result_type);
+    return PyObject_Init(kept_results[--n_kept_results], result_type);
 }
 
 /* set_top_level(SerializationResult, {"float": hash, "bytes": hash}, bytes out-of-band threshold) */
@@ -182,6 +208,7 @@ static PyObject *set_top_level(PyObject *module, PyObject *args) {
         if (h == NULL) return NULL;
         Py_XSETREF(kind_hash_bytes[k], h);
     }
+    while (n_kept_results > 0) PyObject_GC_Del(kept_results[--n_kept_results]); /* of the class set before */
     memcpy(result_slot, offsets, sizeof offsets);
     bytes_in_band_max = threshold;
     Py_INCREF(type);

@@ -1,0 +1,49 @@
+"""Results of the one-call path are made from freed ones (and their emptied buffer lists): every
+new result is still a separate object with its own empty ``out_of_band_buffers``, whatever was
+done with the results freed before it."""
+
+from __future__ import annotations
+
+import gc
+
+import serreg
+
+
+def test_a_new_result_has_its_own_empty_buffer_list() -> None:
+    first = serreg.serialize({"a": 1})
+    buffers = first.out_of_band_buffers
+    del first
+    second = serreg.serialize({"a": 1})
+    assert second.out_of_band_buffers == []
+    assert second.out_of_band_buffers is not buffers  # still referred to: not handed out again
+    buffers.append(memoryview(b"x"))
+    assert second.out_of_band_buffers == []
+    assert serreg.deserialize(second) == {"a": 1}
+
+
+def test_a_buffer_list_that_was_filled_is_not_handed_out() -> None:
+    result = serreg.serialize([1, 2])
+    result.out_of_band_buffers.append(memoryview(b"abc"))
+    del result
+    for _ in range(20):
+        assert serreg.serialize([1, 2]).out_of_band_buffers == []
+
+
+def test_many_results_alive_at_once_stay_apart() -> None:
+    results = [serreg.serialize({"k": i}) for i in range(50)]
+    del results[::2]
+    more = [serreg.serialize({"k": -i, "s": "x" * i}) for i in range(50)]
+    assert len({id(r) for r in results + more}) == len(results) + len(more)
+    assert len({id(r.out_of_band_buffers) for r in results + more}) == len(results) + len(more)
+    assert [serreg.deserialize(r) for r in results] == [{"k": i} for i in range(1, 50, 2)]
+    assert [serreg.deserialize(r) for r in more] == [{"k": -i, "s": "x" * i} for i in range(50)]
+
+
+def test_a_result_in_a_cycle_is_collected_and_the_next_ones_work() -> None:
+    result = serreg.serialize([1])
+    result.out_of_band_buffers.append(result)  # type: ignore[arg-type]  # a cycle through the list
+    del result
+    gc.collect()
+    fresh = [serreg.serialize([i]) for i in range(20)]
+    assert [serreg.deserialize(r) for r in fresh] == [[i] for i in range(20)]
+    assert all(r.out_of_band_buffers == [] for r in fresh)
