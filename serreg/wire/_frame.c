@@ -25,9 +25,18 @@
 
 static uint64_t align64(uint64_t n) { return (n + ALIGNMENT - 1) & ~(uint64_t)(ALIGNMENT - 1); }
 
-static void put_le(unsigned char *p, uint64_t v, int n) {
+static inline void put_le(unsigned char *p, uint64_t v, int n) {
+#if !PY_BIG_ENDIAN
+    if (n == 8) { /* one store */
+        memcpy(p, &v, 8);
+        return;
+    }
+#endif
     for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
+
+/* The first 16 bytes of an unsigned frame without out-of-band buffers. */
+static const unsigned char SECTION_HEAD[16] = {'S', 'R', 'E', 'G', 1};
 
 static uint64_t get_le(const unsigned char *p, int n) {
     uint64_t v = 0;
@@ -116,14 +125,13 @@ static PyObject *join_section(PyObject *module, PyObject *const *args, Py_ssize_
     frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(HEADER_SIZE + in_band));
     if (frame == NULL) goto done;
     unsigned char *out = (unsigned char *)PyBytes_AS_STRING(frame);
-    memcpy(out, "SREG", 4);
-    out[4] = 1;                       /* format version */
-    memset(out + 5, 0, 11);           /* flags, reserved, no buffers, reserved */
+    memcpy(out, SECTION_HEAD, 16);    /* magic, format version 1, flags, reserved, no buffers, reserved */
     put_le(out + 16, in_band, 8);
     put_le(out + 24, HEADER_SIZE + in_band, 8);
     out += HEADER_SIZE;
     for (int i = 0; i < 2; i++) {
-        if (views[i].len) memcpy(out, views[i].buf, views[i].len);
+        if (views[i].len == CLASS_ID_HASH_SIZE) memcpy(out, views[i].buf, CLASS_ID_HASH_SIZE); /* one store */
+        else if (views[i].len) memcpy(out, views[i].buf, views[i].len);
         out += views[i].len;
     }
 done:
