@@ -60,7 +60,7 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
         unsigned char first = e.out.len ? (unsigned char)e.out.buf[0] : 0;
         if (ext || (first >= 0xc7 && first <= 0xc9) || (first >= 0xd4 && first <= 0xd8))
             skip = ext_header((const unsigned char *)e.out.buf) + HASH_SIZE;
-        packed = PyBytes_FromStringAndSize(e.out.buf + skip, e.out.len - skip);
+        packed = new_in_band(e.out.buf + skip, e.out.len - skip);
     }
     give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
