@@ -135,6 +135,9 @@ public final class InBandWriter {
 
     private InBandWriter writeArray(List<?> list) {
         int n = list.size();
+        if (n > 0 && writeStructList(list)) {
+            return this;
+        }
         writeArrayHeader(n);
         if (list instanceof ArrayList<?>) {
             for (int i = 0; i < n; i++) {
@@ -155,6 +158,28 @@ public final class InBandWriter {
             writeValue(entry.getValue());
         }
         return this;
+    }
+
+    /**
+     * Writes a list whose first item is a struct instance as ext 2 (struct columns, section 10.3)
+     * when every item shares its definition; false (nothing written) otherwise.
+     */
+    public boolean writeStructList(List<?> list) {
+        return !list.isEmpty() && classes.forValue(list.get(0)).struct()
+                && SerializerRegistry.STRUCTS.writeStructList(list, this);
+    }
+
+    /**
+     * Reserves an ext header before a payload the caller writes next (the struct support's ext 2);
+     * pass what it returns to {@link #endExtension} once the payload is written.
+     */
+    public int beginExtension() {
+        return reserveExtHeader();
+    }
+
+    /** Writes the shortest ext header of {@code type} for the payload written since {@link #beginExtension}. */
+    public void endExtension(int headerAt, int type) {
+        patchExtHeader(headerAt, headerAt + RESERVED_EXT_HEADER, type);
     }
 
     /** A value the writer does not write by itself: inline through its serializer, or as ext 0 / ext 1. */
@@ -319,6 +344,14 @@ public final class InBandWriter {
         writeBinaryHeader(bytes.length);
         System.arraycopy(bytes, 0, buf, pos, bytes.length);
         pos += bytes.length;
+        return this;
+    }
+
+    /** Writes a msgpack bin of {@code length} bytes of {@code bytes} from {@code offset}. */
+    public InBandWriter writeBinary(byte[] bytes, int offset, int length) {
+        writeBinaryHeader(length);
+        System.arraycopy(bytes, offset, buf, pos, length);
+        pos += length;
         return this;
     }
 

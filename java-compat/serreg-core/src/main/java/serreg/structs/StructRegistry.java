@@ -24,7 +24,9 @@ public final class StructRegistry implements StructSupport {
     private final SerializerRegistry owner;
     private final Map<String, StructSchema> byId = new ConcurrentHashMap<>();
     private final Map<Class<?>, StructSchema> byClass = new ConcurrentHashMap<>();
-    private final Map<StructSchema.DefinitionKey, StructFrames.InstanceReader> carrierReaders = new ConcurrentHashMap<>();
+    private final Map<StructSchema.DefinitionKey, CarrierReader> carrierReaders = new ConcurrentHashMap<>();
+    /** Column writers of carriers' definitions (ext 2), by the definition's bytes. */
+    private final Map<StructSchema.DefinitionKey, ColumnWriter.ByValue> carrierColumns = new ConcurrentHashMap<>();
     /** Definitions already met in frames, by their bytes (parsed and checked once). */
     private final Map<StructSchema.DefinitionKey, Parsed> parsed = new ConcurrentHashMap<>();
     private static final int CACHE_MAX = 1024;
@@ -149,9 +151,33 @@ public final class StructRegistry implements StructSupport {
             }
         }
         StructSchema schema = byId.get(p.classId());
-        StructFrames.InstanceReader reader = schema != null ? schema.reader(key, p.names(), p.types())
-                : carrierReader(p.classId(), key, p.names(), p.types());
-        return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), reader);
+        if (schema != null) {
+            ReadPlan plan = schema.plan(key, p.names(), p.types());
+            return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), plan.current(), plan);
+        }
+        CarrierReader carrier = carrierReader(p.classId(), key, p.names(), p.types());
+        return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), carrier, carrier);
+    }
+
+    /** The column writer of the instances of {@code definition} written value by value (cached by its bytes). */
+    ColumnWriter.ByValue carrierColumns(byte[] definition, String classId, List<String> names, List<FieldType> types) {
+        StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(definition);
+        ColumnWriter.ByValue w = carrierColumns.get(key);
+        if (w == null) {
+            int n = types.size();
+            FieldType[] t = types.toArray(new FieldType[0]);
+            String[] where = new String[n];
+            Conversions.Writer[] writers = new Conversions.Writer[n];
+            for (int i = 0; i < n; i++) {
+                where[i] = classId + "." + names.get(i);
+                writers[i] = Conversions.writer(t[i], null, where[i], this);
+            }
+            w = new ColumnWriter.ByValue(t, where, writers);
+            if (carrierColumns.size() < CACHE_MAX) {
+                carrierColumns.put(key, w);
+            }
+        }
+        return w;
     }
 
     private static Parsed parse(int index, Object definition, long at) {
@@ -180,26 +206,13 @@ public final class StructRegistry implements StructSupport {
         return new Parsed(classId, ClassIdHash.of(classId).toLong(), List.copyOf(names), List.copyOf(types));
     }
 
-    private StructFrames.InstanceReader carrierReader(String classId, StructSchema.DefinitionKey key, List<String> names,
+    private CarrierReader carrierReader(String classId, StructSchema.DefinitionKey key, List<String> names,
             List<FieldType> types) {
-        byte[] raw = key.bytes();
-        StructFrames.InstanceReader cached = carrierReaders.get(key);
+        CarrierReader cached = carrierReaders.get(key);
         if (cached != null) {
             return cached;
         }
-        List<Conversions.Reader> readers = new ArrayList<>(types.size());
-        for (int i = 0; i < types.size(); i++) {
-            readers.add(Conversions.reader(types.get(i), null, classId + "." + names.get(i), this));
-        }
-        List<String> fieldNames = List.copyOf(names);
-        List<FieldType> fieldTypes = List.copyOf(types);
-        StructFrames.InstanceReader reader = in -> {
-            List<Object> values = new ArrayList<>(readers.size());
-            for (Conversions.Reader r : readers) {
-                values.add(r.read(in.readValue()));
-            }
-            return new StructValue(classId, fieldNames, java.util.Collections.unmodifiableList(values), raw, fieldTypes);
-        };
+        CarrierReader reader = new CarrierReader(classId, names, types, key.bytes(), this);
         if (carrierReaders.size() < CACHE_MAX) {
             carrierReaders.put(key, reader);
         }

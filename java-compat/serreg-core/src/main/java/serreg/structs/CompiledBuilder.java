@@ -1,0 +1,28 @@
+package serreg.structs;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.util.List;
+
+/**
+ * The template of the class {@link CompiledCalls#builder} defines per writer definition and
+ * reading class: the loop that builds an ext 2 list's instances from its decoded columns, the
+ * composed {@code (Object[] cols, int i) Object} handle a constant inside it (see
+ * {@link CompiledReader}). Never loaded as itself.
+ */
+final class CompiledBuilder implements ReadPlan.ColumnBuilder {
+    private static final MethodHandle BUILD = CompiledCalls.classData(MethodHandles.lookup());
+
+    @Override
+    public void buildAll(Object[] cols, int count, List<Object> out) {
+        try {
+            for (int i = 0; i < count; i++) {
+                out.add((Object) BUILD.invokeExact(cols, i));
+            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+}
