@@ -172,36 +172,24 @@ final class ColumnCodec {
         }
         int p = base + 1;
         for (int i = 0; i < count; i++) {
-            if (p >= end) {
-                throw bad(where, "the column ends after " + i + " of its " + count + " values", bin.at() + (p - base));
-            }
-            long b = a[p++];
-            if (b >= 0) {
-                out[i] = b;
-                continue;
-            }
-            int start = p - 1;
-            long v = b & 0x7f;
-            int shift = 7;
-            while (true) {
-                if (p >= end) {
-                    throw bad(where, "the column ends inside value " + i + " of " + count, bin.at() + (start - base));
+            // One and two bytes inline (a two-byte varint is minimal when its second byte is not 0x00).
+            if (p < end) {
+                int b0 = a[p];
+                if (b0 >= 0) {
+                    out[i] = b0;
+                    p++;
+                    continue;
                 }
-                b = a[p++];
-                if (shift == 63 && (b & 0xff) > 1) {
-                    throw bad(where, "value " + i + ": a varint that does not fit 64 bits", bin.at() + (start - base));
-                }
-                v |= (b & 0x7f) << shift;
-                if (b >= 0) {
-                    if (b == 0) {
-                        throw bad(where, "value " + i + ": a varint that is not minimal (its last byte is 0x00)",
-                                bin.at() + (start - base));
+                if (p + 1 < end) {
+                    int b1 = a[p + 1];
+                    if (b1 > 0) {
+                        out[i] = (b0 & 0x7f) | (b1 << 7);
+                        p += 2;
+                        continue;
                     }
-                    break;
                 }
-                shift += 7;
             }
-            out[i] = v;
+            p = readLongVarint(a, p, end, base, i, count, bin, where, out);
         }
         if (p != end) {
             throw bad(where, (end - p) + " byte(s) left over after the column's " + count + " values",
@@ -226,11 +214,39 @@ final class ColumnCodec {
             long high = range[1];
             for (int i = 0; i < count; i++) {
                 long v = out[i];
-                if (v < 0 || v > high) {
+                if (v < 0 || v > high) { // int64: a varint of 10 bytes at or above 2^63
                     throw bad(where, "value " + i + " is " + Long.toUnsignedString(v) + ", outside " + t, bin.at());
                 }
             }
         }
+    }
+
+    /** Reads the varint of value {@code i} at {@code p} into {@code out[i]}, any length; returns the index after it. */
+    private static int readLongVarint(byte[] a, int p, int end, int base, int i, int count, Bin bin, String where, long[] out) {
+        if (p >= end) {
+            throw bad(where, "the column ends after " + i + " of its " + count + " values", bin.at() + (p - base));
+        }
+        int start = p;
+        long b = a[p++];
+        long v = b & 0x7f;
+        int shift = 7;
+        while (b < 0) {
+            if (p >= end) {
+                throw bad(where, "the column ends inside value " + i + " of " + count, bin.at() + (start - base));
+            }
+            b = a[p++];
+            if (shift == 63 && (b & 0xff) > 1) {
+                throw bad(where, "value " + i + ": a varint that does not fit 64 bits", bin.at() + (start - base));
+            }
+            v |= (b & 0x7f) << shift;
+            if (b == 0) {
+                throw bad(where, "value " + i + ": a varint that is not minimal (its last byte is 0x00)",
+                        bin.at() + (start - base));
+            }
+            shift += 7;
+        }
+        out[i] = v;
+        return p;
     }
 
     /** Decodes a {@code float64} or {@code float32} column into {@code out[0, count)}. */

@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * The template of the class {@link CompiledCalls#builder} defines per writer definition and
  * reading class: the loop that builds an ext 2 list's instances from its decoded columns, the
- * composed {@code (Object[] cols, int i) Object} handle a constant inside it (see
+ * composed {@code (ColumnView cols, int i) Object} handle a constant inside it (see
  * {@link CompiledReader}). Never loaded as itself.
  */
 final class CompiledBuilder implements ReadPlan.ColumnBuilder {
@@ -15,9 +15,10 @@ final class CompiledBuilder implements ReadPlan.ColumnBuilder {
 
     @Override
     public void buildAll(Object[] cols, int count, List<Object> out) {
+        ColumnView view = new ColumnView(cols);
         try {
             for (int i = 0; i < count; i++) {
-                out.add((Object) BUILD.invokeExact(cols, i));
+                out.add((Object) BUILD.invokeExact(view, i));
             }
         } catch (RuntimeException | Error e) {
             throw e;

@@ -67,15 +67,16 @@ final class CompiledCalls {
         };
     }
 
-    /** The ext 2 instance builder looping over {@code build} {@code (Object[], int) Object}, as {@link #reader} makes readers. */
+    /** The ext 2 instance builder looping over {@code build} {@code (ColumnView, int) Object}, as {@link #reader} makes readers. */
     static ReadPlan.ColumnBuilder builder(MethodHandle build) {
         if (define(BUILDER_TEMPLATE, build) instanceof ReadPlan.ColumnBuilder b) {
             return b;
         }
         return (cols, count, out) -> {
+            ColumnView view = new ColumnView(cols);
             try {
                 for (int i = 0; i < count; i++) {
-                    out.add((Object) build.invokeExact(cols, i));
+                    out.add((Object) build.invokeExact(view, i));
                 }
             } catch (RuntimeException | Error e) {
                 throw e;

@@ -332,15 +332,27 @@ final class Handles {
                 .asType(MethodType.methodType(array, Object[].class));
     }
 
-    /** {@code (Object[] cols, int i) T}: element i of column j (of {@code kind}) as the reader's type {@code t}. */
+    /** {@code (ColumnView cols) A}: column {@code j} cast to its array class {@code A}. */
+    private static MethodHandle viewColumn(int j, Class<?> array) {
+        try {
+            MethodHandle get = j < ColumnView.FIELDS ? LOOKUP.findGetter(ColumnView.class, "c" + j, Object.class)
+                    : MethodHandles.filterArguments(column(j, Object.class),
+                            0, LOOKUP.findGetter(ColumnView.class, "all", Object[].class));
+            return get.asType(MethodType.methodType(array, ColumnView.class));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@code (ColumnView cols, int i) T}: element i of column j (of {@code kind}) as the reader's type {@code t}. */
     static MethodHandle columnGetter(int j, ColumnLayout.Kind kind, Class<?> t) {
         Class<?> array = columnArray(kind);
-        MethodHandle element = MethodHandles.filterArguments(MethodHandles.arrayElementGetter(array), 0, column(j, array));
-        return MethodHandles.explicitCastArguments(element, MethodType.methodType(t, Object[].class, int.class));
+        MethodHandle element = MethodHandles.filterArguments(MethodHandles.arrayElementGetter(array), 0, viewColumn(j, array));
+        return MethodHandles.explicitCastArguments(element, MethodType.methodType(t, ColumnView.class, int.class));
     }
 
     /**
-     * {@code (Object[] cols, int i) Object}: a record built from element i of the columns:
+     * {@code (ColumnView cols, int i) Object}: a record built from element i of the columns:
      * component {@code i} from writer field {@code slots[i]} ({@code getters[slots[i]]}), or
      * {@code missing[i]} where the writer has no such field.
      */
@@ -364,16 +376,16 @@ final class Handles {
             reorder[2 * i] = 0;
             reorder[2 * i + 1] = 1;
         }
-        return MethodHandles.permuteArguments(ctor, MethodType.methodType(Object.class, Object[].class, int.class), reorder);
+        return MethodHandles.permuteArguments(ctor, MethodType.methodType(Object.class, ColumnView.class, int.class), reorder);
     }
 
     /**
-     * {@code (Object[] cols, int i) Object}: a plain class's instance made by its no-argument
+     * {@code (ColumnView cols, int i) Object}: a plain class's instance made by its no-argument
      * constructor, then each field the reader has set from element i of its column
      * ({@code setters[j]} {@code (Object, T) void}, {@code getters[j]}).
      */
     static MethodHandle classBuilder(MethodHandle constructor, MethodHandle[] getters, MethodHandle[] setters) {
-        MethodType step = MethodType.methodType(void.class, Object.class, Object[].class, int.class);
+        MethodType step = MethodType.methodType(void.class, Object.class, ColumnView.class, int.class);
         List<MethodHandle> steps = new java.util.ArrayList<>(getters.length);
         for (int j = 0; j < getters.length; j++) {
             if (getters[j] != null) {
@@ -383,7 +395,7 @@ final class Handles {
             }
         }
         MethodHandle fill = sequence(steps, step);
-        MethodHandle returnObject = MethodHandles.dropArguments(MethodHandles.identity(Object.class), 1, Object[].class,
+        MethodHandle returnObject = MethodHandles.dropArguments(MethodHandles.identity(Object.class), 1, ColumnView.class,
                 int.class);
         MethodHandle fillThenReturn = MethodHandles.foldArguments(returnObject, fill);
         return MethodHandles.foldArguments(fillThenReturn, constructor.asType(MethodType.methodType(Object.class)));
