@@ -133,7 +133,13 @@ final class ColumnLayout {
                 }
                 Object[] o = arrays.objects(j, count);
                 for (int i = 0; i < count; i++) {
-                    o[i] = convert[j].read(in.readValue());
+                    long valueAt = in.offset();
+                    Object raw = in.readValue();
+                    try {
+                        o[i] = convert[j].read(raw);
+                    } catch (DeserializationException e) {
+                        throw e.offset() >= 0 ? e : new DeserializationException(e.getMessage(), valueAt, e);
+                    }
                 }
             }
         }

@@ -165,12 +165,12 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
         for (int j = 0; j < getters.length; j++) {
             WriterField w = writerFields[j];
             if (w.target() >= 0) {
-                getters[j] = Handles.columnGetter(j, columns.kinds[j], w.raw());
+                getters[j] = ColumnHandles.columnGetter(j, columns.kinds[j], w.raw());
                 typedSetters[j] = w.setter();
             }
         }
-        MethodHandle one = record ? Handles.recordBuilder(constructor, getters, slots, missing)
-                : Handles.classBuilder(constructor, getters, typedSetters);
+        MethodHandle one = record ? ColumnHandles.recordBuilder(constructor, getters, slots, missing)
+                : ColumnHandles.classBuilder(constructor, getters, typedSetters);
         ColumnBuilder b = CompiledCalls.builder(Handles.refusingFailures(one, failure));
         builder = b;
         return b;

@@ -213,7 +213,7 @@ final class StructSchema {
                 }
             }
             c = new ColumnWriter.ForClass(classId, kinds, types, wheres, writers,
-                    CompiledCalls.extractor(Handles.extractor(accessors, kinds)));
+                    CompiledCalls.extractor(ColumnHandles.extractor(accessors, kinds)));
             columns = c;
         }
         return c;
