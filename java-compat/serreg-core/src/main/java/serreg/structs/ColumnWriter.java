@@ -33,6 +33,9 @@ final class ColumnWriter {
         if (count == 0) {
             return false;
         }
+        if (!(items instanceof java.util.RandomAccess)) {
+            items = new java.util.ArrayList<>(items); // read by index below
+        }
         Object first = items.get(0);
         StructSchema schema = first instanceof StructValue || first == null ? null : registry.schemaOf(first.getClass());
         byte[] definition = definitionOf(first, schema);
