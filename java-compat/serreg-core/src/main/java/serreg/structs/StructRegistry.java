@@ -66,6 +66,7 @@ public final class StructRegistry implements StructSupport {
         owner.registerSerializer(classId, castClass(cls), new StructSerializer(owner, schema));
         byId.put(classId, schema);
         byClass.put(cls, schema);
+        generation++;
         try {
             schema.compile();
         } catch (IllegalArgumentException e) {
@@ -118,8 +119,40 @@ public final class StructRegistry implements StructSupport {
         }
     }
 
+    /** A table read: its entries and the offset just past it. */
+    record ReadTable(List<StructFrames.Entry> entries, int end) {
+    }
+
+    /**
+     * The last table read whose bytes were at most {@link #CACHED_TABLE_MAX} long, with what each
+     * definition is read by (a {@link ReadPlan} or a {@link CarrierReader}), made under the
+     * registrations of {@code generation} and checked under {@code limits}. A frame whose bytes at the table's position are these
+     * is not parsed again: msgpack is self-delimiting, so the same bytes are the same table.
+     */
+    private record CachedTable(byte[] bytes, int generation, serreg.Limits limits, Parsed[] parsed, Object[] readers) {
+    }
+
+    private static final int CACHED_TABLE_MAX = 4096;
+    private volatile CachedTable lastTable;
+    /** Bumped by each registration (a class ID read as a carrier may have become a class). */
+    private volatile int generation;
+
     /** Reads a table (the msgpack array at {@code in}'s position); {@code inBand} is the bytes {@code in} reads. */
-    List<StructFrames.Entry> readTable(InBandReader in, ByteBuffer inBand) {
+    ReadTable readTable(InBandReader in, ByteBuffer inBand) {
+        int start = (int) in.offset();
+        CachedTable cached = lastTable;
+        if (cached != null && cached.generation() == generation && cached.limits() == in.limits()) {
+            int n = cached.bytes().length;
+            int at = inBand.position() + start;
+            if (inBand.limit() - at >= n && inBand.slice(at, n).equals(ByteBuffer.wrap(cached.bytes()))) {
+                List<StructFrames.Entry> table = new ArrayList<>(cached.parsed().length);
+                for (int i = 0; i < cached.parsed().length; i++) {
+                    table.add(entryOf(cached.parsed()[i], cached.readers()[i]));
+                }
+                return new ReadTable(table, start + n);
+            }
+        }
+        int seen = generation;
         long at = in.offset();
         int count = in.readArrayHeader();
         if (count > StructFrames.MAX_DEFINITIONS) {
@@ -127,22 +160,36 @@ public final class StructRegistry implements StructSupport {
                     + StructFrames.MAX_DEFINITIONS, at);
         }
         List<StructFrames.Entry> table = new ArrayList<>(Math.min(count, 64));
+        Parsed[] parsedAll = new Parsed[Math.min(count, 64)];
+        Object[] readers = new Object[parsedAll.length];
         for (int i = 0; i < count; i++) {
-            int start = (int) in.offset();
+            int defStart = (int) in.offset();
             Object definition = in.readValue();
-            byte[] raw = new byte[(int) in.offset() - start];
-            inBand.duplicate().position(inBand.position() + start).get(raw);
-            table.add(entry(i, definition, raw, start));
+            byte[] raw = new byte[(int) in.offset() - defStart];
+            inBand.duplicate().position(inBand.position() + defStart).get(raw);
+            StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(raw);
+            Parsed p = parsed(i, definition, key, defStart);
+            Object reader = readerOf(p, key);
+            if (i < parsedAll.length) {
+                parsedAll[i] = p;
+                readers[i] = reader;
+            }
+            table.add(entryOf(p, reader));
         }
-        return table;
+        int end = (int) in.offset();
+        if (count <= parsedAll.length && end - start <= CACHED_TABLE_MAX) {
+            byte[] bytes = new byte[end - start];
+            inBand.duplicate().position(inBand.position() + start).get(bytes);
+            lastTable = new CachedTable(bytes, seen, in.limits(), parsedAll, readers);
+        }
+        return new ReadTable(table, end);
     }
 
     /** A definition read from a frame, checked: class ID, its hash, field names and types. */
     private record Parsed(String classId, long hash, List<String> names, List<FieldType> types) {
     }
 
-    private StructFrames.Entry entry(int index, Object definition, byte[] raw, long at) {
-        StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(raw);
+    private Parsed parsed(int index, Object definition, StructSchema.DefinitionKey key, long at) {
         Parsed p = parsed.get(key);
         if (p == null) {
             p = parse(index, definition, at);
@@ -150,12 +197,20 @@ public final class StructRegistry implements StructSupport {
                 parsed.put(key, p);
             }
         }
+        return p;
+    }
+
+    /** What reads the instances of a definition: the plan of its registered class, or a carrier reader. */
+    private Object readerOf(Parsed p, StructSchema.DefinitionKey key) {
         StructSchema schema = byId.get(p.classId());
-        if (schema != null) {
-            ReadPlan plan = schema.plan(key, p.names(), p.types());
+        return schema != null ? schema.plan(key, p.names(), p.types()) : carrierReader(p.classId(), key, p.names(), p.types());
+    }
+
+    private static StructFrames.Entry entryOf(Parsed p, Object reader) {
+        if (reader instanceof ReadPlan plan) {
             return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), plan.current(), plan);
         }
-        CarrierReader carrier = carrierReader(p.classId(), key, p.names(), p.types());
+        CarrierReader carrier = (CarrierReader) reader;
         return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), carrier, carrier);
     }
 
