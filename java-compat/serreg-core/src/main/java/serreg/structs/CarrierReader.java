@@ -46,7 +46,7 @@ final class CarrierReader implements StructFrames.InstanceReader, StructFrames.L
     public List<Object> read(InBandReader in, int count) {
         ColumnArrays arrays = ColumnArrays.take(readers.length);
         try {
-            columns.decode(in, count, arrays);
+            columns.decode(in, count, arrays, false);
             Object[] cols = arrays.columns();
             List<Object> out = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {

@@ -69,6 +69,11 @@ final class ColumnArrays {
         return cols;
     }
 
+    /** Puts {@code column} (an {@link IntCursor}) as field {@code field}'s column. */
+    void put(int field, Object column) {
+        cols[field] = column;
+    }
+
     private static boolean keep(int count) {
         return count <= ThreadTables.SCRATCH_MAX;
     }

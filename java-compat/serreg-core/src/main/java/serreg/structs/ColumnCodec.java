@@ -158,18 +158,7 @@ final class ColumnCodec {
         byte[] a = bin.array();
         int base = bin.base();
         int end = base + bin.length();
-        if (bin.length() < 1 + (long) count) {
-            throw bad(where, "a column of " + count + " values needs at least " + (1 + (long) count) + " bytes, it has "
-                    + bin.length(), bin.at());
-        }
-        int kind = a[base];
-        boolean unsigned = t.kind.startsWith("u");
-        if (kind != 0 && kind != 1) {
-            throw bad(where, "kind byte 0x" + Integer.toHexString(kind & 0xff) + " (0x00 or 0x01 expected)", bin.at());
-        }
-        if (kind == 1 && unsigned) {
-            throw bad(where, "kind byte 0x01 (zigzag) in a column of unsigned type " + t, bin.at());
-        }
+        int kind = checkIntHeader(bin, count, t, where);
         int p = base + 1;
         for (int i = 0; i < count; i++) {
             // One and two bytes inline (a two-byte varint is minimal when its second byte is not 0x00).
@@ -219,6 +208,22 @@ final class ColumnCodec {
                 }
             }
         }
+    }
+
+    /** Checks an integer column's length (at least a byte per value) and kind byte; returns the kind (0 or 1). */
+    static int checkIntHeader(Bin bin, int count, FieldType t, String where) {
+        if (bin.length() < 1 + (long) count) {
+            throw bad(where, "a column of " + count + " values needs at least " + (1 + (long) count) + " bytes, it has "
+                    + bin.length(), bin.at());
+        }
+        int kind = bin.array()[bin.base()];
+        if (kind != 0 && kind != 1) {
+            throw bad(where, "kind byte 0x" + Integer.toHexString(kind & 0xff) + " (0x00 or 0x01 expected)", bin.at());
+        }
+        if (kind == 1 && t.kind.startsWith("u")) {
+            throw bad(where, "kind byte 0x01 (zigzag) in a column of unsigned type " + t, bin.at());
+        }
+        return kind;
     }
 
     /** Reads the varint of value {@code i} at {@code p} into {@code out[i]}, any length; returns the index after it. */

@@ -48,8 +48,27 @@ final class ColumnHandles {
         }
     }
 
-    /** {@code (ColumnView cols, int i) T}: element i of column j (of {@code kind}) as the reader's type {@code t}. */
+    private static final MethodHandle NEXT;
+
+    static {
+        try {
+            NEXT = LOOKUP.findVirtual(IntCursor.class, "next", MethodType.methodType(long.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * {@code (ColumnView cols, int i) T}: element i of column j (of {@code kind}) as the reader's
+     * type {@code t}; an integer column ({@link ColumnLayout.Kind#LONG}) is an {@link IntCursor}
+     * whose next value instance i takes.
+     */
     static MethodHandle columnGetter(int j, ColumnLayout.Kind kind, Class<?> t) {
+        if (kind == ColumnLayout.Kind.LONG) {
+            MethodHandle next = MethodHandles.filterArguments(NEXT, 0, viewColumn(j, IntCursor.class));
+            return MethodHandles.explicitCastArguments(MethodHandles.dropArguments(next, 1, int.class),
+                    MethodType.methodType(t, ColumnView.class, int.class));
+        }
         Class<?> array = columnArray(kind);
         MethodHandle element = MethodHandles.filterArguments(MethodHandles.arrayElementGetter(array), 0, viewColumn(j, array));
         return MethodHandles.explicitCastArguments(element, MethodType.methodType(t, ColumnView.class, int.class));

@@ -63,10 +63,27 @@ final class ColumnLayout {
         return types.length;
     }
 
-    /** Reads the {@link #fieldCount} columns of {@code count} instances into {@code arrays}. */
-    void decode(InBandReader in, int count, ColumnArrays arrays) {
+    /**
+     * Reads the {@link #fieldCount} columns of {@code count} instances into {@code arrays};
+     * {@code cursors}: the integer columns of {@link Kind#LONG} as {@link IntCursor}s for a
+     * composed builder to read (then call {@link #finish}).
+     */
+    void decode(InBandReader in, int count, ColumnArrays arrays, boolean cursors) {
         for (int j = 0; j < types.length; j++) {
-            decodeColumn(in, count, arrays, j);
+            if (cursors && kinds[j] == Kind.LONG) {
+                arrays.put(j, IntCursor.of(ColumnCodec.bin(in, where[j], types[j]), count, types[j], where[j]));
+            } else {
+                decodeColumn(in, count, arrays, j);
+            }
+        }
+    }
+
+    /** The checks left once every instance has read its values from the cursors {@link #decode} made. */
+    static void finish(Object[] cols, int fields, int count) {
+        for (int j = 0; j < fields; j++) {
+            if (cols[j] instanceof IntCursor c) {
+                c.finish(count);
+            }
         }
     }
 

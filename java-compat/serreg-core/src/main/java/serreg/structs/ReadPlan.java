@@ -105,9 +105,6 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
     public java.util.List<Object> read(InBandReader in, int count) {
         ColumnArrays arrays = ColumnArrays.take(writerFields.length);
         try {
-            columns.decode(in, count, arrays);
-            Object[] cols = arrays.columns();
-            java.util.List<Object> out = new java.util.ArrayList<>(count);
             ColumnBuilder b = builder;
             if (b == null) {
                 columnUses += count;
@@ -115,8 +112,12 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
                     b = composeBuilder();
                 }
             }
+            columns.decode(in, count, arrays, b != null);
+            Object[] cols = arrays.columns();
+            java.util.List<Object> out = new java.util.ArrayList<>(count);
             if (b != null) {
                 b.buildAll(cols, count, out);
+                ColumnLayout.finish(cols, writerFields.length, count);
                 return out;
             }
             Object[] values = new Object[writerFields.length];
