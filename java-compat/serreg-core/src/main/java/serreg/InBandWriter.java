@@ -135,20 +135,45 @@ public final class InBandWriter {
 
     private InBandWriter writeArray(List<?> list) {
         int n = list.size();
-        if (n > 0 && writeStructList(list)) {
-            return this;
-        }
+        int start = pos;
         writeArrayHeader(n);
+        // A first item that is a struct instance may make the list an ext 2 (section 10.3): the header
+        // just written is then taken back (a branch the JIT keeps out of the loop's hot path).
         if (list instanceof ArrayList<?>) {
             for (int i = 0; i < n; i++) {
-                writeValue(list.get(i));
+                Object item = list.get(i);
+                if (i == 0 && isStruct(item) && structList(list, start)) {
+                    return this;
+                }
+                writeValue(item);
             }
         } else {
+            boolean first = true;
             for (Object item : list) {
+                if (first && isStruct(item) && structList(list, start)) {
+                    return this;
+                }
+                first = false;
                 writeValue(item);
             }
         }
         return this;
+    }
+
+    /** Whether a value is written as a struct instance. */
+    private boolean isStruct(Object item) {
+        return classes.forValue(item).struct();
+    }
+
+    /** Writes {@code list} as ext 2 at {@code start} instead of its array header; false (header back) if it stays an array. */
+    private boolean structList(List<?> list, int start) {
+        pos = start;
+        if (SerializerRegistry.STRUCTS.writeStructList(list, this)) {
+            return true;
+        }
+        pos = start;
+        writeArrayHeader(list.size());
+        return false;
     }
 
     private InBandWriter writeMap(Map<?, ?> map) {
@@ -161,12 +186,11 @@ public final class InBandWriter {
     }
 
     /**
-     * Writes a list whose first item is a struct instance as ext 2 (struct columns, section 10.3)
-     * when every item shares its definition; false (nothing written) otherwise.
+     * Writes a list: a msgpack array of its items, or ext 2 (struct columns, docs/FORMAT.md
+     * section 10.3) when they are struct instances of one definition.
      */
-    public boolean writeStructList(List<?> list) {
-        return !list.isEmpty() && classes.forValue(list.get(0)).struct()
-                && SerializerRegistry.STRUCTS.writeStructList(list, this);
+    public InBandWriter writeList(List<?> list) {
+        return writeArray(list);
     }
 
     /**
