@@ -135,7 +135,7 @@ public final class InBandWriter {
 
     private InBandWriter writeArray(List<?> list) {
         int n = list.size();
-        if (n > 0 && mayBeStruct(list.get(0)) && writeStructList(list)) {
+        if (n > 0 && writeStructList(list)) {
             return this; // struct instances of one definition: ext 2 (section 10.3)
         }
         writeArrayHeader(n);
@@ -161,9 +161,13 @@ public final class InBandWriter {
                 && !(first instanceof Map) && !(first instanceof List) && !(first instanceof Boolean);
     }
 
-    /** Writes {@code list} (its first item a possible struct) as ext 2 when its items are struct instances of one definition. */
-    private boolean writeStructList(List<?> list) {
-        return classes.forValue(list.get(0)).struct() && SerializerRegistry.STRUCTS.writeStructList(list, this);
+    /**
+     * Writes a non-empty list as ext 2 (struct columns, docs/FORMAT.md section 10.3) when its items
+     * are struct instances of one definition; false (nothing written) when it stays an array.
+     */
+    public boolean writeStructList(List<?> list) {
+        Object first = list.get(0);
+        return mayBeStruct(first) && classes.forValue(first).struct() && SerializerRegistry.STRUCTS.writeStructList(list, this);
     }
 
     private InBandWriter writeMap(Map<?, ?> map) {
@@ -173,14 +177,6 @@ public final class InBandWriter {
             writeValue(entry.getValue());
         }
         return this;
-    }
-
-    /**
-     * Writes a list: a msgpack array of its items, or ext 2 (struct columns, docs/FORMAT.md
-     * section 10.3) when they are struct instances of one definition.
-     */
-    public InBandWriter writeList(List<?> list) {
-        return writeArray(list);
     }
 
     /**

@@ -1,6 +1,7 @@
 package serreg.standard;
 
 import java.util.List;
+import java.util.RandomAccess;
 import serreg.InBandReader;
 import serreg.InBandWriter;
 import serreg.InlineSerializer;
@@ -26,7 +27,20 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
 
     @Override
     protected void write(List<?> value, InBandWriter out) {
-        out.writeList(value); // an array, or ext 2 for struct instances of one definition (docs/FORMAT.md 10.3)
+        int n = value.size();
+        if (n > 0 && out.writeStructList(value)) {
+            return; // struct instances of one definition: ext 2 (docs/FORMAT.md section 10.3)
+        }
+        out.writeArrayHeader(n);
+        if (value instanceof RandomAccess) {
+            for (int i = 0; i < n; i++) {
+                out.writeValue(value.get(i));
+            }
+            return;
+        }
+        for (Object item : value) {
+            out.writeValue(item);
+        }
     }
 
     @Override
