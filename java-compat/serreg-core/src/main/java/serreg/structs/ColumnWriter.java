@@ -12,8 +12,8 @@ import serreg.SerregException;
  * into primitive columns by the class's {@link Extractor} (a loop compiled per class, the
  * accessors constants in it), then packed; a list holding carriers (a relay, the canonical
  * form's stand-ins) goes field value by field value through the definition's types. Anything
- * else (an empty list, one mixing definitions or holding another value, a definition without
- * fields) stays the msgpack array it always was: {@link #write} says so by returning false.
+ * else (an empty list, one mixing classes, definitions, or instances with carriers, or holding
+ * another value, a definition without fields) stays the msgpack array it always was: {@link #write} says so by returning false.
  */
 final class ColumnWriter {
     /** The msgpack ext type of a list of instances by columns. */
@@ -47,16 +47,19 @@ final class ColumnWriter {
         if (fields == 0) {
             return false;
         }
+        // One registered class's instances, or carriers of one definition (docs/FORMAT.md 10.3): a
+        // carrier beside instances of its class stays an array of ext 1 (the canonical form's
+        // stand-ins are all carriers, so there such a list is ext 2).
         boolean oneClass = schema != null;
         Class<?> cls = first.getClass();
         for (int i = 1; i < count; i++) {
             Object item = items.get(i);
-            if (oneClass && item != null && item.getClass() == cls) {
-                continue;
-            }
-            oneClass = false;
-            byte[] d = definitionOf(item, item == null || item instanceof StructValue ? null : registry.schemaOf(item.getClass()));
-            if (d != definition && (d == null || !Arrays.equals(d, definition))) {
+            if (oneClass) {
+                if (item == null || item.getClass() != cls) {
+                    return false;
+                }
+            } else if (!(item instanceof StructValue c) || c.definition() != definition
+                    && !Arrays.equals(c.definition(), definition)) {
                 return false;
             }
         }
@@ -65,11 +68,9 @@ final class ColumnWriter {
         if (oneClass) {
             schema.columns().write(items, count, out);
         } else {
-            StructValue carrier = first instanceof StructValue c ? c : null;
-            String classId = carrier != null ? carrier.classId() : schema.classId;
-            List<String> names = carrier != null ? carrier.fieldNames() : schema.fieldNames();
-            List<FieldType> types = carrier != null ? carrierTypes : schema.fieldTypes();
-            registry.carrierColumns(definition, classId, names, types).write(items, count, out, registry);
+            StructValue carrier = (StructValue) first;
+            registry.carrierColumns(definition, carrier.classId(), carrier.fieldNames(), carrierTypes)
+                    .write(items, count, out);
         }
         out.endExtension(headerAt, EXT_TYPE);
         return true;
@@ -145,7 +146,7 @@ final class ColumnWriter {
         }
     }
 
-    /** The columns of one definition written value by value (carriers, or a carrier beside a class's instances). */
+    /** The columns of carriers of one definition, written value by value. */
     static final class ByValue {
         private final FieldType[] types;
         private final String[] where;
@@ -157,7 +158,7 @@ final class ColumnWriter {
             this.writers = writers;
         }
 
-        void write(List<?> items, int count, InBandWriter out, StructRegistry registry) {
+        void write(List<?> items, int count, InBandWriter out) {
             int n = types.length;
             ColumnArrays arrays = ColumnArrays.take(n);
             try {
@@ -166,9 +167,7 @@ final class ColumnWriter {
                     cols[k] = arrays.objects(k, count);
                 }
                 for (int i = 0; i < count; i++) {
-                    Object item = items.get(i);
-                    List<Object> values = item instanceof StructValue c ? c.values()
-                            : registry.schemaOf(item.getClass()).valuesOf(item);
+                    List<Object> values = ((StructValue) items.get(i)).values();
                     for (int k = 0; k < n; k++) {
                         cols[k][i] = values.get(k);
                     }
