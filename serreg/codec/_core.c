@@ -267,9 +267,11 @@ static int ext_end(Out *o, Py_ssize_t start) {
 #include "_core_structs.h"
 #include "_core_encode.h"
 #include "_core_structs_encode.h"
+#include "_core_structs_list_encode.h"
 #include "_core_keys.h"
 #include "_core_decode.h"
 #include "_core_structs_decode.h"
+#include "_core_structs_list_decode.h"
 #include "_core_top.h"
 
 /* ------------------------------------------------------------------ the type */

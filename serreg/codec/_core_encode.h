@@ -40,6 +40,8 @@ static int enc_drain(Enc *e, Py_ssize_t base);
  * functions both ways. */
 typedef struct {
     int (*write)(Enc *e, PyObject *obj, StructPlan *plan); /* one instance, as ext 1 */
+    /* a non-empty list or tuple: as ext 2 if its items are instances of one definition (1000: not) */
+    int (*write_list)(Enc *e, PyObject *seq, TNode *item, int depth);
     int (*scope_open)(Enc *e);                            /* the frame's struct table, at a pack's start */
     void (*scope_undo)(Enc *e);                           /* forget what this pack added to it */
 } EncStructOps;
@@ -293,7 +295,9 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
         }
         case N_LIST: {
             Py_ssize_t n = PyList_GET_SIZE(obj);
-            int r = ARRAY_HEADER(o, n);
+            int r;
+            if (n > 0 && e->t.ext_writers != NULL && (r = enc_structs->write_list(e, obj, NULL, depth)) != 1000) return r;
+            r = ARRAY_HEADER(o, n);
             if (r < 0 || n == 0) return r;
             return enc_push(e, obj, S_LIST, n, depth + 1, -1, inline_level);
         }

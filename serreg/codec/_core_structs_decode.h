@@ -274,4 +274,3 @@ static PyObject *finish_struct(Dec *d, PyObject *items) {
     return read_instance_fn == NULL ? NULL : PyObject_CallOneArg(read_instance_fn, items); /* it words the refusal */
 }
 
-static const DecStructOps STRUCT_DEC_OPS = {dec_struct_here, finish_struct};
