@@ -38,6 +38,7 @@ typedef struct {
     PyObject *setters;     /* tuple: per field a descriptor whose __set__ fills it, or None (B_SLOTS) */
     Py_ssize_t n;
     int build, pure_leaf, c_leaf;
+    int c_checked; /* every field's decoded value is checked here and kept as is (scalars, any, lists and maps of them) */
     TNode *fields;
     /* Fields held in slots (member descriptors): their offsets, read directly while the class's
        version tag is the one they were found under (a changed class is read through getattr). */
@@ -105,6 +106,17 @@ static int tnode_parse(TNode *t, PyObject *spec, int depth, int *budget) {
 /* A scalar the C codec checks and reads straight from the bytes. */
 static inline int is_c_scalar(int code) { return code >= FT_BOOL && code <= FT_BYTES; }
 
+/* A field type whose decoded value the C reader checks and keeps as is: what its Python reader
+ * would return for it is the same value (not an enum, a struct, a set, a tuple, a standard type, a
+ * list read as a tuple). */
+static int tnode_checked(TNode *t) {
+    if (is_c_scalar(t->code) || t->code == FT_ANY) return 1;
+    if (t->code == FT_OPTIONAL) return tnode_checked(&t->args[0]);
+    if (t->code == FT_LIST) return t->ref == NULL && tnode_checked(&t->args[0]);
+    if (t->code == FT_MAP) return tnode_checked(&t->args[0]) && tnode_checked(&t->args[1]);
+    return 0;
+}
+
 /* The slot offsets of the fields, when every field is a writable object slot of the class. */
 static int plan_find_slots(StructPlan *self) {
     PyTypeObject *cls = (PyTypeObject *)self->cls;
@@ -148,13 +160,15 @@ static int Plan_init(StructPlan *self, PyObject *args, PyObject *kwds) {
     }
     self->fields = PyMem_Calloc(n ? n : 1, sizeof(TNode));
     if (self->fields == NULL) { PyErr_NoMemory(); return -1; }
-    int budget = MAX_TYPE_NODES * 16, c_leaf = 1;
+    int budget = MAX_TYPE_NODES * 16, c_leaf = 1, c_checked = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         self->n = i + 1;
         if (tnode_parse(&self->fields[i], PyTuple_GET_ITEM(nodes, i), 0, &budget) < 0) return -1;
         TNode *t = &self->fields[i];
         if (!(is_c_scalar(t->code) || (t->code == FT_OPTIONAL && is_c_scalar(t->args[0].code)))) c_leaf = 0;
+        if (!tnode_checked(t)) c_checked = 0;
     }
+    self->c_checked = c_checked;
     self->n = n;
     self->build = build;
     self->pure_leaf = pure_leaf;

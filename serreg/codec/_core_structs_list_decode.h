@@ -277,11 +277,16 @@ static PyObject *finish_struct_list(Dec *d, PyObject *inner) {
     }
     result = PyList_New(count);
     for (Py_ssize_t j = 0; result != NULL && j < count; j++) {
+        PyObject *obj = build_checked(plan, cols + j, count);
+        if (obj != NULL) {
+            PyList_SET_ITEM(result, j, obj);
+            continue;
+        }
         PyObject *row = PyList_New(n + 1);
         if (row == NULL) { Py_CLEAR(result); break; }
         PyList_SET_ITEM(row, 0, Py_NewRef(first));
         for (Py_ssize_t i = 0; i < n; i++) PyList_SET_ITEM(row, i + 1, Py_NewRef(cols[i * count + j]));
-        PyObject *obj = PyObject_CallOneArg(reader, row);
+        obj = PyObject_CallOneArg(reader, row);
         Py_DECREF(row);
         if (obj == NULL) { Py_CLEAR(result); break; }
         PyList_SET_ITEM(result, j, obj);

@@ -40,7 +40,9 @@ def _node(ftype: FieldType) -> tuple[Any, ...]:
         return (_STANDARD, None if expected is None else expected[0], ())
     if kind == "struct":
         return (_STRUCT, ftype.args[0], ())
-    return (_CONTAINERS[kind], None, tuple(_node(a) for a in ftype.args))
+    # A list read as a tuple (annotated tuple[T, ...]) names tuple: the C reader builds lists only.
+    ref = tuple if kind == "list" and ftype.py is tuple else None
+    return (_CONTAINERS[kind], ref, tuple(_node(a) for a in ftype.args))
 
 
 def _descriptor(cls: type, name: str) -> Any:
