@@ -71,7 +71,8 @@ def test_struct_fields_with_arrays_travel_out_of_band_through_java(java_echo):
 @pytest.mark.parametrize("entry", json.loads((VECTORS / "manifest.json").read_text()), ids=lambda e: e["name"])
 def test_golden_vectors_echo_byte_for_byte(java_echo, entry):
     data = (VECTORS / entry["file"]).read_bytes()
-    assert bytes(java_echo.round_trip(data)) == data
+    # A legacy vector (arrays of ext 1, written before ext 2) comes back as the vector it rewrites to.
+    assert bytes(java_echo.round_trip(data)) == (VECTORS / entry.get("rewrites_to", entry["file"])).read_bytes()
 
 
 def test_carrier_relays_in_both_directions(java_echo):

@@ -32,7 +32,8 @@ VECTORS = Path(__file__).resolve().parent / "vectors" / "structs"
 @pytest.mark.parametrize("entry", json.loads((VECTORS / "manifest.json").read_text()), ids=lambda e: e["name"])
 def test_struct_golden_vectors_echo_byte_for_byte(ts_echo, entry):
     data = (VECTORS / entry["file"]).read_bytes()
-    assert bytes(ts_echo.round_trip(data)) == data
+    # A legacy vector (arrays of ext 1, written before ext 2) comes back as the vector it rewrites to.
+    assert bytes(ts_echo.round_trip(data)) == (VECTORS / entry.get("rewrites_to", entry["file"])).read_bytes()
 
 
 @pytest.mark.parametrize("name,value", CORPUS, ids=[c[0] for c in CORPUS])

@@ -22,11 +22,13 @@ from msgpack.exceptions import OutOfData, StackError
 from .._registry.paths import locate
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
+from ..structs.carrier import StructValue
+from ..structs.lists import read_struct_list
 from ..structs.scope import DECODE_SCOPE, read_instance
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
-from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE
+from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE, STRUCT_LIST_EXT_TYPE
 from .scan import holds_any
 from .stack import roomy
 from .top import TopLevelEntries
@@ -43,6 +45,8 @@ class _Snapshot(Protocol):
     def rewritten_types(self) -> tuple[type, ...]: ...
     @property
     def ext_writers(self) -> Mapping[type, Callable[..., Any]]: ...
+    @property
+    def list_writers(self) -> Mapping[type, Callable[..., Any]]: ...
     @property
     def packed_as_is(self) -> Mapping[type, bytes]: ...
     @property
@@ -67,16 +71,23 @@ class _PackState:
     Struct writers (ext 1, docs/FORMAT.md section 10) get it as their ``state``:
     ``pack_inner`` packs their instance array with this same ``default`` (one
     Packer per level of structs inside structs), ``any_value`` readies a field
-    of type ``any``, ``sort_key`` orders the members of a set field.
+    of type ``any``, ``sort_key`` orders the members of a set field,
+    ``struct_list`` marks a list of instances of one definition to be written
+    as ext 2 (10.3) when msgpack reaches it.
     """
 
-    __slots__ = ("encode_nested", "oob", "ext_writers", "rewrite", "inner", "level", "pack_leaf")
+    __slots__ = ("encode_nested", "oob", "ext_writers", "list_writers", "rewrite", "rewritten", "scan", "snapshot",
+                 "inner", "level", "pack_leaf")
 
     def __init__(self, encode_nested: EncodeNested) -> None:
         self.encode_nested = encode_nested
         self.oob: Optional[list[Any]] = None
-        self.ext_writers: dict[Any, Any] = {}
+        self.ext_writers: Mapping[Any, Any] = {}
+        self.list_writers: Mapping[Any, Any] = {}
         self.rewrite: tuple[Any, ...] = ()
+        self.rewritten: frozenset[Any] = frozenset()
+        self.scan: tuple[Any, ...] = ()  # what a tree must hold to be rewritten: rewrite, and every struct type
+        self.snapshot: Any = None
         self.inner: list[Any] = []  # Packers for struct instance arrays, one per nesting level
         self.level = 0
         # Packs the instance array of a struct of plain scalars (it calls no default, never nests).
@@ -94,12 +105,35 @@ class _PackState:
         finally:
             self.level = level
 
+    def use(self, snapshot: Any) -> None:
+        """Read the registry's tables from ``snapshot`` (again only when it changed)."""
+        if snapshot is not self.snapshot:
+            self.rewrite = snapshot.rewritten_types
+            self.rewritten = frozenset(self.rewrite)
+            self.ext_writers = snapshot.ext_writers
+            self.list_writers = snapshot.list_writers
+            self.scan = self.rewrite + tuple(self.list_writers)
+            self.snapshot = snapshot
+
     def any_value(self, value: Any) -> Any:
-        """A field value of type ``any``, with the values msgpack must not pack itself replaced."""
-        rewrite = self.rewrite
-        if holds_any(value, rewrite):
-            return _substitute(value, frozenset(rewrite), self.nested)
+        """A field value of type ``any``, with the values msgpack must not pack itself marked."""
+        if holds_any(value, self.scan):
+            return _substitute(value, self.rewritten, self.struct_list)
         return value
+
+    def struct_list(self, items: list[Any]) -> Any:
+        """``items`` marked to be written as ext 2, if it is a list of struct instances of one definition
+        with at least one field (10.3); None otherwise (it stays an array)."""
+        first = items[0]
+        kind = type(first)
+        writer = self.list_writers.get(kind)
+        if writer is None or len(set(map(type, items))) != 1:
+            return None
+        if kind is StructValue:
+            definition = first.definition
+            if not first.field_names or any(item.definition != definition for item in items):
+                return None
+        return _StructList(writer, items)
 
     def sort_key(self, value: Any) -> bytes:
         """The bytes a set member sorts by; its buffers are not kept (it is packed again in place)."""
@@ -111,9 +145,14 @@ class _PackState:
             self.oob = oob
 
     def nested(self, value: Any) -> ExtType:
-        writer = self.ext_writers.get(type(value))
+        kind = type(value)
+        writer = self.ext_writers.get(kind)
         if writer is not None:
             return writer(value, self)
+        if kind is _StructList:
+            return value.writer(value.items, self)
+        if kind is _Later:
+            value = value.value
         class_hash, result = self.encode_nested(value)
         assert self.oob is not None  # set by pack() before msgpack calls default
         self.oob.extend(result.out_of_band_buffers)
@@ -124,6 +163,26 @@ class _PackState:
 
 
 _make_ext = ExtType._make
+
+
+class _StructList:
+    """A list the codec writes as ext 2 (``writer(items, state)``) when msgpack reaches it."""
+
+    __slots__ = ("writer", "items")
+
+    def __init__(self, writer: Callable[..., Any], items: list[Any]) -> None:
+        self.writer = writer
+        self.items = items
+
+
+class _Later:
+    """A value msgpack would pack by itself but must not: its serializer writes it when msgpack reaches it,
+    so every nested value (and struct) is written in document order."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 # A Packer whose output grew past this is dropped after use instead of kept for the
 # next call, so a thread does not hold on to the buffer of one large value.
@@ -161,7 +220,15 @@ class MsgpackCodec:
         return Packer(default=state.nested, strict_types=True, use_bin_type=True, autoreset=True), state
 
     def pack(self, obj: Any, oob: list[Any]) -> bytes:
-        """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``."""
+        """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``. A list of struct
+        instances of one definition, ``obj`` itself included, is written as ext 2 (10.3)."""
+        return self._pack(obj, oob, True)
+
+    def pack_array(self, items: Any, oob: list[Any]) -> bytes:
+        """Pack the sequence ``items`` as a msgpack array, never as ext 2 (a tuple's in-band, 10.3)."""
+        return self._pack(list(items), oob, False)
+
+    def _pack(self, obj: Any, oob: list[Any], list_value: bool) -> bytes:
         idle = self._idle
         try:
             packer, state = entry = idle.pop()  # list.pop and append are atomic: no lock needed
@@ -170,11 +237,9 @@ class MsgpackCodec:
         state.oob = oob
         packed: Optional[bytes] = None
         try:
-            snapshot = self._snapshots.snapshot
-            rewrite = state.rewrite = snapshot.rewritten_types
-            state.ext_writers = snapshot.ext_writers
-            if holds_any(obj, rewrite):
-                obj = _substitute(obj, frozenset(rewrite), state.nested, root=True)
+            state.use(self._snapshots.snapshot)
+            if holds_any(obj, state.scan):
+                obj = _substitute(obj, state.rewritten, state.struct_list, root=True, list_value=list_value)
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
             return packed
         except SerregError:
@@ -198,9 +263,10 @@ class MsgpackCodec:
         return _explain_pack_error(obj, error)
 
     @staticmethod
-    def _unpack_struct(payload: Any, ext_hook: Any, state: Any, untrusted: bool) -> Any:
-        """One ext 1 (a struct instance, section 10.3), counted as a nested value against max_depth
-        before its payload is unpacked (instances may nest inside each other)."""
+    def _unpack_struct(payload: Any, ext_hook: Any, state: Any, untrusted: bool, code: int = STRUCT_EXT_TYPE) -> Any:
+        """One ext 1 (a struct instance, section 10.3) or ext 2 (a list of instances, whose instances are one
+        level deeper as ext 1 in an array would be), counted as a nested value against max_depth before its
+        payload is unpacked (instances may nest inside each other)."""
         depth = state.depth + 1 if state is not None else 1
         if state is not None:
             if depth > state.max_depth:
@@ -213,6 +279,8 @@ class MsgpackCodec:
             if untrusted:
                 if len(payload) > STRUCTURE_CHECK_THRESHOLD:
                     check_structure(payload)
+            if code == STRUCT_LIST_EXT_TYPE:
+                return read_struct_list(payload, ext_hook, dict_from_pairs if untrusted else None)
             # On the heap, like nested values: struct instances nest inside each other.
             items = _unpack_on_heap(payload, ext_hook, dict_from_pairs if untrusted else None)
             return read_instance(items)
@@ -252,9 +320,12 @@ class MsgpackCodec:
                     if reader is not None:
                         return reader(unpackb(payload))
                 return self._unpack_struct(payload, ext_hook, state, untrusted)
+            if code == STRUCT_LIST_EXT_TYPE:
+                return self._unpack_struct(payload, ext_hook, state, untrusted, code)
             if code != NESTED_EXT_TYPE:
                 raise DeserializationError(
-                    f"msgpack ext type {code} is not used by serreg (only ext 0, nested value, and ext 1, struct)"
+                    f"msgpack ext type {code} is not used by serreg (only ext 0, nested value, ext 1, struct, and "
+                    "ext 2, list of structs)"
                 )
             if len(payload) < CLASS_ID_HASH_SIZE:
                 raise DeserializationError(
@@ -323,24 +394,37 @@ def _unpack_on_heap(data: Any, ext_hook: Any, pairs_hook: Any) -> Any:
     return value
 
 
-def _substitute(obj: Any, rewritten: frozenset[Any], nested: Any, root: bool = False) -> Any:
-    """Replace the values msgpack would pack by itself, but must not, by ext values.
+def _substitute(obj: Any, rewritten: frozenset[Any], struct_list: Any, root: bool = False, list_value: bool = True) -> Any:
+    """Mark the values msgpack would pack by itself, but must not, and the lists written as ext 2.
 
     msgpack packs bytearray and memoryview as bin (they would come back as
     bytes), and list, dict, str ... without asking, so a user override of one
-    of those is invisible to it. The codec rewrites a tree only when the scan
+    of those is invisible to it; a list of struct instances of one definition
+    is ext 2, not an array (10.3). The codec rewrites a tree only when the scan
     found such a value in it. The root is the value being packed by its own
-    serializer, so it is never replaced.
+    serializer, so it is never replaced; a root list is a list value (ext 2 if
+    it qualifies) unless ``list_value`` is False (a tuple's items). Marked
+    values are written when msgpack reaches them (in document order, so
+    out-of-band buffers and struct definitions keep the order a reader meets them in).
     """
     kind = type(obj)
-    if not root and (kind in rewritten or kind not in _PACKED_BY_MSGPACK):
-        # Every value with a serializer is turned into ext here, in document order,
-        # so out-of-band buffers keep the order a reader consumes them in.
-        return nested(obj)
+    if not root and kind in rewritten:
+        return _Later(obj)
     if kind is list:
-        return [_substitute(item, rewritten, nested) for item in obj]
+        if obj and list_value:
+            marked = struct_list(obj)
+            if marked is not None:
+                return marked
+        kinds = set(map(type, obj))
+        if list not in kinds and dict not in kinds and kinds.isdisjoint(rewritten):
+            return obj
+        return [_substitute(item, rewritten, struct_list) for item in obj]
     if kind is dict:
-        return {_substitute(k, rewritten, nested): _substitute(v, rewritten, nested) for k, v in obj.items()}
+        kinds = set(map(type, obj))
+        kinds.update(map(type, obj.values()))
+        if list not in kinds and dict not in kinds and kinds.isdisjoint(rewritten):
+            return obj
+        return {_substitute(k, rewritten, struct_list): _substitute(v, rewritten, struct_list) for k, v in obj.items()}
     return obj
 
 
