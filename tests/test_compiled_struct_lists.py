@@ -116,8 +116,7 @@ def ext_types(result: serreg.SerializationResult) -> list[int]:
 
     def hook(code: int, payload: bytes) -> Any:
         found.append(code)
-        if code in (1, 2):
-            msgpack.unpackb(payload, ext_hook=hook, strict_map_key=False)
+        msgpack.unpackb(payload[8:] if code == 0 else payload, ext_hook=hook, strict_map_key=False)
         return None
 
     offset = 0

@@ -47,7 +47,7 @@ enum { N_NONE = 1, N_BOOL = 2, N_INT = 4, N_FLOAT = 8, N_STR = 16, N_BYTES = 32,
 static PyTypeObject *uuid_type;   /* uuid.UUID */
 static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
     *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
-    *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
+    *str_pack, *str_pack_array, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
     *decode_state_var, *decode_error_type, *hash_spread_check, *str_packed_as_is, *str_unpacked_as_is;
 
 /* What the registry's current snapshot lets this codec do itself. */
@@ -316,7 +316,9 @@ static void Codec_dealloc(Codec *self) {
 
 static PyMethodDef Codec_methods[] = {
     {"pack", (PyCFunction)(void (*)(void))Codec_pack, METH_FASTCALL,
-     "pack(obj, oob: list) -> bytes: msgpack bytes of obj; nested values' buffers are appended to oob."},
+     "pack(obj, oob: list, list_value=True) -> bytes: msgpack bytes of obj; nested values' buffers are appended "
+     "to oob. A list of struct instances of one definition is ext 2; with list_value False, obj itself stays an "
+     "array (a tuple's items)."},
     {"unpack", (PyCFunction)(void (*)(void))Codec_unpack, METH_FASTCALL,
      "unpack(data, oob, plain_only=False) -> value: one msgpack value, nested values decoded by their "
      "serializers; with plain_only, NotImplemented as soon as a nested value (any ext) is met."},
@@ -411,6 +413,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     INTERN(str_max_depth, "max_depth");
     INTERN(str_budget, "budget");
     INTERN(str_pack, "pack");
+    INTERN(str_pack_array, "pack_array");
     INTERN(str_unpack, "unpack");
     INTERN(str_explain, "explain_pack_error");
     INTERN(str_via, "via");

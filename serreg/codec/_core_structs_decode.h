@@ -250,6 +250,10 @@ static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, P
                     PyList_GET_ITEM(d->struct_leaves, payload[1]) != Py_None);
     int has_state = d->state != NULL && d->state != Py_None;
     if (counted && has_state && (!d->inline_ok || d->depth + 1 > d->max_depth)) return 2;
+    if (counted && d->untrusted && n > STRUCTURE_CHECK_THRESHOLD) { /* walked first, as the pure codec does */
+        Py_ssize_t end = 0;
+        if (!skip_value(payload, &end, n)) return 2;
+    }
     if (IS_PLAN(plan) && ((StructPlan *)plan)->c_leaf && count == ((StructPlan *)plan)->n + 1) {
         *out = dec_flat((StructPlan *)plan, payload, at, n);
         return *out != NULL ? 0 : 2;

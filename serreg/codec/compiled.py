@@ -29,12 +29,9 @@ from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, read_instance
 __all__ = ["MsgpackCodec", "StructPlan", "WRITES_STRUCT_LISTS"]
 
 # Whether the C core writes a list of struct instances of one definition as ext 2 (docs/FORMAT.md
-# 10.3). Until it does, it writes (and when it meets one after a nested value, fails to read) such
-# lists as arrays of ext 1; the tests that need ext 2 from this codec expect failure while False.
-# Struct classes without a plan, and carriers, have their list writer in the registry's
-# ``list_writers`` table: ``list_writers[type(items[0])](items, pack_state)`` -> ExtType(2, ...),
-# with the pure codec's pack state (serreg/structs/lists.py).
-WRITES_STRUCT_LISTS = False
+# 10.3): it does, for classes with a plan; a list of carriers, or of a class without a plan, goes to
+# the pure codec, whose list writers (the registry's ``list_writers``) write it.
+WRITES_STRUCT_LISTS = True
 
 # The standard class IDs the C core writes and reads in place (serreg/standard/__init__.py has them all).
 IN_PLACE_CLASS_IDS = (
@@ -74,9 +71,6 @@ class MsgpackCodec(CoreCodec):
         super().__init__(encode_nested, decode_nested, snapshots, PureMsgpackCodec(encode_nested, decode_nested, snapshots))
 
     def pack_array(self, items: object, oob: list[object]) -> bytes:
-        """Pack a sequence as a msgpack array, never as ext 2 (a tuple's in-band, docs/FORMAT.md 10.3).
-
-        The C core writes no ext 2 yet, so this is its ``pack`` of the items as a list; once it
-        writes ext 2 it must leave this root list an array (as ``pure.MsgpackCodec.pack_array`` does)."""
-        packed: bytes = self.pack(list(items), oob)  # type: ignore[call-overload]
+        """Pack a sequence as a msgpack array, never as ext 2 (a tuple's in-band, docs/FORMAT.md 10.3)."""
+        packed: bytes = self.pack(list(items), oob, False)  # type: ignore[arg-type]
         return packed
