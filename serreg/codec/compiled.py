@@ -14,6 +14,8 @@ one struct class).
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from ..errors import DeserializationError
 from ..limits import DECODE_STATE
 from ..wire.class_id import class_id_hash
@@ -70,7 +72,7 @@ class MsgpackCodec(CoreCodec):
     def __init__(self, encode_nested: EncodeNested, decode_nested: DecodeNested, snapshots: SnapshotSource) -> None:
         super().__init__(encode_nested, decode_nested, snapshots, PureMsgpackCodec(encode_nested, decode_nested, snapshots))
 
-    def pack_array(self, items: object, oob: list[object]) -> bytes:
+    def pack_array(self, items: Iterable[object], oob: list[object]) -> bytes:
         """Pack a sequence as a msgpack array, never as ext 2 (a tuple's in-band, docs/FORMAT.md 10.3)."""
-        packed: bytes = self.pack(list(items), oob, False)  # type: ignore[arg-type]
+        packed: bytes = self.pack(list(items), oob, False)
         return packed
