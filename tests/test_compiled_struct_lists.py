@@ -300,3 +300,39 @@ def test_a_converted_value_in_a_column_is_written_as_its_writer_converts_it():
     frame = registry.serialize([Reading("a", 1), Reading("b", 2.5)]).to_bytes()  # an int in a float64 column
     assert struct.pack("<2d", 1.0, 2.5) in frame
     assert registry.deserialize(frame) == [Reading("a", 1.0), Reading("b", 2.5)]
+
+
+# ------------------------------------------------------------------------------ evolution and carriers
+
+
+def test_a_narrower_or_evolved_definition_is_read_alike_and_widened():
+    @dataclasses.dataclass
+    class NarrowPoint:  # another process's shapes.Point: narrower types, and a field this reader lacks
+        x: Annotated[int, serreg.int32]
+        w: str
+        y: Annotated[int, serreg.int8]
+        z: Annotated[int, serreg.uint8]
+
+    writer = serreg.Registry()
+    writer.register_struct(NarrowPoint, "shapes.Point")
+    frame = writer.serialize([NarrowPoint(-5, "dropped", 7, 0), NarrowPoint(2**31 - 1, "", -128, 255)]).to_bytes()
+    compiled = outcome(lambda: COMPILED_REGISTRY.deserialize(frame))
+    assert compiled == outcome(lambda: PURE_REGISTRY.deserialize(frame))
+    assert COMPILED_REGISTRY.deserialize(frame) == [Point(-5, 7, 0), Point(2**31 - 1, -128, 255)]
+
+
+def test_carriers_of_an_unknown_class_are_read_and_written_back_byte_for_byte():
+    definition = ["no.Such", [["n", "int16"], ["f", "float32"], ["tags", ["list", "str"]], ["more", ["list", ["struct", "no.Such"]]]]]
+    inner = ext2(0, 2, int_column([1, -2]), struct.pack("<2f", 0.5, -0.0), [["a"], []],
+                 [[], msgpack.ExtType(2, msgpack.packb([0, 1, int_column([3]), struct.pack("<f", 1.0), [[]], [[]]]))])
+    frame = table_frame([definition], msgpack.packb(inner))
+    for registry in (COMPILED_REGISTRY, PURE_REGISTRY):
+        back = registry.deserialize(frame)
+        assert [type(v) for v in back] == [serreg.StructValue] * 2 and back[1]["more"][0]["n"] == 3
+        assert COMPILED_REGISTRY.serialize(back).to_bytes() == PURE_REGISTRY.serialize(back).to_bytes() == frame
+
+
+def test_a_list_mixing_a_class_and_carriers_is_written_alike():
+    carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0]
+    for value in ([carrier, carrier], [Point(1, 2, 3), carrier], [carrier, Point(1, 2, 3)], {"k": [carrier] * 3}):
+        assert written(COMPILED_REGISTRY, value) == written(PURE_REGISTRY, value)
