@@ -45,6 +45,11 @@ static inline int bin_column(int code) { return (code >= FT_BOOL && code <= FT_F
 /* One integer of a varint column: the value, checked against t's range; 0 if it does not fit. */
 static inline int read_varint(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, uint64_t *out) {
     Py_ssize_t i = *at;
+    if (i < end && p[i] < 0x80) { /* one byte: most values */
+        *out = p[i];
+        *at = i + 1;
+        return 1;
+    }
     uint64_t u = 0;
     for (int shift = 0; shift < 70; shift += 7) {
         if (i >= end) return 0;

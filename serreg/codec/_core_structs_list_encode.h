@@ -54,7 +54,9 @@ static inline PyObject *list_field(StructPlan *plan, PyObject *obj, Py_ssize_t k
         PyObject *v = *(PyObject **)((char *)obj + slots[k]);
         if (v != NULL) return Py_NewRef(v);
     }
-    return PyObject_GetAttr(obj, PyTuple_GET_ITEM(plan->names, k));
+    PyObject *name = PyTuple_GET_ITEM(plan->names, k); /* an interned str */
+    getattrofunc get = Py_TYPE(obj)->tp_getattro;
+    return get != NULL ? get(obj, name) : PyObject_GetAttr(obj, name);
 }
 
 /* A value refused by the check, given to field k's Python writer: the converted value (new), or
@@ -71,8 +73,8 @@ static PyObject *list_convert(StructPlan *plan, Py_ssize_t k, PyObject *v, int *
 /* An integer of t's range as 64 bits (a negative one two's complement): 1, or 0 if v is none. */
 static inline int int_in(PyObject *v, TNode *t, uint64_t *out, int *negative) {
     if (!PyLong_CheckExact(v)) return 0;
-    int overflow;
-    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    int overflow = 0;
+    long long x = LONG_IS_COMPACT(v) ? LONG_COMPACT_VALUE(v) : PyLong_AsLongLongAndOverflow(v, &overflow);
     if (overflow == 0) {
         if (x < t->low || (x >= 0 && (unsigned long long)x > t->high)) return 0;
         *out = (uint64_t)x;
