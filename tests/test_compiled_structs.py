@@ -12,6 +12,7 @@ in-bands with the same value or the same error, trusted and untrusted.
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import math
 from typing import Annotated, Any, NamedTuple, Optional
 from unittest import mock
@@ -249,6 +250,10 @@ def listed(*items) -> bytes:
     return msgpack.packb(list(items))
 
 
+def ext2(*items) -> bytes:
+    return msgpack.packb(msgpack.ExtType(2, msgpack.packb(list(items), use_bin_type=True)))
+
+
 def chain(depth: int) -> msgpack.ExtType:
     value = ext1([0, None, []])
     for _ in range(depth - 1):
@@ -284,7 +289,13 @@ HOSTILE = {
     "structs 200 deep": table_frame([MIXED_POINTS, POINT_DEF], listed(chain(200))),
     "wrong struct in a struct field": table_frame([MIXED_POINTS, POINT_DEF], listed(ext1([0, ext1([1, 1, 2, 3]), []]))),
     "ext 1 outside a table": serreg.SerializationResult(class_id_hash("list") + listed(ext1([0, 1, 2, 3]))).to_bytes(),
-    "ext 2": table_frame([POINT_DEF], listed(msgpack.ExtType(2, msgpack.packb([0, 1, 2, 3])))),
+    "ext 2 of another length": table_frame([POINT_DEF], listed(msgpack.ExtType(2, msgpack.packb([0, 1, 2, 3])))),
+    "ext 2 points": table_frame([POINT_DEF], ext2(0, 2, b"\x00\x01\x02", b"\x01\x01\x04", b"\x00\x00\x00")),
+    "ext 2 in a list": table_frame([POINT_DEF], listed(msgpack.ExtType(2, msgpack.packb([0, 1, b"\x00\x01", b"\x00\x02", b"\x00\x03"], use_bin_type=True)))),
+    "ext 2 kind byte 2": table_frame([POINT_DEF], ext2(0, 1, b"\x02\x01", b"\x00\x02", b"\x00\x03")),
+    "ext 2 count beyond its bytes": table_frame([POINT_DEF], ext2(0, 2**31, b"\x00\x01", b"\x00\x02", b"\x00\x03")),
+    "ext 2 inside an instance": table_frame([MIXED_POINTS, POINT_DEF], listed(ext1([0, None, msgpack.ExtType(2, msgpack.packb([1, 1, b"\x00\x01", b"\x00\x02", b"\x00\x03"], use_bin_type=True))]))),
+    "ext 2 of a definition without fields": table_frame([["t.Empty", []]], ext2(0, 1)),
     "ext -1 inside an instance": table_frame([["t.Any", [["a", "any"]]]], listed(ext1([0, msgpack.Timestamp(1, 0)]))),
     "top-level point": table_frame([POINT_DEF], msgpack.packb([0, 1, 2, 3]), "shapes.Point"),
     "point of 17 fields": table_frame([["shapes.Point", [["x", "int64"], ["y", "int64"], ["z", "int64"]] + [[f"f{i}", "int64"] for i in range(14)]]],
@@ -298,6 +309,12 @@ def test_hostile_struct_in_bands_give_the_same_answer_from_both_codecs(name, tru
     frame = HOSTILE[name]
     compiled = outcome(lambda: COMPILED_REGISTRY.deserialize(frame, trusted=trusted))
     assert compiled == outcome(lambda: PURE_REGISTRY.deserialize(frame, trusted=trusted))
+
+
+@needs_ext2
+def test_ext2_after_a_nested_value_reads_alike():
+    frame = PURE_REGISTRY.serialize({"a": decimal.Decimal("1.5"), "b": [Point(1, 2, 3), Point(4, 5, 6)]}).to_bytes()
+    assert outcome(lambda: COMPILED_REGISTRY.deserialize(frame)) == outcome(lambda: PURE_REGISTRY.deserialize(frame))
 
 
 @pytest.mark.parametrize("max_depth", [1, 2, 3, 10, 64])

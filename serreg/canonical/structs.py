@@ -39,6 +39,7 @@ from ..structs.widths import INTEGER_WIDTHS
 from ..wire.class_id import class_id_hash
 from .floats import canonical_float, pack_float
 from .form import entry_order
+from .struct_columns import ColumnChecks, write_struct_list
 
 __all__ = ["CanonicalStructs", "CanonicalTable", "CanonicalWriter", "canonical_definition"]
 
@@ -53,14 +54,17 @@ _CACHE_MAX = 1024
 class _Writer:
     """How the instances of one definition are written: ``encoders`` per field; ``plain``, when
     every field is a scalar, a converter per field for one packb; ``get`` reads a registered
-    class's field values (an attrgetter; None for a carrier or a class without fields)."""
+    class's field values (an attrgetter; None for a carrier or a class without fields);
+    ``columns`` checks the values of its lists' bin columns (ext 2)."""
 
-    __slots__ = ("encoders", "plain", "get")
+    __slots__ = ("encoders", "plain", "get", "columns")
 
-    def __init__(self, encoders: list[_Encoder], plain: Optional[list[Callable[[Any], Any]]], get: Any) -> None:
+    def __init__(self, encoders: list[_Encoder], plain: Optional[list[Callable[[Any], Any]]], get: Any,
+                 columns: ColumnChecks) -> None:
         self.encoders = encoders
         self.plain = plain
         self.get = get
+        self.columns = columns
 
 
 class CanonicalWriter(Protocol):
@@ -174,29 +178,64 @@ class CanonicalStructs:
         self._write_array(form, value, payload, oob, depth)
         out += packb(ExtType(STRUCT_EXT_TYPE, bytes(payload)))
 
-    def _write_array(self, form: CanonicalWriter, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-        depth = form.deeper(depth, value)
+    def write_list(self, form: CanonicalWriter, items: list[Any], out: bytearray, oob: list[Any], depth: int) -> bool:
+        """Append the canonical ext 2 of ``items`` and answer True when it is a non-empty list of struct
+        instances of one definition with at least one field (10.3); else append nothing, answer False."""
+        if not items or (type(items[0]) is not StructValue and self._class_id_of(type(items[0])) is None):
+            return False
+        first = type(items[0])
+        definition, writer, values = self._row(items[0])
+        if not writer.encoders:
+            return False
+        rows = [(writer.encoders, values)]
+        for item in items[1:]:
+            if type(item) is not first or first is StructValue:
+                if type(item) is not StructValue and self._class_id_of(type(item)) is None:
+                    return False
+                other, item_writer, item_values = self._row(item)
+                if other != definition:
+                    return False
+                rows.append((item_writer.encoders, item_values))
+            else:
+                rows.append((writer.encoders, self._values(writer, item)))
         table = _TABLE.get()
         if table is None:
             raise SerializationError("a canonical struct is written only by serreg.serialize(..., canonical=True)")
+        index = table.index_of(definition)  # before any value of its columns (first use, 10.3)
+        depth = form.deeper(form.deeper(depth, items), items)  # the array it replaces, then its instances
+        write_struct_list(form, index, writer.columns, rows, out, oob, depth)
+        return True
+
+    def _row(self, value: Any) -> tuple[bytes, _Writer, Any]:
+        """(definition, writer, field values) of one struct value as this process holds it (10.5)."""
         if type(value) is StructValue:
             definition = self._carrier_definition(value)
             writer = self._writers.get((definition, True))
             if writer is None:
                 writer = self._writer((definition, True), value.class_id, value.field_names, value.types, None)
-            values = value.values
-        else:
-            class_id, schema = self._schema(value)
-            try:
-                types, definition, _ = schema.compile()
-            except LookupError as error:  # a field names a struct class not registered yet
-                raise SerializationError(f"struct {class_id!r}: {error}", value=value) from None
-            writer = self._writers.get((definition, False))
-            if writer is None:
-                names = [f.name for f in schema.shape.fields]
-                writer = self._writer((definition, False), class_id, names, types, attrgetter(*names) if names else None)
-            get = writer.get
-            values = () if get is None else get(value) if len(writer.encoders) > 1 else (get(value),)
+            return definition, writer, value.values
+        class_id, schema = self._schema(value)
+        try:
+            types, definition, _ = schema.compile()
+        except LookupError as error:  # a field names a struct class not registered yet
+            raise SerializationError(f"struct {class_id!r}: {error}", value=value) from None
+        writer = self._writers.get((definition, False))
+        if writer is None:
+            names = [f.name for f in schema.shape.fields]
+            writer = self._writer((definition, False), class_id, names, types, attrgetter(*names) if names else None)
+        return definition, writer, self._values(writer, value)
+
+    @staticmethod
+    def _values(writer: _Writer, value: Any) -> Any:
+        get = writer.get
+        return () if get is None else get(value) if len(writer.encoders) > 1 else (get(value),)
+
+    def _write_array(self, form: CanonicalWriter, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+        depth = form.deeper(depth, value)
+        table = _TABLE.get()
+        if table is None:
+            raise SerializationError("a canonical struct is written only by serreg.serialize(..., canonical=True)")
+        definition, writer, values = self._row(value)
         index = table.index_of(definition)
         plain = writer.plain
         if plain is not None:  # every field a scalar: one packb of [index, v...]
@@ -215,7 +254,7 @@ class CanonicalStructs:
         plain = None
         if all(t.kind in _SCALARS for t in types):
             plain = [_scalar(t, where) for t, where in zip(types, wheres)]
-        writer = _Writer(encoders, plain, get)
+        writer = _Writer(encoders, plain, get, ColumnChecks(types, wheres))
         cache = {} if len(self._writers) >= _CACHE_MAX else dict(self._writers)
         cache[key] = writer
         self._writers = cache
@@ -280,10 +319,22 @@ def _encoder(ftype: FieldType, where: str, structs: CanonicalStructs) -> _Encode
     if kind in ("list", "tuple"):
         items = [_encoder(a, where, structs) for a in ftype.args]
         count = len(items) if kind == "tuple" else None
+        inner_type = None if kind != "list" else ftype.args[0]
+        if inner_type is not None and inner_type.kind == "optional":
+            inner_type = inner_type.args[0]
+        may_be_struct_list = inner_type is not None and inner_type.kind in ("struct", "any")
+        wanted = inner_type.args[0] if inner_type is not None and inner_type.kind == "struct" else None
 
         def write_items(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
             if (type(value) is not list and type(value) is not tuple) or (count is not None and len(value) != count):
                 raise bad(value)
+            if may_be_struct_list and value:
+                # A list of instances of one definition is ext 2 (10.3): its first item checked against
+                # the item type, the rest share its definition.
+                if wanted is not None and structs.struct_id(value[0]) != wanted:
+                    raise bad(value[0])
+                if structs.write_list(form, value if type(value) is list else list(value), out, oob, depth):
+                    return
             depth = form.deeper(depth, value)
             out += array_header(len(value))
             if count is None:

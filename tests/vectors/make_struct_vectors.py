@@ -104,7 +104,19 @@ def canonical_vectors() -> list:
          "every exact width; float32 -0.0 and a float64 signaling NaN made canonical"),
         ("everything", lambda r: everything(), "every field type: map with -0.0, set, decimal 1.50, tuple, any"),
         ("mixed", mixed, "three definitions in one set, struct dict keys, a tree and points"),
+        ("columns", canonical_rows, "an ext 2 with every column kind, its float columns canonical: float64 -0.0 "
+         "and a NaN payload, float32 -0.0 and a NaN; a dict in an any column; an ext 2 in a list[Point] field"),
     ]
+
+
+def canonical_rows(reverse: bool = False) -> list:
+    """rows() with -0.0 and NaN payloads in its float columns, a dict filled in one of two orders."""
+    first, second, third = rows()
+    first.ratio = _nan(0xFFF8000000000123)
+    second.weight = -0.0
+    third.weight = _nan(0x7FF0000000000001)
+    third.extra = {"k": 1, "a": [2.5, -0.0]} if not reverse else {"a": [2.5, -0.0], "k": 1}
+    return [first, second, third]
 
 
 def main(out: Path) -> None:
