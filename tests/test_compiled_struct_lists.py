@@ -336,3 +336,22 @@ def test_a_list_mixing_a_class_and_carriers_is_written_alike():
     carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0]
     for value in ([carrier, carrier], [Point(1, 2, 3), carrier], [carrier, Point(1, 2, 3)], {"k": [carrier] * 3}):
         assert written(COMPILED_REGISTRY, value) == written(PURE_REGISTRY, value)
+
+
+# ------------------------------------------------------------------------------ the one-call entry
+
+
+def test_serialize_top_writes_structs_with_their_table_as_the_full_path_does():
+    carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0]
+    written_in_one_call = [Point(1, 2, 3), [Point(1, 2, 3)] * 3, {"a": [tree()], "b": (widths(), Row("k", 1))},
+                           [Frozen(1, None, "x"), [Frozen(2, 0.5, "")]], [1, "x", None]]
+    for value in written_in_one_call:
+        result = COMPILED_REGISTRY.codec.serialize_top(value)
+        assert type(result) is serreg.SerializationResult
+        assert result.to_bytes() == PURE_REGISTRY.serialize(value).to_bytes()
+        assert COMPILED_REGISTRY.deserialize(result.to_bytes()) == value
+    # Not plain: a carrier, a value another serializer writes (a decimal field), a value its field refuses
+    # (the full path words it).
+    for value in (carrier, [carrier], everything(), Point(2**64, 0, 0), [Row("k", 2**20)]):
+        assert COMPILED_REGISTRY.codec.serialize_top(value) is NotImplemented
+        assert written(COMPILED_REGISTRY, value) == written(PURE_REGISTRY, value)

@@ -80,7 +80,7 @@ static int enc_pop(Enc *e) {
 
 /* A value no code here writes: its serializer's result, through encode_nested, as ext 0. */
 static int enc_nested(Enc *e, PyObject *obj) {
-    if (e->plain_top) return -2;
+    if (e->plain_top && e->scope_index == NULL) return -2; /* serialize_top: structs only with its own table */
     if (Py_TYPE(obj) == e->plan_type) return enc_structs->write(e, obj, e->plan);
     if (e->t.ext_writers != NULL) {
         PyObject *writer = PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
@@ -93,6 +93,7 @@ static int enc_nested(Enc *e, PyObject *obj) {
             return enc_structs->write(e, obj, e->plan);
         }
     }
+    if (e->plain_top) return -2;
     PyObject *pair = PyObject_CallOneArg(e->codec->encode_nested, obj);
     if (pair == NULL) return -1;
     int r = -2;

@@ -150,6 +150,8 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     if (current_tables(self, &t) < 0) return NULL;
     int ext;
     PyObject *hash = top_class_hash(&t, obj, &ext);
+    StructPlan *top_plan = NULL; /* a struct: its inner section is its instance array (FORMAT 10.1) */
+    if (hash == NULL && !PyErr_Occurred() && (top_plan = top_struct_plan(&t, obj)) != NULL) hash = top_plan->class_hash;
     if (hash == NULL) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NOTIMPLEMENTED;
@@ -163,8 +165,8 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     e.codec = self;
     e.oob = oob;
     e.t = t;
-    e.t.ext_writers = NULL; /* a struct calls a serializer: not plain */
     e.plain_top = 1;
+    if (!top_structs_open(&e)) e.t.ext_writers = NULL; /* structs only with a table of its own */
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
     int took = take_kept(self, stacks, caps);
@@ -189,11 +191,16 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     if (r >= 0) {
         /* A kind (and an int beyond 64 bits) was written as an ext 0: its serializer's in-band is the payload. */
         Py_ssize_t skip = 0;
-        unsigned char first = e.out.len ? (unsigned char)e.out.buf[0] : 0;
-        if (ext || (first >= 0xc7 && first <= 0xc9) || (first >= 0xd4 && first <= 0xd8))
-            skip = ext_header((const unsigned char *)e.out.buf) + HASH_SIZE;
-        packed = PyBytes_FromStringAndSize(e.out.buf + skip, e.out.len - skip);
+        const unsigned char *buf = (const unsigned char *)e.out.buf;
+        unsigned char first = e.out.len ? buf[0] : 0;
+        if (ext || (first >= 0xc7 && first <= 0xc9) || (first >= 0xd4 && first <= 0xd8)) {
+            skip = ext_header(buf); /* an ext 0 (its hash too), or a struct's ext 1; not a list's ext 2 */
+            skip = buf[skip - 1] == 0 ? skip + HASH_SIZE : top_plan != NULL ? skip : 0;
+        }
+        packed = top_in_band(&e, &hash, e.out.buf + skip, e.out.len - skip);
     }
+    Py_XDECREF(e.scope_index);
+    Py_XDECREF(e.scope_definitions);
     give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
     if (packed != NULL) {

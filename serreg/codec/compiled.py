@@ -18,6 +18,7 @@ from typing import Iterable
 
 from ..errors import DeserializationError
 from ..limits import DECODE_STATE
+from ..standard import STRUCTS_CLASS_ID
 from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
 from ..result import SerializationResult
@@ -63,7 +64,7 @@ class _CheckState:
         return None  # the C core writes the list itself
 
 
-set_struct_state(ENCODE_SCOPE, DECODE_SCOPE, read_instance, _CheckState())
+set_struct_state(ENCODE_SCOPE, DECODE_SCOPE, read_instance, _CheckState(), class_id_hash(STRUCTS_CLASS_ID))
 
 
 class MsgpackCodec(CoreCodec):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..codec import STRUCT_PLAN
+from ..wire.class_id import class_id_hash
 from .types import FieldType, STANDARD_ATOMS
 from .values import STANDARD_TYPES
 
@@ -63,6 +64,6 @@ def make_plan(writer: Callable[..., Any], definition: bytes, class_id: str, cls:
     plan: Callable[..., Any] = STRUCT_PLAN(
         writer, definition, definition, class_id, cls, _BUILDS[build], tuple(names),
         tuple(_node(t) for t in types), tuple(converters),
-        tuple(_descriptor(cls, n) if build == "slots" else None for n in names), pure_leaf,
+        tuple(_descriptor(cls, n) if build == "slots" else None for n in names), pure_leaf, class_id_hash(class_id),
     )
     return plan
