@@ -31,7 +31,7 @@ static StructPlan *list_plan(Enc *e, PyObject *const *items, Py_ssize_t n, int *
         PyTypeObject *other = Py_TYPE(items[i]);
         if (other == type) continue;
         /* Another class: an array, unless it may share the definition (a carrier of it). */
-        if (!native_bit((PyObject *)other)) {
+        if (!native_bit((PyObject *)other) && e->t.ext_writers != NULL) {
             PyObject *x = PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)other);
             if (x == NULL && PyErr_Occurred()) PyErr_Clear();
             if (x != NULL && (!IS_PLAN(x) || PyObject_RichCompareBool(((StructPlan *)x)->key, plan->key, Py_EQ) != 0)) {
@@ -229,16 +229,15 @@ static int enc_struct_list(Enc *e, PyObject *seq, TNode *item, int depth) {
     for (Py_ssize_t j = 0; tuple && j < n; j++) {
         if (!PyTuple_Check(items[j]) || PyTuple_GET_SIZE(items[j]) != plan->n) return -2;
     }
-    long long index;
-    int r = enc_definition_index(e, plan, &index);
-    if (r < 0) return r;
     /* The instances, held for the call: a field writer may change the list meanwhile. */
     PyObject **objs = PyMem_Malloc(n * sizeof(PyObject *));
     if (objs == NULL) { PyErr_NoMemory(); return -1; }
     for (Py_ssize_t j = 0; j < n; j++) objs[j] = Py_NewRef(items[j]);
+    long long index;
+    int r = enc_definition_index(e, plan, &index); /* before any value of the columns (first use, 10.3) */
     Out *o = &e->out;
     Py_ssize_t start = o->len;
-    if (o->cap - o->len < EXT1_ROOM + 5 + 18 && out_grow(o, EXT1_ROOM + 5 + 18) < 0) r = -1;
+    if (r == 0 && o->cap - o->len < EXT1_ROOM + 5 + 18 && out_grow(o, EXT1_ROOM + 5 + 18) < 0) r = -1;
     if (r == 0) {
         o->len += EXT1_ROOM;
         r = ARRAY_HEADER(o, plan->n + 2);
@@ -268,7 +267,7 @@ static int enc_struct_list(Enc *e, PyObject *seq, TNode *item, int depth) {
     for (Py_ssize_t j = 0; j < n; j++) Py_DECREF(objs[j]);
     PyMem_Free(objs);
     if (r < 0) return r;
-    (void)depth;
+    (void)depth; /* the columns are a document of their own (the ext payload), as an ext 1's fields */
     return struct_ext_end(o, start, 2);
 }
 
