@@ -18,7 +18,8 @@ setup(
                 "serreg/codec/_core_keys.h", "serreg/codec/_core_types.h", "serreg/codec/_core_structs.h",
                 "serreg/codec/_core_structs_encode.h",
                 "serreg/codec/_core_structs_decode.h", "serreg/codec/_core_structs_list_encode.h",
-                "serreg/codec/_core_structs_list_decode.h",
+                "serreg/codec/_core_structs_list_decode.h", "serreg/codec/_core_structs_top.h",
+                "serreg/codec/_core_walk.h",
             ],
         ),
     ]

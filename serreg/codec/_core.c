@@ -19,8 +19,12 @@
  * budget) and hands the whole call to the pure codec it was given, which raises the error
  * serreg has always raised.  Errors raised by encode_nested propagate unchanged.
  *
+ * Struct instances (ext 1) and lists of them (ext 2, by columns) are written and read from each
+ * class's StructPlan (_core_structs*.h, docs/FORMAT.md section 10).
+ *
  * MsgpackCodec.serialize_top and unpack_top (_core_top.h) are Registry.serialize and
- * deserialize for plain values, in one call each; _core_keys.h keeps one str per short map key. */
+ * deserialize for plain values, in one call each (serialize_top also for values holding structs
+ * with a plan, _core_structs_top.h); _core_keys.h keeps one str per short map key. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
@@ -269,9 +273,11 @@ static int ext_end(Out *o, Py_ssize_t start) {
 #include "_core_structs_encode.h"
 #include "_core_structs_list_encode.h"
 #include "_core_keys.h"
+#include "_core_walk.h"
 #include "_core_decode.h"
 #include "_core_structs_decode.h"
 #include "_core_structs_list_decode.h"
+#include "_core_structs_top.h"
 #include "_core_top.h"
 
 /* ------------------------------------------------------------------ the type */
