@@ -13,10 +13,8 @@ otherwise the ``serialize_canonical`` hooks of the serializers inside run twice.
 Each instance is written with the definition of the class that holds it: a
 registered class's own, or the one a data carrier was read with (re-encoded
 canonically), so a relay gives the digest of the frame's writer. Field values
-follow their declared type: floats canonical (``float32`` rounded to binary32,
-then written as canonical float 64), ``map`` entries sorted by their keys'
-bytes, ``set`` members sorted by their bytes, ``any`` values and the standard
-types by the rules of section 9.
+follow their declared type (``canonical/struct_fields.py``); a list of
+instances of one definition is ext 2 (``canonical/struct_columns.py``).
 """
 
 from __future__ import annotations
@@ -28,26 +26,17 @@ from typing import Any, Callable, Optional, Protocol
 
 from msgpack import ExtType, packb
 
-from ..codec.layout import STRUCT_EXT_TYPE, array_header, map_header
+from ..codec.layout import STRUCT_EXT_TYPE, array_header
 from ..errors import CanonicalFormError, LimitExceededError, SerializationError
 from ..result import SerializationResult
 from ..structs.carrier import StructValue
 from ..structs.scope import MAX_DEFINITIONS
-from ..structs.types import STANDARD_ATOMS, FieldType
-from ..structs.values import write_converter
-from ..structs.widths import INTEGER_WIDTHS
 from ..wire.class_id import class_id_hash
-from .floats import canonical_float, pack_float
-from .form import entry_order
 from .struct_columns import ColumnChecks, write_struct_list
+from .struct_fields import SCALARS, FieldEncoder, field_encoder, scalar_value
 
 __all__ = ["CanonicalStructs", "CanonicalTable", "CanonicalWriter", "canonical_definition"]
 
-# A field encoder: (form, value, out, oob, depth) -> None, appending the field's canonical msgpack.
-_Encoder = Callable[["CanonicalWriter", Any, bytearray, list[Any], int], None]
-_FLOATS = ("float32", "float64")
-# Field types whose canonical value is one msgpack scalar that packb writes in canonical form.
-_SCALARS = frozenset((*INTEGER_WIDTHS, *_FLOATS, "bool", "str", "bytes", "enum"))
 _CACHE_MAX = 1024
 
 
@@ -59,7 +48,7 @@ class _Writer:
 
     __slots__ = ("encoders", "plain", "get", "columns")
 
-    def __init__(self, encoders: list[_Encoder], plain: Optional[list[Callable[[Any], Any]]], get: Any,
+    def __init__(self, encoders: list[FieldEncoder], plain: Optional[list[Callable[[Any], Any]]], get: Any,
                  columns: ColumnChecks) -> None:
         self.encoders = encoders
         self.plain = plain
@@ -250,10 +239,10 @@ class CanonicalStructs:
         # A carrier and a registered class may share a definition but hold other Python values (an
         # enum's name, its member): each has its own writer, under (definition, is a carrier).
         wheres = [f"{class_id}.{n}" for n in names]
-        encoders = [_encoder(t, where, self) for t, where in zip(types, wheres)]
+        encoders = [field_encoder(t, where, self) for t, where in zip(types, wheres)]
         plain = None
-        if all(t.kind in _SCALARS for t in types):
-            plain = [_scalar(t, where) for t, where in zip(types, wheres)]
+        if all(t.kind in SCALARS for t in types):
+            plain = [scalar_value(t, where) for t, where in zip(types, wheres)]
         writer = _Writer(encoders, plain, get, ColumnChecks(types, wheres))
         cache = {} if len(self._writers) >= _CACHE_MAX else dict(self._writers)
         cache[key] = writer
@@ -285,134 +274,3 @@ class CanonicalStructs:
 @functools.lru_cache(maxsize=4096)
 def _hash(class_id: str) -> bytes:
     return class_id_hash(class_id)
-
-
-# ---------------------------------------------------------------------------------- field types
-
-
-def _encoder(ftype: FieldType, where: str, structs: CanonicalStructs) -> _Encoder:
-    """The canonical encoder of values of ``ftype`` (``where`` names the field in errors)."""
-    kind = ftype.kind
-
-    def bad(value: Any) -> CanonicalFormError:
-        return CanonicalFormError(f"{where}: {value!r} does not fit the field's type {ftype!r}", value=value)
-
-    if kind == "any":
-        return lambda form, value, out, oob, depth: form.write_value(value, out, oob, depth)
-    if kind == "struct":
-        class_id = ftype.args[0]
-
-        def write_struct(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if structs.struct_id(value) != class_id:
-                raise bad(value)
-            structs.write_ext(form, value, out, oob, depth)
-        return write_struct
-    if kind == "optional":
-        inner = _encoder(ftype.args[0], where, structs)
-
-        def write_optional(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if value is None:
-                out += b"\xc0"
-            else:
-                inner(form, value, out, oob, depth)
-        return write_optional
-    if kind in ("list", "tuple"):
-        items = [_encoder(a, where, structs) for a in ftype.args]
-        count = len(items) if kind == "tuple" else None
-        inner_type = None if kind != "list" else ftype.args[0]
-        if inner_type is not None and inner_type.kind == "optional":
-            inner_type = inner_type.args[0]
-        may_be_struct_list = inner_type is not None and inner_type.kind in ("struct", "any")
-        wanted = inner_type.args[0] if inner_type is not None and inner_type.kind == "struct" else None
-
-        def write_items(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if (type(value) is not list and type(value) is not tuple) or (count is not None and len(value) != count):
-                raise bad(value)
-            if may_be_struct_list and value:
-                # A list of instances of one definition is ext 2 (10.3): its first item checked against
-                # the item type, the rest share its definition.
-                if wanted is not None and structs.struct_id(value[0]) != wanted:
-                    raise bad(value[0])
-                if structs.write_list(form, value if type(value) is list else list(value), out, oob, depth):
-                    return
-            depth = form.deeper(depth, value)
-            out += array_header(len(value))
-            if count is None:
-                for item in value:
-                    items[0](form, item, out, oob, depth)
-            else:
-                for encode, item in zip(items, value):
-                    encode(form, item, out, oob, depth)
-        return write_items
-    if kind == "set":
-        member = _encoder(ftype.args[0], where, structs)
-
-        def write_set(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if not isinstance(value, (set, frozenset)):
-                raise bad(value)
-            depth = form.deeper(depth, value)
-            encoded = sorted((_encode_one(member, form, item, depth) for item in value), key=entry_order)
-            out += array_header(len(encoded))
-            for packed, buffers in encoded:
-                out += packed
-                oob.extend(buffers)
-        return write_set
-    if kind == "map":
-        key_of, value_of = (_encoder(a, where, structs) for a in ftype.args)
-
-        def write_map(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if type(value) is not dict:
-                raise bad(value)
-            depth = form.deeper(depth, value)
-            entries = [(*_encode_one(key_of, form, k, depth), v) for k, v in value.items()]
-            entries.sort(key=entry_order)
-            out += map_header(len(entries))
-            previous = None
-            for packed, buffers, item in entries:
-                this = entry_order((packed, buffers))
-                if this == previous:
-                    raise CanonicalFormError(
-                        f"{where}: two keys of the map have the same canonical form (two NaN keys, say); a msgpack "
-                        "map cannot hold both, so merge them"
-                    )
-                previous = this
-                out += packed
-                oob.extend(buffers)
-                value_of(form, item, out, oob, depth)
-        return write_map
-    convert = _checked(ftype, where)
-    if kind in _FLOATS:
-        return lambda form, value, out, oob, depth: out.extend(pack_float(convert(value)))
-    if kind in STANDARD_ATOMS:
-        return lambda form, value, out, oob, depth: form.write_nested(convert(value), out, oob, depth)
-    return lambda form, value, out, oob, depth: out.extend(packb(convert(value), use_bin_type=True))
-
-
-def _checked(ftype: FieldType, where: str) -> Callable[[Any], Any]:
-    """``convert(value)``: a plain value checked against ``ftype`` and made what msgpack packs."""
-    check = write_converter(ftype, where, None)  # no state and no context needed for plain types
-
-    def convert(value: Any) -> Any:
-        # A value outside its field's type (a carrier read from a frame that broke 10.2, say) has no canonical form.
-        try:
-            return check(value, None)
-        except SerializationError as error:
-            raise CanonicalFormError(str(error), value=value) from None
-    return convert
-
-
-def _scalar(ftype: FieldType, where: str) -> Callable[[Any], Any]:
-    """The canonical value of a scalar field, as packb writes it canonically (floats made canonical)."""
-    convert = _checked(ftype, where)
-    if ftype.kind in _FLOATS:
-        return lambda value: canonical_float(convert(value))
-    return convert
-
-
-def _encode_one(encode: _Encoder, form: Any, value: Any, depth: int) -> tuple[bytes, list[Any]]:
-    out = bytearray()
-    oob: list[Any] = []
-    encode(form, value, out, oob, depth)
-    return bytes(out), oob
-
-

@@ -25,7 +25,8 @@ from ..result import SerializationResult
 from ._core import StructPlan, set_class_hashes, set_decode_state, set_struct_state, set_top_level
 from .checks import check_hash_spread
 from .layout import BYTES_OUT_OF_BAND_THRESHOLD
-from .pure import DecodeNested, EncodeNested, SnapshotSource
+from .pack_state import EncodeNested
+from .pure import DecodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
 from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, read_instance
 

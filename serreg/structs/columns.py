@@ -15,6 +15,7 @@ naming the struct, the field and the offset.
 
 from __future__ import annotations
 
+import re
 import struct
 
 __all__ = [
@@ -28,8 +29,9 @@ BIN_COLUMN_KINDS = frozenset((
 ))
 _UNSIGNED_KIND = 0x00
 _ZIGZAG_KIND = 0x01
-_MAX_VARINT_BYTES = 10
 _FLOAT_SIZES = {"float64": (8, "d"), "float32": (4, "f")}
+_VARINT = re.compile(rb"[\x80-\xff]*[\x00-\x7f]")
+_MAX_VARINT_BYTES = 10
 
 
 class ColumnError(ValueError):
@@ -121,40 +123,54 @@ def decode_ints(data: bytes, count: int, low: int, high: int) -> list[int]:
 
 
 def _read_varints(body: bytes, count: int) -> list[int]:
-    """``count`` minimal unsigned LEB128 varints filling ``body`` exactly (offsets count the kind byte)."""
-    values: list[int] = []
-    append = values.append
-    size = len(body)
-    i = 0
-    while i < size:
-        start = i
-        byte = body[i]
-        i += 1
-        if byte < 0x80:
-            append(byte)
-            continue
-        value = byte & 0x7F
-        shift = 7
-        while True:
-            if i >= size:
-                raise ColumnError("the column ends inside a varint", 1 + start)
-            if i - start == _MAX_VARINT_BYTES - 1 and body[i] > 0x01:
-                raise ColumnError("a varint that does not fit 64 bits (more than 10 bytes, or a 10th byte above "
-                                  "0x01)", 1 + start)
-            byte = body[i]
-            i += 1
-            value |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                break
-            shift += 7
-        if byte == 0:
-            raise ColumnError("a varint that is not minimal (its last byte is 0x00)", 1 + start)
-        append(value)
-        if len(values) > count:
-            raise ColumnError(f"the column holds more than its {count} values", 1 + start)
-    if len(values) != count:
-        raise ColumnError(f"the column holds {len(values)} values, the list {count}", 1 + size)
-    return values
+    """``count`` minimal unsigned LEB128 varints filling ``body`` exactly (offsets count the kind byte).
+
+    A regular expression splits the varints (continuation bytes, then one byte below 0x80); a table
+    gives the value of each of one or two bytes, and works out (and checks) a longer or non-minimal one."""
+    if body and body[-1] >= 0x80:
+        raise ColumnError("the column ends inside a varint", len(body))
+    tokens = _VARINT.findall(body)
+    if len(tokens) != count:
+        raise ColumnError(f"the column holds {len(tokens)} values, the list {count}", 1 + len(body))
+    try:
+        return list(map(_short_varints().__getitem__, tokens))
+    except _BadVarint as error:
+        at = tokens.index(error.token)
+        raise ColumnError(error.why, 1 + sum(map(len, tokens[:at]))) from None
+
+
+class _BadVarint(Exception):
+    def __init__(self, why: str, token: bytes) -> None:
+        super().__init__(why)
+        self.why = why
+        self.token = token
+
+
+class _Varints(dict[bytes, int]):
+    """Every minimal varint of one or two bytes -> its value; any other is worked out (and not kept)."""
+
+    def __missing__(self, token: bytes) -> int:
+        if token[-1] == 0:
+            raise _BadVarint("a varint that is not minimal (its last byte is 0x00)", token)
+        if len(token) > _MAX_VARINT_BYTES or (len(token) == _MAX_VARINT_BYTES and token[-1] > 0x01):
+            raise _BadVarint("a varint that does not fit 64 bits (more than 10 bytes, or a 10th byte above 0x01)",
+                             token)
+        value = 0
+        for shift, byte in enumerate(token):
+            value |= (byte & 0x7F) << (7 * shift)
+        return value
+
+
+_SHORT_VARINTS: list[_Varints] = []
+
+
+def _short_varints() -> _Varints:
+    """The table of the 16,384 minimal varints of one or two bytes (about 1 MB), made on first use."""
+    if not _SHORT_VARINTS:
+        table = _Varints({bytes((low,)): low for low in range(0x80)})
+        table.update({bytes((0x80 | low, high)): low | (high << 7) for high in range(1, 0x80) for low in range(0x80)})
+        _SHORT_VARINTS.append(table)
+    return _SHORT_VARINTS[0]
 
 
 def decode_floats(data: bytes, count: int, kind: str) -> list[float]:

@@ -22,6 +22,7 @@ state)``, with ``state`` the pure codec's pack state.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Callable
 
 from msgpack import ExtType, Unpacker, packb
@@ -167,8 +168,8 @@ def read_struct_list(payload: Any, ext_hook: Any, pairs_hook: Any) -> list[Any]:
     except (OutOfData, ExtraData, ValueError, TypeError, UnicodeDecodeError) as error:
         raise DeserializationError(f"{where} is not valid msgpack after byte {at} of its payload: "
                                    f"{type(error).__name__}: {error}") from error
-    reader = scope.readers[index]
-    return [reader([index, *row]) for row in zip(*columns)]
+    # Each instance is read as an ext 1 array would be: (index, v_0, ..., v_{n-1}).
+    return list(map(scope.readers[index], zip(repeat(index), *columns)))
 
 
 def _read_column(unpacker: Any, payload: Any, count: int, class_id: str, name: str, ftype: FieldType) -> list[Any]:
