@@ -27,7 +27,7 @@ from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 from serreg.wire.class_id import class_id_hash
 
 from strategies import mutations
-from struct_shapes import Node, Pair, Point, Widths, everything, tree, widths
+from struct_shapes import Node, Pair, Point, Widths, everything, register, tree, widths
 from test_compiled_structs import COMPILED_REGISTRY, PURE_REGISTRY, Empty, Frozen, Mixed, Row, outcome, written
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built (or SERREG_PURE_PYTHON=1)")
@@ -355,3 +355,44 @@ def test_serialize_top_writes_structs_with_their_table_as_the_full_path_does():
     for value in (carrier, [carrier], everything(), Point(2**64, 0, 0), [Row("k", 2**20)]):
         assert COMPILED_REGISTRY.codec.serialize_top(value) is NotImplemented
         assert written(COMPILED_REGISTRY, value) == written(PURE_REGISTRY, value)
+
+
+def _registries(**options: Any) -> list[serreg.Registry]:
+    """A compiled and a pure registry made with ``options``, with the struct classes of these tests."""
+    made = []
+    for codec in (serreg.registry.MsgpackCodec, PureMsgpackCodec):
+        with mock.patch.object(serreg.registry, "MsgpackCodec", codec):
+            registry = serreg.Registry(**options)
+        register(registry)
+        for class_id, cls in (("t.Frozen", Frozen), ("t.Row", Row)):
+            registry.register_struct(cls, class_id)
+        made.append(registry)
+    return made
+
+
+TOP_VALUES = [Point(1, 2, 3), [Point(1, 2, 3)] * 3, tree(), [tree(), tree()], {"a": [Row("k", 1)]}, widths(),
+              [Pair("a", 1)], Pair("b", 2), [[Point(1, 2, 3)], []], [Frozen(1, None, "x")] * 2]
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 3, 4, 100])
+def test_unpack_top_reads_struct_frames_as_the_full_path_does(max_depth):
+    compiled, pure = _registries(limits=serreg.Limits(max_depth=max_depth))
+    for value in TOP_VALUES:
+        frame = pure.serialize(value).to_bytes()
+        result = compiled.serialize(value)
+        assert result.to_bytes() == frame
+        for data in (frame, result):
+            assert outcome(lambda: compiled.deserialize(data)) == outcome(lambda: pure.deserialize(data))
+
+
+def test_unpack_top_reads_struct_frames_in_one_call():
+    refuse = mock.Mock(side_effect=AssertionError("the full path was taken"))
+    frames = [COMPILED_REGISTRY.serialize(v).to_bytes() for v in TOP_VALUES]
+    with mock.patch.object(serreg.structs.serializers.TableSerializer, "deserialize", refuse):
+        assert [COMPILED_REGISTRY.deserialize(f) for f in frames] == TOP_VALUES
+    # Anything else is read by the full path (which words the refusal): another definition, a carrier,
+    # a value refused by its field's type, a mutated table.
+    others = [HOSTILE["evolved definition"], HOSTILE["unknown class"], HOSTILE["str column holding an int"],
+              frames[0][:40] + b"\xff" + frames[0][41:]]
+    for frame in others:
+        assert outcome(lambda: COMPILED_REGISTRY.deserialize(frame)) == outcome(lambda: PURE_REGISTRY.deserialize(frame))

@@ -277,8 +277,8 @@ static int ext_end(Out *o, Py_ssize_t start) {
 #include "_core_decode.h"
 #include "_core_structs_decode.h"
 #include "_core_structs_list_decode.h"
-#include "_core_structs_top.h"
 #include "_core_top.h"
+#include "_core_structs_top.h"
 
 /* ------------------------------------------------------------------ the type */
 

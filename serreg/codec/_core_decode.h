@@ -35,6 +35,7 @@ typedef struct {
     Py_ssize_t sp, cap;
     PyObject *struct_plans, *struct_readers, *struct_leaves; /* the struct table in scope, read at the first ext 1 */
     int plain_top; /* unpack_top: a value that calls a serializer is not plain (-1, no error set) */
+    int struct_top; /* unpack_top of a struct table's value: its structs are read here (DecodeScope set) */
 } Dec;
 
 static long long as_long_long(PyObject *v, long long fallback) {

@@ -272,7 +272,8 @@ static PyTypeObject StructPlanType = {
 /* Set once by set_struct_state (serreg/codec/compiled.py). */
 static PyObject *structs_hash; /* ClassIDHash("serreg.structs"): serialize_top writes a struct table itself */
 static PyObject *encode_scope_var, *decode_scope_var, *read_instance_fn, *check_state, *str_index, *str_add,
-    *str_plans, *str_readers, *str_leaves, *str_definitions, *str_name, *empty_tuple;
+    *str_plans, *str_readers, *str_leaves, *str_definitions, *str_name, *empty_tuple, *str_by_hash, *str_serializer,
+    *str_frames, *str_open_table;
 
 static PyObject *set_struct_state(PyObject *module, PyObject *args) {
     PyObject *enc, *dec, *read, *check, *hash = NULL;
@@ -293,6 +294,10 @@ static int structs_module_init(PyObject *m) {
     if ((str_index = PyUnicode_InternFromString("index")) == NULL) return -1;
     if ((str_add = PyUnicode_InternFromString("add")) == NULL) return -1;
     if ((str_plans = PyUnicode_InternFromString("plans")) == NULL) return -1;
+    if ((str_by_hash = PyUnicode_InternFromString("by_hash")) == NULL) return -1;
+    if ((str_serializer = PyUnicode_InternFromString("serializer")) == NULL) return -1;
+    if ((str_frames = PyUnicode_InternFromString("frames")) == NULL) return -1;
+    if ((str_open_table = PyUnicode_InternFromString("open_table")) == NULL) return -1;
     if ((str_readers = PyUnicode_InternFromString("readers")) == NULL) return -1;
     if ((str_leaves = PyUnicode_InternFromString("leaves")) == NULL) return -1;
     if ((str_definitions = PyUnicode_InternFromString("definitions")) == NULL) return -1;

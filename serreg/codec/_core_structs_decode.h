@@ -227,7 +227,7 @@ static PyObject *dec_flat_items(const unsigned char *p, Py_ssize_t at, Py_ssize_
 /* An ext 1 at d->pos (its payload, n bytes): 0 built (*out), 1 decode its array in a frame,
  * 2 the pure codec reads it, -1 a Python error. */
 static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, PyObject **out) {
-    if (d->plain_top) return -1; /* unpack_top: a struct is not plain (no error set: the full path reads it) */
+    if (d->plain_top && !d->struct_top) return -1; /* unpack_top: not plain (no error set: the full path reads it) */
     if (dec_load_state(d) < 0) { PyErr_Clear(); return 2; }
     int r = dec_struct_scope(d);
     if (r) return r;
@@ -248,7 +248,7 @@ static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, P
        unpacked without decoding nested values (one inside fails its field's type check). */
     int counted = !(b >= 0x91 && b <= 0x9f && payload[1] < PyList_GET_SIZE(d->struct_leaves) &&
                     PyList_GET_ITEM(d->struct_leaves, payload[1]) != Py_None);
-    int has_state = d->state != NULL && d->state != Py_None;
+    int has_state = (d->state != NULL && d->state != Py_None) || d->plain_top; /* unpack_top: its max_depth */
     if (counted && has_state && (!d->inline_ok || d->depth + 1 > d->max_depth)) return 2;
     if (counted && d->untrusted && n > STRUCTURE_CHECK_THRESHOLD) { /* walked first, as the pure codec does */
         Py_ssize_t end = 0;

@@ -169,7 +169,7 @@ fail:
 /* An ext 2 at d->pos (its payload, n bytes): 0 built (*out), 1 decode its array in a frame, 2 the
  * pure codec reads it, -1 a Python error. */
 static int dec_struct_list_here(Dec *d, const unsigned char *payload, Py_ssize_t n, PyObject **out) {
-    if (d->plain_top) return -1;
+    if (d->plain_top && !d->struct_top) return -1;
     if (dec_load_state(d) < 0) { PyErr_Clear(); return 2; }
     int r = dec_struct_scope(d);
     if (r) return r;
@@ -183,7 +183,7 @@ static int dec_struct_list_here(Dec *d, const unsigned char *payload, Py_ssize_t
     StructPlan *plan = (StructPlan *)found;
     if (plan->n == 0 || plan->fields == NULL || items != plan->n + 2) return 2;
     if (!read_int(payload, &at, n, &count) || count < 1 || count > n - at) return 2;
-    int has_state = d->state != NULL && d->state != Py_None;
+    int has_state = (d->state != NULL && d->state != Py_None) || d->plain_top; /* unpack_top: its max_depth */
     if (has_state && (!d->inline_ok || d->depth + 1 > d->max_depth)) return 2;
     PyObject **cols = NULL;
     if (plan->c_leaf) {

@@ -48,3 +48,129 @@ static PyObject *top_in_band(Enc *e, PyObject **hash, const char *body, Py_ssize
     if (in_band != NULL) Py_SETREF(*hash, Py_NewRef(structs_hash));
     return in_band;
 }
+
+/* A struct table's value (after its ClassIDHash) read as unpack_plain_value reads a plain one, its
+ * struct instances read here (the table's DecodeScope is set), at the depth the full path reads it
+ * at; NotImplemented for anything else (the full path reads it and words any error). */
+static PyObject *struct_value(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, long long depth,
+                              long long max_depth) {
+    Dec d;
+    memset(&d, 0, sizeof d);
+    d.codec = self;
+    d.t = *t;
+    d.plain_top = d.struct_top = 1;
+    d.oob = Py_None;
+    d.p = p;
+    d.end = d.doc_end = n;
+    d.state_loaded = d.inline_ok = 1; /* trusted, no call state */
+    d.depth = d.initial_depth = d.written_depth = depth;
+    d.max_depth = max_depth < 0 ? LLONG_MAX / 2 : max_depth;
+    memset(d.allowed, 1, sizeof d.allowed);
+    void *stacks[3] = {NULL, NULL, NULL};
+    Py_ssize_t caps[3] = {0, 0, 0};
+    int took = take_kept(self, stacks, caps);
+    d.stack = stacks[KEPT_DEC];
+    d.cap = caps[KEPT_DEC];
+    d.vals = stacks[KEPT_VALS];
+    d.capvals = caps[KEPT_VALS];
+    int r = dec_run(&d);
+    PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
+    for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
+    give_back(self, took, stacks[KEPT_ENC], caps[KEPT_ENC], KEPT_ENC);
+    give_back(self, took, d.stack, d.cap, KEPT_DEC);
+    give_back(self, took, d.vals, d.capvals, KEPT_VALS);
+    if (took) self->kept_busy = 0;
+    PyMem_Free(d.ext_kinds);
+    Py_XDECREF(d.struct_plans);
+    Py_XDECREF(d.struct_readers);
+    Py_XDECREF(d.struct_leaves);
+    if (value != NULL) return value;
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+/* A top-level instance from its decoded array [index, values...] (FORMAT 10.1): its plan's class
+ * when the value's ClassIDHash is that class's, built in C or by the definition's reader. */
+static PyObject *top_instance(PyObject *scope, PyObject *items, const unsigned char *hash) {
+    PyObject *plans = PyObject_GetAttr(scope, str_plans), *readers = PyObject_GetAttr(scope, str_readers), *obj = NULL;
+    if (plans != NULL && readers != NULL && PyList_CheckExact(plans) && PyList_CheckExact(readers) &&
+        PyList_GET_SIZE(plans) == PyList_GET_SIZE(readers) && PyList_CheckExact(items) && PyList_GET_SIZE(items) > 0 &&
+        PyLong_CheckExact(PyList_GET_ITEM(items, 0))) {
+        Py_ssize_t index = PyLong_AsSsize_t(PyList_GET_ITEM(items, 0));
+        PyObject *plan = index >= 0 && index < PyList_GET_SIZE(plans) ? PyList_GET_ITEM(plans, index) : NULL;
+        if (plan != NULL && IS_PLAN(plan) && ((StructPlan *)plan)->class_hash != NULL &&
+            memcmp(PyBytes_AS_STRING(((StructPlan *)plan)->class_hash), hash, HASH_SIZE) == 0) {
+            StructPlan *sp = (StructPlan *)plan;
+            if (PyList_GET_SIZE(items) == sp->n + 1) obj = build_checked(sp, &PyList_GET_ITEM(items, 1), 1);
+            if (obj == NULL) obj = PyObject_CallOneArg(PyList_GET_ITEM(readers, index), items);
+        }
+    }
+    Py_XDECREF(plans);
+    Py_XDECREF(readers);
+    if (obj != NULL) return obj;
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
+    PyErr_Clear(); /* the full path reads it again and words the refusal */
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+/* unpack_top of a frame or result whose value has a struct table (ClassIDHash "serreg.structs"): the
+ * table read by the registry's own reader (serreg.structs.frames), then the value after it with
+ * the table in scope, as the full path reads it (the table one level deep, the value two); a
+ * top-level struct's instance array one level deep. NotImplemented for anything else. */
+static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n,
+                                       long long max_depth) {
+    if (decode_scope_var == NULL || self->cached_snapshot == NULL || structs_hash == NULL) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *by_hash = PyObject_GetAttr(self->cached_snapshot, str_by_hash), *registration = NULL,
+             *serializer = NULL, *frames = NULL, *in_band = NULL, *opened = NULL, *value = NULL;
+    if (by_hash == NULL || !PyDict_Check(by_hash)) goto done;
+    registration = PyDict_GetItemWithError(by_hash, structs_hash);
+    if (registration == NULL) goto done;
+    Py_INCREF(registration);
+    if ((serializer = PyObject_GetAttr(registration, str_serializer)) == NULL ||
+        (frames = PyObject_GetAttr(serializer, str_frames)) == NULL ||
+        (in_band = PyBytes_FromStringAndSize((const char *)p, n)) == NULL ||
+        (opened = PyObject_CallMethodOneArg(frames, str_open_table, in_band)) == NULL)
+        goto done;
+    if (!PyTuple_CheckExact(opened) || PyTuple_GET_SIZE(opened) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(opened, 1)))
+        goto done;
+    Py_ssize_t offset = PyLong_AsSsize_t(PyTuple_GET_ITEM(opened, 1));
+    if (offset < 0 || offset > n - HASH_SIZE) goto done;
+    PyObject *scope = PyTuple_GET_ITEM(opened, 0);
+    PyObject *hash = PyBytes_FromStringAndSize((const char *)p + offset, HASH_SIZE);
+    if (hash == NULL) goto done;
+    PyObject *value_type = PyDict_GetItemWithError(t->unpacked_as_is, hash);
+    Py_XINCREF(value_type);
+    Py_DECREF(hash);
+    if (value_type == NULL && PyErr_Occurred()) goto done;
+    PyObject *token = PyContextVar_Set(decode_scope_var, scope);
+    if (token == NULL) { Py_XDECREF(value_type); goto done; }
+    const unsigned char *body = p + offset + HASH_SIZE;
+    Py_ssize_t m = n - offset - HASH_SIZE;
+    if (value_type != NULL) { /* a list, a dict ...: read as its serializer reads it, two levels deep */
+        if (max_depth < 0 || max_depth >= 2) value = struct_value(self, t, body, m, 2, max_depth);
+        if (value != NULL && value != Py_NotImplemented && (PyObject *)Py_TYPE(value) != value_type) Py_CLEAR(value);
+    } else { /* a struct: its instance array */
+        PyObject *items = struct_value(self, t, body, m, 1, max_depth);
+        if (items != NULL && items != Py_NotImplemented) {
+            value = top_instance(scope, items, p + offset);
+            Py_DECREF(items);
+        } else {
+            value = items; /* NotImplemented, or NULL with an error */
+        }
+    }
+    Py_XDECREF(value_type);
+    if (PyContextVar_Reset(decode_scope_var, token) < 0) Py_CLEAR(value);
+    Py_DECREF(token);
+done:
+    Py_XDECREF(by_hash);
+    Py_XDECREF(registration);
+    Py_XDECREF(serializer);
+    Py_XDECREF(frames);
+    Py_XDECREF(in_band);
+    Py_XDECREF(opened);
+    if (value != NULL) return value;
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
+    PyErr_Clear(); /* a table this reader refuses, and the like: the full path reads it and says so */
+    Py_RETURN_NOTIMPLEMENTED;
+}

@@ -12,6 +12,12 @@
 
 static const char *TOP_IDS[2] = {"float", "bytes"};
 
+/* Values holding structs, in both entries (_core_structs_top.h). */
+static StructPlan *top_struct_plan(Tables *t, PyObject *obj);
+static int top_structs_open(Enc *e);
+static PyObject *top_in_band(Enc *e, PyObject **hash, const char *body, Py_ssize_t n);
+static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, long long max_depth);
+
 /* The top-level entries' tables (_core_top.h): borrowed, kept alive by the cached snapshot. */
 static int plain_tables(PyObject *snapshot, Tables *t) {
     PyObject *writers = PyObject_GetAttr(snapshot, str_standard_writers), *readers = NULL;
@@ -314,6 +320,8 @@ static PyObject *unpack_section(Codec *self, Tables *t, PyObject *hash, const un
     PyObject *value_type = PyDict_GetItemWithError(t->unpacked_as_is, hash), *value;
     if (value_type == NULL) {
         if (PyErr_Occurred()) return NULL;
+        if (structs_hash != NULL && memcmp(PyBytes_AS_STRING(hash), PyBytes_AS_STRING(structs_hash), HASH_SIZE) == 0)
+            return unpack_struct_section(self, t, p, n, max_depth);
         return unpack_scalar(self, t, (const unsigned char *)PyBytes_AS_STRING(hash), p, n, max_depth);
     }
     Py_INCREF(value_type); /* the snapshot may be replaced while the value is built */
