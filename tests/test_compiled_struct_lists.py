@@ -374,7 +374,7 @@ TOP_VALUES = [Point(1, 2, 3), [Point(1, 2, 3)] * 3, tree(), [tree(), tree()], {"
               [Pair("a", 1)], Pair("b", 2), [[Point(1, 2, 3)], []], [Frozen(1, None, "x")] * 2]
 
 
-@pytest.mark.parametrize("max_depth", [1, 2, 3, 4, 100])
+@pytest.mark.parametrize("max_depth", [0, 1, 2, 3, 4, 100])
 def test_unpack_top_reads_struct_frames_as_the_full_path_does(max_depth):
     compiled, pure = _registries(limits=serreg.Limits(max_depth=max_depth))
     for value in TOP_VALUES:

@@ -151,7 +151,8 @@ static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned ch
         if (max_depth < 0 || max_depth >= 2) value = struct_value(self, t, body, m, 2, max_depth);
         if (value != NULL && value != Py_NotImplemented && (PyObject *)Py_TYPE(value) != value_type) Py_CLEAR(value);
     } else { /* a struct: its instance array */
-        PyObject *items = struct_value(self, t, body, m, 1, max_depth);
+        PyObject *items = max_depth < 0 || max_depth >= 1 ? struct_value(self, t, body, m, 1, max_depth)
+                                                          : Py_NewRef(Py_NotImplemented);
         if (items != NULL && items != Py_NotImplemented) {
             value = top_instance(scope, items, p + offset);
             Py_DECREF(items);
