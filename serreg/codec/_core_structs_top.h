@@ -118,11 +118,19 @@ static PyObject *top_instance(PyObject *scope, PyObject *items, const unsigned c
  * table read by the registry's own reader (serreg.structs.frames), then the value after it with
  * the table in scope, as the full path reads it (the table one level deep, the value two); a
  * top-level struct's instance array one level deep. NotImplemented for anything else. */
-static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n,
-                                       long long max_depth) {
-    if (decode_scope_var == NULL || self->cached_snapshot == NULL || structs_hash == NULL) Py_RETURN_NOTIMPLEMENTED;
+/* The last table read here: its bytes, the snapshot it was read under (registering a class makes a
+ * new one) and its DecodeScope, which nothing changes once made; the next frame of the same table
+ * under the same snapshot reuses it (its parse costs more than the value of a small struct). */
+static PyObject *last_table, *last_snapshot, *last_opened;
+
+static PyObject *open_struct_table(Codec *self, const unsigned char *p, Py_ssize_t n) {
+    Py_ssize_t end = 0;
+    if (!skip_value(p, &end, n)) return NULL; /* not an array of definitions: the full path says what */
+    if (last_table != NULL && last_snapshot == self->cached_snapshot && PyBytes_GET_SIZE(last_table) == end &&
+        memcmp(PyBytes_AS_STRING(last_table), p, end) == 0)
+        return Py_NewRef(last_opened);
     PyObject *by_hash = PyObject_GetAttr(self->cached_snapshot, str_by_hash), *registration = NULL,
-             *serializer = NULL, *frames = NULL, *in_band = NULL, *opened = NULL, *value = NULL;
+             *serializer = NULL, *frames = NULL, *in_band = NULL, *opened = NULL;
     if (by_hash == NULL || !PyDict_Check(by_hash)) goto done;
     registration = PyDict_GetItemWithError(by_hash, structs_hash);
     if (registration == NULL) goto done;
@@ -132,8 +140,32 @@ static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned ch
         (in_band = PyBytes_FromStringAndSize((const char *)p, n)) == NULL ||
         (opened = PyObject_CallMethodOneArg(frames, str_open_table, in_band)) == NULL)
         goto done;
-    if (!PyTuple_CheckExact(opened) || PyTuple_GET_SIZE(opened) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(opened, 1)))
+    if (!PyTuple_CheckExact(opened) || PyTuple_GET_SIZE(opened) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(opened, 1)) ||
+        PyLong_AsSsize_t(PyTuple_GET_ITEM(opened, 1)) != end) {
+        PyErr_Clear();
+        Py_CLEAR(opened);
         goto done;
+    }
+    PyObject *table = PyBytes_FromStringAndSize((const char *)p, end);
+    if (table != NULL) {
+        Py_XSETREF(last_table, table);
+        Py_XSETREF(last_snapshot, Py_NewRef(self->cached_snapshot));
+        Py_XSETREF(last_opened, Py_NewRef(opened));
+    }
+done:
+    Py_XDECREF(by_hash);
+    Py_XDECREF(registration);
+    Py_XDECREF(serializer);
+    Py_XDECREF(frames);
+    Py_XDECREF(in_band);
+    return opened;
+}
+
+static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n,
+                                       long long max_depth) {
+    if (decode_scope_var == NULL || self->cached_snapshot == NULL || structs_hash == NULL) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *opened = open_struct_table(self, p, n), *value = NULL;
+    if (opened == NULL) goto done;
     Py_ssize_t offset = PyLong_AsSsize_t(PyTuple_GET_ITEM(opened, 1));
     if (offset < 0 || offset > n - HASH_SIZE) goto done;
     PyObject *scope = PyTuple_GET_ITEM(opened, 0);
@@ -164,11 +196,6 @@ static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned ch
     if (PyContextVar_Reset(decode_scope_var, token) < 0) Py_CLEAR(value);
     Py_DECREF(token);
 done:
-    Py_XDECREF(by_hash);
-    Py_XDECREF(registration);
-    Py_XDECREF(serializer);
-    Py_XDECREF(frames);
-    Py_XDECREF(in_band);
     Py_XDECREF(opened);
     if (value != NULL) return value;
     if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
