@@ -333,7 +333,7 @@ def test_carriers_of_an_unknown_class_are_read_and_written_back_byte_for_byte():
 
 
 def test_a_list_mixing_a_class_and_carriers_is_written_alike():
-    carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0]
+    carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0][0]
     for value in ([carrier, carrier], [Point(1, 2, 3), carrier], [carrier, Point(1, 2, 3)], {"k": [carrier] * 3}):
         assert written(COMPILED_REGISTRY, value) == written(PURE_REGISTRY, value)
 
@@ -342,7 +342,7 @@ def test_a_list_mixing_a_class_and_carriers_is_written_alike():
 
 
 def test_serialize_top_writes_structs_with_their_table_as_the_full_path_does():
-    carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0]
+    carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0][0]
     written_in_one_call = [Point(1, 2, 3), [Point(1, 2, 3)] * 3, {"a": [tree()], "b": (widths(), Row("k", 1))},
                            [Frozen(1, None, "x"), [Frozen(2, 0.5, "")]], [1, "x", None]]
     for value in written_in_one_call:
@@ -396,3 +396,21 @@ def test_unpack_top_reads_struct_frames_in_one_call():
               frames[0][:40] + b"\xff" + frames[0][41:]]
     for frame in others:
         assert outcome(lambda: COMPILED_REGISTRY.deserialize(frame)) == outcome(lambda: PURE_REGISTRY.deserialize(frame))
+
+
+def test_a_list_of_carriers_inside_a_value_is_handed_alone_to_the_pure_codec():
+    carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0][0]
+    assert type(carrier) is serreg.StructValue
+    value = {"points": [Point(1, 2, 3)] * 2, "carriers": [carrier, carrier], "mixed": [carrier, Point(4, 5, 6)]}
+    calls = []
+    original = PureMsgpackCodec.pack
+
+    def pack(self: Any, obj: Any, oob: list[Any]) -> bytes:
+        calls.append(obj)
+        return original(self, obj, oob)
+
+    with mock.patch.object(PureMsgpackCodec, "pack", pack):
+        frame = COMPILED_REGISTRY.serialize(value).to_bytes()
+    assert calls == [value["carriers"], value["mixed"]]  # each list alone, never the whole value
+    assert frame == PURE_REGISTRY.serialize(value).to_bytes()
+    assert COMPILED_REGISTRY.deserialize(frame) == value

@@ -215,13 +215,38 @@ static int item_takes(TNode *item, StructPlan *plan) {
     return same == 0;
 }
 
+/* A list value of carriers or of a class without a plan, inside a pack call: the pure codec's pack of
+ * it (its ext 2, or its array when the rule says so), with the same frame table and buffer list. */
+static int enc_list_by_pure(Enc *e, PyObject *list) {
+    Py_ssize_t oob_start = PyList_GET_SIZE(e->oob);
+    PyObject *packed = PyObject_CallMethodObjArgs(e->codec->pure, str_pack, list, e->oob, NULL);
+    if (packed == NULL || !PyBytes_CheckExact(packed)) {
+        /* Refused: the pure codec writes the whole value again and raises its error for it. */
+        Py_XDECREF(packed);
+        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+        PyErr_Clear();
+        if (PyList_GET_SIZE(e->oob) > oob_start) PyList_SetSlice(e->oob, oob_start, PY_SSIZE_T_MAX, NULL);
+        return -2;
+    }
+    int r = 0;
+    Py_ssize_t n = PyBytes_GET_SIZE(packed);
+    if (e->out.cap - e->out.len < n && out_grow(&e->out, n) < 0) r = -1;
+    if (r == 0) {
+        memcpy(e->out.buf + e->out.len, PyBytes_AS_STRING(packed), n);
+        e->out.len += n;
+    }
+    Py_DECREF(packed);
+    return r;
+}
+
 static int enc_struct_list(Enc *e, PyObject *seq, TNode *item, int depth) {
     int is_list = PyList_CheckExact(seq), pure = 0;
     Py_ssize_t n = is_list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq);
     PyObject *const *items = is_list ? (PyObject *const *)((PyListObject *)seq)->ob_item : ((PyTupleObject *)seq)->ob_item;
     if (n == 0) return NOT_STRUCT_LIST;
     StructPlan *plan = list_plan(e, items, n, &pure);
-    if (pure) return -2;
+    /* A list value of a field is checked by its writer first (the pure codec, whole value). */
+    if (pure) return item == NULL && is_list && e->scope != NULL && !e->plain_top ? enc_list_by_pure(e, seq) : -2;
     if (plan == NULL) return NOT_STRUCT_LIST;
     if (!item_takes(item, plan)) return CONVERT; /* its writer refuses the list */
     if ((e->plain_top && e->scope_index == NULL) || e->struct_level >= MAX_STRUCT_LEVELS) return -2;

@@ -33,8 +33,11 @@ from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, read_instance
 __all__ = ["MsgpackCodec", "StructPlan", "WRITES_STRUCT_LISTS"]
 
 # Whether the C core writes a list of struct instances of one definition as ext 2 (docs/FORMAT.md
-# 10.3): it does, for classes with a plan; a list of carriers, or of a class without a plan, goes to
-# the pure codec, whose list writers (the registry's ``list_writers``) write it.
+# 10.3): it does, for classes with a plan. A list of instances of a class without a plan (or of
+# carriers) met in a pack call is handed whole to the pure codec the core holds: ``pure.pack(items,
+# oob)`` returns the msgpack bytes of its ext 2 (or of its array, when the rule says so), taking the
+# definition's index from the same frame table and appending the columns' buffers to ``oob`` in
+# column order (the writers behind it are the registry's ``list_writers``, serreg/structs/lists.py).
 WRITES_STRUCT_LISTS = True
 
 # The standard class IDs the C core writes and reads in place (serreg/standard/__init__.py has them all).

@@ -107,16 +107,20 @@ def decode_ints(data: bytes, count: int, low: int, high: int) -> list[int]:
         raise ColumnError("kind byte 0x01 (zigzag) in a column of an unsigned type", 0)
     body = data[1:]
     if len(body) == count and (not body or max(body) < 0x80):
-        raw = list(body)  # every varint one byte
+        raw = list(body)  # every varint one byte: below 0x80, in every integer type's range unsigned
+        if kind == _UNSIGNED_KIND:
+            return raw
     else:
         raw = _read_varints(body, count)
     if kind == _ZIGZAG_KIND:
         values = [(v >> 1) ^ -(v & 1) for v in raw]
         if min(values) >= 0:
             raise ColumnError("kind byte 0x01 (zigzag) in a column without a negative value", 0)
+        out_of_range = min(values) < low or max(values) > high
     else:
         values = raw
-    if values and (min(values) < low or max(values) > high):
+        out_of_range = bool(values) and max(values) > high  # every value >= 0 >= low
+    if out_of_range:
         bad = next(i for i, v in enumerate(values) if not low <= v <= high)
         raise ColumnError(f"value {bad} of the column is {values[bad]}, outside {low} ... {high}", 1)
     return values
