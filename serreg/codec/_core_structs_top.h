@@ -68,7 +68,7 @@ static PyObject *struct_value(Codec *self, Tables *t, const unsigned char *p, Py
     memset(d.allowed, 1, sizeof d.allowed);
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
-    int took = take_kept(self, stacks, caps);
+    int took = take_kept(self, stacks, caps, KEPT_DEC, KEPT_VALS);
     d.stack = stacks[KEPT_DEC];
     d.cap = caps[KEPT_DEC];
     d.vals = stacks[KEPT_VALS];
@@ -76,7 +76,6 @@ static PyObject *struct_value(Codec *self, Tables *t, const unsigned char *p, Py
     int r = dec_run(&d);
     PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
     for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
-    give_back(self, took, stacks[KEPT_ENC], caps[KEPT_ENC], KEPT_ENC);
     give_back(self, took, d.stack, d.cap, KEPT_DEC);
     give_back(self, took, d.vals, d.capvals, KEPT_VALS);
     if (took) self->kept_busy = 0;
@@ -169,11 +168,8 @@ static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned ch
     Py_ssize_t offset = PyLong_AsSsize_t(PyTuple_GET_ITEM(opened, 1));
     if (offset < 0 || offset > n - HASH_SIZE) goto done;
     PyObject *scope = PyTuple_GET_ITEM(opened, 0);
-    PyObject *hash = PyBytes_FromStringAndSize((const char *)p + offset, HASH_SIZE);
-    if (hash == NULL) goto done;
-    PyObject *value_type = PyDict_GetItemWithError(t->unpacked_as_is, hash);
+    PyObject *value_type = unpacked_as_is(self, t, (const char *)p + offset);
     Py_XINCREF(value_type);
-    Py_DECREF(hash);
     if (value_type == NULL && PyErr_Occurred()) goto done;
     PyObject *token = PyContextVar_Set(decode_scope_var, scope);
     if (token == NULL) { Py_XDECREF(value_type); goto done; }

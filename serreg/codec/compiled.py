@@ -9,12 +9,13 @@ ClassIDHashes of the standard types it writes and reads in place, where a
 deserialize call keeps its state (trust, depth, budget), the result class
 its top-level entries build and read (``_core_top.h``, twin ``top.py``), and
 where a call keeps its struct table (``StructPlan`` is how it writes and reads
-one struct class).
+one struct class). ``top_method`` makes ``Registry.serialize`` and
+``deserialize`` C methods that call the codec first (``_core_entry.h``).
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 from ..errors import DeserializationError
 from ..limits import DECODE_STATE
@@ -23,6 +24,7 @@ from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
 from ..result import SerializationResult
 from ._core import StructPlan, set_class_hashes, set_decode_state, set_struct_state, set_top_level
+from ._core import top_method as core_top_method
 from .checks import check_hash_spread
 from .layout import BYTES_OUT_OF_BAND_THRESHOLD
 from .pack_state import EncodeNested
@@ -30,7 +32,9 @@ from .pure import DecodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
 from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, read_instance
 
-__all__ = ["MsgpackCodec", "StructPlan", "WRITES_STRUCT_LISTS"]
+__all__ = ["MsgpackCodec", "StructPlan", "WRITES_STRUCT_LISTS", "top_method"]
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 # Whether the C core writes a list of struct instances of one definition as ext 2 (docs/FORMAT.md
 # 10.3): it does, for classes with a plan. A list of instances of a class without a plan (or of
@@ -81,3 +85,15 @@ class MsgpackCodec(CoreCodec):
         """Pack a sequence as a msgpack array, never as ext 2 (a tuple's in-band, docs/FORMAT.md 10.3)."""
         packed: bytes = self.pack(list(items), oob, False)
         return packed
+
+
+def top_method(kind: str) -> Callable[[_Method], _Method]:
+    """Decorates ``Registry.serialize`` (kind "serialize") or ``deserialize``: called with the value
+    alone, the method calls the registry's codec (bound by ``bind_registry``) with no Python frame
+    in between; with anything else, the decorated Python method itself."""
+
+    def decorate(method: _Method) -> _Method:
+        made: _Method = core_top_method(kind, method)
+        return made
+
+    return decorate

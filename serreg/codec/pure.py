@@ -89,6 +89,7 @@ class MsgpackCodec:
         entries = TopLevelEntries(self.unpack, snapshots)
         self.serialize_top = entries.serialize_top
         self.unpack_top = entries.unpack_top
+        self.bind_registry = entries.bind_registry
 
     def _new_packer(self) -> tuple[Any, ...]:
         state = PackState(self._encode_nested)
