@@ -39,8 +39,8 @@ public final class InBandWriter {
     private List<ByteBuffer> outOfBand;
     /** What {@link #written} returns, kept with the pooled writer. */
     private ByteBuffer view;
-    /** Whether this writer goes back to its thread's pool on {@link #release}. */
-    private final boolean pooled;
+    /** The thread whose pool this writer goes back to on {@link #release}, or null when it is not pooled. */
+    private final PerThread home;
 
     /**
      * A writer for one document.
@@ -48,16 +48,16 @@ public final class InBandWriter {
      * @param registry the registry nested values are looked up in
      */
     public InBandWriter(SerializerRegistry registry) {
-        this(registry, new byte[64], false);
+        this(registry, new byte[64], null);
     }
 
-    /** A writer on {@code buf}; a pooled one goes back to {@link WriterPool} on {@link #release}. */
-    InBandWriter(SerializerRegistry registry, byte[] buf, boolean pooled) {
+    /** A writer on {@code buf}; a pooled one (a {@code home} thread) goes back to {@link WriterPool} on {@link #release}. */
+    InBandWriter(SerializerRegistry registry, byte[] buf, PerThread home) {
         this.registry = registry;
         this.encoder = registry.encoder();
         this.classes = new WriterClassCache(encoder);
         this.buf = buf;
-        this.pooled = pooled;
+        this.home = home;
     }
 
     /** This thread's pooled writer for {@code registry} (see {@link WriterPool}); call {@link #release} when done. */
@@ -67,10 +67,10 @@ public final class InBandWriter {
 
     /** Hands a pooled writer back to its thread (emptied); the caller must not use it afterwards. */
     void release() {
-        if (pooled) {
+        if (home != null) {
             pos = 0;
             outOfBand = null;
-            WriterPool.give(this);
+            WriterPool.give(this, home);
         }
     }
 
