@@ -90,11 +90,11 @@ public final class InBandWriter {
 
     /** Writes any value (native msgpack or ext 0). Small, so that it inlines where values are written in a loop. */
     public InBandWriter writeValue(Object value) {
-        RegistrationTable.Registration registration = classes.forValue(value);
-        InlineSerializer.Form form = registration.form();
-        if (form == InlineSerializer.Form.STR && value instanceof String s) {
+        if (value instanceof String s && classes.stringsInline()) {
             return writeString(s);
         }
+        RegistrationTable.Registration registration = classes.forValue(value);
+        InlineSerializer.Form form = registration.form();
         if (form == InlineSerializer.Form.INT && value instanceof Long l) {
             return writeLong(l);
         }
