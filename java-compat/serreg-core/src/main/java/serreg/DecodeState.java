@@ -19,6 +19,8 @@ final class DecodeState {
     long[] allowed;
     /** {@code limits.memoryBudget(frameBytes)}, worked out at the first charge (-1 until then). */
     private long budget;
+    /** {@code limits.maxDepth()}, read once per call. */
+    private int maxDepth;
     private int depth;
     private long charged;
 
@@ -31,6 +33,7 @@ final class DecodeState {
     /** Readies this state for a new call (the thread's one state object serves each outermost call in turn). */
     private DecodeState reset(Limits limits, long frameBytes, long[] allowed) {
         this.limits = limits;
+        this.maxDepth = limits.maxDepth();
         this.frameBytes = frameBytes;
         this.allowed = allowed;
         this.budget = -1;
@@ -75,7 +78,7 @@ final class DecodeState {
 
     /** Opens one nested value; {@code at} is the offset of its in-band section (for the error). */
     void enterValue(long at) {
-        if (depth >= limits.maxDepth()) {
+        if (depth >= maxDepth) {
             throw new LimitExceededException("values are nested more than maxDepth=" + limits.maxDepth()
                     + " deep; raise it with Limits.withMaxDepth(...) if such values are expected", at);
         }

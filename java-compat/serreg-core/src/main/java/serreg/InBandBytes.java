@@ -69,6 +69,11 @@ abstract class InBandBytes {
         return pos;
     }
 
+    /** The index just past the bytes this reader may read now. */
+    final int end() {
+        return limit;
+    }
+
     /** The offset of an index. */
     final long offsetOf(int index) {
         return index - base;
