@@ -106,6 +106,9 @@ public final class InBandWriter {
 
     /** Any value but a String, Long or Double written in the writer's own form. */
     private InBandWriter writeOther(Object value, RegistrationTable.Registration registration, InlineSerializer.Form form) {
+        if (form == InlineSerializer.Form.CALL) {
+            return writeByRegistration(value, registration); // a nested value of any other serializer
+        }
         switch (form) {
             case NIL -> {
                 if (value == null) {
@@ -221,6 +224,12 @@ public final class InBandWriter {
     /** Writes the shortest ext header of {@code type} for the payload written since {@code start}, moving it if needed. */
     private void patchExtHeader(int headerAt, int start, int type) {
         int length = pos - start;
+        if (length > 16 && length <= 0xff) { // ext 8, the header reserved (most small nested values)
+            buf[headerAt] = (byte) 0xc7;
+            buf[headerAt + 1] = (byte) length;
+            buf[headerAt + 2] = (byte) type;
+            return;
+        }
         int size = InBandLayout.extHeaderSize(length);
         if (size != RESERVED_EXT_HEADER) {
             ensure(size - RESERVED_EXT_HEADER);
