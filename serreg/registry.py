@@ -10,7 +10,8 @@ call each other through the callables they were given. ``serialize`` and
 ``deserialize`` without options first offer the value to the codec's
 top-level entries (``serreg/codec/top.py``), which write or read a plain
 value (a dict, list, str ... of msgpack data only) in one call and answer
-NotImplemented for anything else.
+NotImplemented for anything else; with the compiled codec that call is made
+from C (``top_method``), before any Python frame of this module runs.
 
 Thread safety: lookups read immutable snapshots and take no lock; registration
 changes are serialized by a lock and publish new snapshots atomically, so a
@@ -35,7 +36,7 @@ from ._registry.plugins import PluginLoader
 from ._registry.table import FALLBACK_ORIGIN, STANDARD_ORIGIN, Registration, RegisterCallback, Table
 from .canonical.form import CanonicalForm
 from .canonical.structs import CanonicalStructs
-from .codec import MsgpackCodec
+from .codec import MsgpackCodec, top_method
 from .limits import DEFAULT_LIMITS, Limits
 from .result import SerializationResult
 from .serializer import DeserializeFunction, FunctionSerializer, SerializeFunction, SerializerLike, serializer_of_class
@@ -86,6 +87,7 @@ class Registry:
         self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames)
         self._decoder = Decoder(nested_decoder, table, self._settings)
         self._serialize_top, self._unpack_top = codec.serialize_top, codec.unpack_top
+        codec.bind_registry(self, self._settings, self._encoder.serialize, self._decoder.deserialize)
         self.allow_class_ids(*allowed_class_ids)
         if standard:
             with table.origin(STANDARD_ORIGIN):
@@ -258,6 +260,7 @@ class Registry:
 
     # ----------------------------------------------------------------- serialize and deserialize
 
+    @top_method("serialize")
     def serialize(
         self, obj: Any, *, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
     ) -> SerializationResult:
@@ -282,6 +285,7 @@ class Registry:
                 return result
         return self._encoder.serialize(obj, cross_language, canonical, key)
 
+    @top_method("deserialize")
     def deserialize(
         self,
         data: Any,

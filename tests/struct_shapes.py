@@ -7,10 +7,22 @@ import dataclasses
 import datetime
 import decimal
 import enum
+import struct
 import uuid
 from typing import Annotated, Any, NamedTuple, Optional
 
 import serreg
+from serreg.codec import COMPILED
+
+if COMPILED:
+    from serreg.codec.compiled import WRITES_STRUCT_LISTS
+else:
+    WRITES_STRUCT_LISTS = True
+
+# The codec in use writes lists of structs as ext 2 (docs/FORMAT.md 10.3): the pure one does, the compiled
+# one once its C core does. Tests of what needs it expect failure until then.
+EXT2_WRITTEN = WRITES_STRUCT_LISTS
+NO_EXT2_REASON = "the compiled codec writes lists of structs as arrays of ext 1 until its C core writes ext 2"
 
 
 class Color(enum.Enum):
@@ -83,6 +95,24 @@ class Group:
     extra: Any = None
 
 
+@dataclasses.dataclass
+class Row:
+    """Every column kind of an ext 2 list (docs/FORMAT.md 10.3; no Java twin: Java carries it)."""
+
+    count: Annotated[int, serreg.uint32]
+    delta: int
+    small: Annotated[int, serreg.int8]
+    ratio: float
+    weight: Annotated[float, serreg.float32]
+    flag: bool
+    name: str
+    tags: list[str]
+    origin: Point
+    path: list[Point]
+    maybe: Optional[Pair] = None
+    extra: Any = None
+
+
 SHAPES = {
     "shapes.Point": Point,
     "shapes.Widths": Widths,
@@ -90,6 +120,7 @@ SHAPES = {
     "shapes.Node": Node,
     "shapes.Pair": Pair,
     "shapes.Group": Group,
+    "shapes.Row": Row,
 }
 
 
@@ -116,3 +147,22 @@ def widths() -> Widths:
 
 def tree() -> Node:
     return Node(value=1, children=[Node(value=2, label="two"), Node(value=3, children=[Node(value=4)])])
+
+
+def rows() -> list[Row]:
+    """Three rows: an int64 column of kind 1 (zigzag, its extremes), an int8 and a uint32 column of kind 0,
+    float64 (-0.0, 1e300), float32 (0.1 rounded, -2.5, inf), bool, str and list[str] array columns, a struct
+    column, a list-of-structs field (an empty list, ext 2 lists), an optional struct and an any column
+    holding a list of points (ext 2 inside an array column)."""
+    return [
+        Row(0, -(2**63), 0, 0.5, to_float32(0.1), True, "a", [], Point(1, 2, 3), []),
+        Row(128, 2**63 - 1, 127, -0.0, -2.5, False, "", ["x"], Point(-1, 0, 1), [Point(4, 5, 6), Point(7, 8, -9)],
+            maybe=Pair("p", 1), extra=[Point(9, 9, 9)]),
+        Row(2**32 - 1, 300, 5, 1e300, float("inf"), True, "héllo", ["y", "z"], Point(0, 0, 0), [Point(0, -1, 2)],
+            extra={"k": 1}),
+    ]
+
+
+def to_float32(value: float) -> float:
+    """``value`` rounded to the nearest binary32, as a float32 field holds it."""
+    return struct.unpack("<f", struct.pack("<f", value))[0]

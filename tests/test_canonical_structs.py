@@ -60,11 +60,11 @@ def table_of(frame: bytes) -> tuple[list[bytes], bytes]:
 
 
 def indices_in(section: bytes) -> set[int]:
-    """Every definition index of an ext 1 in a msgpack section (nested ext 0 payloads included)."""
+    """Every definition index of an ext 1 or ext 2 in a msgpack section (nested ext 0 payloads included)."""
     found: set[int] = set()
 
     def hook(code: int, data: bytes) -> Any:
-        if code == 1:
+        if code in (1, 2):
             items = msgpack.unpackb(data, ext_hook=hook, raw=False, strict_map_key=False)
             found.add(items[0])
         elif code == 0:

@@ -9,14 +9,15 @@
  * bigint in [-2^63, 2^64) (an int; beyond it, ext 0 `int`); string; Uint8Array
  * and Buffer (bin); Float64 (float 64); Array (array); plain objects (own
  * enumerable string keys) and Map (map). `undefined`, functions and symbols
- * have no serreg form.
+ * have no serreg form. A non-empty Array is first offered to the extension that
+ * writes lists (structs of one definition become ext 2, docs/FORMAT.md 10.3).
  */
 import { CrossLanguageError, SerializationError, SerregError } from "./errors.js";
 import { LoneSurrogateError, Writer } from "./msgpack/writer.js";
 import { SerializationResult } from "./result.js";
 import { Float64 } from "./types/numbers.js";
 import { OpaqueValue } from "./types/opaque.js";
-import type { Encoder as EncodeContext, RegistryTables } from "./serializer.js";
+import type { Encoder as EncodeContext, ExtensionType, RegistryTables } from "./serializer.js";
 
 const INT64_MIN = -(2n ** 63n);
 const UINT64_END = 2n ** 64n;
@@ -69,6 +70,8 @@ export class Encoder implements EncodeContext {
   oob: Uint8Array[] = [];
   private depth = 0;
   private extensionScope: Map<unknown, unknown> | null = null;
+  /** The extensions offered every non-empty Array before it is written (struct lists, ext 2), in registration order; null if none. */
+  private readonly arrays: ExtensionType[] | null = null;
 
   /** Per-call state of extensions (ext types 1..127): one serialize call is one scope. */
   get scope(): Map<unknown, unknown> {
@@ -80,7 +83,11 @@ export class Encoder implements EncodeContext {
     readonly crossLanguage: boolean,
     readonly maxDepth: number | null,
     readonly maxNesting: number,
-  ) {}
+  ) {
+    for (const extension of tables.extensions.values()) {
+      if (extension.writeArray !== undefined) (this.arrays ??= []).push(extension);
+    }
+  }
 
   /** Packs a value tree into msgpack bytes plus the buffers of the nested values in it. */
   pack(value: unknown): SerializationResult {
@@ -124,6 +131,7 @@ export class Encoder implements EncodeContext {
             const proto = Object.getPrototypeOf(v);
             if (proto === Array.prototype) {
               const items = v as unknown[];
+              if (items.length && this.arrays !== null && this.offerArray(w, items)) break;
               w.arrayHeader(items.length);
               if (items.length) this.open(stack, new ArrayFrame(items));
             } else if (proto === Object.prototype || proto === null) {
@@ -186,6 +194,25 @@ export class Encoder implements EncodeContext {
       else throw error;
       for (let i = stack.length - 1; i >= 0; i--) located.within(stack[i]!.step());
       throw located;
+    }
+  }
+
+  /** True if an extension wrote `items` (one ext of its type) in place of a msgpack array. */
+  private offerArray(w: Writer, items: unknown[]): boolean {
+    for (const extension of this.arrays!) if (extension.writeArray!(w, items, this)) return true;
+    return false;
+  }
+
+  /** Writes `items` as a msgpack array, whatever they hold (a tuple's in-band: never ext 2). */
+  array(w: Writer, items: readonly unknown[]): void {
+    w.arrayHeader(items.length);
+    for (let i = 0; i < items.length; i++) {
+      try {
+        this.tree(w, items[i]);
+      } catch (error) {
+        if (error instanceof SerializationError) error.within(`[${i}]`);
+        throw error;
+      }
     }
   }
 

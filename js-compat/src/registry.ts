@@ -108,6 +108,7 @@ export class Registry implements RegistryTables {
       this.installingStandard = false;
     }
     this.registerExtensionType(1, this.structs.extension);
+    this.registerExtensionType(2, this.structs.lists);
     if (options.standard ?? true) {
       this.installingStandard = true;
       try {
@@ -191,9 +192,9 @@ export class Registry implements RegistryTables {
 
   /**
    * Plug in a msgpack ext type other than 0 (1..127; -1 is msgpack's timestamp,
-   * never used). Every Registry has ext 1 already: cross-language structs
-   * (docs/FORMAT.md 10.3, see registerStruct). Frames holding an ext type with no
-   * extension (ext 2 included) are refused.
+   * never used). Every Registry has ext 1 and ext 2 already: cross-language structs
+   * and lists of them (docs/FORMAT.md 10.3, see registerStruct). Frames holding an
+   * ext type with no extension are refused.
    */
   registerExtensionType(type: number, extension: ExtensionType): void {
     if (!Number.isInteger(type) || type < 1 || type > 127) throw new RegistrationError(`ext type ${type} cannot be registered: 0 is the nested value, and extensions use 1..127`);

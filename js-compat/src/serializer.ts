@@ -26,8 +26,10 @@ export interface Encoder {
   readonly crossLanguage: boolean;
   /** Packs a value tree into msgpack bytes plus the buffers of the nested values in it. */
   pack(value: unknown): SerializationResult;
-  /** Writes `root` as one msgpack value into `w`. */
+  /** Writes `root` as one msgpack value into `w` (a list of struct instances of one definition as ext 2). */
   tree(w: Writer, root: unknown): void;
+  /** Writes `items` as a msgpack array, whatever they hold (a tuple's in-band: never ext 2). */
+  array(w: Writer, items: readonly unknown[]): void;
 }
 
 /**
@@ -74,7 +76,7 @@ export interface Serializer<T = any> {
 /**
  * A msgpack ext type other than 0 (1..127 are reserved by docs/FORMAT.md section 3
  * until defined), plugged into the codec: cross-language structs use it for ext 1
- * (docs/FORMAT.md 10.3). `context.scope` / `encoder.scope` hold per-call state
+ * and ext 2 (docs/FORMAT.md 10.3). `context.scope` / `encoder.scope` hold per-call state
  * (the struct table whose indices hold for one serialize or deserialize call).
  * Ext values read through an extension count against `maxDepth` like ext 0.
  */
@@ -85,6 +87,12 @@ export interface ExtensionType {
   writes(value: unknown): boolean;
   /** Writes `value` as one complete msgpack ext of this type (use w.beginExt/endExt). */
   write(w: Writer, value: unknown, context: Encoder): void;
+  /**
+   * Optional: offered every non-empty Array the codec is about to write as a msgpack
+   * array; returns true when it wrote the whole list itself (as one ext of this type),
+   * false to leave it to the codec. Struct lists use it for ext 2 (docs/FORMAT.md 10.3).
+   */
+  writeArray?(w: Writer, items: readonly unknown[], context: Encoder): boolean;
 }
 
 /** A class ID bound to a serializer and the classes it serves. */

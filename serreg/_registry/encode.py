@@ -134,23 +134,33 @@ class Encoder:
         if cross_language:
             token = CROSS_LANGUAGE.set(True) if not CROSS_LANGUAGE.get() else None
             try:
-                return self._serialize(obj, None)
+                return self._written(obj)
             finally:
                 if token is not None:
                     CROSS_LANGUAGE.reset(token)
         whole = self._whole_value_fallback() if self.whole_values else None
         if whole is None or CROSS_LANGUAGE.get():
-            return self._serialize(obj, None)
+            return self._written(obj)
         token = _PICKLE_WHOLE.set(True)
         try:
-            return self._serialize(obj, whole)
-        except _FallbackMet:
+            written = self._serialize(obj, whole)
+        except _FallbackMet:  # met inside the value
             self._structs.reset()  # the value is written again, whole, by the fallback
+            written = None
         finally:
             _PICKLE_WHOLE.reset(token)
-        return self._pickle_whole(obj, whole)
+        return written if written is not None else self._pickle_whole(obj, whole)
 
-    def _serialize(self, obj: Any, whole: Optional[Registration]) -> tuple[bytes, Any, Any]:
+    def _written(self, obj: Any) -> tuple[bytes, Any, Any]:
+        """``_serialize`` without a whole-value fallback (which never answers None)."""
+        written = self._serialize(obj, None)
+        assert written is not None
+        return written
+
+    def _serialize(self, obj: Any, whole: Optional[Registration]) -> Optional[tuple[bytes, Any, Any]]:
+        """(ClassIDHash, in-band, buffers) of ``obj``; None when ``obj`` itself is one the fallback
+        ``whole`` takes (nothing is written yet: the caller pickles it, without raising _FallbackMet
+        through these frames)."""
         # A dict, list, str ... whose serializer is the standard one is the codec's
         # output as it is: skip the generic dispatch (same bytes, same errors).
         class_hash = self._table.snapshot.packed_as_is.get(type(obj))
@@ -171,7 +181,7 @@ class Encoder:
         try:
             registration = nested.registration_for(obj)
             if registration is whole:
-                raise _FallbackMet
+                return None
             class_hash, result = nested.encode_with(registration, obj)
         except SerializationError as error:
             attach_path(error, obj)
@@ -187,7 +197,7 @@ class Encoder:
             except SerializationError as error:
                 if self._nested.registration_for(obj) is not whole:
                     self._structs.reset()
-                    return self._serialize(obj, None)
+                    return self._written(obj)
                 attach_path(error, obj)
                 raise
         finally:

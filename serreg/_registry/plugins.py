@@ -37,6 +37,10 @@ class PluginLoader:
         self._table = table
         self._lock = threading.RLock()
         self._pending: Optional[dict[str, EntryPoint]] = None  # name -> EntryPoint, read on first use
+        # Names taken from _pending to be loaded (added before they leave it): a module neither
+        # there nor here has no plug-in to load or wait for, so its lookup takes no lock (the
+        # type of every fallback value is such a module's).
+        self._taken: set[str] = set()
         self.loaded: dict[str, str] = {}  # name -> "module:function"
         self.failed: dict[str, str] = {}  # name -> why it could not be loaded
         self.unavailable: dict[str, str] = {}  # name -> the import error of its missing library
@@ -67,8 +71,14 @@ class PluginLoader:
         so the caller never sees a plug-in half-way through registering.
         """
         root = module_name.partition(".")[0]
+        pending = self._pending
+        if pending is not None and root not in pending and root not in self._taken:
+            return False  # no plug-in serves it, none is being loaded for it
         with self._lock:
-            ep = self._read_entry_points().pop(root, None)
+            pending = self._read_entry_points()
+            if root in pending:
+                self._taken.add(root)  # before it leaves pending: a reader without the lock sees one
+            ep = pending.pop(root, None)
             if ep is None:
                 return root in self.loaded  # loaded before (perhaps just now, by another thread)
             self._load(ep)
@@ -80,6 +90,7 @@ class PluginLoader:
             pending = self._pending_entry_points()
             if not pending:
                 return False
+            self._taken.update(pending)
             for name in list(pending):
                 self._load(pending.pop(name))
             return True

@@ -60,6 +60,7 @@ class Registration:
     fallback: bool = False
     plain_msgpack: bool = field(default=False, repr=False)
     ext_writer: Optional[Callable[[Any, Any], Any]] = field(default=None, repr=False, compare=False)
+    list_writer: Optional[Callable[[Any, Any], Any]] = field(default=None, repr=False, compare=False)
     accepts: Optional[Callable[[Any], bool]] = field(default=None, repr=False, compare=False)
     serialize_canonical: Optional[Callable[[Any], Any]] = field(default=None, repr=False, compare=False)
     refusal: Optional[Callable[[Any], Optional[str]]] = field(default=None, repr=False, compare=False)
@@ -89,6 +90,7 @@ class Snapshot:
     packed_as_is: Mapping[type, bytes] = field(default_factory=dict)  # type -> ClassIDHash, plain msgpack
     unpacked_as_is: Mapping[bytes, type] = field(default_factory=dict)  # the same ClassIDHashes -> their type
     ext_writers: Mapping[type, Callable[..., Any]] = field(default_factory=dict)  # type -> its struct's ext 1 writer
+    list_writers: Mapping[type, Callable[..., Any]] = field(default_factory=dict)  # type -> its lists' ext 2 writer
     # Class IDs whose type is served by serreg's standard serializer (so the codec may write
     # them itself), and those whose ClassIDHash is read by it (so the codec may read them itself).
     standard_writers: frozenset[str] = frozenset()
@@ -97,6 +99,10 @@ class Snapshot:
 
 class Table:
     """The registrations of one registry. Thread-safe; see the module docstring."""
+
+    # Slots: the compiled codec reads ``snapshot`` at its offset on every call (a pointer compare
+    # tells it nothing was published since its last call).
+    __slots__ = ("snapshot", "_lock", "_local", "_fallback_callback")
 
     def __init__(self) -> None:
         self.snapshot = Snapshot()
@@ -130,19 +136,22 @@ class Table:
     # ----------------------------------------------------------------- registering
 
     def register(
-        self, class_id: str, cls: type, serializer: Any, *, plain_msgpack: bool = False, ext_writer: Optional[Callable[[Any, Any], Any]] = None
+        self, class_id: str, cls: type, serializer: Any, *, plain_msgpack: bool = False,
+        ext_writer: Optional[Callable[[Any, Any], Any]] = None, list_writer: Optional[Callable[[Any, Any], Any]] = None
     ) -> None:
         """Bind ``class_id`` to ``cls`` and ``serializer`` (see Registry.register_serializer).
 
         ``ext_writer(value, pack_state)``: a struct's writer, which the codec calls
-        straight from its lookup table for values inside msgpack documents (ext 1).
+        straight from its lookup table for values inside msgpack documents (ext 1);
+        ``list_writer(items, pack_state)`` writes a list of its instances (ext 2).
         """
         if not isinstance(class_id, str) or not class_id:
             raise TypeError(f"class_id must be a non-empty str, not {class_id!r}")
         if not isinstance(cls, type):
             raise TypeError(f"cls must be a type, not {cls!r}")
         check_serializer(serializer)
-        registration = self._registration(class_id, cls, serializer, plain_msgpack=plain_msgpack, ext_writer=ext_writer)
+        registration = self._registration(class_id, cls, serializer, plain_msgpack=plain_msgpack, ext_writer=ext_writer,
+                                          list_writer=list_writer)
         with self._lock:
             snapshot = self.snapshot
             existing = snapshot.by_id.get(class_id)
@@ -297,6 +306,7 @@ class Table:
             packed_as_is={cls: r.class_hash for cls, r in current.items() if r.plain_msgpack},
             unpacked_as_is={h: r.cls for h, r in new.by_hash.items() if r.plain_msgpack},
             ext_writers={cls: r.ext_writer for cls, r in current.items() if r.ext_writer is not None},
+            list_writers={cls: r.list_writer for cls, r in current.items() if r.list_writer is not None},
             standard_writers=frozenset(r.class_id for r in current.values() if r.origin == STANDARD_ORIGIN),
             standard_readers=frozenset(r.class_id for r in new.by_hash.values() if r.origin == STANDARD_ORIGIN),
         )

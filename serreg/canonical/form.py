@@ -17,7 +17,8 @@ How a value finds its canonical writer (in this order):
 3. a standard serializer has its writer in ``canonical/standard.py``;
 4. a struct (a registered struct class, or a data carrier) is written by
    ``canonical/structs.py``: ext 1 with canonical field values, the frame's
-   table sorted (docs/FORMAT.md, section 10.5);
+   table sorted (docs/FORMAT.md, section 10.5); a list of instances of one
+   definition is ext 2 (``canonical/struct_columns.py``);
 5. anything else raises CanonicalFormError naming the class ID.
 
 The normal serialize path never enters this module.
@@ -55,6 +56,8 @@ class StructWriter(Protocol):
     def instance(self, form: Any, value: Any, depth: int) -> SerializationResult: ...
 
     def write_ext(self, form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None: ...
+
+    def write_list(self, form: Any, items: list[Any], out: bytearray, oob: list[Any], depth: int) -> bool: ...
 
 
 class CanonicalForm:
@@ -192,6 +195,9 @@ class CanonicalForm:
         elif kind is bool or value is None or kind is bytes:
             out += packb(value, use_bin_type=True)
         elif kind is list:
+            # A list of struct instances of one definition is ext 2 (10.3, 10.5).
+            if value and self._structs is not None and self._structs.write_list(self, value, out, oob, depth):
+                return
             depth = _deeper(depth, value)
             out += array_header(len(value))
             for item in value:

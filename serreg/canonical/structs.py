@@ -13,10 +13,8 @@ otherwise the ``serialize_canonical`` hooks of the serializers inside run twice.
 Each instance is written with the definition of the class that holds it: a
 registered class's own, or the one a data carrier was read with (re-encoded
 canonically), so a relay gives the digest of the frame's writer. Field values
-follow their declared type: floats canonical (``float32`` rounded to binary32,
-then written as canonical float 64), ``map`` entries sorted by their keys'
-bytes, ``set`` members sorted by their bytes, ``any`` values and the standard
-types by the rules of section 9.
+follow their declared type (``canonical/struct_fields.py``); a list of
+instances of one definition is ext 2 (``canonical/struct_columns.py``).
 """
 
 from __future__ import annotations
@@ -28,39 +26,34 @@ from typing import Any, Callable, Optional, Protocol
 
 from msgpack import ExtType, packb
 
-from ..codec.layout import STRUCT_EXT_TYPE, array_header, map_header
+from ..codec.layout import STRUCT_EXT_TYPE, array_header
 from ..errors import CanonicalFormError, LimitExceededError, SerializationError
 from ..result import SerializationResult
 from ..structs.carrier import StructValue
 from ..structs.scope import MAX_DEFINITIONS
-from ..structs.types import STANDARD_ATOMS, FieldType
-from ..structs.values import write_converter
-from ..structs.widths import INTEGER_WIDTHS
 from ..wire.class_id import class_id_hash
-from .floats import canonical_float, pack_float
-from .form import entry_order
+from .struct_columns import ColumnChecks, write_struct_list
+from .struct_fields import SCALARS, FieldEncoder, field_encoder, scalar_value
 
 __all__ = ["CanonicalStructs", "CanonicalTable", "CanonicalWriter", "canonical_definition"]
 
-# A field encoder: (form, value, out, oob, depth) -> None, appending the field's canonical msgpack.
-_Encoder = Callable[["CanonicalWriter", Any, bytearray, list[Any], int], None]
-_FLOATS = ("float32", "float64")
-# Field types whose canonical value is one msgpack scalar that packb writes in canonical form.
-_SCALARS = frozenset((*INTEGER_WIDTHS, *_FLOATS, "bool", "str", "bytes", "enum"))
 _CACHE_MAX = 1024
 
 
 class _Writer:
     """How the instances of one definition are written: ``encoders`` per field; ``plain``, when
     every field is a scalar, a converter per field for one packb; ``get`` reads a registered
-    class's field values (an attrgetter; None for a carrier or a class without fields)."""
+    class's field values (an attrgetter; None for a carrier or a class without fields);
+    ``columns`` checks the values of its lists' bin columns (ext 2)."""
 
-    __slots__ = ("encoders", "plain", "get")
+    __slots__ = ("encoders", "plain", "get", "columns")
 
-    def __init__(self, encoders: list[_Encoder], plain: Optional[list[Callable[[Any], Any]]], get: Any) -> None:
+    def __init__(self, encoders: list[FieldEncoder], plain: Optional[list[Callable[[Any], Any]]], get: Any,
+                 columns: ColumnChecks) -> None:
         self.encoders = encoders
         self.plain = plain
         self.get = get
+        self.columns = columns
 
 
 class CanonicalWriter(Protocol):
@@ -174,29 +167,64 @@ class CanonicalStructs:
         self._write_array(form, value, payload, oob, depth)
         out += packb(ExtType(STRUCT_EXT_TYPE, bytes(payload)))
 
-    def _write_array(self, form: CanonicalWriter, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-        depth = form.deeper(depth, value)
+    def write_list(self, form: CanonicalWriter, items: list[Any], out: bytearray, oob: list[Any], depth: int) -> bool:
+        """Append the canonical ext 2 of ``items`` and answer True when it is a non-empty list of struct
+        instances of one definition with at least one field (10.3); else append nothing, answer False."""
+        if not items or (type(items[0]) is not StructValue and self._class_id_of(type(items[0])) is None):
+            return False
+        first = type(items[0])
+        definition, writer, values = self._row(items[0])
+        if not writer.encoders:
+            return False
+        rows = [(writer.encoders, values)]
+        for item in items[1:]:
+            if type(item) is not first or first is StructValue:
+                if type(item) is not StructValue and self._class_id_of(type(item)) is None:
+                    return False
+                other, item_writer, item_values = self._row(item)
+                if other != definition:
+                    return False
+                rows.append((item_writer.encoders, item_values))
+            else:
+                rows.append((writer.encoders, self._values(writer, item)))
         table = _TABLE.get()
         if table is None:
             raise SerializationError("a canonical struct is written only by serreg.serialize(..., canonical=True)")
+        index = table.index_of(definition)  # before any value of its columns (first use, 10.3)
+        depth = form.deeper(form.deeper(depth, items), items)  # the array it replaces, then its instances
+        write_struct_list(form, index, writer.columns, rows, out, oob, depth)
+        return True
+
+    def _row(self, value: Any) -> tuple[bytes, _Writer, Any]:
+        """(definition, writer, field values) of one struct value as this process holds it (10.5)."""
         if type(value) is StructValue:
             definition = self._carrier_definition(value)
             writer = self._writers.get((definition, True))
             if writer is None:
                 writer = self._writer((definition, True), value.class_id, value.field_names, value.types, None)
-            values = value.values
-        else:
-            class_id, schema = self._schema(value)
-            try:
-                types, definition, _ = schema.compile()
-            except LookupError as error:  # a field names a struct class not registered yet
-                raise SerializationError(f"struct {class_id!r}: {error}", value=value) from None
-            writer = self._writers.get((definition, False))
-            if writer is None:
-                names = [f.name for f in schema.shape.fields]
-                writer = self._writer((definition, False), class_id, names, types, attrgetter(*names) if names else None)
-            get = writer.get
-            values = () if get is None else get(value) if len(writer.encoders) > 1 else (get(value),)
+            return definition, writer, value.values
+        class_id, schema = self._schema(value)
+        try:
+            types, definition, _ = schema.compile()
+        except LookupError as error:  # a field names a struct class not registered yet
+            raise SerializationError(f"struct {class_id!r}: {error}", value=value) from None
+        writer = self._writers.get((definition, False))
+        if writer is None:
+            names = [f.name for f in schema.shape.fields]
+            writer = self._writer((definition, False), class_id, names, types, attrgetter(*names) if names else None)
+        return definition, writer, self._values(writer, value)
+
+    @staticmethod
+    def _values(writer: _Writer, value: Any) -> Any:
+        get = writer.get
+        return () if get is None else get(value) if len(writer.encoders) > 1 else (get(value),)
+
+    def _write_array(self, form: CanonicalWriter, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
+        depth = form.deeper(depth, value)
+        table = _TABLE.get()
+        if table is None:
+            raise SerializationError("a canonical struct is written only by serreg.serialize(..., canonical=True)")
+        definition, writer, values = self._row(value)
         index = table.index_of(definition)
         plain = writer.plain
         if plain is not None:  # every field a scalar: one packb of [index, v...]
@@ -211,11 +239,11 @@ class CanonicalStructs:
         # A carrier and a registered class may share a definition but hold other Python values (an
         # enum's name, its member): each has its own writer, under (definition, is a carrier).
         wheres = [f"{class_id}.{n}" for n in names]
-        encoders = [_encoder(t, where, self) for t, where in zip(types, wheres)]
+        encoders = [field_encoder(t, where, self) for t, where in zip(types, wheres)]
         plain = None
-        if all(t.kind in _SCALARS for t in types):
-            plain = [_scalar(t, where) for t, where in zip(types, wheres)]
-        writer = _Writer(encoders, plain, get)
+        if all(t.kind in SCALARS for t in types):
+            plain = [scalar_value(t, where) for t, where in zip(types, wheres)]
+        writer = _Writer(encoders, plain, get, ColumnChecks(types, wheres))
         cache = {} if len(self._writers) >= _CACHE_MAX else dict(self._writers)
         cache[key] = writer
         self._writers = cache
@@ -246,122 +274,3 @@ class CanonicalStructs:
 @functools.lru_cache(maxsize=4096)
 def _hash(class_id: str) -> bytes:
     return class_id_hash(class_id)
-
-
-# ---------------------------------------------------------------------------------- field types
-
-
-def _encoder(ftype: FieldType, where: str, structs: CanonicalStructs) -> _Encoder:
-    """The canonical encoder of values of ``ftype`` (``where`` names the field in errors)."""
-    kind = ftype.kind
-
-    def bad(value: Any) -> CanonicalFormError:
-        return CanonicalFormError(f"{where}: {value!r} does not fit the field's type {ftype!r}", value=value)
-
-    if kind == "any":
-        return lambda form, value, out, oob, depth: form.write_value(value, out, oob, depth)
-    if kind == "struct":
-        class_id = ftype.args[0]
-
-        def write_struct(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if structs.struct_id(value) != class_id:
-                raise bad(value)
-            structs.write_ext(form, value, out, oob, depth)
-        return write_struct
-    if kind == "optional":
-        inner = _encoder(ftype.args[0], where, structs)
-
-        def write_optional(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if value is None:
-                out += b"\xc0"
-            else:
-                inner(form, value, out, oob, depth)
-        return write_optional
-    if kind in ("list", "tuple"):
-        items = [_encoder(a, where, structs) for a in ftype.args]
-        count = len(items) if kind == "tuple" else None
-
-        def write_items(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if (type(value) is not list and type(value) is not tuple) or (count is not None and len(value) != count):
-                raise bad(value)
-            depth = form.deeper(depth, value)
-            out += array_header(len(value))
-            if count is None:
-                for item in value:
-                    items[0](form, item, out, oob, depth)
-            else:
-                for encode, item in zip(items, value):
-                    encode(form, item, out, oob, depth)
-        return write_items
-    if kind == "set":
-        member = _encoder(ftype.args[0], where, structs)
-
-        def write_set(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if not isinstance(value, (set, frozenset)):
-                raise bad(value)
-            depth = form.deeper(depth, value)
-            encoded = sorted((_encode_one(member, form, item, depth) for item in value), key=entry_order)
-            out += array_header(len(encoded))
-            for packed, buffers in encoded:
-                out += packed
-                oob.extend(buffers)
-        return write_set
-    if kind == "map":
-        key_of, value_of = (_encoder(a, where, structs) for a in ftype.args)
-
-        def write_map(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if type(value) is not dict:
-                raise bad(value)
-            depth = form.deeper(depth, value)
-            entries = [(*_encode_one(key_of, form, k, depth), v) for k, v in value.items()]
-            entries.sort(key=entry_order)
-            out += map_header(len(entries))
-            previous = None
-            for packed, buffers, item in entries:
-                this = entry_order((packed, buffers))
-                if this == previous:
-                    raise CanonicalFormError(
-                        f"{where}: two keys of the map have the same canonical form (two NaN keys, say); a msgpack "
-                        "map cannot hold both, so merge them"
-                    )
-                previous = this
-                out += packed
-                oob.extend(buffers)
-                value_of(form, item, out, oob, depth)
-        return write_map
-    convert = _checked(ftype, where)
-    if kind in _FLOATS:
-        return lambda form, value, out, oob, depth: out.extend(pack_float(convert(value)))
-    if kind in STANDARD_ATOMS:
-        return lambda form, value, out, oob, depth: form.write_nested(convert(value), out, oob, depth)
-    return lambda form, value, out, oob, depth: out.extend(packb(convert(value), use_bin_type=True))
-
-
-def _checked(ftype: FieldType, where: str) -> Callable[[Any], Any]:
-    """``convert(value)``: a plain value checked against ``ftype`` and made what msgpack packs."""
-    check = write_converter(ftype, where, None)  # no state and no context needed for plain types
-
-    def convert(value: Any) -> Any:
-        # A value outside its field's type (a carrier read from a frame that broke 10.2, say) has no canonical form.
-        try:
-            return check(value, None)
-        except SerializationError as error:
-            raise CanonicalFormError(str(error), value=value) from None
-    return convert
-
-
-def _scalar(ftype: FieldType, where: str) -> Callable[[Any], Any]:
-    """The canonical value of a scalar field, as packb writes it canonically (floats made canonical)."""
-    convert = _checked(ftype, where)
-    if ftype.kind in _FLOATS:
-        return lambda value: canonical_float(convert(value))
-    return convert
-
-
-def _encode_one(encode: _Encoder, form: Any, value: Any, depth: int) -> tuple[bytes, list[Any]]:
-    out = bytearray()
-    oob: list[Any] = []
-    encode(form, value, out, oob, depth)
-    return bytes(out), oob
-
-

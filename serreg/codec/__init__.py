@@ -6,7 +6,9 @@ headers; ``array_header``/``map_header`` serve those that join pre-packed
 members. Compiled parts sit beside their pure-Python twins here and export the
 same names, picked once at import (``backend.py``; ``SERREG_PURE_PYTHON=1``
 forces the pure ones): the codec (``_core.c`` through ``compiled.py``, and
-``pure.py``) and the scan (``_scan.c``, ``scan.py``). ``STRUCT_PLAN`` makes the
+``pure.py``) and the scan (``_scan.c``, ``scan.py``). ``top_method`` makes ``Registry.serialize`` and ``deserialize`` call the
+codec first with no Python frame in between (compiled) or leaves them as they
+are (pure). ``STRUCT_PLAN`` makes the
 compiled codec's plan of a struct class (serreg/structs/plan.py); it is None
 with the pure codec, whose struct writers are the Python ones.
 """
@@ -22,9 +24,10 @@ from .scan import COMPILED as SCAN_COMPILED
 
 STRUCT_PLAN: Optional[Callable[..., Any]]  # the compiled core's StructPlan (None: the pure codec writes structs)
 if COMPILED:
-    from .compiled import MsgpackCodec, StructPlan as STRUCT_PLAN
+    from .compiled import MsgpackCodec, StructPlan as STRUCT_PLAN, top_method
 else:
     from .pure import MsgpackCodec  # type: ignore[assignment]  # the pure twin: the same interface
+    from .top import top_method
     STRUCT_PLAN = None
 
 __all__ = [
@@ -41,5 +44,6 @@ __all__ = [
     "check_untrusted_structure",
     "is_untrusted",
     "map_header",
+    "top_method",
     "unpack_plain",
 ]

@@ -19,8 +19,9 @@
  * budget) and hands the whole call to the pure codec it was given, which raises the error
  * serreg has always raised.  Errors raised by encode_nested propagate unchanged.
  *
- * MsgpackCodec.serialize_top and unpack_top (_core_top.h) are Registry.serialize and
- * deserialize for plain values, in one call each; _core_keys.h keeps one str per short map key. */
+ * MsgpackCodec.serialize_top and unpack_top (_core_top.h, with _core_top_setup.h) are Registry.serialize and
+ * deserialize for plain values, in one call each; _core_entry.h makes those two methods C methods
+ * that call them with no Python frame first; _core_keys.h keeps one str per short map key. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
@@ -33,6 +34,7 @@
 #define MAX_KEYS_PER_HASH 64      /* untrusted mode: serreg/codec/checks.py */
 #define HASH_SIZE 8
 #define SCRATCH_KEEP (1 << 16)
+#define N_AS_IS 8 /* plain top-level types kept in arrays (_core_top_setup.h: as_is_arrays) */
 
 enum {
     K_NONE = 0, K_TUPLE, K_SET, K_FROZENSET, K_BYTEARRAY, K_COMPLEX, K_DATETIME, K_DATE, K_TIME,
@@ -48,7 +50,7 @@ static PyTypeObject *uuid_type;   /* uuid.UUID */
 static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
     *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
     *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
-    *decode_state_var, *decode_error_type, *hash_spread_check, *str_packed_as_is, *str_unpacked_as_is;
+    *decode_state_var, *decode_error_type, *hash_spread_check, *str_packed_as_is, *str_unpacked_as_is, *str_plain;
 
 /* What the registry's current snapshot lets this codec do itself. */
 typedef struct {
@@ -70,10 +72,41 @@ typedef struct {
     char *scratch;
     Py_ssize_t scratch_cap;
     int scratch_busy;
-    void *kept[3];          /* the top-level entries' stacks, kept for the next call (_core_top.h) */
+    void *kept[3];          /* the top-level entries' stacks, kept for the next call (_core_top_setup.h) */
     Py_ssize_t kept_cap[3];
     int kept_busy;
+    Py_ssize_t snapshot_slot; /* offset of the snapshot source's "snapshot" slot; <= 0: read the attribute */
+    /* Set by bind_registry (_core_entry.h): the registry's Settings (its "plain" slot at plain_slot), and
+       its full paths, Encoder.serialize(obj, False, False, None) and Decoder.deserialize(data, None x 4). */
+    PyObject *settings, *full_serialize, *full_deserialize;
+    PyObject *owner;        /* the registry bound (borrowed: only compared, never used) */
+    int skip_left, skip_next; /* calls the registry's serialize sends to the full path (_core_entry.h) */
+    Py_ssize_t plain_slot;
+    PyObject *plain_seen;   /* the last "plain" unpack_top was given, parsed into the two below */
+    long long plain_depth;
+    uint64_t plain_size;
+    /* The cached snapshot's packed_as_is and unpacked_as_is as short arrays (borrowed, as the Tables'
+       are), scanned instead of a dict lookup; n_packed / n_unpacked is -1 when they do not fit. */
+    int n_packed, n_unpacked;
+    PyObject *packed_type[N_AS_IS], *packed_hash[N_AS_IS], *unpacked_type[N_AS_IS];
+    uint64_t unpacked_hash[N_AS_IS];
 } Codec;
+
+static PyTypeObject CodecType;
+
+/* The offset of type's object slot ``name`` (a __slots__ entry), or -1 (no error set). */
+static Py_ssize_t object_slot(PyTypeObject *type, const char *name) {
+    PyObject *key = PyUnicode_FromString(name);
+    if (key == NULL) {
+        PyErr_Clear();
+        return -1;
+    }
+    PyObject *descr = _PyType_Lookup(type, key);
+    Py_DECREF(key);
+    if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) return -1;
+    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+    return member->type == T_OBJECT_EX || member->type == T_OBJECT ? member->offset : -1;
+}
 
 /* ------------------------------------------------------------------ tables */
 
@@ -103,13 +136,27 @@ static int fill_kinds(PyObject *snapshot, PyObject *name, char *flags) {
     return 0;
 }
 
-/* The top-level entries' part of the tables (defined in _core_top.h). */
+/* The top-level entries' part of the tables (defined in _core_top_setup.h). */
 static int plain_tables(PyObject *snapshot, Tables *t);
+static void as_is_arrays(Codec *self, Tables *t);
 
 /* The tables of the registry's snapshot now (rebuilt when a new snapshot was published). */
 static int current_tables(Codec *self, Tables *out) {
-    PyObject *snapshot = PyObject_GetAttr(self->snapshots, str_snapshot);
-    if (snapshot == NULL) return -1;
+    PyObject *snapshot;
+    if (self->snapshot_slot > 0) {
+        snapshot = *(PyObject **)((char *)self->snapshots + self->snapshot_slot);
+        if (snapshot == self->cached_snapshot && snapshot != NULL) { /* the common case: nothing published */
+            *out = self->tables;
+            return 0;
+        }
+        if (snapshot == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "snapshot");
+            return -1;
+        }
+        Py_INCREF(snapshot);
+    } else if ((snapshot = PyObject_GetAttr(self->snapshots, str_snapshot)) == NULL) {
+        return -1;
+    }
     if (snapshot != self->cached_snapshot) {
         Tables t;
         memset(&t, 0, sizeof t);
@@ -133,6 +180,7 @@ static int current_tables(Codec *self, Tables *out) {
         t.ext_writers = (PyDict_Check(writers) && PyDict_GET_SIZE(writers) > 0) ? writers : NULL;
         Py_DECREF(writers);
         if (plain_tables(snapshot, &t) < 0) goto fail;
+        as_is_arrays(self, &t);
         self->tables = t;
         Py_XSETREF(self->cached_snapshot, snapshot);
         *out = t;
@@ -270,7 +318,9 @@ static int ext_end(Out *o, Py_ssize_t start) {
 #include "_core_keys.h"
 #include "_core_decode.h"
 #include "_core_structs_decode.h"
+#include "_core_top_setup.h"
 #include "_core_top.h"
+#include "_core_entry.h"
 
 /* ------------------------------------------------------------------ the type */
 
@@ -283,6 +333,7 @@ static int Codec_init(Codec *self, PyObject *args, PyObject *kwds) {
     Py_INCREF(decode_nested); Py_XSETREF(self->decode_nested, decode_nested);
     Py_INCREF(snapshots); Py_XSETREF(self->snapshots, snapshots);
     Py_INCREF(pure); Py_XSETREF(self->pure, pure);
+    self->snapshot_slot = object_slot(Py_TYPE(snapshots), "snapshot");
     return 0;
 }
 
@@ -292,6 +343,10 @@ static int Codec_traverse(Codec *self, visitproc visit, void *arg) {
     Py_VISIT(self->snapshots);
     Py_VISIT(self->pure);
     Py_VISIT(self->cached_snapshot);
+    Py_VISIT(self->settings);
+    Py_VISIT(self->full_serialize);
+    Py_VISIT(self->full_deserialize);
+    Py_VISIT(self->plain_seen);
     return 0;
 }
 
@@ -301,6 +356,10 @@ static int Codec_clear(Codec *self) {
     Py_CLEAR(self->snapshots);
     Py_CLEAR(self->pure);
     Py_CLEAR(self->cached_snapshot);
+    Py_CLEAR(self->settings);
+    Py_CLEAR(self->full_serialize);
+    Py_CLEAR(self->full_deserialize);
+    Py_CLEAR(self->plain_seen);
     return 0;
 }
 
@@ -323,6 +382,10 @@ static PyMethodDef Codec_methods[] = {
      "else NotImplemented."},
     {"unpack_top", (PyCFunction)(void (*)(void))Codec_unpack_top, METH_FASTCALL,
      "unpack_top(data, plain) -> value: the value of a plain frame or result, else NotImplemented."},
+    {"bind_registry", (PyCFunction)(void (*)(void))Codec_bind_registry, METH_FASTCALL,
+     "bind_registry(registry, settings, full_serialize, full_deserialize): what registry's top_method entries call "
+     "(see _core_entry.h): settings.plain is unpack_top's plain; full_serialize(obj, False, False, None) and "
+     "full_deserialize(data, None, None, None, None) are its full paths."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -375,6 +438,9 @@ static PyMethodDef module_methods[] = {
      "set_struct_state(encode scope contextvar, decode scope contextvar, read_instance, check state): where "
      "a serialize or deserialize call keeps its struct table, what words a refused instance, and the state "
      "a struct field's Python writer is called with when its check refuses a value."},
+    {"top_method", top_method, METH_VARARGS,
+     "top_method(kind, function) -> method: the Registry method function ('serialize' or 'deserialize') "
+     "calling the registry's codec first when called with the value alone (see _core_entry.h)."},
     {"set_top_level", set_top_level, METH_VARARGS,
      "set_top_level(SerializationResult, {'float': hash, 'bytes': hash}, bytes_out_of_band_threshold): the class "
      "serialize_top returns and unpack_top reads, the ClassIDHashes of the scalars they write and read themselves, "
@@ -416,7 +482,9 @@ PyMODINIT_FUNC PyInit__core(void) {
     INTERN(str_rewind, "rewind");
     INTERN(str_packed_as_is, "packed_as_is");
     INTERN(str_unpacked_as_is, "unpacked_as_is");
-    if (PyType_Ready(&CodecType) < 0) return NULL;
+    INTERN(str_codec, "codec");
+    INTERN(str_plain, "plain");
+    if (PyType_Ready(&CodecType) < 0 || PyType_Ready(&TopMethodType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (structs_module_init(m) < 0) {

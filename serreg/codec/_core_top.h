@@ -10,146 +10,15 @@
  * NotImplemented and write or read nothing: the caller takes the full path, which gives the
  * same bytes and values and reports every error as it always has. */
 
-static const char *TOP_IDS[2] = {"float", "bytes"};
-
-/* The top-level entries' tables (_core_top.h): borrowed, kept alive by the cached snapshot. */
-static int plain_tables(PyObject *snapshot, Tables *t) {
-    PyObject *writers = PyObject_GetAttr(snapshot, str_standard_writers), *readers = NULL;
-    int ok = writers != NULL && (readers = PyObject_GetAttr(snapshot, str_standard_readers)) != NULL;
-    for (int i = 0; i < 2 && ok; i++) {
-        PyObject *id = PyUnicode_FromString(TOP_IDS[i]);
-        int w = id == NULL ? -1 : PySequence_Contains(writers, id);
-        int r = w < 0 ? -1 : PySequence_Contains(readers, id);
-        Py_XDECREF(id);
-        ok = w >= 0 && r >= 0;
-        t->top_write[i] = (char)(w > 0);
-        t->top_read[i] = (char)(r > 0);
-    }
-    Py_XDECREF(writers);
-    Py_XDECREF(readers);
-    if (!ok) return -1;
-    PyObject *packed = PyObject_GetAttr(snapshot, str_packed_as_is), *unpacked;
-    if (packed == NULL) return -1;
-    unpacked = PyObject_GetAttr(snapshot, str_unpacked_as_is);
-    t->packed_as_is = PyDict_CheckExact(packed) ? packed : NULL;
-    t->unpacked_as_is = unpacked != NULL && PyDict_CheckExact(unpacked) ? unpacked : NULL;
-    Py_DECREF(packed);
-    Py_XDECREF(unpacked);
-    return unpacked == NULL ? -1 : 0;
-}
-
-static PyTypeObject *result_type; /* serreg.result.SerializationResult */
-/* Offsets of its slots: _in_band, _class_hash, out_of_band_buffers, _key. */
-enum { R_IN_BAND, R_CLASS_HASH, R_BUFFERS, R_KEY, N_RESULT_SLOTS };
-static const char *RESULT_SLOTS[N_RESULT_SLOTS] = {"_in_band", "_class_hash", "out_of_band_buffers", "_key"};
-static Py_ssize_t result_slot[N_RESULT_SLOTS];
-
-#define SLOT(obj, i) (*(PyObject **)((char *)(obj) + result_slot[i]))
-
-/* Stacks kept by the codec between calls: the encoder's, the decoder's and its value stack. */
-enum { KEPT_ENC, KEPT_DEC, KEPT_VALS };
-#define KEPT_MAX 1024 /* entries: a stack grown past this is given back */
-
-static int take_kept(Codec *self, void **stacks, Py_ssize_t *caps) {
-    if (self->kept_busy) return 0; /* a call inside a call (a finalizer): its own stacks */
-    self->kept_busy = 1;
-    for (int i = 0; i < 3; i++) {
-        stacks[i] = self->kept[i];
-        caps[i] = self->kept_cap[i];
-        self->kept[i] = NULL;
-        self->kept_cap[i] = 0;
-    }
-    return 1;
-}
-
-static void give_back(Codec *self, int took, void *stack, Py_ssize_t cap, int which) {
-    if (took && cap <= KEPT_MAX && self->kept[which] == NULL) {
-        self->kept[which] = stack;
-        self->kept_cap[which] = cap;
-    } else {
-        PyMem_Free(stack);
-    }
-}
-#define FRAME_HEADER 32
-
-static PyObject *top_hash[2];          /* ClassIDHashes of float and bytes (TOP_IDS) */
-static PyObject *kind_hash_bytes[N_KINDS]; /* kind_hash as bytes objects */
-static Py_ssize_t bytes_in_band_max;   /* bytes at least this long travel out of band: not here */
-
-/* set_top_level(SerializationResult, {"float": hash, "bytes": hash}, bytes out-of-band threshold) */
-static PyObject *set_top_level(PyObject *module, PyObject *args) {
-    PyObject *type, *hashes;
-    Py_ssize_t threshold;
-    if (!PyArg_ParseTuple(args, "O!O!n", &PyType_Type, &type, &PyDict_Type, &hashes, &threshold)) return NULL;
-    Py_ssize_t offsets[N_RESULT_SLOTS];
-    for (int i = 0; i < N_RESULT_SLOTS; i++) {
-        PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, RESULT_SLOTS[i]);
-        if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type ||
-            ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
-            PyErr_Format(PyExc_TypeError, "%s has no object slot %s", ((PyTypeObject *)type)->tp_name, RESULT_SLOTS[i]);
-            return NULL;
-        }
-        offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
-    }
-    for (int i = 0; i < 2; i++) {
-        PyObject *h = PyDict_GetItemString(hashes, TOP_IDS[i]);
-        if (h == NULL || !PyBytes_CheckExact(h) || PyBytes_GET_SIZE(h) != HASH_SIZE) {
-            PyErr_Format(PyExc_ValueError, "no 8-byte ClassIDHash given for %s", TOP_IDS[i]);
-            return NULL;
-        }
-        Py_INCREF(h);
-        Py_XSETREF(top_hash[i], h);
-    }
-    for (int k = 1; k < N_KINDS; k++) {
-        PyObject *h = PyBytes_FromStringAndSize((const char *)kind_hash[k], HASH_SIZE);
-        if (h == NULL) return NULL;
-        Py_XSETREF(kind_hash_bytes[k], h);
-    }
-    memcpy(result_slot, offsets, sizeof offsets);
-    bytes_in_band_max = threshold;
-    Py_INCREF(type);
-    Py_XSETREF(result_type, (PyTypeObject *)type);
-    Py_RETURN_NONE;
-}
-
-enum { TOP_FLOAT = 0, TOP_BYTES = 1 };
-
-/* The ClassIDHash of obj's type when its standard serializer writes obj as the codec writes it
- * (inside an ext 0 for the kinds: *ext set), or NULL (borrowed; no error set). */
-static PyObject *top_class_hash(Tables *t, PyObject *obj, int *ext) {
-    PyTypeObject *type = Py_TYPE(obj);
-    *ext = 0;
-    if (t->packed_as_is != NULL) {
-        PyObject *hash = PyDict_GetItemWithError(t->packed_as_is, (PyObject *)type);
-        if (hash != NULL || PyErr_Occurred()) return hash;
-    }
-    if (type == &PyLong_Type) return t->write[K_INT] ? kind_hash_bytes[K_INT] : NULL;
-    if (type == &PyFloat_Type) return t->top_write[TOP_FLOAT] ? top_hash[TOP_FLOAT] : NULL;
-    if (type == &PyBytes_Type)
-        return t->top_write[TOP_BYTES] && PyBytes_GET_SIZE(obj) < bytes_in_band_max ? top_hash[TOP_BYTES] : NULL;
-    int kind = kind_of(type);
-    if (kind == K_NONE || kind == K_SET || kind == K_FROZENSET || kind == K_BYTEARRAY || !t->write[kind]) return NULL;
-    *ext = 1;
-    return kind_hash_bytes[kind];
-}
-
-/* The length of the ext header at the start of buf (written by ext_begin/ext_end). */
-static Py_ssize_t ext_header(const unsigned char *buf) {
-    switch (buf[0]) {
-    case 0xc7: return 3;
-    case 0xc8: return 4;
-    case 0xc9: return 6;
-    default: return 2; /* fixext */
-    }
-}
-
-/* serialize_top(obj) -> SerializationResult | NotImplemented */
-static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
+/* obj's SerializationResult, or NotImplemented; *wasted is the bytes written before a value that is
+ * not plain was met (0 otherwise). */
+static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     Tables t;
+    *wasted = 0;
     if (result_type == NULL) Py_RETURN_NOTIMPLEMENTED;
     if (current_tables(self, &t) < 0) return NULL;
     int ext;
-    PyObject *hash = top_class_hash(&t, obj, &ext);
+    PyObject *hash = top_class_hash(self, &t, obj, &ext);
     if (hash == NULL) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NOTIMPLEMENTED;
@@ -167,7 +36,7 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     e.plain_top = 1;
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
-    int took = take_kept(self, stacks, caps);
+    int took = take_kept(self, stacks, caps, KEPT_ENC, KEPT_ENC);
     e.stack = stacks[KEPT_ENC];
     e.cap = caps[KEPT_ENC];
     int took_scratch = 0;
@@ -177,14 +46,13 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
         e.out.cap = self->scratch_cap;
     }
     int r = enc_tree(&e, obj);
+    if (r == -2) *wasted = e.out.len;
     while (e.sp > 0) {
         EFrame *f = &e.stack[--e.sp];
         Py_CLEAR(f->obj);
         Py_CLEAR(f->value);
     }
     give_back(self, took, e.stack, e.cap, KEPT_ENC);
-    give_back(self, took, stacks[KEPT_DEC], caps[KEPT_DEC], KEPT_DEC);
-    give_back(self, took, stacks[KEPT_VALS], caps[KEPT_VALS], KEPT_VALS);
     if (took) self->kept_busy = 0;
     if (r >= 0) {
         /* A kind (and an int beyond 64 bits) was written as an ext 0: its serializer's in-band is the payload. */
@@ -197,12 +65,13 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
     if (packed != NULL) {
-        result = result_type->tp_alloc(result_type, 0);
+        result = result_fast ? (PyObject *)PyObject_GC_New(PyObject, result_type) : result_type->tp_alloc(result_type, 0);
         if (result != NULL) {
             SLOT(result, R_IN_BAND) = packed;
             SLOT(result, R_CLASS_HASH) = hash;
             SLOT(result, R_BUFFERS) = oob;
             SLOT(result, R_KEY) = Py_NewRef(Py_None);
+            if (result_fast) PyObject_GC_Track(result);
             return result;
         }
         Py_DECREF(packed);
@@ -214,6 +83,12 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     Py_DECREF(hash);
     Py_DECREF(oob);
     return result;
+}
+
+/* serialize_top(obj) -> SerializationResult | NotImplemented */
+static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
+    Py_ssize_t wasted;
+    return serialize_top(self, obj, &wasted);
 }
 
 /* The value of a plain in-band (after its ClassIDHash) of type value_type; NotImplemented otherwise.
@@ -235,7 +110,7 @@ static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char 
     memset(d.allowed, 1, sizeof d.allowed);
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
-    int took = take_kept(self, stacks, caps);
+    int took = take_kept(self, stacks, caps, KEPT_DEC, KEPT_VALS);
     d.stack = stacks[KEPT_DEC];
     d.cap = caps[KEPT_DEC];
     d.vals = stacks[KEPT_VALS];
@@ -243,7 +118,6 @@ static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char 
     int r = dec_run(&d);
     PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
     for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
-    give_back(self, took, stacks[KEPT_ENC], caps[KEPT_ENC], KEPT_ENC);
     give_back(self, took, d.stack, d.cap, KEPT_DEC);
     give_back(self, took, d.vals, d.capvals, KEPT_VALS);
     if (took) self->kept_busy = 0;
@@ -256,6 +130,10 @@ static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char 
 }
 
 static uint64_t le_at(const unsigned char *p, int n) {
+#if !PY_BIG_ENDIAN
+    if (n == 8) { uint64_t v; memcpy(&v, p, 8); return v; }
+    if (n == 4) { uint32_t v; memcpy(&v, p, 4); return v; }
+#endif
     uint64_t v = 0;
     for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
     return v;
@@ -302,12 +180,12 @@ static PyObject *unpack_scalar(Codec *self, Tables *t, const unsigned char *hash
 }
 
 /* The value of an in-band section (ClassIDHash, then in-band) of a plain value; NotImplemented otherwise. */
-static PyObject *unpack_section(Codec *self, Tables *t, PyObject *hash, const unsigned char *p, Py_ssize_t n,
-                                long long max_depth) {
-    PyObject *value_type = PyDict_GetItemWithError(t->unpacked_as_is, hash), *value;
+static PyObject *unpack_section(Codec *self, Tables *t, const unsigned char *hash, const unsigned char *p,
+                                Py_ssize_t n, long long max_depth) {
+    PyObject *value_type = unpacked_as_is(self, t, (const char *)hash), *value;
     if (value_type == NULL) {
         if (PyErr_Occurred()) return NULL;
-        return unpack_scalar(self, t, (const unsigned char *)PyBytes_AS_STRING(hash), p, n, max_depth);
+        return unpack_scalar(self, t, hash, p, n, max_depth);
     }
     Py_INCREF(value_type); /* the snapshot may be replaced while the value is built */
     value = unpack_plain_value(self, t, p, n, value_type, max_depth);
@@ -315,18 +193,15 @@ static PyObject *unpack_section(Codec *self, Tables *t, PyObject *hash, const un
     return value;
 }
 
-/* unpack_top(data, plain) -> value | NotImplemented. plain is None (untrusted: nothing here) or
- * (max_depth, max_frame_size) of the registry's limits (each None: no limit). */
-static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "unpack_top(data, plain)");
-        return NULL;
-    }
-    PyObject *data = args[0], *plain = args[1];
-    if (plain == Py_None || result_type == NULL || decode_state_var == NULL) Py_RETURN_NOTIMPLEMENTED;
+/* Parse plain, None (untrusted: nothing here) or (max_depth, max_frame_size), each None for no limit,
+ * into codec->plain_depth (-1: none) and plain_size; the last one parsed is kept (the registry's
+ * Settings replace the tuple when they change). 1: parsed, 0: None, -1: error. */
+static int parse_plain(Codec *self, PyObject *plain) {
+    if (plain == Py_None) return 0;
+    if (plain == self->plain_seen) return 1;
     if (!PyTuple_CheckExact(plain) || PyTuple_GET_SIZE(plain) != 2) {
         PyErr_SetString(PyExc_TypeError, "unpack_top: plain must be None or (max_depth, max_frame_size)");
-        return NULL;
+        return -1;
     }
     long long max_depth = -1;
     uint64_t max_size = UINT64_MAX;
@@ -334,15 +209,33 @@ static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t
     if (depth_limit != Py_None) {
         int overflow;
         max_depth = PyLong_AsLongLongAndOverflow(depth_limit, &overflow);
-        if (max_depth == -1 && PyErr_Occurred()) return NULL;
+        if (max_depth == -1 && PyErr_Occurred()) return -1;
         if (overflow > 0) max_depth = LLONG_MAX / 2;
     }
     if (size_limit != Py_None) {
         int overflow;
         long long v = PyLong_AsLongLongAndOverflow(size_limit, &overflow);
-        if (v == -1 && PyErr_Occurred()) return NULL;
+        if (v == -1 && PyErr_Occurred()) return -1;
         max_size = overflow > 0 ? UINT64_MAX : v < 0 ? 0 : (uint64_t)v;
     }
+    self->plain_depth = max_depth;
+    self->plain_size = max_size;
+    Py_INCREF(plain);
+    Py_XSETREF(self->plain_seen, plain);
+    return 1;
+}
+
+/* The value of a plain frame or result; NotImplemented otherwise (see Codec_unpack_top). */
+static PyObject *unpack_top(Codec *self, PyObject *data, PyObject *plain) {
+    if (plain == NULL) return NULL;
+    if (result_type == NULL || decode_state_var == NULL) Py_RETURN_NOTIMPLEMENTED;
+    int parsed = parse_plain(self, plain);
+    if (parsed <= 0) {
+        if (parsed < 0) return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    long long max_depth = self->plain_depth;
+    uint64_t max_size = self->plain_size;
     PyObject *state;
     if (PyContextVar_Get(decode_state_var, NULL, &state) < 0) return NULL;
     int inside = state != NULL && state != Py_None;
@@ -358,20 +251,30 @@ static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t
         if (hash == NULL || !PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE || in_band == NULL ||
             in_band == Py_None || buffers == NULL || !PyList_CheckExact(buffers) || PyList_GET_SIZE(buffers) != 0)
             Py_RETURN_NOTIMPLEMENTED;
-        if (PyObject_GetBuffer(in_band, &view, PyBUF_SIMPLE) < 0) {
+        Py_INCREF(hash); /* the result may be changed while the value is built */
+        if (PyBytes_CheckExact(in_band)) {
+            Py_INCREF(in_band);
+            value = unpack_section(self, &t, (const unsigned char *)PyBytes_AS_STRING(hash),
+                                   (const unsigned char *)PyBytes_AS_STRING(in_band), PyBytes_GET_SIZE(in_band), max_depth);
+            Py_DECREF(in_band);
+        } else if (PyObject_GetBuffer(in_band, &view, PyBUF_SIMPLE) < 0) {
             PyErr_Clear();
-            Py_RETURN_NOTIMPLEMENTED;
+            value = Py_NewRef(Py_NotImplemented);
+        } else {
+            value = unpack_section(self, &t, (const unsigned char *)PyBytes_AS_STRING(hash), view.buf, view.len, max_depth);
+            PyBuffer_Release(&view);
         }
-        Py_INCREF(hash);
-        value = unpack_section(self, &t, hash, view.buf, view.len, max_depth);
         Py_DECREF(hash);
-        PyBuffer_Release(&view);
         return value;
     }
     /* A frame's value is one level deep: max_depth 0 refuses it (the full path says so). */
     if (!(PyBytes_CheckExact(data) || PyByteArray_CheckExact(data) || PyMemoryView_Check(data)) || max_depth == 0)
         Py_RETURN_NOTIMPLEMENTED;
-    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+    int exact_bytes = PyBytes_CheckExact(data);
+    if (exact_bytes) {
+        view.buf = PyBytes_AS_STRING(data);
+        view.len = PyBytes_GET_SIZE(data);
+    } else if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
         PyErr_Clear(); /* strided and the like: the full path explains */
         Py_RETURN_NOTIMPLEMENTED;
     }
@@ -382,15 +285,23 @@ static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t
     if (size >= FRAME_HEADER + HASH_SIZE && size <= max_size && memcmp(p, "SREG", 4) == 0 && p[4] == 1 &&
         p[5] == 0 && p[6] == 0 && p[7] == 0 && le_at(p + 8, 4) == 0 && le_at(p + 12, 4) == 0 &&
         le_at(p + 16, 8) == size - FRAME_HEADER && le_at(p + 24, 8) == size) {
-        PyObject *hash = PyBytes_FromStringAndSize((const char *)p + FRAME_HEADER, HASH_SIZE);
-        if (hash != NULL) {
-            value = unpack_section(self, &t, hash, p + FRAME_HEADER + HASH_SIZE,
-                                   (Py_ssize_t)size - FRAME_HEADER - HASH_SIZE, max_depth);
-            Py_DECREF(hash);
-        }
+        if (exact_bytes) Py_INCREF(data); /* bytes are immutable: kept alive, they are read in place */
+        value = unpack_section(self, &t, p + FRAME_HEADER, p + FRAME_HEADER + HASH_SIZE,
+                               (Py_ssize_t)size - FRAME_HEADER - HASH_SIZE, max_depth);
+        if (exact_bytes) Py_DECREF(data);
     } else {
         value = Py_NewRef(Py_NotImplemented);
     }
-    PyBuffer_Release(&view);
+    if (!exact_bytes) PyBuffer_Release(&view);
     return value;
+}
+
+/* unpack_top(data, plain) -> value | NotImplemented. plain is None (untrusted: nothing here) or
+ * (max_depth, max_frame_size) of the registry's limits (each None: no limit). */
+static PyObject *Codec_unpack_top(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "unpack_top(data, plain)");
+        return NULL;
+    }
+    return unpack_top(self, args[0], args[1]);
 }

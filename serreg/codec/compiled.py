@@ -9,10 +9,13 @@ ClassIDHashes of the standard types it writes and reads in place, where a
 deserialize call keeps its state (trust, depth, budget), the result class
 its top-level entries build and read (``_core_top.h``, twin ``top.py``), and
 where a call keeps its struct table (``StructPlan`` is how it writes and reads
-one struct class).
+one struct class). ``top_method`` makes ``Registry.serialize`` and
+``deserialize`` C methods that call the codec first (``_core_entry.h``).
 """
 
 from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
 
 from ..errors import DeserializationError
 from ..limits import DECODE_STATE
@@ -20,13 +23,28 @@ from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
 from ..result import SerializationResult
 from ._core import StructPlan, set_class_hashes, set_decode_state, set_struct_state, set_top_level
+from ._core import top_method as core_top_method
 from .checks import check_hash_spread
 from .layout import BYTES_OUT_OF_BAND_THRESHOLD
-from .pure import DecodeNested, EncodeNested, SnapshotSource
+from .pack_state import EncodeNested
+from .pure import DecodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
 from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, read_instance
 
-__all__ = ["MsgpackCodec", "StructPlan"]
+__all__ = ["MsgpackCodec", "StructPlan", "WRITES_STRUCT_LISTS", "top_method"]
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+# Whether the C core writes a list of struct instances of one definition as ext 2 (docs/FORMAT.md
+# 10.3). Until it does, it writes (and when it meets one after a nested value, fails to read) such
+# lists as arrays of ext 1; the tests that need ext 2 from this codec expect failure while False.
+# A list of instances of a class without a plan (or of carriers) can be handed whole to the pure
+# codec the core holds: ``pure.pack(items, oob)`` returns the msgpack bytes of its ext 2 (header
+# included) when ``items`` is a list of instances of one definition, taking the definition's index
+# from the same frame table and appending the columns' buffers to ``oob`` in column order. The
+# writers behind it are the registry's ``list_writers[type(items[0])](items, pack_state)``
+# (serreg/structs/lists.py), which need the pure codec's pack state.
+WRITES_STRUCT_LISTS = False
 
 # The standard class IDs the C core writes and reads in place (serreg/standard/__init__.py has them all).
 IN_PLACE_CLASS_IDS = (
@@ -52,6 +70,9 @@ class _CheckState:
     def sort_key(self, value: object) -> bytes:
         return b""
 
+    def struct_list(self, items: object) -> None:
+        return None  # the C core writes the list itself
+
 
 set_struct_state(ENCODE_SCOPE, DECODE_SCOPE, read_instance, _CheckState())
 
@@ -61,3 +82,23 @@ class MsgpackCodec(CoreCodec):
 
     def __init__(self, encode_nested: EncodeNested, decode_nested: DecodeNested, snapshots: SnapshotSource) -> None:
         super().__init__(encode_nested, decode_nested, snapshots, PureMsgpackCodec(encode_nested, decode_nested, snapshots))
+
+    def pack_array(self, items: object, oob: list[object]) -> bytes:
+        """Pack a sequence as a msgpack array, never as ext 2 (a tuple's in-band, docs/FORMAT.md 10.3).
+
+        The C core writes no ext 2 yet, so this is its ``pack`` of the items as a list; once it
+        writes ext 2 it must leave this root list an array (as ``pure.MsgpackCodec.pack_array`` does)."""
+        packed: bytes = self.pack(list(items), oob)  # type: ignore[call-overload]
+        return packed
+
+
+def top_method(kind: str) -> Callable[[_Method], _Method]:
+    """Decorates ``Registry.serialize`` (kind "serialize") or ``deserialize``: called with the value
+    alone, the method calls the registry's codec (bound by ``bind_registry``) with no Python frame
+    in between; with anything else, the decorated Python method itself."""
+
+    def decorate(method: _Method) -> _Method:
+        made: _Method = core_top_method(kind, method)
+        return made
+
+    return decorate

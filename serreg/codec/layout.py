@@ -11,6 +11,8 @@ from __future__ import annotations
 NESTED_EXT_TYPE = 0
 # The msgpack ext type of a struct instance: [definition index, field values...] (section 10.3).
 STRUCT_EXT_TYPE = 1
+# The msgpack ext type of a list of struct instances of one definition: [index, count, columns...] (10.3).
+STRUCT_LIST_EXT_TYPE = 2
 
 # Top-level bytes at least this long travel out-of-band (docs/FORMAT.md, 6.1; serreg/standard/binary.py).
 BYTES_OUT_OF_BAND_THRESHOLD = 65536

@@ -16,23 +16,23 @@ from __future__ import annotations
 
 from typing import Mapping, Any, Callable, Optional, Protocol
 
-from msgpack import ExtType, Packer, Timestamp, Unpacker, unpackb
+from msgpack import Packer, Timestamp, Unpacker, unpackb
 from msgpack.exceptions import OutOfData, StackError
 
 from .._registry.paths import locate
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
+from ..structs.lists import read_struct_list
 from ..structs.scope import DECODE_SCOPE, read_instance
-from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
+from ..result import NO_BUFFERS, OutOfBandBuffers
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
-from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE
+from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE, STRUCT_LIST_EXT_TYPE
+from .pack_state import EncodeNested, PackState, substitute
 from .scan import holds_any
 from .stack import roomy
 from .top import TopLevelEntries
 
-# Runs one nested value through its serializer: (its ClassIDHash, its serializer's result).
-EncodeNested = Callable[[object], "tuple[bytes, SerializationResult]"]
 # Decodes one nested value: (ClassIDHash, serializer in-band, the shared buffers, byte offset or None) -> value.
 DecodeNested = Callable[[bytes, memoryview, OutOfBandBuffers, Optional[int]], object]
 
@@ -43,6 +43,8 @@ class _Snapshot(Protocol):
     def rewritten_types(self) -> tuple[type, ...]: ...
     @property
     def ext_writers(self) -> Mapping[type, Callable[..., Any]]: ...
+    @property
+    def list_writers(self) -> Mapping[type, Callable[..., Any]]: ...
     @property
     def packed_as_is(self) -> Mapping[type, bytes]: ...
     @property
@@ -56,74 +58,6 @@ class SnapshotSource(Protocol):
     @property
     def snapshot(self) -> _Snapshot: ...
 
-
-# What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
-_PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, dict))
-
-
-class _PackState:
-    """What a Packer's ``default`` needs to know about the pack() call it serves.
-
-    Struct writers (ext 1, docs/FORMAT.md section 10) get it as their ``state``:
-    ``pack_inner`` packs their instance array with this same ``default`` (one
-    Packer per level of structs inside structs), ``any_value`` readies a field
-    of type ``any``, ``sort_key`` orders the members of a set field.
-    """
-
-    __slots__ = ("encode_nested", "oob", "ext_writers", "rewrite", "inner", "level", "pack_leaf")
-
-    def __init__(self, encode_nested: EncodeNested) -> None:
-        self.encode_nested = encode_nested
-        self.oob: Optional[list[Any]] = None
-        self.ext_writers: dict[Any, Any] = {}
-        self.rewrite: tuple[Any, ...] = ()
-        self.inner: list[Any] = []  # Packers for struct instance arrays, one per nesting level
-        self.level = 0
-        # Packs the instance array of a struct of plain scalars (it calls no default, never nests).
-        self.pack_leaf = Packer(strict_types=True, use_bin_type=True, autoreset=True).pack
-
-    def pack_inner(self, items: list[Any]) -> bytes:
-        level = self.level
-        inner = self.inner
-        if level == len(inner):
-            inner.append(Packer(default=self.nested, strict_types=True, use_bin_type=True, autoreset=True))
-        self.level = level + 1
-        try:
-            packed: bytes = inner[level].pack(items)
-            return packed
-        finally:
-            self.level = level
-
-    def any_value(self, value: Any) -> Any:
-        """A field value of type ``any``, with the values msgpack must not pack itself replaced."""
-        rewrite = self.rewrite
-        if holds_any(value, rewrite):
-            return _substitute(value, frozenset(rewrite), self.nested)
-        return value
-
-    def sort_key(self, value: Any) -> bytes:
-        """The bytes a set member sorts by; its buffers are not kept (it is packed again in place)."""
-        oob = self.oob
-        self.oob = []
-        try:
-            return self.pack_inner(value)
-        finally:
-            self.oob = oob
-
-    def nested(self, value: Any) -> ExtType:
-        writer = self.ext_writers.get(type(value))
-        if writer is not None:
-            return writer(value, self)
-        class_hash, result = self.encode_nested(value)
-        assert self.oob is not None  # set by pack() before msgpack calls default
-        self.oob.extend(result.out_of_band_buffers)
-        in_band = result.in_band_buffer
-        # bytes + any in-band gives bytes, so ExtType's own argument checks (run in
-        # Python, once per nested value) are skipped through the namedtuple's _make.
-        return _make_ext((NESTED_EXT_TYPE, class_hash + in_band if in_band else class_hash))
-
-
-_make_ext = ExtType._make
 
 # A Packer whose output grew past this is dropped after use instead of kept for the
 # next call, so a thread does not hold on to the buffer of one large value.
@@ -155,13 +89,22 @@ class MsgpackCodec:
         entries = TopLevelEntries(self.unpack, snapshots)
         self.serialize_top = entries.serialize_top
         self.unpack_top = entries.unpack_top
+        self.bind_registry = entries.bind_registry
 
     def _new_packer(self) -> tuple[Any, ...]:
-        state = _PackState(self._encode_nested)
+        state = PackState(self._encode_nested)
         return Packer(default=state.nested, strict_types=True, use_bin_type=True, autoreset=True), state
 
     def pack(self, obj: Any, oob: list[Any]) -> bytes:
-        """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``."""
+        """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``. A list of struct
+        instances of one definition, ``obj`` itself included, is written as ext 2 (10.3)."""
+        return self._pack(obj, oob, True)
+
+    def pack_array(self, items: Any, oob: list[Any]) -> bytes:
+        """Pack the sequence ``items`` as a msgpack array, never as ext 2 (a tuple's in-band, 10.3)."""
+        return self._pack(list(items), oob, False)
+
+    def _pack(self, obj: Any, oob: list[Any], list_value: bool) -> bytes:
         idle = self._idle
         try:
             packer, state = entry = idle.pop()  # list.pop and append are atomic: no lock needed
@@ -170,11 +113,9 @@ class MsgpackCodec:
         state.oob = oob
         packed: Optional[bytes] = None
         try:
-            snapshot = self._snapshots.snapshot
-            rewrite = state.rewrite = snapshot.rewritten_types
-            state.ext_writers = snapshot.ext_writers
-            if holds_any(obj, rewrite):
-                obj = _substitute(obj, frozenset(rewrite), state.nested, root=True)
+            state.use(self._snapshots.snapshot)
+            if holds_any(obj, state.scan):
+                obj = substitute(obj, state.rewritten, state.struct_list, root=True, list_value=list_value)
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
             return packed
         except SerregError:
@@ -198,9 +139,10 @@ class MsgpackCodec:
         return _explain_pack_error(obj, error)
 
     @staticmethod
-    def _unpack_struct(payload: Any, ext_hook: Any, state: Any, untrusted: bool) -> Any:
-        """One ext 1 (a struct instance, section 10.3), counted as a nested value against max_depth
-        before its payload is unpacked (instances may nest inside each other)."""
+    def _unpack_struct(payload: Any, ext_hook: Any, state: Any, untrusted: bool, code: int = STRUCT_EXT_TYPE) -> Any:
+        """One ext 1 (a struct instance, section 10.3) or ext 2 (a list of instances, whose instances are one
+        level deeper as ext 1 in an array would be), counted as a nested value against max_depth before its
+        payload is unpacked (instances may nest inside each other)."""
         depth = state.depth + 1 if state is not None else 1
         if state is not None:
             if depth > state.max_depth:
@@ -213,6 +155,8 @@ class MsgpackCodec:
             if untrusted:
                 if len(payload) > STRUCTURE_CHECK_THRESHOLD:
                     check_structure(payload)
+            if code == STRUCT_LIST_EXT_TYPE:
+                return read_struct_list(payload, ext_hook, dict_from_pairs if untrusted else None)
             # On the heap, like nested values: struct instances nest inside each other.
             items = _unpack_on_heap(payload, ext_hook, dict_from_pairs if untrusted else None)
             return read_instance(items)
@@ -252,9 +196,12 @@ class MsgpackCodec:
                     if reader is not None:
                         return reader(unpackb(payload))
                 return self._unpack_struct(payload, ext_hook, state, untrusted)
+            if code == STRUCT_LIST_EXT_TYPE:
+                return self._unpack_struct(payload, ext_hook, state, untrusted, code)
             if code != NESTED_EXT_TYPE:
                 raise DeserializationError(
-                    f"msgpack ext type {code} is not used by serreg (only ext 0, nested value, and ext 1, struct)"
+                    f"msgpack ext type {code} is not used by serreg (only ext 0, nested value, ext 1, struct, and "
+                    "ext 2, list of structs)"
                 )
             if len(payload) < CLASS_ID_HASH_SIZE:
                 raise DeserializationError(
@@ -321,27 +268,6 @@ def _unpack_on_heap(data: Any, ext_hook: Any, pairs_hook: Any) -> Any:
     if unpacker.tell() != size:
         raise ValueError(f"{size - unpacker.tell()} bytes of extra data after the value")
     return value
-
-
-def _substitute(obj: Any, rewritten: frozenset[Any], nested: Any, root: bool = False) -> Any:
-    """Replace the values msgpack would pack by itself, but must not, by ext values.
-
-    msgpack packs bytearray and memoryview as bin (they would come back as
-    bytes), and list, dict, str ... without asking, so a user override of one
-    of those is invisible to it. The codec rewrites a tree only when the scan
-    found such a value in it. The root is the value being packed by its own
-    serializer, so it is never replaced.
-    """
-    kind = type(obj)
-    if not root and (kind in rewritten or kind not in _PACKED_BY_MSGPACK):
-        # Every value with a serializer is turned into ext here, in document order,
-        # so out-of-band buffers keep the order a reader consumes them in.
-        return nested(obj)
-    if kind is list:
-        return [_substitute(item, rewritten, nested) for item in obj]
-    if kind is dict:
-        return {_substitute(k, rewritten, nested): _substitute(v, rewritten, nested) for k, v in obj.items()}
-    return obj
 
 
 def _explain_pack_error(obj: Any, error: Exception) -> SerializationError:

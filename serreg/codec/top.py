@@ -12,21 +12,37 @@ reads in place (tuple, datetime, uuid, big int ...). The pure codec has no
 cheaper way to tell that a value is plain than packing it, so its
 ``serialize_top`` always answers NotImplemented; its ``unpack_top`` reads
 frames and results of msgpack data only.
+
+``top_method(kind)`` decorates ``Registry.serialize`` and ``deserialize``: the
+compiled twin (``_core_entry.h``) makes them C methods that call the codec's
+entry with no Python frame in between; this one leaves them as they are.
+``bind_registry`` tells the compiled codec what those methods need; the pure
+codec needs nothing.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Optional, Protocol
+from typing import Any, Callable, Mapping, Optional, Protocol, TypeVar
 
 from ..limits import DECODE_STATE
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, sections
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from ..wire.frame import parse_frame
 
-__all__ = ["PlainSettings", "TopLevelEntries"]
+__all__ = ["PlainSettings", "TopLevelEntries", "top_method"]
 
 # The registry's rules unpack_top is told: None (untrusted: the full path) or (max_depth, max_frame_size).
 PlainSettings = Optional["tuple[Optional[int], Optional[int]]"]
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def top_method(kind: str) -> Callable[[_Method], _Method]:
+    """The pure twin of the compiled ``top_method``: ``Registry.serialize`` and ``deserialize`` unchanged."""
+    if kind not in ("serialize", "deserialize"):
+        raise ValueError(f"top_method(kind): kind is 'serialize' or 'deserialize', not {kind!r}")
+    return lambda method: method
+
 
 # Frames read here (anything else goes down the full path).
 _FRAME_TYPES = (bytes, bytearray, memoryview)
@@ -51,6 +67,9 @@ class TopLevelEntries:
     def __init__(self, unpack: Callable[[Any, OutOfBandBuffers, bool], Any], snapshots: _Source) -> None:
         self._unpack = unpack
         self._snapshots = snapshots
+
+    def bind_registry(self, registry: Any, settings: Any, full_serialize: Any, full_deserialize: Any) -> None:
+        """Nothing to bind: the pure codec has no C methods calling it (see the compiled twin)."""
 
     def serialize_top(self, obj: Any) -> Any:
         """NotImplemented: the pure codec tells a plain value only by packing it (the full path does)."""

@@ -18,7 +18,7 @@ from typing import Iterator, Any
 class TupleSerializer(StandardSerializer):
     def serialize(self, obj: tuple[Any, ...]) -> SerializationResult:
         oob: list[Any] = []
-        return SerializationResult(self.codec.pack(list(obj), oob), oob)
+        return SerializationResult(self.codec.pack_array(obj, oob), oob)  # an array, never ext 2 (10.3)
 
     def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> tuple[Any, ...]:
         return tuple(self.unpack_array(in_band, oob, "tuple"))

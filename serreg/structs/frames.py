@@ -17,6 +17,7 @@ from ..errors import DeserializationError, SerregError
 from ..wire.class_id import class_id_hash
 from .carrier import StructValue
 from .compile import compile_writer, is_leaf
+from .lists import make_list_writer
 from .scope import ENCODE_SCOPE, MAX_DEFINITIONS, DecodeScope, EncodeScope
 from .types import parse
 from .values import read_converter, write_converter
@@ -35,6 +36,7 @@ class StructFrames:
         self._schemas = schemas
         self.structs_hash = structs_hash
         self._carrier_writers: dict[Any, Any] = {}
+        self._carrier_list_writers: dict[Any, Any] = {}
         self._carrier_readers: dict[Any, Any] = {}
         self._parsed: dict[bytes, tuple[Any, ...]] = {}  # packed definition -> its parse (the same in any registry state)
 
@@ -77,6 +79,20 @@ class StructFrames:
             self._carrier_writers = writers
         return writer(_Values(value.values), state)
 
+    def write_carrier_list(self, items: list[StructValue], state: Any) -> Any:
+        """The ext 2 of a list of carriers sharing one definition (at least one field): 10.3."""
+        first = items[0]
+        writer = self._carrier_list_writers.get(first.definition)
+        if writer is None:
+            converters = [write_converter(t, f"{first.class_id}.{n}", self._schemas)
+                          for n, t in zip(first.field_names, first.types)]
+            writer = make_list_writer(first.definition, first.definition, first.class_id, list(first.field_names),
+                                      first.types, converters, _carrier_column)
+            writers = {} if len(self._carrier_list_writers) >= _CACHE_MAX else dict(self._carrier_list_writers)
+            writers[first.definition] = writer
+            self._carrier_list_writers = writers
+        return writer(items, state)
+
     # ------------------------------------------------------------------ reading
 
     def open_table(self, in_band: Any) -> tuple[Any, ...]:
@@ -89,7 +105,7 @@ class StructFrames:
             raise DeserializationError(f"the struct table must be a msgpack array of definitions ({error})") from error
         if count > MAX_DEFINITIONS:
             raise DeserializationError(f"the struct table declares {count} definitions; at most {MAX_DEFINITIONS}")
-        readers, class_ids, leaves, plans = [], [], [], []
+        readers, class_ids, leaves, plans, layouts = [], [], [], [], []
         for index in range(count):
             start = unpacker.tell()
             try:
@@ -101,13 +117,14 @@ class StructFrames:
             except (ValueError, TypeError, UnicodeDecodeError) as error:
                 raise DeserializationError(f"struct definition {index} is not valid msgpack: {error}") from error
             raw = bytes(in_band[start:unpacker.tell()])
-            class_id, reader, leaf, plan = self._reader(index, definition, raw)
+            class_id, reader, leaf, plan, layout = self._reader(index, definition, raw)
+            layouts.append(layout)
             readers.append(reader)
             plans.append(plan)
             class_ids.append(class_id)
             if index < 128:
                 leaves.append(reader if leaf else None)
-        return DecodeScope(readers, class_ids, leaves, plans), unpacker.tell()
+        return DecodeScope(readers, class_ids, leaves, plans, layouts), unpacker.tell()
 
     def _reader(self, index: int, definition: Any, raw: bytes) -> tuple[Any, ...]:
         parsed = self._parsed.get(raw)
@@ -117,10 +134,11 @@ class StructFrames:
             cache[raw] = parsed
             self._parsed = cache
         class_id, names, types, leaf = parsed
+        layout = (class_id, names, types)
         schema = self._schemas.by_class_id(class_id)  # asked every time: a class ID may be registered since
         if schema is not None:
-            return class_id, schema.reader(raw, names, types), leaf, schema.plan_for(raw)
-        return class_id, self._carrier_reader(class_id, raw, names, types), leaf, None
+            return class_id, schema.reader(raw, names, types), leaf, schema.plan_for(raw), layout
+        return class_id, self._carrier_reader(class_id, raw, names, types), leaf, None, layout
 
     def _parse(self, index: int, definition: Any) -> tuple[Any, ...]:
         """(class ID, field names, field types, whether all are plain scalars) of a definition, checked."""
@@ -161,6 +179,10 @@ class StructFrames:
         readers[raw] = read
         self._carrier_readers = readers
         return read
+
+
+def _carrier_column(items: list[StructValue], position: int) -> list[Any]:
+    return [item.values[position] for item in items]
 
 
 class _Values:

@@ -53,7 +53,8 @@ class StructRegistrar:
                 except LookupError:
                     writer = schema.write  # a nested struct class not registered yet: compiled on first use
                     self._uncompiled.append(schema)
-                self._table.register(class_id, cls, StructSerializer(self._codec, schema), ext_writer=writer)
+                self._table.register(class_id, cls, StructSerializer(self._codec, schema), ext_writer=writer,
+                                     list_writer=_list_writer(schema))
             except BaseException:
                 self._by_id, self._by_class = saved
                 raise
@@ -73,7 +74,8 @@ class StructRegistrar:
             except LookupError:
                 self._uncompiled.append(schema)
                 continue
-            self._table.register(schema.class_id, schema.cls, StructSerializer(self._codec, schema), ext_writer=writer)
+            self._table.register(schema.class_id, schema.cls, StructSerializer(self._codec, schema), ext_writer=writer,
+                                     list_writer=_list_writer(schema))
 
     def by_class_id(self, class_id: str) -> Optional[StructSchema]:
         return self._by_id.get(class_id)
@@ -96,8 +98,14 @@ def install_structs(registrar: StructRegistrar, table: Any, codec: Any, decode_s
     """Register ``serreg.structs`` (the table reader) and ``serreg.struct`` (the carrier) in ``table``."""
     frames = registrar.frames
     carrier = CarrierSerializer(codec, STRUCT_CARRIER_CLASS_ID, frames)
-    table.register(STRUCT_CARRIER_CLASS_ID, StructValue, carrier, ext_writer=frames.write_carrier)
+    table.register(STRUCT_CARRIER_CLASS_ID, StructValue, carrier, ext_writer=frames.write_carrier,
+                   list_writer=frames.write_carrier_list)
     table.register(STRUCTS_CLASS_ID, _TableMarker, TableSerializer(codec, frames, decode_section, _hash))
+
+
+def _list_writer(schema: StructSchema) -> Any:
+    """The ext 2 writer of a class's lists; None for a class without fields (its lists stay arrays, 10.3)."""
+    return schema.write_list if schema.shape.fields else None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -17,9 +17,11 @@ from ..errors import DeserializationError
 from .annotations import field_type
 from .compile import compile_reader, compile_writer, is_leaf
 from .introspect import MISSING, shape_of
+from .lists import make_list_writer
 from .plan import make_plan
 from .types import widens
 from .values import read_converter, write_converter
+from operator import attrgetter
 from typing import Callable, Any
 
 __all__ = ["StructSchema"]
@@ -38,6 +40,7 @@ class StructSchema:
         self._lock = threading.Lock()
         self._compiled = None  # (types, definition, writer) once the field types are known
         self._plan: Any = None  # the compiled codec's plan, made with them (None with the pure codec)
+        self._list_writer: Any = None  # its lists' ext 2 writer, made with them
         self._readers: dict[Any, Any] = {}
         names = [f.name for f in self.shape.fields]
         if len(set(names)) != len(names) or not all(type(n) is str and n for n in names):
@@ -65,6 +68,9 @@ class StructSchema:
         writer = compile_writer(definition, definition, names, kinds, converters)
         self._plan = make_plan(writer, definition, self.class_id, self.cls, self.shape.build, names, types,
                                converters, is_leaf(kinds))
+        getters = [attrgetter(name) for name in names]
+        self._list_writer = make_list_writer(definition, definition, self.class_id, names, types, converters,
+                                             lambda items, position: list(map(getters[position], items)))
         return types, definition, writer
 
     def ext_writer(self) -> Any:
@@ -72,6 +78,11 @@ class StructSchema:
         (LookupError if a nested struct is not registered yet)."""
         writer = self.compile()[2]
         return self._plan or writer
+
+    def write_list(self, items: list[Any], state: Any) -> Any:
+        """The ext 2 of a list of instances of this class (10.3; a class with at least one field)."""
+        self.compile()
+        return self._list_writer(items, state)
 
     def plan_for(self, definition: bytes) -> Any:
         """The compiled codec's plan when ``definition`` is this class's own (read without evolution), else None."""

@@ -45,15 +45,19 @@ class DecodeScope:
     instances hold no nested value), else None; only the first 128 indices are listed.
     ``plans[i]`` is the compiled codec's plan of the registered class when definition i is
     that class's own (the C core then builds its instances itself), else None.
+    ``layouts[i]`` is (class ID, field names, field types) of definition i as written,
+    which an ext 2 list's columns follow.
     """
 
-    __slots__ = ("readers", "class_ids", "leaves", "plans")
+    __slots__ = ("readers", "class_ids", "leaves", "plans", "layouts")
 
-    def __init__(self, readers: list[Any], class_ids: list[Any], leaves: list[Any], plans: list[Any]) -> None:
+    def __init__(self, readers: list[Any], class_ids: list[Any], leaves: list[Any], plans: list[Any],
+                 layouts: Optional[list[Any]] = None) -> None:
         self.readers = readers
         self.class_ids = class_ids
         self.leaves = leaves
         self.plans = plans
+        self.layouts = layouts if layouts is not None else []
 
 
 ENCODE_SCOPE: ContextVar[Optional[EncodeScope]] = ContextVar("serreg_struct_encode", default=None)

@@ -141,10 +141,19 @@ def write_converter(ftype: FieldType, where: str, ctx: Any) -> Callable[[Any, An
         return lambda value, state: None if value is None else inner(value, state)
     if kind == "list":
         inner = items[0]
+        item_kind = ftype.args[0].args[0].kind if ftype.args[0].kind == "optional" else ftype.args[0].kind
+        may_be_struct_list = item_kind in ("struct", "any")
 
         def write_list(value: Any, state: Any) -> Any:
             if type(value) is not list and type(value) is not tuple:
                 raise bad(value)
+            if may_be_struct_list and value:
+                # A list of instances of one definition is ext 2 (10.3): its first item checked, the rest
+                # share its definition; the columns' writers check every value.
+                marked = state.struct_list(value if type(value) is list else list(value))
+                if marked is not None:
+                    inner(value[0], state)
+                    return marked
             return [inner(item, state) for item in value]
         return write_list
     if kind == "set":

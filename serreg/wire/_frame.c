@@ -6,9 +6,15 @@
  * the two pieces a serialization result keeps (what to_bytes writes most often).  parse_frame(data, max_frame_size, max_buffers) -> (in-band offset, in-band
  * length, buffer offsets and lengths) when data is a valid unsigned frame within the limits,
  * None otherwise: the caller then reads it with FrameView, which reports what is wrong at
- * which offset.  Same answers as the pure-Python functions (the tests run both). */
+ * which offset.  Same answers as the pure-Python functions (the tests run both).
+ *
+ * to_bytes_method(function) makes SerializationResult.to_bytes a C method: for a result without
+ * signing key and without out-of-band buffers it is join_section of the result's two slots,
+ * with no Python frame; for anything else it calls function, the Python method (twin in
+ * frame.py: the Python method unchanged). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -97,9 +103,11 @@ static PyObject *join_section(PyObject *module, PyObject *const *args, Py_ssize_
     PyObject *frame = NULL;
     uint64_t in_band = 0;
     for (; held < 2; held++) {
-        if (args[held] == Py_None) {
+        if (args[held] == Py_None || PyBytes_CheckExact(args[held])) { /* bytes: read in place, no request */
             views[held].obj = NULL;
-            views[held].len = 0;
+            views[held].buf = args[held] == Py_None ? NULL : PyBytes_AS_STRING(args[held]);
+            views[held].len = args[held] == Py_None ? 0 : PyBytes_GET_SIZE(args[held]);
+            in_band += (uint64_t)views[held].len;
             continue;
         }
         if (PyObject_GetBuffer(args[held], &views[held], PyBUF_SIMPLE) < 0) goto done;
@@ -180,7 +188,138 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ to_bytes_method */
+
+enum { S_CLASS_HASH, S_IN_BAND, S_BUFFERS, S_KEY, N_SLOTS };
+static const char *SLOT_NAMES[N_SLOTS] = {"_class_hash", "_in_band", "out_of_band_buffers", "_key"};
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *function; /* the Python method */
+    vectorcallfunc vectorcall;
+    PyTypeObject *seen_type; /* the type whose slot offsets are below (borrowed: compared only) */
+    Py_ssize_t slot[N_SLOTS];
+} ToBytesMethod;
+
+/* Find the offsets of type's four slots; 0 if one is not an object slot (no error set; the offsets
+ * of the type seen before are kept). */
+static int find_slots(ToBytesMethod *self, PyTypeObject *type) {
+    Py_ssize_t slot[N_SLOTS];
+    for (int i = 0; i < N_SLOTS; i++) {
+        PyObject *name = PyUnicode_FromString(SLOT_NAMES[i]);
+        if (name == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+        PyObject *descr = _PyType_Lookup(type, name);
+        Py_DECREF(name);
+        if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) return 0;
+        PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+        if (member->type != T_OBJECT_EX && member->type != T_OBJECT) return 0;
+        slot[i] = member->offset;
+    }
+    memcpy(self->slot, slot, sizeof slot);
+    self->seen_type = type;
+    return 1;
+}
+
+static PyObject *ToBytesMethod_vectorcall(ToBytesMethod *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    if (PyVectorcall_NARGS(nargsf) == 1 && kwnames == NULL) {
+        PyObject *result = args[0];
+        PyTypeObject *type = Py_TYPE(result);
+        if (type == self->seen_type || find_slots(self, type)) {
+#define AT(i) (*(PyObject **)((char *)result + self->slot[i]))
+            PyObject *key = AT(S_KEY), *buffers = AT(S_BUFFERS), *pieces[2] = {AT(S_CLASS_HASH), AT(S_IN_BAND)};
+#undef AT
+            if (key == Py_None && buffers != NULL && PyList_CheckExact(buffers) && PyList_GET_SIZE(buffers) == 0 &&
+                pieces[0] != NULL && pieces[1] != NULL)
+                return join_section(NULL, pieces, 2);
+        }
+    }
+    return PyObject_Vectorcall(self->function, args, nargsf, kwnames);
+}
+
+static PyObject *ToBytesMethod_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None) return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+/* __name__, __qualname__, __module__ ...: the Python method's. */
+static PyObject *ToBytesMethod_getattro(ToBytesMethod *self, PyObject *name) {
+    PyObject *found = PyObject_GenericGetAttr((PyObject *)self, name);
+    if (found != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError)) return found;
+    PyErr_Clear();
+    return PyObject_GetAttr(self->function, name);
+}
+
+static PyObject *ToBytesMethod_doc(ToBytesMethod *self, void *closure) {
+    return PyObject_GetAttrString(self->function, "__doc__");
+}
+
+static PyObject *ToBytesMethod_reduce(ToBytesMethod *self, PyObject *unused) {
+    return PyObject_GetAttrString(self->function, "__qualname__");
+}
+
+static int ToBytesMethod_traverse(ToBytesMethod *self, visitproc visit, void *arg) {
+    Py_VISIT(self->function);
+    return 0;
+}
+
+static void ToBytesMethod_dealloc(ToBytesMethod *self) {
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->function);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef ToBytesMethod_members[] = {
+    {"__wrapped__", T_OBJECT, offsetof(ToBytesMethod, function), READONLY, "the Python method"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef ToBytesMethod_getset[] = {
+    {"__doc__", (getter)ToBytesMethod_doc, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef ToBytesMethod_methods[] = {
+    {"__reduce__", (PyCFunction)ToBytesMethod_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ToBytesMethodType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "serreg.wire._frame.ToBytesMethod",
+    .tp_basicsize = sizeof(ToBytesMethod),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_vectorcall_offset = offsetof(ToBytesMethod, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = ToBytesMethod_get,
+    .tp_getattro = (getattrofunc)ToBytesMethod_getattro,
+    .tp_dealloc = (destructor)ToBytesMethod_dealloc,
+    .tp_traverse = (traverseproc)ToBytesMethod_traverse,
+    .tp_members = ToBytesMethod_members,
+    .tp_getset = ToBytesMethod_getset,
+    .tp_methods = ToBytesMethod_methods,
+};
+
+static PyObject *to_bytes_method(PyObject *module, PyObject *function) {
+    if (!PyCallable_Check(function)) {
+        PyErr_SetString(PyExc_TypeError, "to_bytes_method(function): function must be callable");
+        return NULL;
+    }
+    ToBytesMethod *self = PyObject_GC_New(ToBytesMethod, &ToBytesMethodType);
+    if (self == NULL) return NULL;
+    self->function = Py_NewRef(function);
+    self->vectorcall = (vectorcallfunc)ToBytesMethod_vectorcall;
+    self->seen_type = NULL;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
+
 static PyMethodDef methods[] = {
+    {"to_bytes_method", to_bytes_method, METH_O,
+     "to_bytes_method(function) -> method: SerializationResult.to_bytes, written in C for a result without key "
+     "or buffers, function (the Python method) for anything else."},
     {"join_frame", (PyCFunction)(void (*)(void))join_frame, METH_FASTCALL,
      "join_frame(in_band_parts: list, buffers: list) -> bytes: the unsigned frame of these parts."},
     {"join_section", (PyCFunction)(void (*)(void))join_section, METH_FASTCALL,
@@ -194,4 +333,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "serreg.wire._frame", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__frame(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__frame(void) {
+    if (PyType_Ready(&ToBytesMethodType) < 0) return NULL;
+    return PyModule_Create(&module);
+}

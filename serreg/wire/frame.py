@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence, TypeVar
 
 from ..errors import DeserializationError, LimitExceededError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -302,8 +302,21 @@ try:
     from ._frame import join_frame as join_frame
     from ._frame import join_section as join_section
     from ._frame import parse_frame as parse_frame
+    from ._frame import to_bytes_method as compiled_to_bytes_method
 
     COMPILED = True
 except ImportError:
     join_frame, join_section, parse_frame = join_frame_python, join_section_python, parse_frame_python
     COMPILED = False
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def to_bytes_method(method: _Method) -> _Method:
+    """Decorates ``SerializationResult.to_bytes``: compiled, the frame of a result without key or
+    buffers is written in C with no Python frame (``_frame.c``); anything else, and the pure
+    backend, run the Python method."""
+    if not COMPILED:
+        return method
+    made: _Method = compiled_to_bytes_method(method)
+    return made

@@ -4,6 +4,12 @@ Every implementation reads each frame and writes it back byte for byte: through 
 classes of tests/struct_shapes.py (Java: serreg.fixture.StructShapes), and through the data
 carrier when the class IDs are not registered.
 
+Legacy vectors (``"legacy": true`` in the manifest, ``legacy_<name>.srg``) are frames written
+before ext 2 (docs/FORMAT.md 10.3): lists of instances as arrays of ext 1. Every implementation
+reads them (through its classes and the carrier) and, written again, gets the bytes of the vector
+named by ``"rewrites_to"`` (the same value, lists as ext 2). They are never written: this script
+keeps the files it finds and checks their digests.
+
 The canonical vectors (canonical_<name>.srg + canonical.json, docs/FORMAT.md 10.5) are canonical
 frames: every implementation reads each one, through its classes and through the carrier, and
 writes it again in canonical form, byte for byte, with the manifest's digest.
@@ -24,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import serreg  # noqa: E402
-from struct_shapes import Group, Pair, Point, everything, register, tree, widths  # noqa: E402
+from struct_shapes import Group, Pair, Point, everything, register, rows, tree, widths  # noqa: E402
 
 OUT = HERE / "structs"
 
@@ -33,14 +39,30 @@ def vectors() -> list:
     """(name, value, description)."""
     return [
         ("point", Point(1, -2, 3), "a top-level struct: the table, then ClassIDHash(shapes.Point) + its array"),
-        ("points_3", [Point(i, i * 2, -i) for i in range(3)], "a list of three points: one definition, three ext 1"),
+        ("points_3", [Point(i, i * 2, -i) for i in range(3)],
+         "a list of three points: one ext 2, columns x (kind 0), y (kind 0), z (kind 1, zigzag)"),
         ("widths", widths(), "every exact width at its extreme values"),
         ("everything", everything(), "every field type: enum, list, map, set, tuple, optional, standard types, any, nested"),
-        ("tree", tree(), "a struct nested in itself (list of children), kw_only defaults"),
+        ("tree", tree(), "a struct nested in itself (list of children: ext 2, or an empty array), kw_only defaults"),
         ("pair", Pair("left", 2), "a NamedTuple"),
         ("mixed", {"pair": Pair("a"), "points": (Point(0, 0, 0),), "tree": tree()},
-         "structs of several definitions inside standard containers (dict, tuple)"),
+         "structs of several definitions inside standard containers (dict, tuple: an array of ext 1)"),
+        ("columns", rows(),
+         "an ext 2 with every column kind: uint32 and int8 (kind 0), int64 (kind 1, its extremes), float64, "
+         "float32, bool, str and list[str] arrays, a struct column, a list[Point] field (empty arrays and ext 2), "
+         "an optional struct, an any column holding a list of points (ext 2)"),
     ]
+
+
+# (name, the vector it rewrites to): frames written before ext 2, read and never written.
+LEGACY = [
+    ("legacy_points_3", "points_3", "a list of three points as an array of three ext 1, written before ext 2; read, "
+     "never written (written again: points_3)"),
+    ("legacy_tree", "tree", "a struct nested in itself, its children lists as arrays of ext 1, written before "
+     "ext 2; read, never written (written again: tree)"),
+    ("legacy_mixed", "mixed", "structs of several definitions in standard containers, lists as arrays of ext 1, "
+     "written before ext 2; read, never written (written again: mixed)"),
+]
 
 
 def _nan(bits: int) -> float:
@@ -82,7 +104,19 @@ def canonical_vectors() -> list:
          "every exact width; float32 -0.0 and a float64 signaling NaN made canonical"),
         ("everything", lambda r: everything(), "every field type: map with -0.0, set, decimal 1.50, tuple, any"),
         ("mixed", mixed, "three definitions in one set, struct dict keys, a tree and points"),
+        ("columns", canonical_rows, "an ext 2 with every column kind, its float columns canonical: float64 -0.0 "
+         "and a NaN payload, float32 -0.0 and a NaN; a dict in an any column; an ext 2 in a list[Point] field"),
     ]
+
+
+def canonical_rows(reverse: bool = False) -> list:
+    """rows() with -0.0 and NaN payloads in its float columns, a dict filled in one of two orders."""
+    first, second, third = rows()
+    first.ratio = _nan(0xFFF8000000000123)
+    second.weight = -0.0
+    third.weight = _nan(0x7FF0000000000001)
+    third.extra = {"k": 1, "a": [2.5, -0.0]} if not reverse else {"a": [2.5, -0.0], "k": 1}
+    return [first, second, third]
 
 
 def main(out: Path) -> None:
@@ -94,6 +128,13 @@ def main(out: Path) -> None:
         (out / f"{name}.srg").write_bytes(frame)
         manifest.append({"name": name, "file": f"{name}.srg", "description": description,
                          "digest": hashlib.sha256(frame).hexdigest()})
+    for name, rewrites_to, description in LEGACY:
+        frame = (OUT / f"{name}.srg").read_bytes()  # kept as written before ext 2
+        if out != OUT:
+            (out / f"{name}.srg").write_bytes(frame)
+        manifest.append({"name": name, "file": f"{name}.srg", "description": description,
+                         "digest": hashlib.sha256(frame).hexdigest(), "legacy": True,
+                         "rewrites_to": f"{rewrites_to}.srg"})
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     canonical = []
     for name, build, description in canonical_vectors():

@@ -225,8 +225,13 @@ export class Writer {
   }
 
   bin(bytes: Uint8Array): void {
-    const n = bytes.length;
-    this.ensure(5 + n);
+    this.binHeader(bytes.length);
+    this.raw(bytes);
+  }
+
+  /** The header of a bin of `n` bytes (shortest form); the caller writes the bytes next. */
+  binHeader(n: number): void {
+    this.ensure(5);
     if (n < 256) {
       this.buf[this.pos++] = 0xc4;
       this.buf[this.pos++] = n;
@@ -239,8 +244,6 @@ export class Writer {
       this.view.setUint32(this.pos + 1, n);
       this.pos += 5;
     }
-    this.buf.set(bytes, this.pos);
-    this.pos += n;
   }
 
   arrayHeader(n: number): void {

@@ -156,7 +156,7 @@ export class BytesSerializer extends InlineSerializer<Uint8Array> {
 
 export class TupleSerializer extends InlineSerializer<Tuple> {
   write(w: Writer, value: Tuple, context: Encoder): void {
-    context.tree(w, value.items);
+    context.array(w, value.items);
   }
   deserialize(inBand: Uint8Array, oob: OutOfBand, context: DecodeContext, base: number | null): Tuple {
     return new Tuple(asArray(context.unpack(inBand, oob, base), "tuple"));

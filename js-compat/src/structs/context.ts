@@ -15,6 +15,12 @@ export interface ConvertContext {
   classIdOf(value: unknown): string | null;
   /** Writes a struct value as one msgpack ext 1. */
   writeInstance(w: Writer, value: unknown, encoder: Encoder): void;
+  /**
+   * Writes a non-empty list as one ext 2 (10.3) when its items are instances of
+   * one definition with fields whose class ID `accepts` takes, and returns true;
+   * false (nothing written) otherwise.
+   */
+  writeList(w: Writer, items: readonly unknown[], encoder: Encoder, accepts: ((classId: string) => boolean) | null): boolean;
 }
 
 /** A value as error messages show it: `the number 300`, `a PyDate`. */

@@ -210,6 +210,12 @@ export function parseType(value: unknown, where: string, depth = 0): FieldType {
   return new FieldType(kind, value.slice(1).map((v) => parseType(v, where, depth + 1)));
 }
 
+/** How an ext 2 column of this type is packed (10.3): LEB128 ints, little-endian floats, bool bytes, or null (an array of values). */
+export function packedColumn(type: FieldType): "int" | "float64" | "float32" | "bool" | null {
+  if (type.range !== null) return "int";
+  return type.kind === "float64" || type.kind === "float32" || type.kind === "bool" ? type.kind : null;
+}
+
 /** True if values of the writer's type read as the reader's: equal, or a widening of 10.4. */
 export function widens(writer: FieldType, reader: FieldType): boolean {
   if (writer.key === reader.key || reader.kind === "any") return true;

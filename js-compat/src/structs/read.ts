@@ -8,7 +8,7 @@
 import { DeserializationError } from "../errors.js";
 import { Float64 } from "../types/numbers.js";
 import { entriesOf, show, type ConvertContext } from "./context.js";
-import { EXT0_ATOMS, FieldType, describeType } from "./fieldTypes.js";
+import { EXT0_ATOMS, FieldType, describeType, packedColumn } from "./fieldTypes.js";
 
 export type ReadField = (value: unknown, exactFloats: boolean) => unknown;
 
@@ -43,7 +43,7 @@ export function readConverter(writer: FieldType, reader: FieldType | null, where
   if (reader !== null && reader.kind === "any" && writer.kind !== "any") {
     const plain = readConverter(writer, null, where, ctx);
     if (writer.kind !== "float64" && writer.kind !== "float32") return plain;
-    // As \`any\` reads a float: a whole value stays a Float64 (exact floats), so it is written back as a float.
+    // As `any` reads a float: a whole value stays a Float64 (exact floats), so it is written back as a float.
     return (value, exact) => {
       const v = plain(value, exact) as number;
       return exact && Number.isSafeInteger(v) ? new Float64(v) : v;
@@ -57,9 +57,7 @@ export function readConverter(writer: FieldType, reader: FieldType | null, where
       if ((typeof value !== "number" || !Number.isSafeInteger(value)) && typeof value !== "bigint") throw bad(value);
       if (value < low || value > high) throw bad(value);
       if (big) return BigInt(value);
-      if (typeof value === "bigint" && reader !== null) {
-        throw new DeserializationError(`${where}: ${value} is beyond Number.MAX_SAFE_INTEGER; declare the field "bigint64" or "biguint64" to read it as a bigint`);
-      }
+      if (typeof value === "bigint" && reader !== null) throw beyondSafe(where, value);
       return value;
     };
   }
@@ -134,4 +132,35 @@ export function readConverter(writer: FieldType, reader: FieldType | null, where
       }
       throw new DeserializationError(`${where}: no reader for field type ${describeType(writer)}`);
   }
+}
+
+/** The message of an int64 value a `number` field cannot hold. */
+function beyondSafe(where: string, value: bigint): DeserializationError {
+  return new DeserializationError(`${where}: ${value} is beyond Number.MAX_SAFE_INTEGER; declare the field "bigint64" or "biguint64" to read it as a bigint`);
+}
+
+/**
+ * The reader of the values of an ext 2 column (10.3) written as `writer`, built
+ * as `reader`'s value (null: a carrier's plain form); null when the values are
+ * taken as they are. Packed columns (ints, floats, bools) come already checked
+ * against the writer's type by columns.ts; array columns hold field values,
+ * read as {@link readConverter} reads them.
+ */
+export function columnConverter(writer: FieldType, reader: FieldType | null, where: string, ctx: ConvertContext): ReadField | null {
+  const packed = packedColumn(writer);
+  if (packed === null) return readConverter(writer, reader, where, ctx);
+  let target = reader;
+  while (target !== null && target.kind === "optional") target = target.args[0]!;
+  if (target === null || packed === "bool") return null;
+  if (target.kind === "any") {
+    if (packed === "int") return null;
+    // As `any` reads a float: a whole value stays a Float64 (exact floats), so it is written back as a float.
+    return (value, exact) => (exact && Number.isSafeInteger(value) ? new Float64(value as number) : value);
+  }
+  if (packed !== "int") return null; // float64, or float32 widened: the number itself
+  if (target.big) return (value) => (typeof value === "bigint" ? value : BigInt(value as number));
+  return (value) => {
+    if (typeof value === "bigint") throw beyondSafe(where, value);
+    return value;
+  };
 }

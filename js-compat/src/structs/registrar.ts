@@ -1,7 +1,8 @@
 /**
  * The structs of one Registry (docs/FORMAT.md section 10): registered classes
  * by class ID and by class, the ext 1 extension that writes and reads
- * instances inside msgpack, the serializer of `serreg.structs` (the table in
+ * instances inside msgpack and the ext 2 one for lists of instances of one
+ * definition (by columns, 10.3), the serializer of `serreg.structs` (the table in
  * front of a frame's value) and those of the struct class IDs and the carrier
  * (`serreg.struct`) at the top level. The Registry hands it what it needs as a
  * {@link StructHost}; it never imports the Registry.
@@ -14,11 +15,12 @@ import type { DecodeContext, Encoder, ExtensionType, Registration, Serializer } 
 import { InlineSerializer } from "../standard/core.js";
 import { OpaqueValue } from "../types/opaque.js";
 import { StructValue } from "./carrier.js";
-import { readConverter } from "./read.js";
+import { columnWriter } from "./columns.js";
+import { columnConverter, readConverter } from "./read.js";
 import { touchConverter, writeConverter } from "./write.js";
 import type { FieldType, Fields } from "./fieldTypes.js";
 import { StructSchema, type InstanceReader, type SchemaContext, type WritePlan } from "./schema.js";
-import { CARRIER_CLASS_ID, DecodeScope, EncodeScope, STRUCTS_CLASS_ID, parseTable, readInstance } from "./table.js";
+import { CARRIER_CLASS_ID, DecodeScope, EncodeScope, STRUCTS_CLASS_ID, parseTable, readInstance, readList } from "./table.js";
 
 /** What the struct support needs from its Registry. */
 export interface StructHost {
@@ -50,6 +52,8 @@ export class StructRegistry implements SchemaContext {
   private readonly carrierReaders = new Map<string, InstanceReader>();
   /** Reads and writes struct instances as msgpack ext 1. */
   readonly extension: ExtensionType;
+  /** Reads and writes lists of instances of one definition as msgpack ext 2 (offered every Array the codec writes). */
+  readonly lists: ExtensionType;
 
   constructor(private readonly host: StructHost) {
     this.extension = {
@@ -60,6 +64,14 @@ export class StructRegistry implements SchemaContext {
         this.writeArray(w, value, encoder);
         w.endExt(start, 1);
       },
+    };
+    this.lists = {
+      read: (payload, oob, context, base) => readList(this.tables(context).at(-1), payload, base, context.exactFloats, () => context.unpack(payload, oob, base, true)),
+      writes: () => false,
+      write: () => {
+        throw new SerializationError("ext 2 is written for lists of struct instances only");
+      },
+      writeArray: (w, items, encoder) => this.writeList(w, items, encoder, null),
     };
     host.registerSerializer(STRUCTS_CLASS_ID, null, new TableSerializer(this));
     host.registerSerializer(CARRIER_CLASS_ID, [StructValue], new InstanceSerializer(this, CARRIER_CLASS_ID));
@@ -124,12 +136,73 @@ export class StructRegistry implements SchemaContext {
     this.extension.write(w, value, encoder);
   }
 
+  writeList(w: Writer, items: readonly unknown[], encoder: Encoder, accepts: ((classId: string) => boolean) | null): boolean {
+    const plan = this.listPlan(items);
+    if (plan === null || (accepts !== null && !accepts(plan.classId))) return false;
+    const scope = this.encodeScope(encoder);
+    const maxDepth = this.host.limits.maxDepth ?? 1000;
+    if (scope.depth >= maxDepth) throw new SerializationError(`structs are nested more than maxDepth=${maxDepth} deep, or a struct contains itself`);
+    const index = scope.indexOf(plan.key, plan.definition); // before any value in the columns (10.3)
+    const names = plan.names;
+    const count = items.length;
+    const start = w.beginExt();
+    w.arrayHeader(2 + names.length);
+    w.int(index);
+    w.int(count);
+    scope.depth++;
+    try {
+      const carried = items[0] instanceof StructValue;
+      const values = new Array<unknown>(count);
+      for (let i = 0; i < names.length; i++) {
+        if (carried) for (let k = 0; k < count; k++) values[k] = (items[k] as StructValue).values[i];
+        else {
+          const name = names[i]!;
+          for (let k = 0; k < count; k++) values[k] = (items[k] as Record<string, unknown>)[name];
+        }
+        plan.columns[i]!(w, values, encoder);
+      }
+    } finally {
+      scope.depth--;
+    }
+    w.endExt(start, 2);
+    return true;
+  }
+
+  /** The plan of the one definition every item is an instance of (with at least one field), or null. */
+  private listPlan(items: readonly unknown[]): WritePlan | null {
+    const first = items[0];
+    if (typeof first !== "object" || first === null) return null;
+    if (first instanceof StructValue) {
+      const plan = this.carrierWriter(first);
+      if (!plan.names.length) return null;
+      for (let k = 1; k < items.length; k++) {
+        const item = items[k];
+        if (!(item instanceof StructValue) || (item.definition !== first.definition && this.carrierWriter(item).key !== plan.key)) return null;
+      }
+      return plan;
+    }
+    const cls = Object.getPrototypeOf(first)?.constructor;
+    const schema = this.byClass.get(cls);
+    if (schema === undefined) return null;
+    for (let k = 1; k < items.length; k++) {
+      const item = items[k];
+      if (typeof item !== "object" || item === null || Object.getPrototypeOf(item)?.constructor !== cls) return null;
+    }
+    const plan = schema.compile();
+    return plan.names.length ? plan : null;
+  }
+
+  private encodeScope(encoder: Encoder): EncodeScope {
+    let scope = encoder.scope.get(ENCODE) as EncodeScope | undefined;
+    if (scope === undefined) encoder.scope.set(ENCODE, (scope = new EncodeScope()));
+    return scope;
+  }
+
   // Writing
 
   /** Writes a struct value's instance array `[index, v0, ...]` (the ext 1 payload). */
   writeArray(w: Writer, value: unknown, encoder: Encoder): void {
-    let scope = encoder.scope.get(ENCODE) as EncodeScope | undefined;
-    if (scope === undefined) encoder.scope.set(ENCODE, (scope = new EncodeScope()));
+    const scope = this.encodeScope(encoder);
     const carried = value instanceof StructValue;
     const plan: WritePlan = carried ? this.carrierWriter(value) : this.byClass.get(Object.getPrototypeOf(value).constructor)!.compile();
     const names = plan.names;
@@ -162,7 +235,11 @@ export class StructRegistry implements SchemaContext {
       const where = (i: number): string => `${value.classId}.${value.fieldNames[i]}`;
       const writers = value.types.map((type, i) => writeConverter(type, where(i), this));
       const touches = value.types.map((type, i) => touchConverter(type, where(i), this));
-      carrier = { key: `carrier:${bytesKey(value.definition)}`, definition: value.definition, names: value.fieldNames, writers, touches, touching: touches.some((t) => t !== null) };
+      const columns = value.types.map((type, i) => columnWriter(type, where(i), value.fieldNames[i]!, this));
+      carrier = {
+        key: `carrier:${bytesKey(value.definition)}`, classId: value.classId, definition: value.definition, names: value.fieldNames,
+        writers, columns, touches, touching: touches.some((t) => t !== null),
+      };
       if (this.carrierWriters.size >= CACHE_MAX) this.carrierWriters.clear();
       this.carrierWriters.set(value.definition, carrier);
     }
@@ -189,9 +266,18 @@ export class StructRegistry implements SchemaContext {
     let reader = this.carrierReaders.get(key);
     if (reader === undefined) {
       const reads = types.map((type, i) => readConverter(type, null, `${classId}.${names[i]}`, this));
+      const columns = types.map((type, i) => columnConverter(type, null, `${classId}.${names[i]}`, this));
       const fieldNames = Object.freeze([...names]);
       const frozenTypes = Object.freeze([...types]);
-      reader = (items, exact) => new StructValue(classId, fieldNames, Object.freeze(reads.map((read, i) => read(items[i + 1], exact))), definition, frozenTypes);
+      const make = (values: unknown[]): StructValue => new StructValue(classId, fieldNames, Object.freeze(values), definition, frozenTypes);
+      reader = {
+        one: (items, exact) => make(reads.map((read, i) => read(items[i + 1], exact))),
+        many: (count, cols, exact) => {
+          const out = new Array<unknown>(count);
+          for (let k = 0; k < count; k++) out[k] = make(columns.map((read, i) => (read === null ? cols[i]![k] : read(cols[i]![k], exact))));
+          return out;
+        },
+      };
       if (this.carrierReaders.size >= CACHE_MAX) this.carrierReaders.clear();
       this.carrierReaders.set(key, reader);
     }

@@ -1,6 +1,7 @@
 /**
- * One registered struct class: its definition, its field writers, and its
- * readers per writer definition (docs/FORMAT.md 10.2-10.4).
+ * One registered struct class: its definition, its field and column writers,
+ * and its readers per writer definition (docs/FORMAT.md 10.2-10.4), which build
+ * one instance from an ext 1 array or a list of them from ext 2 columns (10.3).
  *
  * Field types are resolved on first use, so a field may name a struct class
  * registered later (or the class itself). A reader is made per writer
@@ -10,13 +11,19 @@
  */
 import { DeserializationError } from "../errors.js";
 import { Writer } from "../msgpack/writer.js";
+import { columnWriter, type ColumnWriter } from "./columns.js";
 import type { ConvertContext } from "./context.js";
-import { readConverter, type ReadField } from "./read.js";
+import { columnConverter, readConverter, type ReadField } from "./read.js";
 import { touchConverter, writeConverter, type TouchField, type WriteField } from "./write.js";
 import { FieldType, describeType, resolve, widens, writeType, type Fields } from "./fieldTypes.js";
 
-/** Builds one instance from its array `[index, v0, ...]` (length already checked). */
-export type InstanceReader = (items: unknown[], exactFloats: boolean) => unknown;
+/** Builds the instances of one writer definition. */
+export interface InstanceReader {
+  /** One instance from its ext 1 array `[index, v0, ...]` (length already checked). */
+  one(items: readonly unknown[], exactFloats: boolean): unknown;
+  /** `count` instances from ext 2 columns: `columns[i]` holds writer field i's values (checked by columns.readColumn). */
+  many(count: number, columns: readonly (readonly unknown[])[], exactFloats: boolean): unknown[];
+}
 
 /** What a schema needs beyond the converters: the class ID of a struct class. */
 export interface SchemaContext extends ConvertContext {
@@ -27,10 +34,13 @@ export interface SchemaContext extends ConvertContext {
 export interface WritePlan {
   /** What the frame's table knows the definition by. */
   readonly key: unknown;
+  readonly classId: string;
   /** The packed definition `[class_id, [[name, type]...]]`. */
   readonly definition: Uint8Array;
   readonly names: readonly string[];
   readonly writers: readonly WriteField[];
+  /** Per field, the writer of its ext 2 column. */
+  readonly columns: readonly ColumnWriter[];
   /** Per field, the pass over its set members before the fields are written (null: no set). */
   readonly touches: readonly (TouchField | null)[];
   readonly touching: boolean;
@@ -82,8 +92,10 @@ export class StructSchema {
     const types = names.map((name) => resolve(this.specs[name]!, `${this.classId}.${name}`, (cls) => this.ctx.classIdOfClass(cls)));
     const writers = names.map((name, i) => writeConverter(types[i]!, `${this.classId}.${name}`, this.ctx));
     const touches = names.map((name, i) => touchConverter(types[i]!, `${this.classId}.${name}`, this.ctx));
+    const columns = names.map((name, i) => columnWriter(types[i]!, `${this.classId}.${name}`, name, this.ctx));
     const definition = packDefinition(this.classId, names, types);
-    this.compiled = Object.freeze({ key: this, names, types, definition, writers, touches, touching: touches.some((t) => t !== null) });
+    const classId = this.classId;
+    this.compiled = Object.freeze({ key: this, classId, names, types, definition, writers, columns, touches, touching: touches.some((t) => t !== null) });
     return this.compiled;
   }
 
@@ -101,7 +113,7 @@ export class StructSchema {
   private makeReader(names: readonly string[], types: readonly FieldType[]): InstanceReader {
     const own = this.compile();
     const ownType = new Map(own.names.map((name, i) => [name, own.types[i]!]));
-    const reads: { position: number; name: string; read: ReadField }[] = [];
+    const reads: { position: number; name: string; read: ReadField; column: ReadField | null }[] = [];
     names.forEach((name, i) => {
       const mine = ownType.get(name);
       if (mine === undefined) return; // the writer has it, this class does not: skipped
@@ -109,7 +121,8 @@ export class StructSchema {
       if (!widens(theirs, mine)) {
         throw new DeserializationError(`struct '${this.classId}', field '${name}': the writer's type is ${describeType(theirs)}, this reader's is ${describeType(mine)}, and the one does not widen to the other (docs/FORMAT.md 10.4)`);
       }
-      reads.push({ position: i + 1, name, read: readConverter(theirs, mine, `${this.classId}.${name}`, this.ctx) });
+      const where = `${this.classId}.${name}`;
+      reads.push({ position: i + 1, name, read: readConverter(theirs, mine, where, this.ctx), column: columnConverter(theirs, mine, where, this.ctx) });
     });
     const written = new Set(names);
     const missing: { name: string; make: () => unknown }[] = [];
@@ -124,24 +137,46 @@ export class StructSchema {
         throw new DeserializationError(`struct '${this.classId}': the writer's definition has no field '${name}' and ${this.cls.name}.${name} has no default (give one with registerStruct(..., { defaults: { ${name}: ... } }), docs/FORMAT.md 10.4)`);
       }
     }
-    // One step per own field, in the declared order: from the instance array, or a default.
+    // One step per own field, in the declared order: from the instance array (or column), or a default.
     const byName = new Map(reads.map((r) => [r.name, r]));
     const fromDefault = new Map(missing.map((m) => [m.name, m.make]));
     const steps = own.names.map((name) => {
       const read = byName.get(name);
-      return read !== undefined ? { name, position: read.position, read: read.read, make: null } : { name, position: 0, read: null, make: fromDefault.get(name)! };
+      return read !== undefined ? { name, position: read.position, read: read.read, column: read.column, make: null }
+        : { name, position: 0, read: null, column: null, make: fromDefault.get(name)! };
     });
     const proto = (this.cls as { prototype: object }).prototype;
     // Plain assignment unless a name is "__proto__" or meets an accessor up the prototype chain (no user code runs).
     const define = own.names.some((name) => name === "__proto__" || hasAccessor(proto, name));
-    return (items, exact) => {
-      const obj = Object.create(proto) as Record<string, unknown>;
-      for (const step of steps) {
-        const value = step.read !== null ? step.read(items[step.position], exact) : step.make!();
-        if (define) Object.defineProperty(obj, step.name, { value, writable: true, enumerable: true, configurable: true });
-        else obj[step.name] = value;
-      }
-      return obj;
+    const set = (obj: Record<string, unknown>, name: string, value: unknown): void => {
+      if (define) Object.defineProperty(obj, name, { value, writable: true, enumerable: true, configurable: true });
+      else obj[name] = value;
+    };
+    return {
+      one: (items, exact) => {
+        const obj = Object.create(proto) as Record<string, unknown>;
+        for (const step of steps) set(obj, step.name, step.read !== null ? step.read(items[step.position], exact) : step.make!());
+        return obj;
+      },
+      many: (count, columns, exact) => {
+        const out = new Array<unknown>(count);
+        for (let k = 0; k < count; k++) {
+          const obj = Object.create(proto) as Record<string, unknown>;
+          for (let f = 0; f < steps.length; f++) {
+            const step = steps[f]!;
+            let value: unknown;
+            if (step.make !== null) value = step.make(); // a default function runs once per instance
+            else {
+              value = columns[step.position - 1]![k];
+              if (step.column !== null) value = step.column(value, exact);
+            }
+            if (define) set(obj, step.name, value);
+            else obj[step.name] = value;
+          }
+          out[k] = obj;
+        }
+        return out;
+      },
     };
   }
 }

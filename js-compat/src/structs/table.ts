@@ -7,11 +7,13 @@
  * instance written takes the index of its definition from it. A
  * {@link DecodeScope} is the table of one `serreg.structs` section being read:
  * one reader per definition; an ext 1 anywhere inside that section is read by
- * {@link readInstance} against the innermost table.
+ * {@link readInstance} against the innermost table, an ext 2 (a list of
+ * instances by columns, 10.3) by {@link readList}.
  */
 import { DeserializationError, LimitExceededError } from "../errors.js";
 import { readValue, type ReadOptions } from "../msgpack/reader.js";
 import { Writer } from "../msgpack/writer.js";
+import { readColumn } from "./columns.js";
 import { parseType, type FieldType } from "./fieldTypes.js";
 import type { InstanceReader } from "./schema.js";
 
@@ -55,6 +57,9 @@ export class DecodeScope {
     readonly readers: readonly InstanceReader[],
     readonly classIds: readonly string[],
     readonly fieldCounts: readonly number[],
+    /** Per definition, its field names and the writer's types. */
+    readonly names: readonly (readonly string[])[],
+    readonly types: readonly (readonly FieldType[])[],
   ) {}
 }
 
@@ -78,6 +83,8 @@ export function parseTable(inBand: Uint8Array, base: number | null, maxNesting: 
   const readers: InstanceReader[] = [];
   const classIds: string[] = [];
   const counts: number[] = [];
+  const allNames: string[][] = [];
+  const allTypes: FieldType[][] = [];
   for (let index = 0; index < count; index++) {
     const start = cursor.pos;
     const definition = readValue(inBand, start, inBand.length, options, cursor);
@@ -103,13 +110,15 @@ export function parseTable(inBand: Uint8Array, base: number | null, maxNesting: 
       readers.push(readerFor(classId, inBand.slice(start, cursor.pos), names, types));
       classIds.push(classId);
       counts.push(names.length);
+      allNames.push(names);
+      allTypes.push(types);
     } catch (error) {
       if (error instanceof DeserializationError && error.offset === null) error.offset = at(start);
       if (error instanceof DeserializationError) error.refresh();
       throw error;
     }
   }
-  return { scope: new DecodeScope(readers, classIds, counts), end: cursor.pos };
+  return { scope: new DecodeScope(readers, classIds, counts, allNames, allTypes), end: cursor.pos };
 }
 
 /** Reads one instance array `[index, v...]` (an ext 1 payload, decoded) with the innermost table. */
@@ -127,7 +136,72 @@ export function readInstance(scope: DecodeScope | undefined, items: unknown, bas
     throw new DeserializationError(`struct '${scope.classIds[index]}': an instance array holds ${items.length - 1} field value(s), its definition declares ${expected}`, base);
   }
   try {
-    return scope.readers[index]!(items, exactFloats);
+    return scope.readers[index]!.one(items, exactFloats);
+  } catch (error) {
+    if (error instanceof DeserializationError && error.offset === null) {
+      error.offset = base;
+      error.refresh();
+    }
+    throw error;
+  }
+}
+
+/** Reads a msgpack uint at `pos` (any width); null if the byte there starts no uint. */
+function readUint(b: Uint8Array, pos: number): [value: number, end: number] | null {
+  const c = b[pos];
+  if (c === undefined) return null;
+  if (c <= 0x7f) return [c, pos + 1];
+  const width = c === 0xcc ? 1 : c === 0xcd ? 2 : c === 0xce ? 4 : c === 0xcf ? 8 : 0;
+  if (width === 0 || pos + 1 + width > b.length) return null;
+  let v = 0;
+  for (let i = 1; i <= width; i++) v = v * 256 + b[pos + i]!;
+  return [v, pos + 1 + width]; // beyond 2^53 a number rounds, but it is then far beyond any table or payload
+}
+
+/**
+ * Reads an ext 2 payload `[index, count, c_0, ..., c_{n-1}]` (10.3) with the
+ * innermost table: the header is checked before anything is decoded (`count`
+ * against the bytes left), then `unpack()` decodes the payload (nested values
+ * included) and every column is checked against its field's type. Gives the
+ * list of the instances, built by the definition's reader.
+ */
+export function readList(scope: DecodeScope | undefined, payload: Uint8Array, base: number | null, exactFloats: boolean, unpack: () => unknown): unknown[] {
+  const at = (i: number): number | null => (base === null ? null : base + i);
+  if (scope === undefined) throw new DeserializationError("a list of struct instances (msgpack ext 2) outside any struct table (serreg.structs)", base);
+  const b = payload[0];
+  let length: number;
+  let pos: number;
+  if (b !== undefined && b >= 0x90 && b <= 0x9f) [length, pos] = [b & 0x0f, 1];
+  else if (b === 0xdc && payload.length >= 3) [length, pos] = [(payload[1]! << 8) | payload[2]!, 3];
+  else if (b === 0xdd && payload.length >= 5) [length, pos] = [payload[1]! * 0x1000000 + ((payload[2]! << 16) | (payload[3]! << 8) | payload[4]!), 5];
+  else throw new DeserializationError("a list of struct instances (msgpack ext 2) must be an array [index, count, columns...]", base);
+  const index = readUint(payload, pos);
+  if (index === null) throw new DeserializationError("a list of struct instances (msgpack ext 2) must start with its definition index (a msgpack uint)", at(pos));
+  const count = readUint(payload, index[1]);
+  if (count === null) throw new DeserializationError("a list of struct instances (msgpack ext 2): its count must follow the definition index (a msgpack uint)", at(index[1]));
+  const [i, n] = [index[0], count[0]];
+  if (i >= scope.readers.length) throw new DeserializationError(`a list of struct instances (msgpack ext 2) names definition ${i}, but the table holds ${scope.readers.length}`, at(pos));
+  const classId = scope.classIds[i]!;
+  const fields = scope.fieldCounts[i]!;
+  const where = `struct '${classId}': a list of its instances (msgpack ext 2)`;
+  if (fields === 0) throw new DeserializationError(`${where}: its definition has no fields, so its lists are arrays`, base);
+  if (length !== 2 + fields) throw new DeserializationError(`${where} is an array of ${length} items; its definition's ${fields} field(s) make ${2 + fields}`, base);
+  const left = payload.length - count[1];
+  if (n < 1 || n > left) throw new DeserializationError(`${where} declares ${n} instances; a count is at least 1 and at most the ${left} bytes left`, at(index[1]));
+  const items = unpack() as unknown[];
+  const names = scope.names[i]!;
+  const types = scope.types[i]!;
+  const columns = new Array<unknown[]>(fields);
+  for (let f = 0; f < fields; f++) {
+    const column = items[2 + f];
+    // A bin column is a view of the payload: its bytes have frame offsets.
+    const inPayload = column instanceof Uint8Array && column.buffer === payload.buffer
+      && column.byteOffset >= payload.byteOffset && column.byteOffset + column.length <= payload.byteOffset + payload.length;
+    const offsetOf = (k: number): number | null => (inPayload ? at((column as Uint8Array).byteOffset - payload.byteOffset + k) : base);
+    columns[f] = readColumn(types[f]!, column, n, `struct '${classId}', field '${names[f]}'`, offsetOf);
+  }
+  try {
+    return scope.readers[i]!.many(n, columns, exactFloats);
   } catch (error) {
     if (error instanceof DeserializationError && error.offset === null) {
       error.offset = base;

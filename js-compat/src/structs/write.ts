@@ -96,9 +96,12 @@ export function writeConverter(type: FieldType, where: string, ctx: ConvertConte
     }
     case "list": {
       const inner = writeConverter(type.args[0]!, where, ctx);
+      const accepts = structItems(type.args[0]!);
       return (w, value, encoder) => {
         const items = Array.isArray(value) ? value : value instanceof Tuple ? value.items : null;
         if (items === null) throw bad(value);
+        // Instances of one definition go as ext 2 (10.3); anything else is an array, each item checked.
+        if (accepts !== null && items.length && ctx.writeList(w, items, encoder, accepts)) return;
         w.arrayHeader(items.length);
         for (const item of items) inner(w, item, encoder);
       };
@@ -146,6 +149,15 @@ export function writeConverter(type: FieldType, where: string, ctx: ConvertConte
       }
       throw new TypeError(`${where}: no writer for field type ${describeType(type)}`);
   }
+}
+
+/** For a list's item type: which struct class IDs its items may be (any, for `any`), or null when they are no structs. */
+function structItems(item: FieldType): ((classId: string) => boolean) | null {
+  if (item.kind === "optional") return structItems(item.args[0]!);
+  if (item.kind === "any") return () => true;
+  if (item.kind !== "struct") return null;
+  const wanted = item.classId;
+  return (classId) => classId === wanted;
 }
 
 /** Set members, each written alone, sorted by their bytes (as `set`, 6.1), their buffers kept with them. */

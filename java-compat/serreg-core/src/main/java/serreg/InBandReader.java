@@ -148,6 +148,19 @@ public final class InBandReader extends ScalarReader {
         return containers().readMapKey(peek());
     }
 
+    /**
+     * Reads the next value when it is an ext 2, a list of struct instances (docs/FORMAT.md section
+     * 10.3), else reads nothing and returns null.
+     */
+    public List<Object> readStructList() {
+        if (!InBandLayout.isExt(peek()) || nested().typeAt() != InBandLayout.STRUCT_LIST_EXT_TYPE) {
+            return null;
+        }
+        @SuppressWarnings("unchecked")
+        List<Object> list = (List<Object>) nested().read();
+        return list;
+    }
+
     @Override
     Object readExt() {
         return nested().read();

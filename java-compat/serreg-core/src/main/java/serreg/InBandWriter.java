@@ -138,6 +138,9 @@ public final class InBandWriter {
 
     private InBandWriter writeArray(List<?> list) {
         int n = list.size();
+        if (n > 0 && writeStructList(list)) {
+            return this; // struct instances of one definition: ext 2 (section 10.3)
+        }
         writeArrayHeader(n);
         if (list instanceof ArrayList<?>) {
             for (int i = 0; i < n; i++) {
@@ -151,6 +154,25 @@ public final class InBandWriter {
         return this;
     }
 
+    /**
+     * Whether a list's first item may be a struct instance: not one of the values the writer
+     * writes itself. Checked by type first, so that a list of those (most lists) costs no
+     * registration lookup here, and the JIT compiles the lookup out of this hot path.
+     */
+    private static boolean mayBeStruct(Object first) {
+        return first != null && !(first instanceof String) && !(first instanceof Long) && !(first instanceof Double)
+                && !(first instanceof Map) && !(first instanceof List) && !(first instanceof Boolean);
+    }
+
+    /**
+     * Writes a non-empty list as ext 2 (struct columns, docs/FORMAT.md section 10.3) when its items
+     * are struct instances of one definition; false (nothing written) when it stays an array.
+     */
+    public boolean writeStructList(List<?> list) {
+        Object first = list.get(0);
+        return mayBeStruct(first) && classes.forValue(first).struct() && SerializerRegistry.STRUCTS.writeStructList(list, this);
+    }
+
     private InBandWriter writeMap(Map<?, ?> map) {
         writeMapHeader(map.size());
         for (Map.Entry<?, ?> entry : map.entrySet()) {
@@ -158,6 +180,19 @@ public final class InBandWriter {
             writeValue(entry.getValue());
         }
         return this;
+    }
+
+    /**
+     * Reserves an ext header before a payload the caller writes next (the struct support's ext 2);
+     * pass what it returns to {@link #endExtension} once the payload is written.
+     */
+    public int beginExtension() {
+        return reserveExtHeader();
+    }
+
+    /** Writes the shortest ext header of {@code type} for the payload written since {@link #beginExtension}. */
+    public void endExtension(int headerAt, int type) {
+        patchExtHeader(headerAt, headerAt + RESERVED_EXT_HEADER, type);
     }
 
     /** A value the writer does not write by itself: inline through its serializer, or as ext 0 / ext 1. */
@@ -328,6 +363,14 @@ public final class InBandWriter {
         writeBinaryHeader(bytes.length);
         System.arraycopy(bytes, 0, buf, pos, bytes.length);
         pos += bytes.length;
+        return this;
+    }
+
+    /** Writes a msgpack bin of {@code length} bytes of {@code bytes} from {@code offset}. */
+    public InBandWriter writeBinary(byte[] bytes, int offset, int length) {
+        writeBinaryHeader(length);
+        System.arraycopy(bytes, offset, buf, pos, length);
+        pos += length;
         return this;
     }
 

@@ -45,7 +45,10 @@ final class NestedReader {
         if (start < 0) {
             start = openPayload();
             if (payloadType == InBandLayout.STRUCT_EXT_TYPE) {
-                return readStruct(start, payloadEnd);
+                return readStruct(start, payloadEnd, false);
+            }
+            if (payloadType == InBandLayout.STRUCT_LIST_EXT_TYPE) {
+                return readStruct(start, payloadEnd, true);
             }
             msgpack = inPlaceSerializer(start, payloadEnd);
             if (msgpack == null) {
@@ -124,16 +127,27 @@ final class NestedReader {
             header = 6;
         }
         byte type = (byte) in.u8(p + header - 1);
-        if (type != InBandLayout.NESTED_EXT_TYPE && type != InBandLayout.STRUCT_EXT_TYPE) {
-            throw in.error("msgpack ext type " + type + " is reserved; serreg uses only ext 0 and ext 1 (struct)", at);
+        if (type != InBandLayout.NESTED_EXT_TYPE && type != InBandLayout.STRUCT_EXT_TYPE
+                && type != InBandLayout.STRUCT_LIST_EXT_TYPE) {
+            throw in.error("msgpack ext type " + type + " is reserved; serreg uses only ext 0, ext 1 (struct) and"
+                    + " ext 2 (struct columns)", at);
         }
         in.seek(p + header);
-        int n = in.payloadLength(length, at, type == InBandLayout.STRUCT_EXT_TYPE ? "ext 1 payload" : "ext 0 payload");
+        int n = in.payloadLength(length, at, "ext " + type + " payload");
         int start = p + header;
         payloadEnd = start + n;
         payloadType = type;
         in.seek(payloadEnd);
         return start;
+    }
+
+    /** The type of the ext value at the reader's position (its header checked to be there), not consumed. */
+    int typeAt() {
+        int p = in.index();
+        int b = in.u8(p);
+        int header = b >= 0xd4 && b <= 0xd8 ? 2 : b == 0xc7 ? 3 : b == 0xc8 ? 4 : 6;
+        in.needHeader(header - 1, "ext");
+        return (byte) in.u8(p + header - 1);
     }
 
     /**
@@ -172,15 +186,16 @@ final class NestedReader {
     }
 
     /**
-     * Reads an ext 1 struct instance (section 10.3) in place, bounded to its payload, through the
-     * table of the enclosing {@code serreg.structs} section; it counts as a nested value.
+     * Reads an ext 1 struct instance or an ext 2 list of instances ({@code list}, section 10.3) in
+     * place, bounded to its payload, through the table of the enclosing {@code serreg.structs}
+     * section; it counts as a nested value.
      */
-    private Object readStruct(int start, int end) {
+    private Object readStruct(int start, int end, boolean list) {
         state.enterValue(in.offsetOf(start));
         int savedLimit = in.bound(start, end);
         int savedNesting = in.enterDocument();
         try {
-            Object value = SerializerRegistry.STRUCTS.readInstance(in);
+            Object value = list ? SerializerRegistry.STRUCTS.readInstances(in) : SerializerRegistry.STRUCTS.readInstance(in);
             in.expectEnd();
             return value;
         } finally {

@@ -1,0 +1,221 @@
+/* What the top-level entries of serreg/codec/_core.c (_core_top.h) work with: the registry's plain
+ * types and their ClassIDHashes (from the cached snapshot, also as two short arrays), the result class
+ * they make and read (its slot offsets; made without zeroing and freed by result_dealloc when its
+ * layout allows), the stacks kept between calls, and set_top_level, which tells them all of it. */
+
+static const char *TOP_IDS[2] = {"float", "bytes"};
+
+/* The top-level entries' tables: borrowed, kept alive by the cached snapshot. */
+static int plain_tables(PyObject *snapshot, Tables *t) {
+    PyObject *writers = PyObject_GetAttr(snapshot, str_standard_writers), *readers = NULL;
+    int ok = writers != NULL && (readers = PyObject_GetAttr(snapshot, str_standard_readers)) != NULL;
+    for (int i = 0; i < 2 && ok; i++) {
+        PyObject *id = PyUnicode_FromString(TOP_IDS[i]);
+        int w = id == NULL ? -1 : PySequence_Contains(writers, id);
+        int r = w < 0 ? -1 : PySequence_Contains(readers, id);
+        Py_XDECREF(id);
+        ok = w >= 0 && r >= 0;
+        t->top_write[i] = (char)(w > 0);
+        t->top_read[i] = (char)(r > 0);
+    }
+    Py_XDECREF(writers);
+    Py_XDECREF(readers);
+    if (!ok) return -1;
+    PyObject *packed = PyObject_GetAttr(snapshot, str_packed_as_is), *unpacked;
+    if (packed == NULL) return -1;
+    unpacked = PyObject_GetAttr(snapshot, str_unpacked_as_is);
+    t->packed_as_is = PyDict_CheckExact(packed) ? packed : NULL;
+    t->unpacked_as_is = unpacked != NULL && PyDict_CheckExact(unpacked) ? unpacked : NULL;
+    Py_DECREF(packed);
+    Py_XDECREF(unpacked);
+    return unpacked == NULL ? -1 : 0;
+}
+
+/* Copy the tables' packed_as_is and unpacked_as_is into the codec's arrays, when they fit. */
+static void as_is_arrays(Codec *self, Tables *t) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    int n = 0;
+    if (t->packed_as_is == NULL || PyDict_GET_SIZE(t->packed_as_is) > N_AS_IS) {
+        n = -1;
+    } else {
+        while (PyDict_Next(t->packed_as_is, &pos, &key, &value)) {
+            self->packed_type[n] = key;
+            self->packed_hash[n++] = value;
+        }
+    }
+    self->n_packed = n;
+    n = 0;
+    pos = 0;
+    if (t->unpacked_as_is == NULL || PyDict_GET_SIZE(t->unpacked_as_is) > N_AS_IS) {
+        n = -1;
+    } else {
+        while (PyDict_Next(t->unpacked_as_is, &pos, &key, &value)) {
+            if (!PyBytes_CheckExact(key) || PyBytes_GET_SIZE(key) != HASH_SIZE) {
+                n = -1;
+                break;
+            }
+            memcpy(&self->unpacked_hash[n], PyBytes_AS_STRING(key), HASH_SIZE);
+            self->unpacked_type[n++] = value;
+        }
+    }
+    self->n_unpacked = n;
+}
+
+/* packed_as_is[type] (borrowed), or NULL (an error set if the lookup failed). */
+static PyObject *packed_as_is(Codec *self, Tables *t, PyTypeObject *type) {
+    if (self->n_packed >= 0) {
+        for (int i = 0; i < self->n_packed; i++) {
+            if (self->packed_type[i] == (PyObject *)type) return self->packed_hash[i];
+        }
+        return NULL;
+    }
+    return t->packed_as_is == NULL ? NULL : PyDict_GetItemWithError(t->packed_as_is, (PyObject *)type);
+}
+
+/* unpacked_as_is[hash] for the 8 bytes at p (borrowed), or NULL (an error set if the lookup failed). */
+static PyObject *unpacked_as_is(Codec *self, Tables *t, const char *p) {
+    if (self->n_unpacked >= 0) {
+        uint64_t h;
+        memcpy(&h, p, HASH_SIZE);
+        for (int i = 0; i < self->n_unpacked; i++) {
+            if (self->unpacked_hash[i] == h) return self->unpacked_type[i];
+        }
+        return NULL;
+    }
+    PyObject *hash = PyBytes_FromStringAndSize(p, HASH_SIZE);
+    if (hash == NULL) return NULL;
+    PyObject *type = PyDict_GetItemWithError(t->unpacked_as_is, hash);
+    Py_DECREF(hash);
+    return type;
+}
+
+static PyTypeObject *result_type; /* serreg.result.SerializationResult */
+/* Offsets of its slots: _in_band, _class_hash, out_of_band_buffers, _key. */
+enum { R_IN_BAND, R_CLASS_HASH, R_BUFFERS, R_KEY, N_RESULT_SLOTS };
+static const char *RESULT_SLOTS[N_RESULT_SLOTS] = {"_in_band", "_class_hash", "out_of_band_buffers", "_key"};
+static Py_ssize_t result_slot[N_RESULT_SLOTS];
+
+#define SLOT(obj, i) (*(PyObject **)((char *)(obj) + result_slot[i]))
+
+/* Stacks kept by the codec between calls: the encoder's, the decoder's and its value stack. */
+enum { KEPT_ENC, KEPT_DEC, KEPT_VALS };
+#define KEPT_MAX 1024 /* entries: a stack grown past this is given back */
+
+/* Take the kept stacks first .. last (the others stay kept: no other call takes any while busy). */
+static int take_kept(Codec *self, void **stacks, Py_ssize_t *caps, int first, int last) {
+    if (self->kept_busy) return 0; /* a call inside a call (a finalizer): its own stacks */
+    self->kept_busy = 1;
+    for (int i = first; i <= last; i++) {
+        stacks[i] = self->kept[i];
+        caps[i] = self->kept_cap[i];
+        self->kept[i] = NULL;
+        self->kept_cap[i] = 0;
+    }
+    return 1;
+}
+
+static void give_back(Codec *self, int took, void *stack, Py_ssize_t cap, int which) {
+    if (took && cap <= KEPT_MAX && self->kept[which] == NULL) {
+        self->kept[which] = stack;
+        self->kept_cap[which] = cap;
+    } else {
+        PyMem_Free(stack);
+    }
+}
+#define FRAME_HEADER 32
+
+static PyObject *top_hash[2];          /* ClassIDHashes of float and bytes (TOP_IDS) */
+static PyObject *kind_hash_bytes[N_KINDS]; /* kind_hash as bytes objects */
+static Py_ssize_t bytes_in_band_max;   /* bytes at least this long travel out of band: not here */
+
+/* Results made and freed cheaply. SerializationResult is a Python class whose instances are the
+ * object header and its four slots, nothing else (no __dict__, no __weakref__, no finalizer, base
+ * object): when set_top_level finds it so, serialize_top makes one without zeroing it first (every
+ * slot is set at once), and its tp_dealloc is result_dealloc, which frees the four slots and the
+ * object: what subtype_dealloc does for such a class, without its general steps. A subclass keeps
+ * subtype_dealloc, which clears the subclass's own slots and then calls result_dealloc for these. */
+static int result_fast;
+
+static int plain_result_layout(PyTypeObject *type) {
+    return (type->tp_flags & Py_TPFLAGS_HEAPTYPE) && (type->tp_flags & Py_TPFLAGS_HAVE_GC) &&
+           type->tp_base == &PyBaseObject_Type && type->tp_basicsize == (Py_ssize_t)(sizeof(PyObject) +
+           N_RESULT_SLOTS * sizeof(PyObject *)) && type->tp_itemsize == 0 && type->tp_dictoffset == 0 &&
+           type->tp_weaklistoffset == 0 && type->tp_finalize == NULL && type->tp_del == NULL &&
+           type->tp_free == PyObject_GC_Del;
+}
+
+static void result_dealloc(PyObject *self) {
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    for (int i = 0; i < N_RESULT_SLOTS; i++) Py_CLEAR(SLOT(self, i));
+    type->tp_free(self);
+    Py_DECREF(type); /* a heap type's instances hold a reference to it */
+}
+
+/* set_top_level(SerializationResult, {"float": hash, "bytes": hash}, bytes out-of-band threshold) */
+static PyObject *set_top_level(PyObject *module, PyObject *args) {
+    PyObject *type, *hashes;
+    Py_ssize_t threshold;
+    if (!PyArg_ParseTuple(args, "O!O!n", &PyType_Type, &type, &PyDict_Type, &hashes, &threshold)) return NULL;
+    Py_ssize_t offsets[N_RESULT_SLOTS];
+    for (int i = 0; i < N_RESULT_SLOTS; i++) {
+        PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, RESULT_SLOTS[i]);
+        if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type ||
+            ((PyMemberDescrObject *)descr)->d_member->type != T_OBJECT_EX) {
+            PyErr_Format(PyExc_TypeError, "%s has no object slot %s", ((PyTypeObject *)type)->tp_name, RESULT_SLOTS[i]);
+            return NULL;
+        }
+        offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
+    }
+    for (int i = 0; i < 2; i++) {
+        PyObject *h = PyDict_GetItemString(hashes, TOP_IDS[i]);
+        if (h == NULL || !PyBytes_CheckExact(h) || PyBytes_GET_SIZE(h) != HASH_SIZE) {
+            PyErr_Format(PyExc_ValueError, "no 8-byte ClassIDHash given for %s", TOP_IDS[i]);
+            return NULL;
+        }
+        Py_INCREF(h);
+        Py_XSETREF(top_hash[i], h);
+    }
+    for (int k = 1; k < N_KINDS; k++) {
+        PyObject *h = PyBytes_FromStringAndSize((const char *)kind_hash[k], HASH_SIZE);
+        if (h == NULL) return NULL;
+        Py_XSETREF(kind_hash_bytes[k], h);
+    }
+    memcpy(result_slot, offsets, sizeof offsets);
+    bytes_in_band_max = threshold;
+    Py_INCREF(type);
+    Py_XSETREF(result_type, (PyTypeObject *)type);
+    result_fast = plain_result_layout(result_type);
+    if (result_fast) result_type->tp_dealloc = result_dealloc;
+    Py_RETURN_NONE;
+}
+
+enum { TOP_FLOAT = 0, TOP_BYTES = 1 };
+
+/* The ClassIDHash of obj's type when its standard serializer writes obj as the codec writes it
+ * (inside an ext 0 for the kinds: *ext set), or NULL (borrowed; no error set). */
+static PyObject *top_class_hash(Codec *self, Tables *t, PyObject *obj, int *ext) {
+    PyTypeObject *type = Py_TYPE(obj);
+    *ext = 0;
+    PyObject *hash = packed_as_is(self, t, type);
+    if (hash != NULL || PyErr_Occurred()) return hash;
+    if (type == &PyLong_Type) return t->write[K_INT] ? kind_hash_bytes[K_INT] : NULL;
+    if (type == &PyFloat_Type) return t->top_write[TOP_FLOAT] ? top_hash[TOP_FLOAT] : NULL;
+    if (type == &PyBytes_Type)
+        return t->top_write[TOP_BYTES] && PyBytes_GET_SIZE(obj) < bytes_in_band_max ? top_hash[TOP_BYTES] : NULL;
+    int kind = kind_of(type);
+    if (kind == K_NONE || kind == K_SET || kind == K_FROZENSET || kind == K_BYTEARRAY || !t->write[kind]) return NULL;
+    *ext = 1;
+    return kind_hash_bytes[kind];
+}
+
+/* The length of the ext header at the start of buf (written by ext_begin/ext_end). */
+static Py_ssize_t ext_header(const unsigned char *buf) {
+    switch (buf[0]) {
+    case 0xc7: return 3;
+    case 0xc8: return 4;
+    case 0xc9: return 6;
+    default: return 2; /* fixext */
+    }
+}
