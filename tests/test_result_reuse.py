@@ -4,7 +4,9 @@ in-band bytes equal to a fresh copy, whatever was done with the results freed be
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+from typing import Any
 
 import serreg
 from serreg.result import sections
@@ -72,3 +74,23 @@ def test_a_new_in_band_hashes_and_compares_as_its_own_bytes() -> None:
         assert in_band == fresh and hash(in_band) == hash(fresh)
         assert serreg.deserialize(second) == {"a": i + 1}
         assert serreg.deserialize(second.to_bytes()) == {"a": i + 1}
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+    y: int
+
+
+def _struct_registry() -> serreg.Registry:
+    registry = serreg.Registry()
+    registry.register_struct(_Point, "tests.reuse.Point")
+    return registry
+
+
+def test_the_struct_tables_of_calls_in_turn_stay_apart() -> None:
+    values: list[Any] = [[_Point(1, 2)], {"a": 1}, {"p": _Point(3, 4), "q": [_Point(5, 6)]}, [1, 2], _Point(7, 8)]
+    registry = _struct_registry()
+    frames = [registry.serialize(value).to_bytes() for value in values * 3]
+    assert frames == [_struct_registry().serialize(value).to_bytes() for value in values * 3]
+    assert [registry.deserialize(frame) for frame in frames] == values * 3

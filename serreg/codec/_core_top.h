@@ -16,6 +16,7 @@
 static StructPlan *top_struct_plan(Tables *t, PyObject *obj);
 static int top_structs_open(Enc *e);
 static PyObject *top_in_band(Enc *e, PyObject **hash, const char *body, Py_ssize_t n);
+static void top_structs_close(Enc *e);
 static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, long long max_depth);
 
 /* obj's SerializationResult, or NotImplemented; *wasted is the bytes written before a value that is
@@ -75,8 +76,7 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
         }
         packed = top_in_band(&e, &hash, e.out.buf + skip, e.out.len - skip);
     }
-    Py_XDECREF(e.scope_index);
-    Py_XDECREF(e.scope_definitions);
+    top_structs_close(&e);
     give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
     if (packed != NULL) {
