@@ -1,6 +1,7 @@
 """Results of the one-call path are made from freed ones (their emptied buffer lists, their in-band
 bytes): every new result is still a separate object with its own empty ``out_of_band_buffers`` and
-in-band bytes equal to a fresh copy, whatever was done with the results freed before it."""
+in-band bytes equal to a fresh copy, whatever was done with the results freed before it; and the
+struct table kept from a call that met no struct leaves the next call's frame as a fresh registry's."""
 
 from __future__ import annotations
 
