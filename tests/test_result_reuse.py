@@ -1,7 +1,7 @@
-"""Results of the one-call path are made from freed ones (their emptied buffer lists, their in-band
-bytes): every new result is still a separate object with its own empty ``out_of_band_buffers`` and
-in-band bytes equal to a fresh copy, whatever was done with the results freed before it; and the
-struct table kept from a call that met no struct leaves the next call's frame as a fresh registry's."""
+"""Results of the one-call path are made from freed ones (and their emptied buffer lists): every
+new result is still a separate object with its own empty ``out_of_band_buffers``, whatever was done
+with the results freed before it; and the struct table kept from a call that met no struct leaves
+the next call's frame as a fresh registry's."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import gc
 from typing import Any
 
 import serreg
-from serreg.result import sections
 
 
 def test_a_new_result_has_its_own_empty_buffer_list() -> None:
@@ -51,30 +50,6 @@ def test_a_result_in_a_cycle_is_collected_and_the_next_ones_work() -> None:
     fresh = [serreg.serialize([i]) for i in range(20)]
     assert [serreg.deserialize(r) for r in fresh] == [[i] for i in range(20)]
     assert all(r.out_of_band_buffers == [] for r in fresh)
-
-
-def test_an_in_band_still_referred_to_keeps_its_bytes() -> None:
-    first = serreg.serialize({"a": 1})
-    in_band = sections(first)[1]
-    before = bytes(bytearray(in_band))  # a copy, not the same object
-    del first
-    second = serreg.serialize({"a": 2})  # an in-band of the same length
-    assert sections(second)[1] is not in_band
-    assert in_band == before
-    assert serreg.deserialize(second) == {"a": 2}
-
-
-def test_a_new_in_band_hashes_and_compares_as_its_own_bytes() -> None:
-    for i in range(20):
-        first = serreg.serialize({"a": i})
-        hash(sections(first)[1])  # a bytes object caches its hash
-        del first
-        second = serreg.serialize({"a": i + 1})
-        in_band = sections(second)[1]
-        fresh = bytes(bytearray(in_band))
-        assert in_band == fresh and hash(in_band) == hash(fresh)
-        assert serreg.deserialize(second) == {"a": i + 1}
-        assert serreg.deserialize(second.to_bytes()) == {"a": i + 1}
 
 
 @dataclasses.dataclass

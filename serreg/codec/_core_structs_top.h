@@ -49,7 +49,7 @@ static void top_structs_close(Enc *e) {
  * and bytes), *hash then replaced by ClassIDHash("serreg.structs"). */
 static PyObject *top_in_band(Enc *e, PyObject **hash, const char *body, Py_ssize_t n) {
     Py_ssize_t count = e->scope_definitions == NULL ? 0 : PyList_GET_SIZE(e->scope_definitions);
-    if (count == 0) return new_in_band(body, n); /* no struct table: the plain in-band */
+    if (count == 0) return PyBytes_FromStringAndSize(body, n); /* no struct table: the plain in-band */
     Py_ssize_t size = 5 + HASH_SIZE + n;
     for (Py_ssize_t i = 0; i < count; i++) size += PyBytes_GET_SIZE(PyList_GET_ITEM(e->scope_definitions, i));
     Out o = {0};

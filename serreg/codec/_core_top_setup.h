@@ -153,51 +153,6 @@ static int plain_result_layout(PyTypeObject *type) {
 static PyObject *kept_results[RESULT_KEEP], *kept_lists[RESULT_KEEP];
 static int n_kept_results, n_kept_lists;
 
-/* Freed results' in-band bytes, up to KEPT_BYTES_MAX long, that no one else refers to: the next
- * result of the same length is written into one of them (as _PyBytes_Resize changes a bytes object
- * only its holder sees), its cached hash reset. The oldest is let go when a ninth comes. */
-#if PY_VERSION_HEX < 0x030E0000 /* the bytes object's cached hash field: present through 3.13 */
-#define KEPT_BYTES_MAX 512
-static PyObject *kept_bytes[RESULT_KEEP];
-static int n_kept_bytes, oldest_kept_bytes;
-
-static void keep_in_band(PyObject *self) {
-    PyObject *in_band = SLOT(self, R_IN_BAND);
-    if (in_band == NULL || !PyBytes_CheckExact(in_band) || Py_REFCNT(in_band) != 1 || PyBytes_GET_SIZE(in_band) < 2 ||
-        PyBytes_GET_SIZE(in_band) > KEPT_BYTES_MAX)
-        return;
-    SLOT(self, R_IN_BAND) = NULL;
-    if (n_kept_bytes < RESULT_KEEP) {
-        kept_bytes[n_kept_bytes++] = in_band;
-        return;
-    }
-    PyObject *oldest = kept_bytes[oldest_kept_bytes];
-    kept_bytes[oldest_kept_bytes] = in_band;
-    oldest_kept_bytes = (oldest_kept_bytes + 1) % RESULT_KEEP;
-    Py_DECREF(oldest);
-}
-
-/* A bytes object of the n bytes at p (a kept one of that length when there is one). */
-static PyObject *new_in_band(const char *p, Py_ssize_t n) {
-    for (int i = n_kept_bytes - 1; i >= 0; i--) {
-        PyObject *b = kept_bytes[i];
-        if (PyBytes_GET_SIZE(b) != n) continue;
-        kept_bytes[i] = kept_bytes[--n_kept_bytes];
-        oldest_kept_bytes = 0;
-        memcpy(PyBytes_AS_STRING(b), p, n);
-_Py_COMP_DIAG_PUSH
-_Py_COMP_DIAG_IGNORE_DEPR_DECLS
-        ((PyBytesObject *)b)->ob_shash = -1;
-_Py_COMP_DIAG_POP
-        return b;
-    }
-    return PyBytes_FromStringAndSize(p, n);
-}
-#else
-static void keep_in_band(PyObject *self) { (void)self; }
-static PyObject *new_in_band(const char *p, Py_ssize_t n) { return PyBytes_FromStringAndSize(p, n); }
-#endif
-
 static void result_dealloc(PyObject *self) {
     PyTypeObject *type = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
@@ -207,7 +162,6 @@ static void result_dealloc(PyObject *self) {
         kept_lists[n_kept_lists++] = buffers;
         SLOT(self, R_BUFFERS) = NULL;
     }
-    keep_in_band(self);
     for (int i = 0; i < N_RESULT_SLOTS; i++) Py_CLEAR(SLOT(self, i));
     if (type == result_type && n_kept_results < RESULT_KEEP) kept_results[n_kept_results++] = self;
     else type->tp_free(self);
