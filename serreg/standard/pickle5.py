@@ -44,6 +44,11 @@ PICKLED_NATIVELY = (
 _CLOUDPICKLE_REDUCERS = cloudpickle.Pickler.dispatch_table.maps[0]
 # What cloudpickle reduces one by one (by value or by reference, depending on the object).
 _DECIDED_PER_OBJECT = (type, types.FunctionType)
+# The modules cloudpickle.register_pickle_by_value named (cloudpickle's own set, read, never changed):
+# a class or function of one of them is written by value from then on, so the verdicts remembered
+# below hold only while this set stays as it was.
+_BY_VALUE_MODULES: Optional[set[str]] = getattr(getattr(cloudpickle, "cloudpickle", None), "_PICKLE_BY_VALUE_MODULES", None)
+_BY_REFERENCE_MAX = 4096
 
 
 class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloudpickle ships no types
@@ -59,13 +64,15 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         # this pickle learns, never lets a newly registered type be taken for one pickle reduces.
         self._pickle_reduces = owner.pickle_reduced_types()
         self._serreg_dispatch = owner.dispatch
+        self._seen = owner.seen_types
+        self._by_reference = owner.by_reference()
 
     def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
         if cls in self._pickle_reduces:
             return obj.__reduce_ex__(5)
         entry = self._serreg_dispatch.get(cls)
-        if entry is None and not self._owner.has_seen(cls):
+        if entry is None and cls not in self._seen:
             entry = self._owner.first_sight(cls)
         if entry is not None:
             if entry[2] is None or entry[2](obj):
@@ -75,12 +82,19 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
                 buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
                 return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
             return super().reducer_override(obj)  # this value refused by accepts(): not cached
+        per_object = isinstance(obj, _DECIDED_PER_OBJECT)
+        if per_object and obj in self._by_reference:
+            return NotImplemented  # cloudpickle's verdict, remembered: by reference (pickle's save_global)
         reduced = super().reducer_override(obj)
-        if (
-            reduced is NotImplemented and not isinstance(obj, _DECIDED_PER_OBJECT)
-            and cls not in copyreg.dispatch_table and cls not in _CLOUDPICKLE_REDUCERS
-        ):
-            self._pickle_reduces.add(cls)
+        if reduced is NotImplemented:
+            if per_object:
+                # Importable by reference: pickle writes its module and name, and checks again that
+                # the name still leads to this very object (else PicklingError: the serializer then
+                # forgets every verdict and pickles again).
+                if len(self._by_reference) < _BY_REFERENCE_MAX:
+                    self._by_reference[obj] = True
+            elif cls not in copyreg.dispatch_table and cls not in _CLOUDPICKLE_REDUCERS:
+                self._pickle_reduces.add(cls)
         return reduced
 
 
@@ -115,9 +129,11 @@ class Pickle5Serializer(Serializer):
         self._resolve_type = resolve_type
         self._serializer_for_id = serializer_for_id
         self.dispatch: dict[type, tuple[str, Any, Optional[Callable[[Any], bool]]]] = {}  # type -> (class_id, serializer, accepts or None); replaced whole
-        self._seen_types: set[type] = set()
+        self.seen_types: set[type] = set()  # types met inside a pickle (their plug-in asked for)
         self._pickle_reduces: set[type] = set()  # see pickle_reduced_types
         self._copyreg_size = -1
+        self._by_reference: dict[Any, bool] = {}  # see by_reference
+        self._by_value_modules: frozenset[str] = frozenset()
 
     def pickle_reduced_types(self) -> set[type]:
         """The types whose instances pickle reduces itself (see ``_RegistryAwarePickler``).
@@ -130,12 +146,25 @@ class Pickle5Serializer(Serializer):
             self._pickle_reduces = set()
         return self._pickle_reduces
 
-    def has_seen(self, cls: type) -> bool:
-        return cls in self._seen_types
+    def by_reference(self) -> dict[Any, bool]:
+        """The classes and functions cloudpickle chose to write by reference (module and name).
+
+        cloudpickle decides it again for every pickle it makes (a look-up of the object's module
+        and name, and of the modules registered to be pickled by value); this serializer asks it
+        once per class or function and remembers the answer while the modules registered with
+        ``cloudpickle.register_pickle_by_value`` stay the same. Classes of ``__main__`` and of
+        those modules are written by value, as cloudpickle writes them, and never remembered."""
+        modules = _BY_VALUE_MODULES
+        if modules is None:
+            return {}  # a cloudpickle without that set: ask it every time
+        if modules != self._by_value_modules:
+            self._by_value_modules = frozenset(modules)
+            self._by_reference = {}
+        return self._by_reference
 
     def first_sight(self, cls: type) -> Optional[tuple[str, Any, Optional[Callable[[Any], bool]]]]:
         """A type met inside a pickle for the first time may belong to a plug-in not loaded yet."""
-        self._seen_types.add(cls)
+        self.seen_types.add(cls)
         self._resolve_type(cls)
         return self.dispatch.get(cls)
 
@@ -153,7 +182,16 @@ class Pickle5Serializer(Serializer):
     def serialize(self, obj: Any) -> SerializationResult:
         buffers: list[pickle.PickleBuffer] = []
         file = io.BytesIO()
-        _RegistryAwarePickler(file, self, buffers.append).dump(obj)
+        try:
+            _RegistryAwarePickler(file, self, buffers.append).dump(obj)
+        except pickle.PicklingError:
+            if not self._by_reference:
+                raise
+            # A remembered verdict may be out of date (a class rebound under its name): decide afresh.
+            self._by_reference = {}
+            buffers.clear()
+            file = io.BytesIO()
+            _RegistryAwarePickler(file, self, buffers.append).dump(obj)
         return SerializationResult(file.getbuffer(), [b.raw() for b in buffers])
 
     def deserialize(self, in_band_buffer: Any, oob_iterator: Iterator[memoryview]) -> Any:
