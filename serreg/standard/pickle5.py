@@ -52,9 +52,11 @@ _BY_REFERENCE_MAX = 4096
 
 
 class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloudpickle ships no types
-    def __init__(self, file: Any, owner: "Pickle5Serializer", buffer_callback: Any) -> None:
+    def __init__(self, file: Any, owner: "Pickle5Serializer", buffer_callback: Any,
+                 before_registered: Optional[Callable[[], object]] = None) -> None:
         super().__init__(file, protocol=5, buffer_callback=buffer_callback)
         self._owner = owner
+        self._before_registered = before_registered
         # Types whose instances neither serreg, cloudpickle nor a dispatch table reduces: they get what
         # pickle would do next, __reduce_ex__, straight away (pickle would first look the type up in
         # cloudpickle's dispatch table, a ChainMap: a Python-level miss per object). cloudpickle
@@ -77,6 +79,9 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         if entry is not None:
             if entry[2] is None or entry[2](obj):
                 class_id, serializer, _ = entry
+                if self._before_registered is not None:
+                    self._before_registered()
+                    self._before_registered = None
                 result = as_result(serializer.serialize(obj), f"the serializer for class ID {class_id!r}", obj)
                 in_band = result.in_band_buffer
                 buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
@@ -179,11 +184,13 @@ class Pickle5Serializer(Serializer):
         self.dispatch = dispatch  # replaced whole: picklers running now keep their snapshot
         self._pickle_reduces = set()
 
-    def serialize(self, obj: Any) -> SerializationResult:
+    def serialize(self, obj: Any, before_registered: Optional[Callable[[], object]] = None) -> SerializationResult:
+        """``before_registered``: called once, before the first registered value inside the pickle
+        is written by its serializer (the registry opens the frame's struct table then)."""
         buffers: list[pickle.PickleBuffer] = []
         file = io.BytesIO()
         try:
-            _RegistryAwarePickler(file, self, buffers.append).dump(obj)
+            _RegistryAwarePickler(file, self, buffers.append, before_registered).dump(obj)
         except pickle.PicklingError:
             if not self._by_reference:
                 raise
@@ -191,7 +198,7 @@ class Pickle5Serializer(Serializer):
             self._by_reference = {}
             buffers.clear()
             file = io.BytesIO()
-            _RegistryAwarePickler(file, self, buffers.append).dump(obj)
+            _RegistryAwarePickler(file, self, buffers.append, before_registered).dump(obj)
         return SerializationResult(file.getbuffer(), [b.raw() for b in buffers])
 
     def deserialize(self, in_band_buffer: Any, oob_iterator: Iterator[memoryview]) -> Any:
