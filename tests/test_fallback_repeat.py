@@ -145,3 +145,50 @@ def test_classes_of_main_are_written_by_value_on_every_call():
     assert len(set(frames)) == 1
     assert b"MainThing" in frames[-1] and len(frames[-1]) > 300
     assert registry.deserialize(frames[-1]).v == 5
+
+
+def test_a_pickled_value_is_not_kept_alive_by_the_fallback():
+    import gc
+    import weakref
+
+    registry = serreg.Registry()
+    value = Holder("w", [1, 2])
+    _frames(registry, value)
+    gone = weakref.ref(value)
+    del value
+    gc.collect()
+    assert gone() is None
+
+
+def test_pickles_made_in_threads_and_inside_pickles_do_not_mix():
+    import threading
+
+    registry = serreg.Registry()
+
+    class Inner:
+        def __init__(self, v: int) -> None:
+            self.v = v
+
+    # A registered serializer that serializes its value's payload with the same registry (a pickle inside a pickle).
+    registry.register_serializer(
+        "test.Inner", Inner,
+        serialize=lambda i: registry.serialize(Holder("in", i.v)).to_bytes(),
+        deserialize=lambda b: Inner(registry.deserialize(bytes(b)).point),
+    )
+    errors: list[BaseException] = []
+
+    def run(k: int) -> None:
+        try:
+            for i in range(200):
+                value = Holder(f"t{k}", [Inner(i), i])
+                back = registry.deserialize(registry.serialize(value).to_bytes())
+                assert back.name == f"t{k}" and back.point[0].v == i and back.point[1] == i
+        except BaseException as error:  # noqa: BLE001 (reported below)
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []

@@ -49,13 +49,29 @@ _DECIDED_PER_OBJECT = (type, types.FunctionType)
 # below hold only while this set stays as it was.
 _BY_VALUE_MODULES: Optional[set[str]] = getattr(getattr(cloudpickle, "cloudpickle", None), "_PICKLE_BY_VALUE_MODULES", None)
 _BY_REFERENCE_MAX = 4096
+_IDLE_MAX = 4
 
 
 class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloudpickle ships no types
-    def __init__(self, file: Any, owner: "Pickle5Serializer", buffer_callback: Any,
-                 before_registered: Optional[Callable[[], object]] = None) -> None:
-        super().__init__(file, protocol=5, buffer_callback=buffer_callback)
+    """One pickle at a time, made again and again: ``prepare`` before each ``dump``.
+
+    Making a Pickler costs about as much as pickling a small value, so the
+    serializer keeps idle ones (its pool) and hands each to one pickle at a time.
+    """
+
+    def __init__(self, owner: "Pickle5Serializer") -> None:
+        self.file = io.BytesIO()
+        self.buffers: list[pickle.PickleBuffer] = []
+        super().__init__(self.file, protocol=5, buffer_callback=self.buffers.append)
         self._owner = owner
+        self._seen = owner.seen_types
+        self._before_registered: Optional[Callable[[], object]] = None
+        self._pickle_reduces: set[type] = set()
+        self._serreg_dispatch: dict[type, Any] = {}
+        self._by_reference: dict[Any, bool] = {}
+
+    def prepare(self, before_registered: Optional[Callable[[], object]]) -> None:
+        """Take the owner's tables as they are now; forget the previous pickle."""
         self._before_registered = before_registered
         # Types whose instances neither serreg, cloudpickle nor a dispatch table reduces: they get what
         # pickle would do next, __reduce_ex__, straight away (pickle would first look the type up in
@@ -64,10 +80,23 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         # type a NotImplemented for one instance holds for all of them.
         # Read before the dispatch table: a registration made in between then only discards what
         # this pickle learns, never lets a newly registered type be taken for one pickle reduces.
+        owner = self._owner
         self._pickle_reduces = owner.pickle_reduced_types()
         self._serreg_dispatch = owner.dispatch
-        self._seen = owner.seen_types
         self._by_reference = owner.by_reference()
+
+    def take(self) -> tuple[Any, list[Any]]:
+        """(the pickle, its buffers as raw views); the Pickler then holds nothing of the value."""
+        file = self.file
+        data = file.getvalue()
+        file.seek(0)
+        file.truncate()
+        buffers = [b.raw() for b in self.buffers]
+        self.buffers.clear()
+        self.clear_memo()  # the memo holds every object pickled
+        self.globals_ref = {}  # cloudpickle's per-pickle table of functions' globals
+        self._before_registered = None
+        return data, buffers
 
     def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
@@ -139,6 +168,7 @@ class Pickle5Serializer(Serializer):
         self._copyreg_size = -1
         self._by_reference: dict[Any, bool] = {}  # see by_reference
         self._by_value_modules: frozenset[str] = frozenset()
+        self._idle: list[_RegistryAwarePickler] = []  # Picklers no pickle is using (list.pop and append are atomic)
 
     def pickle_reduced_types(self) -> set[type]:
         """The types whose instances pickle reduces itself (see ``_RegistryAwarePickler``).
@@ -187,19 +217,28 @@ class Pickle5Serializer(Serializer):
     def serialize(self, obj: Any, before_registered: Optional[Callable[[], object]] = None) -> SerializationResult:
         """``before_registered``: called once, before the first registered value inside the pickle
         is written by its serializer (the registry opens the frame's struct table then)."""
-        buffers: list[pickle.PickleBuffer] = []
-        file = io.BytesIO()
         try:
-            _RegistryAwarePickler(file, self, buffers.append, before_registered).dump(obj)
+            data, buffers = self._pickle(obj, before_registered)
         except pickle.PicklingError:
             if not self._by_reference:
                 raise
             # A remembered verdict may be out of date (a class rebound under its name): decide afresh.
             self._by_reference = {}
-            buffers.clear()
-            file = io.BytesIO()
-            _RegistryAwarePickler(file, self, buffers.append, before_registered).dump(obj)
-        return SerializationResult(file.getbuffer(), [b.raw() for b in buffers])
+            data, buffers = self._pickle(obj, before_registered)
+        return SerializationResult(data, buffers)
+
+    def _pickle(self, obj: Any, before_registered: Optional[Callable[[], object]]) -> tuple[Any, list[Any]]:
+        idle = self._idle
+        try:
+            pickler = idle.pop()
+        except IndexError:
+            pickler = _RegistryAwarePickler(self)
+        pickler.prepare(before_registered)
+        pickler.dump(obj)  # on failure the Pickler is dropped, whatever state it is left in
+        taken = pickler.take()
+        if len(idle) < _IDLE_MAX:
+            idle.append(pickler)
+        return taken
 
     def deserialize(self, in_band_buffer: Any, oob_iterator: Iterator[memoryview]) -> Any:
         # pickle takes exactly the buffers it wrote from the shared iterator.
