@@ -94,7 +94,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         buffers = [b.raw() for b in self.buffers]
         self.buffers.clear()
         self.clear_memo()  # the memo holds every object pickled
-        self.globals_ref = {}  # cloudpickle's per-pickle table of functions' globals
+        self.globals_ref: dict[int, Any] = {}  # cloudpickle's per-pickle table of functions' globals
         self._before_registered = None
         return data, buffers
 
