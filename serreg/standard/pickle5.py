@@ -50,6 +50,9 @@ _DECIDED_PER_OBJECT = (type, types.FunctionType)
 _BY_VALUE_MODULES: Optional[set[str]] = getattr(getattr(cloudpickle, "cloudpickle", None), "_PICKLE_BY_VALUE_MODULES", None)
 _BY_REFERENCE_MAX = 4096
 _IDLE_MAX = 4
+# pickle's own dump, called without cloudpickle's Python wrapper (whose one job, the RecursionError
+# below, ``Pickle5Serializer._pickle`` does itself).
+_dump = pickle.Pickler.dump
 
 
 class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloudpickle ships no types
@@ -234,7 +237,10 @@ class Pickle5Serializer(Serializer):
         except IndexError:
             pickler = _RegistryAwarePickler(self)
         pickler.prepare(before_registered)
-        pickler.dump(obj)  # on failure the Pickler is dropped, whatever state it is left in
+        try:
+            _dump(pickler, obj)  # on failure the Pickler is dropped, whatever state it is left in
+        except RecursionError as error:  # what cloudpickle's own dump says
+            raise pickle.PicklingError("Could not pickle object as excessively deep recursion required.") from error
         taken = pickler.take()
         if len(idle) < _IDLE_MAX:
             idle.append(pickler)
