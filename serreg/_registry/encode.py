@@ -189,13 +189,13 @@ class Encoder:
         cached_for, types = self._pickled_types
         if type(obj) not in types or cached_for is not self._table.snapshot:
             return None
-        if _PICKLE_WHOLE.get() or CROSS_LANGUAGE.get() or not self.whole_values or self._structs.in_scope():
+        structs = self._structs
+        if _PICKLE_WHOLE.get() or CROSS_LANGUAGE.get() or not self.whole_values or structs.current() is not None:
             return None
         whole = self._whole_value_fallback()
         nested = self._nested
         if whole is None or nested.registration_for(obj) is not whole:
             return None
-        structs = self._structs
         try:
             class_hash, result = nested.encode_with(whole, obj, structs.open_lazily)
         except BaseException as error:
@@ -203,6 +203,8 @@ class Encoder:
             if isinstance(error, SerializationError):
                 attach_path(error, obj)
             raise
+        if structs.current() is None:  # no registered value inside the pickle: no table
+            return class_hash, result.in_band_buffer, result.out_of_band_buffers
         class_hash, in_band = structs.finish_lazily(class_hash, obj, result.in_band_buffer)
         return class_hash, in_band, result.out_of_band_buffers
 

@@ -84,9 +84,15 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         # Read before the dispatch table: a registration made in between then only discards what
         # this pickle learns, never lets a newly registered type be taken for one pickle reduces.
         owner = self._owner
-        self._pickle_reduces = owner.pickle_reduced_types()
-        self._serreg_dispatch = owner.dispatch
-        self._by_reference = owner.by_reference()
+        modules: Any = _BY_VALUE_MODULES
+        if len(copyreg.dispatch_table) == owner._copyreg_size and owner._by_value_modules == modules:
+            self._pickle_reduces = owner._pickle_reduces  # nothing changed since the owner's tables were made
+            self._serreg_dispatch = owner.dispatch
+            self._by_reference = owner._by_reference
+        else:
+            self._pickle_reduces = owner.pickle_reduced_types()
+            self._serreg_dispatch = owner.dispatch
+            self._by_reference = owner.by_reference()
 
     def take(self) -> tuple[Any, list[Any]]:
         """(the pickle, its buffers as raw views); the Pickler then holds nothing of the value."""
@@ -94,7 +100,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         data = file.getvalue()
         file.seek(0)
         file.truncate()
-        buffers = [b.raw() for b in self.buffers]
+        buffers = [b.raw() for b in self.buffers] if self.buffers else []
         self.buffers.clear()
         self.clear_memo()  # the memo holds every object pickled
         self.globals_ref: dict[int, Any] = {}  # cloudpickle's per-pickle table of functions' globals

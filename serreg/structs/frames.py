@@ -39,6 +39,8 @@ class StructFrames:
         self._carrier_list_writers: dict[Any, Any] = {}
         self._carrier_readers: dict[Any, Any] = {}
         self._parsed: dict[bytes, tuple[Any, ...]] = {}  # packed definition -> its parse (the same in any registry state)
+        # The table of the serialize call running in this context, or None (a C call, no Python frame).
+        self.current: Callable[[], Optional[EncodeScope]] = ENCODE_SCOPE.get
 
     # ------------------------------------------------------------------ writing
 
@@ -63,11 +65,8 @@ class StructFrames:
         ENCODE_SCOPE.reset(token)
 
     # A table opened only when a struct may be written (the pickle fallback's short way): no token is
-    # kept, the variable is set back to None (what it holds outside any serialize call) at the end.
-
-    def in_scope(self) -> bool:
-        """Whether a serialize call's table is open (this call is nested in one)."""
-        return ENCODE_SCOPE.get() is not None
+    # kept, the variable is set back to None (what it holds outside any serialize call) at the end;
+    # ``current()`` tells whether it was opened.
 
     def open_lazily(self) -> None:
         if ENCODE_SCOPE.get() is None:
