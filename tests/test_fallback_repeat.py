@@ -192,3 +192,18 @@ def test_pickles_made_in_threads_and_inside_pickles_do_not_mix():
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+@pytest.mark.parametrize("main", [False, True])
+def test_the_in_band_is_cloudpickles_pickle_on_every_call(main: bool):
+    if main:
+        cls: Any = dataclasses.make_dataclass("MainPoint", [("x", int)])
+        cls.__module__ = "__main__"
+        value = cls(3)
+    else:
+        value = Holder("c", [Point(1, 2), {"k": (1.5, None)}])
+    registry = serreg.Registry()
+    for _ in range(3):
+        in_band = bytes(registry.serialize(value).in_band_buffer)
+        assert in_band[:8] == class_id_hash("serreg.pickle5")
+        assert in_band[8:] == cloudpickle.dumps(value, protocol=5)
