@@ -18,7 +18,9 @@ setup(
                 "serreg/codec/_core_entry.h", "serreg/codec/_core_top_setup.h",
                 "serreg/codec/_core_keys.h", "serreg/codec/_core_types.h", "serreg/codec/_core_structs.h",
                 "serreg/codec/_core_structs_encode.h",
-                "serreg/codec/_core_structs_decode.h",
+                "serreg/codec/_core_structs_decode.h", "serreg/codec/_core_structs_list_encode.h",
+                "serreg/codec/_core_structs_list_decode.h", "serreg/codec/_core_structs_top.h",
+                "serreg/codec/_core_walk.h",
             ],
         ),
     ]

@@ -19,9 +19,13 @@
  * budget) and hands the whole call to the pure codec it was given, which raises the error
  * serreg has always raised.  Errors raised by encode_nested propagate unchanged.
  *
+ * Struct instances (ext 1) and lists of them (ext 2, by columns) are written and read from each
+ * class's StructPlan (_core_structs*.h, docs/FORMAT.md section 10).
+ *
  * MsgpackCodec.serialize_top and unpack_top (_core_top.h, with _core_top_setup.h) are Registry.serialize and
- * deserialize for plain values, in one call each; _core_entry.h makes those two methods C methods
- * that call them with no Python frame first; _core_keys.h keeps one str per short map key. */
+ * deserialize for plain values, in one call each (also for values holding structs with a plan,
+ * _core_structs_top.h); _core_entry.h makes those two methods C methods that call them with no
+ * Python frame first; _core_keys.h keeps one str per short map key. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
@@ -49,7 +53,7 @@ enum { N_NONE = 1, N_BOOL = 2, N_INT = 4, N_FLOAT = 8, N_STR = 16, N_BYTES = 32,
 static PyTypeObject *uuid_type;   /* uuid.UUID */
 static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
     *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
-    *str_pack, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
+    *str_pack, *str_pack_array, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
     *decode_state_var, *decode_error_type, *hash_spread_check, *str_packed_as_is, *str_unpacked_as_is, *str_plain;
 
 /* What the registry's current snapshot lets this codec do itself. */
@@ -315,11 +319,15 @@ static int ext_end(Out *o, Py_ssize_t start) {
 #include "_core_structs.h"
 #include "_core_encode.h"
 #include "_core_structs_encode.h"
+#include "_core_structs_list_encode.h"
 #include "_core_keys.h"
+#include "_core_walk.h"
 #include "_core_decode.h"
 #include "_core_structs_decode.h"
+#include "_core_structs_list_decode.h"
 #include "_core_top_setup.h"
 #include "_core_top.h"
+#include "_core_structs_top.h"
 #include "_core_entry.h"
 
 /* ------------------------------------------------------------------ the type */
@@ -373,7 +381,9 @@ static void Codec_dealloc(Codec *self) {
 
 static PyMethodDef Codec_methods[] = {
     {"pack", (PyCFunction)(void (*)(void))Codec_pack, METH_FASTCALL,
-     "pack(obj, oob: list) -> bytes: msgpack bytes of obj; nested values' buffers are appended to oob."},
+     "pack(obj, oob: list, list_value=True) -> bytes: msgpack bytes of obj; nested values' buffers are appended "
+     "to oob. A list of struct instances of one definition is ext 2; with list_value False, obj itself stays an "
+     "array (a tuple's items)."},
     {"unpack", (PyCFunction)(void (*)(void))Codec_unpack, METH_FASTCALL,
      "unpack(data, oob, plain_only=False) -> value: one msgpack value, nested values decoded by their "
      "serializers; with plain_only, NotImplemented as soon as a nested value (any ext) is met."},
@@ -475,6 +485,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     INTERN(str_max_depth, "max_depth");
     INTERN(str_budget, "budget");
     INTERN(str_pack, "pack");
+    INTERN(str_pack_array, "pack_array");
     INTERN(str_unpack, "unpack");
     INTERN(str_explain, "explain_pack_error");
     INTERN(str_via, "via");

@@ -35,6 +35,7 @@ typedef struct {
     Py_ssize_t sp, cap;
     PyObject *struct_plans, *struct_readers, *struct_leaves; /* the struct table in scope, read at the first ext 1 */
     int plain_top; /* unpack_top: a value that calls a serializer is not plain (-1, no error set) */
+    int struct_top; /* unpack_top of a struct table's value: its structs are read here (DecodeScope set) */
 } Dec;
 
 static long long as_long_long(PyObject *v, long long fallback) {
@@ -89,7 +90,9 @@ static int dec_write_depth(Dec *d, long long depth) {
 static int dec_load_state(Dec *d);
 static int read_int(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, long long *out);
 
+#define STRUCTURE_CHECK_THRESHOLD 1024 /* serreg/codec/checks.py: longer untrusted documents are walked first */
 #define K_STRUCT N_KINDS /* ext_kind of a D_EXT frame holding a struct instance's array */
+#define K_STRUCTS (N_KINDS + 1) /* ... of one holding a list of instances' columns (ext 2) */
 
 /* The struct reader (_core_structs_decode.h) and this decoder call each other: the decoder
  * reaches it through this table, which _core.c fills at import. */
@@ -97,6 +100,9 @@ typedef struct {
     /* an ext 1 payload: 1 and *out an instance read whole, 0 to open its array, -1/-2 errors */
     int (*here)(Dec *d, const unsigned char *payload, Py_ssize_t n, PyObject **out);
     PyObject *(*finish)(Dec *d, PyObject *items); /* an instance from its decoded array */
+    /* an ext 2 payload, and the list of instances from its decoded array, alike */
+    int (*here_list)(Dec *d, const unsigned char *payload, Py_ssize_t n, PyObject **out);
+    PyObject *(*finish_list)(Dec *d, PyObject *items);
 } DecStructOps;
 
 static const DecStructOps *dec_structs;
@@ -189,6 +195,7 @@ static PyObject *build_container(Dec *d, DFrame *f) {
 static PyObject *finish_ext(Dec *d, int kind, PyObject *inner) {
     if (!PyList_CheckExact(inner)) return NULL;
     if (kind == K_STRUCT) return dec_structs->finish(d, inner);
+    if (kind == K_STRUCTS) return dec_structs->finish_list(d, inner);
     if (kind == K_TUPLE) return PyList_AsTuple(inner);
     if (check_spread(d, &PyList_GET_ITEM(inner, 0), PyList_GET_SIZE(inner), 1) < 0) return NULL;
     PyObject *set = kind == K_SET ? PySet_New(NULL) : PyFrozenSet_New(NULL);
@@ -482,13 +489,13 @@ static int dec_run(Dec *d) {
             const unsigned char *payload = d->p + d->pos;
             if (type == -1) d->saw_timestamp = 1;
             if (d->plain_only) return -5;
-            if (type == 1) {
-                int how = dec_structs->here(d, payload, n, &v);
+            if (type == 1 || type == 2) {
+                int how = type == 1 ? dec_structs->here(d, payload, n, &v) : dec_structs->here_list(d, payload, n, &v);
                 if (how < 0) return how;
-                if (how == 1) { /* its array is decoded in a frame, then built by its reader */
+                if (how == 1) { /* its array is decoded in a frame, then built by its reader(s) */
                     if (push_frame(d, D_EXT, 0) < 0) return -1;
                     DFrame *f = &d->stack[d->sp - 1];
-                    f->ext_kind = K_STRUCT;
+                    f->ext_kind = type == 1 ? K_STRUCT : K_STRUCTS;
                     f->saved_doc_end = d->doc_end;
                     f->saved_doc_depth = d->doc_depth;
                     d->doc_end = d->pos + n;
@@ -602,7 +609,15 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
     d.oob = args[1];
     d.p = view.buf;
     d.end = d.doc_end = view.len;
-    int r = current_tables(self, &d.t) < 0 ? -1 : dec_run(&d);
+    int r = current_tables(self, &d.t) < 0 ? -1 : 0;
+    if (r == 0 && view.len > STRUCTURE_CHECK_THRESHOLD) {
+        /* Untrusted, as the pure codec: a document that is truncated or declares more items than it
+           holds is refused before anything in it is read (its error is the pure codec's). */
+        Py_ssize_t at = 0;
+        if (dec_load_state(&d) < 0) r = -2;
+        else if (d.untrusted && !skip_value(d.p, &at, d.end)) r = -2;
+    }
+    if (r == 0) r = dec_run(&d);
     PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
     for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
     PyMem_Free(d.vals);

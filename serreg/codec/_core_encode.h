@@ -30,6 +30,7 @@ typedef struct {
     StructPlan *plan, *index_plan; /* index_plan: the plan whose definition index was looked up last */
     long long index;
     int plain_top; /* serialize_top: a value that calls a serializer is not plain (-2) */
+    int root_array; /* pack(obj, oob, False): a root list is an array, never ext 2 (a tuple's items) */
 } Enc;
 
 static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_level);
@@ -40,6 +41,8 @@ static int enc_drain(Enc *e, Py_ssize_t base);
  * functions both ways. */
 typedef struct {
     int (*write)(Enc *e, PyObject *obj, StructPlan *plan); /* one instance, as ext 1 */
+    /* a non-empty list or tuple: as ext 2 if its items are instances of one definition (1000: not) */
+    int (*write_list)(Enc *e, PyObject *seq, TNode *item, int depth);
     int (*scope_open)(Enc *e);                            /* the frame's struct table, at a pack's start */
     void (*scope_undo)(Enc *e);                           /* forget what this pack added to it */
 } EncStructOps;
@@ -77,7 +80,7 @@ static int enc_pop(Enc *e) {
 
 /* A value no code here writes: its serializer's result, through encode_nested, as ext 0. */
 static int enc_nested(Enc *e, PyObject *obj) {
-    if (e->plain_top) return -2;
+    if (e->plain_top && e->scope_index == NULL) return -2; /* serialize_top: structs only with its own table */
     if (Py_TYPE(obj) == e->plan_type) return enc_structs->write(e, obj, e->plan);
     if (e->t.ext_writers != NULL) {
         PyObject *writer = PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
@@ -90,6 +93,7 @@ static int enc_nested(Enc *e, PyObject *obj) {
             return enc_structs->write(e, obj, e->plan);
         }
     }
+    if (e->plain_top) return -2;
     PyObject *pair = PyObject_CallOneArg(e->codec->encode_nested, obj);
     if (pair == NULL) return -1;
     int r = -2;
@@ -293,7 +297,11 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
         }
         case N_LIST: {
             Py_ssize_t n = PyList_GET_SIZE(obj);
-            int r = ARRAY_HEADER(o, n);
+            int r;
+            if (n > 0 && e->t.ext_writers != NULL && !(root && e->root_array) &&
+                (r = enc_structs->write_list(e, obj, NULL, depth)) != 1000)
+                return r;
+            r = ARRAY_HEADER(o, n);
             if (r < 0 || n == 0) return r;
             return enc_push(e, obj, S_LIST, n, depth + 1, -1, inline_level);
         }
@@ -402,13 +410,16 @@ static void give_back_out(Codec *self, Out *out, int took_scratch) {
 }
 
 static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2 || !PyList_CheckExact(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "pack(obj, oob: list)");
+    if (nargs < 2 || nargs > 3 || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "pack(obj, oob: list, list_value=True)");
         return NULL;
     }
+    int list_value = nargs == 3 ? PyObject_IsTrue(args[2]) : 1;
+    if (list_value < 0) return NULL;
     PyObject *obj = args[0], *oob = args[1];
     Enc e;
     memset(&e, 0, sizeof e);
+    e.root_array = !list_value;
     e.codec = self;
     e.oob = oob;
     if (current_tables(self, &e.t) < 0) return NULL;
@@ -479,7 +490,7 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
         /* Not handled here: the pure codec writes it (or raises the error serreg raises). */
         PyErr_Clear();
         if (PyList_SetSlice(oob, oob_start, PyList_GET_SIZE(oob), NULL) < 0) return NULL;
-        return PyObject_CallMethodObjArgs(self->pure, str_pack, obj, oob, NULL);
+        return PyObject_CallMethodObjArgs(self->pure, list_value ? str_pack : str_pack_array, obj, oob, NULL);
     }
     return packed;
 }

@@ -33,11 +33,13 @@ typedef struct {
     PyObject *key;         /* the definition's key in a frame's EncodeScope (its packed bytes) */
     PyObject *definition;  /* the packed definition */
     PyObject *class_id, *cls;
+    PyObject *class_hash;  /* ClassIDHash(class_id): a top-level instance's inner section (serialize_top), or None */
     PyObject *names;       /* tuple of interned field names */
     PyObject *converters;  /* tuple: the Python field writers, convert(value, state) (they word the errors) */
     PyObject *setters;     /* tuple: per field a descriptor whose __set__ fills it, or None (B_SLOTS) */
     Py_ssize_t n;
     int build, pure_leaf, c_leaf;
+    int c_checked; /* every field's decoded value is checked here and kept as is (scalars, any, lists and maps of them) */
     TNode *fields;
     /* Fields held in slots (member descriptors): their offsets, read directly while the class's
        version tag is the one they were found under (a changed class is read through getattr). */
@@ -105,6 +107,17 @@ static int tnode_parse(TNode *t, PyObject *spec, int depth, int *budget) {
 /* A scalar the C codec checks and reads straight from the bytes. */
 static inline int is_c_scalar(int code) { return code >= FT_BOOL && code <= FT_BYTES; }
 
+/* A field type whose decoded value the C reader checks and keeps as is: what its Python reader
+ * would return for it is the same value (not an enum, a struct, a set, a tuple, a standard type, a
+ * list read as a tuple). */
+static int tnode_checked(TNode *t) {
+    if (is_c_scalar(t->code) || t->code == FT_ANY) return 1;
+    if (t->code == FT_OPTIONAL) return tnode_checked(&t->args[0]);
+    if (t->code == FT_LIST) return t->ref == NULL && tnode_checked(&t->args[0]);
+    if (t->code == FT_MAP) return tnode_checked(&t->args[0]) && tnode_checked(&t->args[1]);
+    return 0;
+}
+
 /* The slot offsets of the fields, when every field is a writable object slot of the class. */
 static int plan_find_slots(StructPlan *self) {
     PyTypeObject *cls = (PyTypeObject *)self->cls;
@@ -125,14 +138,18 @@ static int plan_find_slots(StructPlan *self) {
 }
 
 static int Plan_init(StructPlan *self, PyObject *args, PyObject *kwds) {
-    PyObject *writer, *key, *definition, *class_id, *cls, *names, *nodes, *converters, *setters;
+    PyObject *writer, *key, *definition, *class_id, *cls, *names, *nodes, *converters, *setters, *class_hash = Py_None;
     int build, pure_leaf;
     static char *kw[] = {"writer", "key", "definition", "class_id", "cls", "build", "names", "types", "converters",
-                         "setters", "pure_leaf", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOUOiO!O!O!O!p", kw, &writer, &key, &definition, &class_id, &cls,
+                         "setters", "pure_leaf", "class_hash", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOUOiO!O!O!O!p|O", kw, &writer, &key, &definition, &class_id, &cls,
                                      &build, &PyTuple_Type, &names, &PyTuple_Type, &nodes, &PyTuple_Type, &converters,
-                                     &PyTuple_Type, &setters, &pure_leaf))
+                                     &PyTuple_Type, &setters, &pure_leaf, &class_hash))
         return -1;
+    if (class_hash != Py_None && (!PyBytes_CheckExact(class_hash) || PyBytes_GET_SIZE(class_hash) != HASH_SIZE)) {
+        PyErr_SetString(PyExc_TypeError, "StructPlan: class_hash is the class ID's 8-byte ClassIDHash, or None");
+        return -1;
+    }
     Py_ssize_t n = PyTuple_GET_SIZE(names);
     if (self->fields != NULL || PyTuple_GET_SIZE(nodes) != n || PyTuple_GET_SIZE(converters) != n ||
         PyTuple_GET_SIZE(setters) != n || build < B_DICT || build > B_CALL || !PyType_Check(cls) ||
@@ -148,13 +165,15 @@ static int Plan_init(StructPlan *self, PyObject *args, PyObject *kwds) {
     }
     self->fields = PyMem_Calloc(n ? n : 1, sizeof(TNode));
     if (self->fields == NULL) { PyErr_NoMemory(); return -1; }
-    int budget = MAX_TYPE_NODES * 16, c_leaf = 1;
+    int budget = MAX_TYPE_NODES * 16, c_leaf = 1, c_checked = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         self->n = i + 1;
         if (tnode_parse(&self->fields[i], PyTuple_GET_ITEM(nodes, i), 0, &budget) < 0) return -1;
         TNode *t = &self->fields[i];
         if (!(is_c_scalar(t->code) || (t->code == FT_OPTIONAL && is_c_scalar(t->args[0].code)))) c_leaf = 0;
+        if (!tnode_checked(t)) c_checked = 0;
     }
+    self->c_checked = c_checked;
     self->n = n;
     self->build = build;
     self->pure_leaf = pure_leaf;
@@ -166,6 +185,7 @@ static int Plan_init(StructPlan *self, PyObject *args, PyObject *kwds) {
     Py_XSETREF(self->key, Py_NewRef(key));
     Py_XSETREF(self->definition, Py_NewRef(definition));
     Py_XSETREF(self->class_id, Py_NewRef(class_id));
+    Py_XSETREF(self->class_hash, class_hash == Py_None ? NULL : Py_NewRef(class_hash));
     Py_XSETREF(self->cls, Py_NewRef(cls));
     Py_XSETREF(self->converters, Py_NewRef(converters));
     Py_XSETREF(self->setters, Py_NewRef(setters));
@@ -177,6 +197,7 @@ static int Plan_traverse(StructPlan *self, visitproc visit, void *arg) {
     Py_VISIT(self->key);
     Py_VISIT(self->definition);
     Py_VISIT(self->class_id);
+    Py_VISIT(self->class_hash);
     Py_VISIT(self->cls);
     Py_VISIT(self->names);
     Py_VISIT(self->converters);
@@ -193,6 +214,7 @@ static int Plan_clear(StructPlan *self) {
     Py_CLEAR(self->key);
     Py_CLEAR(self->definition);
     Py_CLEAR(self->class_id);
+    Py_CLEAR(self->class_hash);
     Py_CLEAR(self->cls);
     Py_CLEAR(self->names);
     Py_CLEAR(self->converters);
@@ -237,7 +259,7 @@ static PyTypeObject StructPlanType = {
     .tp_basicsize = sizeof(StructPlan),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "StructPlan(writer, key, definition, class_id, cls, build, names, types, converters, setters, "
-              "pure_leaf): how the compiled codec writes and reads one struct class; calling it calls writer.",
+              "pure_leaf, class_hash=None): how the compiled codec writes and reads one struct class; calling it calls writer.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Plan_init,
     .tp_dealloc = (destructor)Plan_dealloc,
@@ -248,12 +270,19 @@ static PyTypeObject StructPlanType = {
 };
 
 /* Set once by set_struct_state (serreg/codec/compiled.py). */
+static PyObject *structs_hash; /* ClassIDHash("serreg.structs"): serialize_top writes a struct table itself */
 static PyObject *encode_scope_var, *decode_scope_var, *read_instance_fn, *check_state, *str_index, *str_add,
-    *str_plans, *str_readers, *str_leaves, *str_definitions, *str_name, *empty_tuple;
+    *str_plans, *str_readers, *str_leaves, *str_definitions, *str_name, *empty_tuple, *str_by_hash, *str_serializer,
+    *str_frames, *str_open_table;
 
 static PyObject *set_struct_state(PyObject *module, PyObject *args) {
-    PyObject *enc, *dec, *read, *check;
-    if (!PyArg_ParseTuple(args, "OOOO", &enc, &dec, &read, &check)) return NULL;
+    PyObject *enc, *dec, *read, *check, *hash = NULL;
+    if (!PyArg_ParseTuple(args, "OOOO|O!", &enc, &dec, &read, &check, &PyBytes_Type, &hash)) return NULL;
+    if (hash != NULL && PyBytes_GET_SIZE(hash) != HASH_SIZE) {
+        PyErr_SetString(PyExc_ValueError, "the ClassIDHash of serreg.structs has 8 bytes");
+        return NULL;
+    }
+    Py_XSETREF(structs_hash, Py_XNewRef(hash));
     Py_XSETREF(encode_scope_var, Py_NewRef(enc));
     Py_XSETREF(decode_scope_var, Py_NewRef(dec));
     Py_XSETREF(read_instance_fn, Py_NewRef(read));
@@ -265,6 +294,10 @@ static int structs_module_init(PyObject *m) {
     if ((str_index = PyUnicode_InternFromString("index")) == NULL) return -1;
     if ((str_add = PyUnicode_InternFromString("add")) == NULL) return -1;
     if ((str_plans = PyUnicode_InternFromString("plans")) == NULL) return -1;
+    if ((str_by_hash = PyUnicode_InternFromString("by_hash")) == NULL) return -1;
+    if ((str_serializer = PyUnicode_InternFromString("serializer")) == NULL) return -1;
+    if ((str_frames = PyUnicode_InternFromString("frames")) == NULL) return -1;
+    if ((str_open_table = PyUnicode_InternFromString("open_table")) == NULL) return -1;
     if ((str_readers = PyUnicode_InternFromString("readers")) == NULL) return -1;
     if ((str_leaves = PyUnicode_InternFromString("leaves")) == NULL) return -1;
     if ((str_definitions = PyUnicode_InternFromString("definitions")) == NULL) return -1;

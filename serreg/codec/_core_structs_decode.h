@@ -227,7 +227,7 @@ static PyObject *dec_flat_items(const unsigned char *p, Py_ssize_t at, Py_ssize_
 /* An ext 1 at d->pos (its payload, n bytes): 0 built (*out), 1 decode its array in a frame,
  * 2 the pure codec reads it, -1 a Python error. */
 static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, PyObject **out) {
-    if (d->plain_top) return -1; /* unpack_top: a struct is not plain (no error set: the full path reads it) */
+    if (d->plain_top && !d->struct_top) return -1; /* unpack_top: not plain (no error set: the full path reads it) */
     if (dec_load_state(d) < 0) { PyErr_Clear(); return 2; }
     int r = dec_struct_scope(d);
     if (r) return r;
@@ -248,8 +248,12 @@ static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, P
        unpacked without decoding nested values (one inside fails its field's type check). */
     int counted = !(b >= 0x91 && b <= 0x9f && payload[1] < PyList_GET_SIZE(d->struct_leaves) &&
                     PyList_GET_ITEM(d->struct_leaves, payload[1]) != Py_None);
-    int has_state = d->state != NULL && d->state != Py_None;
+    int has_state = (d->state != NULL && d->state != Py_None) || d->plain_top; /* unpack_top: its max_depth */
     if (counted && has_state && (!d->inline_ok || d->depth + 1 > d->max_depth)) return 2;
+    if (counted && d->untrusted && n > STRUCTURE_CHECK_THRESHOLD) { /* walked first, as the pure codec does */
+        Py_ssize_t end = 0;
+        if (!skip_value(payload, &end, n)) return 2;
+    }
     if (IS_PLAN(plan) && ((StructPlan *)plan)->c_leaf && count == ((StructPlan *)plan)->n + 1) {
         *out = dec_flat((StructPlan *)plan, payload, at, n);
         return *out != NULL ? 0 : 2;
@@ -263,8 +267,81 @@ static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, P
     return *out != NULL ? 0 : -1;
 }
 
-/* The array of an instance decoded in a frame: its definition's Python reader builds it. */
+/* A decoded value of a field type its plan checks in C (tnode_checked): 1 when it fits, else 0 (the
+ * Python reader words the refusal). */
+static int value_fits(TNode *t, PyObject *v) {
+    switch (t->code) {
+    case FT_ANY: return 1;
+    case FT_BOOL: return v == Py_True || v == Py_False;
+    case FT_FLOAT32: case FT_FLOAT64: return PyFloat_CheckExact(v);
+    case FT_STR: return PyUnicode_CheckExact(v);
+    case FT_BYTES: return PyBytes_CheckExact(v);
+    case FT_INT8: case FT_INT16: case FT_INT32: case FT_INT64:
+    case FT_UINT8: case FT_UINT16: case FT_UINT32: case FT_UINT64: {
+        if (!PyLong_CheckExact(v)) return 0;
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow == 0) return x >= t->low && (x < 0 || (unsigned long long)x <= t->high);
+        if (overflow < 0 || t->code != FT_UINT64) return 0;
+        PyLong_AsUnsignedLongLong(v);
+        if (PyErr_Occurred()) { PyErr_Clear(); return 0; }
+        return 1;
+    }
+    case FT_OPTIONAL: return v == Py_None || value_fits(&t->args[0], v);
+    case FT_LIST:
+        if (!PyList_CheckExact(v)) return 0;
+        if (t->args[0].code == FT_ANY) return 1;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(v); i++) {
+            if (!value_fits(&t->args[0], PyList_GET_ITEM(v, i))) return 0;
+        }
+        return 1;
+    case FT_MAP: {
+        if (!PyDict_CheckExact(v)) return 0;
+        if (t->args[0].code == FT_ANY && t->args[1].code == FT_ANY) return 1;
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(v, &pos, &key, &value)) {
+            if (!value_fits(&t->args[0], key) || !value_fits(&t->args[1], value)) return 0;
+        }
+        return 1;
+    }
+    }
+    return 0;
+}
+
+/* An instance of plan's class from field values vals[0], vals[step], ... (borrowed) decoded as its
+ * own definition's, when the plan checks them all in C and they fit; else NULL, no error set. */
+static PyObject *build_checked(StructPlan *plan, PyObject **vals, Py_ssize_t step) {
+    Py_ssize_t n = plan->n;
+    if (!plan->c_checked) return NULL;
+    PyObject *small[16], **row = n <= 16 ? small : PyMem_Malloc(n * sizeof(PyObject *));
+    if (row == NULL) { PyErr_Clear(); return NULL; }
+    Py_ssize_t k = 0;
+    for (; k < n && value_fits(&plan->fields[k], vals[k * step]); k++) row[k] = Py_NewRef(vals[k * step]);
+    PyObject *obj = NULL;
+    if (k == n) {
+        obj = plan_build(plan, row); /* steals the row */
+        if (obj == NULL) PyErr_Clear();
+    } else {
+        for (Py_ssize_t i = 0; i < k; i++) Py_DECREF(row[i]);
+    }
+    if (row != small) PyMem_Free(row);
+    return obj;
+}
+
+/* The array of an instance decoded in a frame: built here when its plan checks its fields, else
+ * by its definition's Python reader. */
 static PyObject *finish_struct(Dec *d, PyObject *items) {
+    Py_ssize_t size = PyList_GET_SIZE(items);
+    if (size > 1 && PyLong_CheckExact(PyList_GET_ITEM(items, 0)) && d->struct_plans != NULL) {
+        Py_ssize_t index = PyLong_AsSsize_t(PyList_GET_ITEM(items, 0));
+        if (index >= 0 && index < PyList_GET_SIZE(d->struct_plans) && IS_PLAN(PyList_GET_ITEM(d->struct_plans, index))) {
+            StructPlan *plan = (StructPlan *)PyList_GET_ITEM(d->struct_plans, index);
+            PyObject *obj = size == plan->n + 1 ? build_checked(plan, &PyList_GET_ITEM(items, 1), 1) : NULL;
+            if (obj != NULL) return obj;
+        }
+        PyErr_Clear();
+    }
     if (PyList_GET_SIZE(items) > 0 && PyLong_CheckExact(PyList_GET_ITEM(items, 0)) && d->struct_readers != NULL) {
         Py_ssize_t index = PyLong_AsSsize_t(PyList_GET_ITEM(items, 0));
         if (index >= 0 && index < PyList_GET_SIZE(d->struct_readers))
@@ -274,4 +351,3 @@ static PyObject *finish_struct(Dec *d, PyObject *items) {
     return read_instance_fn == NULL ? NULL : PyObject_CallOneArg(read_instance_fn, items); /* it words the refusal */
 }
 
-static const DecStructOps STRUCT_DEC_OPS = {dec_struct_here, finish_struct};

@@ -15,6 +15,9 @@
 #define CONVERT (-6) /* a field value its check refused: its Python writer decides */
 
 static int enc_field(Enc *e, PyObject *v, TNode *t, int depth);
+/* A list of instances of one definition as ext 2 (_core_structs_list_encode.h); NOT_STRUCT_LIST: an array. */
+#define NOT_STRUCT_LIST 1000
+static int enc_struct_list(Enc *e, PyObject *seq, TNode *item, int depth);
 
 /* The frame's struct table at the start of a call (none: structs are left to the pure codec, which
  * says they need one), and how many definitions it holds then. */
@@ -71,22 +74,23 @@ static void enc_scope_undo(Enc *e) {
     PyErr_Restore(type, value, tb);
 }
 
-/* The ext 1 header of the payload written since start, where EXT1_ROOM bytes were left for it: the
- * ext 8 header (most instances) in place, the others moved into place. */
+/* The header of an ext of that type (1: an instance, 2: a list of instances) whose payload was written
+ * since start, where EXT1_ROOM bytes were left for it: the ext 8 header (most instances) in place, the
+ * others moved into place. */
 #define EXT1_ROOM 3
-static int ext1_end(Out *o, Py_ssize_t start) {
+static int struct_ext_end(Out *o, Py_ssize_t start, int type) {
     Py_ssize_t payload = o->len - start - EXT1_ROOM;
     char *at = o->buf + start;
     if (payload == 1 || payload == 2 || payload == 4 || payload == 8 || payload == 16) {
         static const unsigned char fix[17] = {[1] = 0xd4, [2] = 0xd5, [4] = 0xd6, [8] = 0xd7, [16] = 0xd8};
         memmove(at + 2, at + EXT1_ROOM, payload);
         at[0] = (char)fix[payload];
-        at[1] = 1;
+        at[1] = (char)type;
         o->len -= 1;
     } else if (payload < 256) {
         at[0] = (char)0xc7;
         at[1] = (char)payload;
-        at[2] = 1;
+        at[2] = (char)type;
     } else {
         int h = payload < 65536 ? 4 : 6;
         if ((unsigned long long)payload > 0xffffffffULL) return -2;
@@ -101,7 +105,7 @@ static int ext1_end(Out *o, Py_ssize_t start) {
             at[0] = (char)0xc9;
             for (int i = 0; i < 4; i++) at[1 + i] = (char)(payload >> (24 - 8 * i));
         }
-        at[h - 1] = 1;
+        at[h - 1] = (char)type;
         o->len += h - EXT1_ROOM;
     }
     return 0;
@@ -269,7 +273,9 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
         if (!is_list && !PyTuple_CheckExact(v)) return CONVERT;
         Py_ssize_t n = is_list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v);
         if (t->code == FT_TUPLE && n != t->nargs) return CONVERT;
-        int r = ARRAY_HEADER(o, n);
+        int r;
+        if (t->code == FT_LIST && n > 0 && (r = enc_struct_list(e, v, &t->args[0], depth)) != NOT_STRUCT_LIST) return r;
+        r = ARRAY_HEADER(o, n);
         if (r < 0) return r;
         for (Py_ssize_t i = 0; i < n; i++) {
             if (is_list && PyList_GET_SIZE(v) != n) return -2; /* changed while written */
@@ -306,48 +312,84 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
     return -2;
 }
 
-/* A field value its check refused: its Python writer raises the error, or converts the value. */
-static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py_ssize_t field_start,
-                         Py_ssize_t oob_start) {
-    TNode *t = &plan->fields[i];
-    if (check_state == NULL) return -2;
-    PyObject *args[2] = {v, check_state};
-    PyObject *converted = PyObject_Vectorcall(PyTuple_GET_ITEM(plan->converters, i), args, 2, NULL);
-    if (converted == NULL) return -1;
-    /* The converted value is written again from the field's start (its nested values' buffers too). */
+/* The value a field's Python writer gave for one its check refused, written at field_start (the
+ * buffers of what was written there dropped); -2 if it is not of the field's type either. */
+static int enc_write_converted(Enc *e, TNode *t, PyObject *converted, Py_ssize_t field_start, Py_ssize_t oob_start,
+                               int depth) {
     int r = 0;
     e->out.len = field_start;
     if (PyList_GET_SIZE(e->oob) > oob_start) r = PyList_SetSlice(e->oob, oob_start, PY_SSIZE_T_MAX, NULL);
     TNode *s = t->code == FT_OPTIONAL ? &t->args[0] : t;
     if (r < 0) r = -1;
-    else if (converted == Py_None && t->code == FT_OPTIONAL) r = enc_field(e, converted, t, 1);
-    else if (s->code == FT_STANDARD || s->code == FT_STRUCT) r = enc_generic(e, converted, 1);
+    else if (converted == Py_None && t->code == FT_OPTIONAL) r = enc_field(e, converted, t, depth);
+    else if (s->code == FT_STANDARD || s->code == FT_STRUCT) r = enc_generic(e, converted, depth);
     else if (s->code == FT_FLOAT32 && PyFloat_CheckExact(converted)) r = pack_double(&e->out, PyFloat_AS_DOUBLE(converted));
-    else r = enc_field(e, converted, s, 1); /* a scalar converted (an int in a float field), a container of them */
-    Py_DECREF(converted);
+    else r = enc_field(e, converted, s, depth); /* a scalar converted (an int in a float field), a container of them */
     return r == CONVERT ? -2 : r;
+}
+
+/* Field i's Python writer called on a value its check refused: the value to write (new), or NULL
+ * with its error (it words the refusal). */
+static PyObject *enc_convert(StructPlan *plan, Py_ssize_t i, PyObject *v) {
+    if (check_state == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "serreg's struct state is not set");
+        return NULL;
+    }
+    PyObject *args[2] = {v, check_state};
+    return PyObject_Vectorcall(PyTuple_GET_ITEM(plan->converters, i), args, 2, NULL);
+}
+
+/* A field value its check refused: its Python writer raises the error, or converts the value. */
+static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py_ssize_t field_start,
+                         Py_ssize_t oob_start) {
+    if (check_state == NULL) return -2;
+    PyObject *converted = enc_convert(plan, i, v);
+    if (converted == NULL) return -1;
+    int r = enc_write_converted(e, &plan->fields[i], converted, field_start, oob_start, 1);
+    Py_DECREF(converted);
+    return r;
+}
+
+/* The index of plan's definition in the frame's table (added on first use) into *at. */
+static int enc_definition_index(Enc *e, StructPlan *plan, long long *at) {
+    if (plan == e->index_plan) {
+        *at = e->index;
+        return 0;
+    }
+    int r;
+    if ((r = enc_scope(e)) < 0) return r;
+    PyObject *index = PyDict_GetItemWithError(e->scope_index, plan->key);
+    if (index == NULL) {
+        if (PyErr_Occurred()) return -1;
+        if (e->scope == NULL) { /* serialize_top's own table (top_structs_open) */
+            Py_ssize_t n = PyList_GET_SIZE(e->scope_definitions);
+            if (n >= 65535) return -2; /* the limit of a table: the full path says so */
+            if ((index = PyLong_FromSsize_t(n)) == NULL) return -1;
+            if (PyDict_SetItem(e->scope_index, plan->key, index) < 0 ||
+                PyList_Append(e->scope_definitions, plan->definition) < 0) {
+                Py_DECREF(index);
+                return -1;
+            }
+        } else {
+            index = PyObject_CallMethodObjArgs(e->scope, str_add, plan->key, plan->definition, NULL);
+            if (index == NULL) return -1;
+        }
+    } else {
+        Py_INCREF(index);
+    }
+    long long found = PyLong_Check(index) ? PyLong_AsLongLong(index) : -1;
+    Py_DECREF(index);
+    if (found < 0) { PyErr_Clear(); return -2; }
+    e->index_plan = plan;
+    e->index = *at = found;
+    return 0;
 }
 
 static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
     if (e->struct_level >= MAX_STRUCT_LEVELS || plan->fields == NULL) return -2;
-    int r;
-    long long at = e->index;
-    if (plan != e->index_plan) { /* the table's index of its definition, added on first use */
-        if ((r = enc_scope(e)) < 0) return r;
-        PyObject *index = PyDict_GetItemWithError(e->scope_index, plan->key);
-        if (index == NULL) {
-            if (PyErr_Occurred()) return -1;
-            index = PyObject_CallMethodObjArgs(e->scope, str_add, plan->key, plan->definition, NULL);
-            if (index == NULL) return -1;
-        } else {
-            Py_INCREF(index);
-        }
-        at = PyLong_Check(index) ? PyLong_AsLongLong(index) : -1;
-        Py_DECREF(index);
-        if (at < 0) { PyErr_Clear(); return -2; }
-        e->index_plan = plan;
-        e->index = at;
-    }
+    long long at;
+    int r = enc_definition_index(e, plan, &at);
+    if (r < 0) return r;
     Out *o = &e->out;
     Py_ssize_t start = o->len;
     RESERVE(o, EXT1_ROOM + 5 + 9); /* the ext header, the array header, the index */
@@ -379,7 +421,5 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
     }
     e->struct_level--;
     if (r < 0) return r;
-    return ext1_end(o, start);
+    return struct_ext_end(o, start, 1);
 }
-
-static const EncStructOps STRUCT_ENC_OPS = {enc_struct, enc_scope_open, enc_scope_undo};

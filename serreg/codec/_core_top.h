@@ -8,7 +8,15 @@
  * registered type, a set, a struct, the fallback), so no struct table, no pickle fallback and
  * no call state are involved. For anything else, and for anything that goes wrong, the entries return
  * NotImplemented and write or read nothing: the caller takes the full path, which gives the
- * same bytes and values and reports every error as it always has. */
+ * same bytes and values and reports every error as it always has. Values holding structs of
+ * classes with a plan are the exception: both entries write and read them with a struct table of
+ * their own (_core_structs_top.h). */
+
+/* Values holding structs, in both entries (_core_structs_top.h). */
+static StructPlan *top_struct_plan(Tables *t, PyObject *obj);
+static int top_structs_open(Enc *e);
+static PyObject *top_in_band(Enc *e, PyObject **hash, const char *body, Py_ssize_t n);
+static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, long long max_depth);
 
 /* obj's SerializationResult, or NotImplemented; *wasted is the bytes written before a value that is
  * not plain was met (0 otherwise). */
@@ -19,6 +27,8 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     if (current_tables(self, &t) < 0) return NULL;
     int ext;
     PyObject *hash = top_class_hash(self, &t, obj, &ext);
+    StructPlan *top_plan = NULL; /* a struct: its inner section is its instance array (FORMAT 10.1) */
+    if (hash == NULL && !PyErr_Occurred() && (top_plan = top_struct_plan(&t, obj)) != NULL) hash = top_plan->class_hash;
     if (hash == NULL) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NOTIMPLEMENTED;
@@ -32,8 +42,8 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     e.codec = self;
     e.oob = oob;
     e.t = t;
-    e.t.ext_writers = NULL; /* a struct calls a serializer: not plain */
     e.plain_top = 1;
+    if (!top_structs_open(&e)) e.t.ext_writers = NULL; /* structs only with a table of its own */
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
     int took = take_kept(self, stacks, caps, KEPT_ENC, KEPT_ENC);
@@ -57,11 +67,16 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     if (r >= 0) {
         /* A kind (and an int beyond 64 bits) was written as an ext 0: its serializer's in-band is the payload. */
         Py_ssize_t skip = 0;
-        unsigned char first = e.out.len ? (unsigned char)e.out.buf[0] : 0;
-        if (ext || (first >= 0xc7 && first <= 0xc9) || (first >= 0xd4 && first <= 0xd8))
-            skip = ext_header((const unsigned char *)e.out.buf) + HASH_SIZE;
-        packed = PyBytes_FromStringAndSize(e.out.buf + skip, e.out.len - skip);
+        const unsigned char *buf = (const unsigned char *)e.out.buf;
+        unsigned char first = e.out.len ? buf[0] : 0;
+        if (ext || (first >= 0xc7 && first <= 0xc9) || (first >= 0xd4 && first <= 0xd8)) {
+            skip = ext_header(buf); /* an ext 0 (its hash too), or a struct's ext 1; not a list's ext 2 */
+            skip = buf[skip - 1] == 0 ? skip + HASH_SIZE : top_plan != NULL ? skip : 0;
+        }
+        packed = top_in_band(&e, &hash, e.out.buf + skip, e.out.len - skip);
     }
+    Py_XDECREF(e.scope_index);
+    Py_XDECREF(e.scope_definitions);
     give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
     if (packed != NULL) {
@@ -185,6 +200,8 @@ static PyObject *unpack_section(Codec *self, Tables *t, const unsigned char *has
     PyObject *value_type = unpacked_as_is(self, t, (const char *)hash), *value;
     if (value_type == NULL) {
         if (PyErr_Occurred()) return NULL;
+        if (structs_hash != NULL && memcmp(hash, PyBytes_AS_STRING(structs_hash), HASH_SIZE) == 0)
+            return unpack_struct_section(self, t, p, n, max_depth);
         return unpack_scalar(self, t, hash, p, n, max_depth);
     }
     Py_INCREF(value_type); /* the snapshot may be replaced while the value is built */

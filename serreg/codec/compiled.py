@@ -15,10 +15,11 @@ one struct class). ``top_method`` makes ``Registry.serialize`` and
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from ..errors import DeserializationError
 from ..limits import DECODE_STATE
+from ..standard import STRUCTS_CLASS_ID
 from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
 from ..result import SerializationResult
@@ -36,15 +37,12 @@ __all__ = ["MsgpackCodec", "StructPlan", "WRITES_STRUCT_LISTS", "top_method"]
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 # Whether the C core writes a list of struct instances of one definition as ext 2 (docs/FORMAT.md
-# 10.3). Until it does, it writes (and when it meets one after a nested value, fails to read) such
-# lists as arrays of ext 1; the tests that need ext 2 from this codec expect failure while False.
-# A list of instances of a class without a plan (or of carriers) can be handed whole to the pure
-# codec the core holds: ``pure.pack(items, oob)`` returns the msgpack bytes of its ext 2 (header
-# included) when ``items`` is a list of instances of one definition, taking the definition's index
-# from the same frame table and appending the columns' buffers to ``oob`` in column order. The
-# writers behind it are the registry's ``list_writers[type(items[0])](items, pack_state)``
-# (serreg/structs/lists.py), which need the pure codec's pack state.
-WRITES_STRUCT_LISTS = False
+# 10.3): it does, for classes with a plan. A list of instances of a class without a plan (or of
+# carriers) met in a pack call is handed whole to the pure codec the core holds: ``pure.pack(items,
+# oob)`` returns the msgpack bytes of its ext 2 (or of its array, when the rule says so), taking the
+# definition's index from the same frame table and appending the columns' buffers to ``oob`` in
+# column order (the writers behind it are the registry's ``list_writers``, serreg/structs/lists.py).
+WRITES_STRUCT_LISTS = True
 
 # The standard class IDs the C core writes and reads in place (serreg/standard/__init__.py has them all).
 IN_PLACE_CLASS_IDS = (
@@ -74,7 +72,7 @@ class _CheckState:
         return None  # the C core writes the list itself
 
 
-set_struct_state(ENCODE_SCOPE, DECODE_SCOPE, read_instance, _CheckState())
+set_struct_state(ENCODE_SCOPE, DECODE_SCOPE, read_instance, _CheckState(), class_id_hash(STRUCTS_CLASS_ID))
 
 
 class MsgpackCodec(CoreCodec):
@@ -83,12 +81,9 @@ class MsgpackCodec(CoreCodec):
     def __init__(self, encode_nested: EncodeNested, decode_nested: DecodeNested, snapshots: SnapshotSource) -> None:
         super().__init__(encode_nested, decode_nested, snapshots, PureMsgpackCodec(encode_nested, decode_nested, snapshots))
 
-    def pack_array(self, items: object, oob: list[object]) -> bytes:
-        """Pack a sequence as a msgpack array, never as ext 2 (a tuple's in-band, docs/FORMAT.md 10.3).
-
-        The C core writes no ext 2 yet, so this is its ``pack`` of the items as a list; once it
-        writes ext 2 it must leave this root list an array (as ``pure.MsgpackCodec.pack_array`` does)."""
-        packed: bytes = self.pack(list(items), oob)  # type: ignore[call-overload]
+    def pack_array(self, items: Iterable[object], oob: list[object]) -> bytes:
+        """Pack a sequence as a msgpack array, never as ext 2 (a tuple's in-band, docs/FORMAT.md 10.3)."""
+        packed: bytes = self.pack(list(items), oob, False)
         return packed
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..codec import STRUCT_PLAN
+from ..wire.class_id import class_id_hash
 from .types import FieldType, STANDARD_ATOMS
 from .values import STANDARD_TYPES
 
@@ -40,7 +41,9 @@ def _node(ftype: FieldType) -> tuple[Any, ...]:
         return (_STANDARD, None if expected is None else expected[0], ())
     if kind == "struct":
         return (_STRUCT, ftype.args[0], ())
-    return (_CONTAINERS[kind], None, tuple(_node(a) for a in ftype.args))
+    # A list read as a tuple (annotated tuple[T, ...]) names tuple: the C reader builds lists only.
+    ref = tuple if kind == "list" and ftype.py is tuple else None
+    return (_CONTAINERS[kind], ref, tuple(_node(a) for a in ftype.args))
 
 
 def _descriptor(cls: type, name: str) -> Any:
@@ -61,6 +64,6 @@ def make_plan(writer: Callable[..., Any], definition: bytes, class_id: str, cls:
     plan: Callable[..., Any] = STRUCT_PLAN(
         writer, definition, definition, class_id, cls, _BUILDS[build], tuple(names),
         tuple(_node(t) for t in types), tuple(converters),
-        tuple(_descriptor(cls, n) if build == "slots" else None for n in names), pure_leaf,
+        tuple(_descriptor(cls, n) if build == "slots" else None for n in names), pure_leaf, class_id_hash(class_id),
     )
     return plan

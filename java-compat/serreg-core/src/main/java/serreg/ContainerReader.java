@@ -10,14 +10,15 @@ import java.util.Map;
  * {@code LinkedHashMap}, without recursion: msgpack nesting costs no thread stack (it is bounded
  * by {@link Limits#maxMsgpackNesting()}); only nested values (ext 0, read by the reader) recurse,
  * at most {@link Limits#maxDepth()} deep. Short ASCII map keys come from the thread's
- * {@link KeyCache}. Containers are pre-sized from their declared count (which the header reads
- * checked against the bytes left) no further than {@link InBandReader#MAX_PRESIZE}, so memory
+ * {@link KeyCache} (the call's state hands it over). Containers are pre-sized from their declared
+ * count (which the header reads checked against the bytes left) no further than
+ * {@link InBandReader#MAX_PRESIZE}, so memory
  * grows only with the items actually present. Map keys go in through {@link KeyCollisionGuard}.
  * Package-private; one per reader, not thread-safe.
  */
 final class ContainerReader {
     private final InBandReader in;
-    private final KeyCache keys = KeyCache.forThisThread();
+    private final KeyCache keys;
     /** The reader's ext values reader (fetched at the first ext value). */
     private NestedReader nested;
     /** Arrays and maps open in the document being read (each nested in-band counts from 0). */
@@ -25,8 +26,9 @@ final class ContainerReader {
     /** The stack of arrays and maps being filled, shared by nested documents read in place. */
     private ContainerStack open;
 
-    ContainerReader(InBandReader in) {
+    ContainerReader(InBandReader in, KeyCache keys) {
         this.in = in;
+        this.keys = keys;
     }
 
     /** Starts a nested document read in place: its nesting counts from 0; returns the count to restore. */

@@ -8,27 +8,43 @@ package serreg;
  * widens the outer call's trust). Not for use across threads.
  */
 final class DecodeState {
-    private static final ThreadLocal<DecodeState> CURRENT = new ThreadLocal<>();
-
-    final Limits limits;
+    /** The thread this state is the deserialize call state of, or null for a detached one. */
+    private final PerThread thread;
+    /** The thread's short map keys (for the readers of this call). */
+    final KeyCache keys;
+    Limits limits;
     /** Size of the outermost frame (or in-band plus buffers of an in-process result). */
-    final long frameBytes;
+    long frameBytes;
     /** Sorted ClassIDHashes an untrusted call decodes, or null for a trusted call. */
-    final long[] allowed;
-    private final long budget;
+    long[] allowed;
+    /** {@code limits.memoryBudget(frameBytes)}, worked out at the first charge (-1 until then). */
+    private long budget;
+    /** {@code limits.maxDepth()}, read once per call. */
+    private int maxDepth;
     private int depth;
     private long charged;
 
-    private DecodeState(Limits limits, long frameBytes, long[] allowed) {
+    /** A state of {@code thread} (null: detached), to {@link #reset} before a call. */
+    DecodeState(PerThread thread, KeyCache keys) {
+        this.thread = thread;
+        this.keys = keys;
+    }
+
+    /** Readies this state for a new call (the thread's one state object serves each outermost call in turn). */
+    private DecodeState reset(Limits limits, long frameBytes, long[] allowed) {
         this.limits = limits;
+        this.maxDepth = limits.maxDepth();
         this.frameBytes = frameBytes;
         this.allowed = allowed;
-        this.budget = limits.memoryBudget(frameBytes);
+        this.budget = -1;
+        this.depth = 0;
+        this.charged = 0;
+        return this;
     }
 
     /** The state of the call running on this thread, or null outside deserialize. */
     static DecodeState current() {
-        return CURRENT.get();
+        return PerThread.get().decoding;
     }
 
     /**
@@ -36,17 +52,18 @@ final class DecodeState {
      * already running on this thread (the nested call shares the outer state).
      */
     static DecodeState begin(Limits limits, long frameBytes, long[] allowed) {
-        if (CURRENT.get() != null) {
+        PerThread t = PerThread.get();
+        if (t.decoding != null) {
             return null;
         }
-        DecodeState state = new DecodeState(limits, frameBytes, allowed);
-        CURRENT.set(state);
+        DecodeState state = t.spareState().reset(limits, frameBytes, allowed);
+        t.decoding = state;
         return state;
     }
 
     /** A state for a reader used outside any deserialize call (not registered on the thread). */
     static DecodeState detached(Limits limits, long frameBytes, long[] allowed) {
-        return new DecodeState(limits, frameBytes, allowed);
+        return new DecodeState(null, PerThread.get().keys).reset(limits, frameBytes, allowed);
     }
 
     /** Whether this call decodes the ClassIDHash (as u64 little-endian): always when trusted. */
@@ -54,13 +71,14 @@ final class DecodeState {
         return Trust.allows(allowed, hash);
     }
 
+    /** Ends the call this state was started for by {@link #begin}. */
     void end() {
-        CURRENT.set(null); // keeps the thread's map entry: the next call sets it without allocating one
+        thread.decoding = null;
     }
 
     /** Opens one nested value; {@code at} is the offset of its in-band section (for the error). */
     void enterValue(long at) {
-        if (depth >= limits.maxDepth()) {
+        if (depth >= maxDepth) {
             throw new LimitExceededException("values are nested more than maxDepth=" + limits.maxDepth()
                     + " deep; raise it with Limits.withMaxDepth(...) if such values are expected", at);
         }
@@ -85,6 +103,9 @@ final class DecodeState {
      * @throws LimitExceededException naming {@code what} when the budget is spent
      */
     void charge(long bytes, String what, long at) {
+        if (budget < 0) {
+            budget = limits.memoryBudget(frameBytes);
+        }
         if (bytes < 0 || bytes > budget - charged) {
             throw new LimitExceededException("decoding would build more than " + budget + " bytes of " + what
                     + " and other charged values for a frame of " + frameBytes + " bytes (memoryAllowance + memoryPerByte"

@@ -28,8 +28,11 @@ abstract class InBandBytes {
 
     /** A reader of {@code inBand} from its position + {@code skip} to its limit. */
     InBandBytes(ByteBuffer inBand, int skip) {
-        int from = inBand.position() + skip;
-        int length = inBand.limit() - from;
+        this(inBand, inBand.position() + skip, inBand.limit() - inBand.position() - skip);
+    }
+
+    /** A reader of the {@code length} bytes at index {@code from} of {@code inBand} (its position and limit aside). */
+    InBandBytes(ByteBuffer inBand, int from, int length) {
         if (inBand.hasArray()) {
             this.source = inBand;
             this.array = inBand.array();
@@ -64,6 +67,11 @@ abstract class InBandBytes {
     /** The index of the next unread byte (for {@link #offsetOf}, {@link #seek}, {@link #view}). */
     final int index() {
         return pos;
+    }
+
+    /** The index just past the bytes this reader may read now. */
+    final int end() {
+        return limit;
     }
 
     /** The offset of an index. */

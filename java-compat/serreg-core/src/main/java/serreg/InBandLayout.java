@@ -13,6 +13,8 @@ final class InBandLayout {
     static final int NESTED_EXT_TYPE = 0;
     /** The msgpack ext type of a struct instance: [definition index, field values...] (section 10.3). */
     static final int STRUCT_EXT_TYPE = 1;
+    /** The msgpack ext type of a list of struct instances of one definition, by columns (section 10.3). */
+    static final int STRUCT_LIST_EXT_TYPE = 2;
     /** The longest header {@link #putStrHeader}, {@link #putBinHeader} and the container headers write. */
     static final int MAX_HEADER = 5;
     /** The longest int {@link #putLong} writes. */

@@ -57,6 +57,15 @@ public final class InBandReader extends ScalarReader {
                 : DecodeState.detached(decoder.limits(), inBand.remaining() - skip, decoder.defaultAllowed());
     }
 
+    /** A reader of the {@code length} bytes at index {@code from} of {@code inBand}, within the call {@code state}. */
+    InBandReader(ValueDecoder decoder, ByteBuffer inBand, int from, int length, Iterator<ByteBuffer> outOfBand,
+            DecodeState state) {
+        super(inBand, from, length);
+        this.decoder = decoder;
+        this.outOfBand = outOfBand;
+        this.state = state;
+    }
+
     /**
      * A list for {@code declared} items, pre-sized no further than a small bound allows.
      *
@@ -139,6 +148,19 @@ public final class InBandReader extends ScalarReader {
         return containers().readMapKey(peek());
     }
 
+    /**
+     * Reads the next value when it is an ext 2, a list of struct instances (docs/FORMAT.md section
+     * 10.3), else reads nothing and returns null.
+     */
+    public List<Object> readStructList() {
+        if (!InBandLayout.isExt(peek()) || nested().typeAt() != InBandLayout.STRUCT_LIST_EXT_TYPE) {
+            return null;
+        }
+        @SuppressWarnings("unchecked")
+        List<Object> list = (List<Object>) nested().read();
+        return list;
+    }
+
     @Override
     Object readExt() {
         return nested().read();
@@ -156,7 +178,7 @@ public final class InBandReader extends ScalarReader {
     private ContainerReader containers() {
         ContainerReader c = containers;
         if (c == null) {
-            c = containers = new ContainerReader(this);
+            c = containers = new ContainerReader(this, state.keys);
         }
         return c;
     }

@@ -39,8 +39,8 @@ public final class InBandWriter {
     private List<ByteBuffer> outOfBand;
     /** What {@link #written} returns, kept with the pooled writer. */
     private ByteBuffer view;
-    /** Whether this writer goes back to its thread's pool on {@link #release}. */
-    private final boolean pooled;
+    /** The thread whose pool this writer goes back to on {@link #release}, or null when it is not pooled. */
+    private final PerThread home;
 
     /**
      * A writer for one document.
@@ -48,16 +48,16 @@ public final class InBandWriter {
      * @param registry the registry nested values are looked up in
      */
     public InBandWriter(SerializerRegistry registry) {
-        this(registry, new byte[64], false);
+        this(registry, new byte[64], null);
     }
 
-    /** A writer on {@code buf}; a pooled one goes back to {@link WriterPool} on {@link #release}. */
-    InBandWriter(SerializerRegistry registry, byte[] buf, boolean pooled) {
+    /** A writer on {@code buf}; a pooled one (a {@code home} thread) goes back to {@link WriterPool} on {@link #release}. */
+    InBandWriter(SerializerRegistry registry, byte[] buf, PerThread home) {
         this.registry = registry;
         this.encoder = registry.encoder();
         this.classes = new WriterClassCache(encoder);
         this.buf = buf;
-        this.pooled = pooled;
+        this.home = home;
     }
 
     /** This thread's pooled writer for {@code registry} (see {@link WriterPool}); call {@link #release} when done. */
@@ -67,10 +67,10 @@ public final class InBandWriter {
 
     /** Hands a pooled writer back to its thread (emptied); the caller must not use it afterwards. */
     void release() {
-        if (pooled) {
+        if (home != null) {
             pos = 0;
             outOfBand = null;
-            WriterPool.give(this);
+            WriterPool.give(this, home);
         }
     }
 
@@ -90,11 +90,11 @@ public final class InBandWriter {
 
     /** Writes any value (native msgpack or ext 0). Small, so that it inlines where values are written in a loop. */
     public InBandWriter writeValue(Object value) {
-        RegistrationTable.Registration registration = classes.forValue(value);
-        InlineSerializer.Form form = registration.form();
-        if (form == InlineSerializer.Form.STR && value instanceof String s) {
+        if (value instanceof String s && classes.stringsInline()) {
             return writeString(s);
         }
+        RegistrationTable.Registration registration = classes.forValue(value);
+        InlineSerializer.Form form = registration.form();
         if (form == InlineSerializer.Form.INT && value instanceof Long l) {
             return writeLong(l);
         }
@@ -106,6 +106,9 @@ public final class InBandWriter {
 
     /** Any value but a String, Long or Double written in the writer's own form. */
     private InBandWriter writeOther(Object value, RegistrationTable.Registration registration, InlineSerializer.Form form) {
+        if (form == InlineSerializer.Form.CALL) {
+            return writeByRegistration(value, registration); // a nested value of any other serializer
+        }
         switch (form) {
             case NIL -> {
                 if (value == null) {
@@ -135,6 +138,9 @@ public final class InBandWriter {
 
     private InBandWriter writeArray(List<?> list) {
         int n = list.size();
+        if (n > 0 && writeStructList(list)) {
+            return this; // struct instances of one definition: ext 2 (section 10.3)
+        }
         writeArrayHeader(n);
         if (list instanceof ArrayList<?>) {
             for (int i = 0; i < n; i++) {
@@ -148,6 +154,25 @@ public final class InBandWriter {
         return this;
     }
 
+    /**
+     * Whether a list's first item may be a struct instance: not one of the values the writer
+     * writes itself. Checked by type first, so that a list of those (most lists) costs no
+     * registration lookup here, and the JIT compiles the lookup out of this hot path.
+     */
+    private static boolean mayBeStruct(Object first) {
+        return first != null && !(first instanceof String) && !(first instanceof Long) && !(first instanceof Double)
+                && !(first instanceof Map) && !(first instanceof List) && !(first instanceof Boolean);
+    }
+
+    /**
+     * Writes a non-empty list as ext 2 (struct columns, docs/FORMAT.md section 10.3) when its items
+     * are struct instances of one definition; false (nothing written) when it stays an array.
+     */
+    public boolean writeStructList(List<?> list) {
+        Object first = list.get(0);
+        return mayBeStruct(first) && classes.forValue(first).struct() && SerializerRegistry.STRUCTS.writeStructList(list, this);
+    }
+
     private InBandWriter writeMap(Map<?, ?> map) {
         writeMapHeader(map.size());
         for (Map.Entry<?, ?> entry : map.entrySet()) {
@@ -155,6 +180,19 @@ public final class InBandWriter {
             writeValue(entry.getValue());
         }
         return this;
+    }
+
+    /**
+     * Reserves an ext header before a payload the caller writes next (the struct support's ext 2);
+     * pass what it returns to {@link #endExtension} once the payload is written.
+     */
+    public int beginExtension() {
+        return reserveExtHeader();
+    }
+
+    /** Writes the shortest ext header of {@code type} for the payload written since {@link #beginExtension}. */
+    public void endExtension(int headerAt, int type) {
+        patchExtHeader(headerAt, headerAt + RESERVED_EXT_HEADER, type);
     }
 
     /** A value the writer does not write by itself: inline through its serializer, or as ext 0 / ext 1. */
@@ -221,6 +259,12 @@ public final class InBandWriter {
     /** Writes the shortest ext header of {@code type} for the payload written since {@code start}, moving it if needed. */
     private void patchExtHeader(int headerAt, int start, int type) {
         int length = pos - start;
+        if (length > 16 && length <= 0xff) { // ext 8, the header reserved (most small nested values)
+            buf[headerAt] = (byte) 0xc7;
+            buf[headerAt + 1] = (byte) length;
+            buf[headerAt + 2] = (byte) type;
+            return;
+        }
         int size = InBandLayout.extHeaderSize(length);
         if (size != RESERVED_EXT_HEADER) {
             ensure(size - RESERVED_EXT_HEADER);
@@ -319,6 +363,14 @@ public final class InBandWriter {
         writeBinaryHeader(bytes.length);
         System.arraycopy(bytes, 0, buf, pos, bytes.length);
         pos += bytes.length;
+        return this;
+    }
+
+    /** Writes a msgpack bin of {@code length} bytes of {@code bytes} from {@code offset}. */
+    public InBandWriter writeBinary(byte[] bytes, int offset, int length) {
+        writeBinaryHeader(length);
+        System.arraycopy(bytes, offset, buf, pos, length);
+        pos += length;
         return this;
     }
 

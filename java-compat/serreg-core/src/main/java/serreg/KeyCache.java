@@ -3,8 +3,8 @@ package serreg;
 /**
  * Recent short ASCII map keys, by their bytes: a list of records repeats the same few keys in
  * every record, and a key found here costs neither a String nor a copy of its bytes (and its
- * hash code, which the map asks for next, is already computed). One per thread, kept across
- * deserialize calls.
+ * hash code, which the map asks for next, is already computed). One per thread ({@link PerThread}),
+ * kept across deserialize calls.
  *
  * <p>Safe under hostile input: a bounded table ({@value #SLOTS} keys of at most 31 bytes, a few
  * KiB), direct-mapped on the keys' {@code String.hashCode}; a key is returned only after its
@@ -16,16 +16,10 @@ final class KeyCache {
     private static final int SLOTS = 256;
     /** Longest key cached: a fixstr's. */
     static final int MAX_LENGTH = 31;
-    private static final ThreadLocal<KeyCache> PER_THREAD = ThreadLocal.withInitial(KeyCache::new);
-
     private final String[] keys = new String[SLOTS];
 
-    private KeyCache() {
-    }
-
-    /** This thread's cache. */
-    static KeyCache forThisThread() {
-        return PER_THREAD.get();
+    /** A cache for one thread ({@link PerThread} holds it). */
+    KeyCache() {
     }
 
     /**

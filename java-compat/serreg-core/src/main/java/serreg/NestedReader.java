@@ -1,5 +1,7 @@
 package serreg;
 
+import serreg.wire.ClassIdHash;
+
 /**
  * Reads the ext values of a document for an {@link InBandReader} (docs/FORMAT.md section 3):
  * ext 0, a nested value (its ClassIDHash and its serializer's in-band), and ext 1, a struct
@@ -16,6 +18,8 @@ final class NestedReader {
     private final DecodeState state;
     private long lastHash;
     private RegistrationTable.Registration lastRegistration;
+    /** The last registration's MsgpackSerializer when it has one (then {@link #read} takes its short way). */
+    private MsgpackSerializer<Object> lastMsgpack;
     /** The end and ext type of the payload {@link #openPayload} met last. */
     private int payloadEnd;
     private int payloadType;
@@ -27,39 +31,71 @@ final class NestedReader {
     }
 
     /**
-     * Reads the ext value at the reader's position. The frame that stays on the stack while a
-     * nested value is read holds few locals (values may nest {@code maxDepth} deep, and a thread
-     * of 256 KiB must read the deepest the limits allow): the header and the lookup are read by
-     * methods that have returned by then.
+     * Reads the ext value at the reader's position. A value of the class met last with an ext 8
+     * header (a payload of 17 to 255 bytes: most small values in a list) takes a short way, its
+     * header and ClassIDHash checked in one go ({@link #knownPayload}); any other has its header
+     * read and its serializer looked up by {@link #openPayload} and {@link #inPlaceSerializer}.
+     * The frame that stays on the stack while a nested value is read holds few locals (values may
+     * nest {@code maxDepth} deep, and a thread of 256 KiB must read the deepest the limits
+     * allow): the header and the lookup are read by methods that have returned by then.
      */
     Object read() {
-        int start = openPayload();
+        MsgpackSerializer<Object> msgpack = lastMsgpack;
+        int start = msgpack != null ? knownPayload() : -1;
+        if (start < 0) {
+            start = openPayload();
+            if (payloadType == InBandLayout.STRUCT_EXT_TYPE) {
+                return readStruct(start, payloadEnd, false);
+            }
+            if (payloadType == InBandLayout.STRUCT_LIST_EXT_TYPE) {
+                return readStruct(start, payloadEnd, true);
+            }
+            msgpack = inPlaceSerializer(start, payloadEnd);
+            if (msgpack == null) {
+                return readSection(start, payloadEnd);
+            }
+        }
+        RegistrationTable.Registration registration = lastRegistration; // the one msgpack is of
         int end = payloadEnd;
-        if (payloadType == InBandLayout.STRUCT_EXT_TYPE) {
-            return readStruct(start, end);
-        }
-        MsgpackSerializer<Object> msgpack = inPlaceSerializer(start, end);
-        if (msgpack == null) {
-            return readSection(start, end);
-        }
         state.enterValue(in.offsetOf(start));
-        int savedLimit = in.bound(start + 8, end);
+        int savedLimit = in.bound(start + ClassIdHash.SIZE, end);
         int savedNesting = in.enterDocument();
         try {
             Object value = msgpack.read(in);
             in.expectEnd();
             return value;
         } catch (DeserializationException e) {
-            throw e.enclosedIn(lastRegistration.classId()); // offsets are already from this reader's start
+            throw e.enclosedIn(registration.classId()); // offsets are already from this reader's start
         } catch (SerregException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(lastRegistration.classId());
+            throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
         } finally {
             state.exitValue();
             in.exitDocument(savedNesting);
             in.unbound(savedLimit, end);
         }
+    }
+
+    /**
+     * The payload start of an ext 0 value at the position whose header is ext 8 and whose
+     * ClassIDHash is the last one met (whose trust was checked then, in this same call), its
+     * end in {@link #payloadEnd}; -1 for any other value (whose header {@link #openPayload} then
+     * reads with every check).
+     */
+    private int knownPayload() {
+        int p = in.index();
+        int start = p + 3;
+        if (in.u8(p) != 0xc7 || in.end() - start < ClassIdHash.SIZE) {
+            return -1;
+        }
+        int length = in.u8(p + 1);
+        if (in.u8(p + 2) != InBandLayout.NESTED_EXT_TYPE || length < ClassIdHash.SIZE || length > in.end() - start
+                || in.hashAt(start) != lastHash) {
+            return -1;
+        }
+        payloadEnd = start + length;
+        return start;
     }
 
     /**
@@ -91,16 +127,27 @@ final class NestedReader {
             header = 6;
         }
         byte type = (byte) in.u8(p + header - 1);
-        if (type != InBandLayout.NESTED_EXT_TYPE && type != InBandLayout.STRUCT_EXT_TYPE) {
-            throw in.error("msgpack ext type " + type + " is reserved; serreg uses only ext 0 and ext 1 (struct)", at);
+        if (type != InBandLayout.NESTED_EXT_TYPE && type != InBandLayout.STRUCT_EXT_TYPE
+                && type != InBandLayout.STRUCT_LIST_EXT_TYPE) {
+            throw in.error("msgpack ext type " + type + " is reserved; serreg uses only ext 0, ext 1 (struct) and"
+                    + " ext 2 (struct columns)", at);
         }
         in.seek(p + header);
-        int n = in.payloadLength(length, at, type == InBandLayout.STRUCT_EXT_TYPE ? "ext 1 payload" : "ext 0 payload");
+        int n = in.payloadLength(length, at, "ext " + type + " payload");
         int start = p + header;
         payloadEnd = start + n;
         payloadType = type;
         in.seek(payloadEnd);
         return start;
+    }
+
+    /** The type of the ext value at the reader's position (its header checked to be there), not consumed. */
+    int typeAt() {
+        int p = in.index();
+        int b = in.u8(p);
+        int header = b >= 0xd4 && b <= 0xd8 ? 2 : b == 0xc7 ? 3 : b == 0xc8 ? 4 : 6;
+        in.needHeader(header - 1, "ext");
+        return (byte) in.u8(p + header - 1);
     }
 
     /**
@@ -112,17 +159,20 @@ final class NestedReader {
             return null;
         }
         long hash = in.hashAt(start);
-        RegistrationTable.Registration registration =
-                lastRegistration != null && hash == lastHash ? lastRegistration : decoder.registration(hash);
+        if (lastRegistration != null && hash == lastHash) {
+            return lastRegistration.msgpack(); // its trust was checked when it was met
+        }
+        RegistrationTable.Registration registration = decoder.registration(hash);
         if (registration == null) {
             return null;
         }
-        lastHash = hash;
-        lastRegistration = registration;
         MsgpackSerializer<Object> msgpack = registration.msgpack();
         if (msgpack != null && state.allowed != null && !state.allows(hash)) {
             throw decoder.refusal(hash, in.offsetOf(start));
         }
+        lastHash = hash;
+        lastRegistration = registration;
+        lastMsgpack = msgpack;
         return msgpack;
     }
 
@@ -136,15 +186,16 @@ final class NestedReader {
     }
 
     /**
-     * Reads an ext 1 struct instance (section 10.3) in place, bounded to its payload, through the
-     * table of the enclosing {@code serreg.structs} section; it counts as a nested value.
+     * Reads an ext 1 struct instance or an ext 2 list of instances ({@code list}, section 10.3) in
+     * place, bounded to its payload, through the table of the enclosing {@code serreg.structs}
+     * section; it counts as a nested value.
      */
-    private Object readStruct(int start, int end) {
+    private Object readStruct(int start, int end, boolean list) {
         state.enterValue(in.offsetOf(start));
         int savedLimit = in.bound(start, end);
         int savedNesting = in.enterDocument();
         try {
-            Object value = SerializerRegistry.STRUCTS.readInstance(in);
+            Object value = list ? SerializerRegistry.STRUCTS.readInstances(in) : SerializerRegistry.STRUCTS.readInstance(in);
             in.expectEnd();
             return value;
         } finally {

@@ -15,6 +15,10 @@ abstract class ScalarReader extends InBandBytes {
         super(inBand, skip);
     }
 
+    ScalarReader(ByteBuffer inBand, int from, int length) {
+        super(inBand, from, length);
+    }
+
     /** Reads an ext value (nested value or struct), whose first byte is at the position. */
     abstract Object readExt();
 

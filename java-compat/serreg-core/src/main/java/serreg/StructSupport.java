@@ -88,6 +88,25 @@ public interface StructSupport {
         Object readInstance(InBandReader in);
 
         /**
+         * Reads one ext 2 payload (a list of instances by columns, docs/FORMAT.md section 10.3)
+         * from {@code in}, through the enclosing struct table.
+         *
+         * @param in a reader bounded to the payload
+         * @return the instances
+         */
+        java.util.List<Object> readInstances(InBandReader in);
+
+        /**
+         * Writes {@code list} as ext 2 when the rule of docs/FORMAT.md section 10.3 applies (at
+         * least one item, all struct instances of one definition with at least one field).
+         *
+         * @param list the list
+         * @param out the writer
+         * @return true when written; false (nothing written) when the list stays an array
+         */
+        boolean writeStructList(java.util.List<?> list, InBandWriter out);
+
+        /**
          * Opens the struct table of a serialize call on this thread (nested calls get their own).
          *
          * @param order null: definitions take indices in first-use order; otherwise every index is

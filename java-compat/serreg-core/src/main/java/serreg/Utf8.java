@@ -19,6 +19,11 @@ final class Utf8 {
             long mask = (1L << (n << 3)) - 1;
             return (Bytes.getLongLE(b, from) & mask & 0x8080808080808080L) == 0;
         }
+        return isAsciiLoop(b, from, to);
+    }
+
+    /** {@link #isAscii} for a str of 8 bytes or more, or one near the array's end (apart, so that the short case inlines). */
+    private static boolean isAsciiLoop(byte[] b, int from, int to) {
         int i = from;
         // Eight bytes at a time: a long with any high bit set has a non-ASCII byte.
         for (; i + 8 <= to; i += 8) {
@@ -109,10 +114,18 @@ final class Utf8 {
      */
     @SuppressWarnings("deprecation") // String(byte[], int hibyte, ...): the shortest way to a Latin-1 string
     static String decode(byte[] b, int from, int length) {
-        int end = from + length;
-        if (isAscii(b, from, end)) {
-            return new String(b, 0, from, length);
+        if (isAscii(b, from, from + length)) {
+            return new String(b, 0, from, length); // compact strings: one copy of the bytes
         }
+        return decodeNonAscii(b, from, length);
+    }
+
+    /**
+     * {@link #decode} of text that is not all ASCII. Apart, so that the ASCII case is small
+     * enough to inline where strings are read in a loop (measured: one call less per str).
+     */
+    private static String decodeNonAscii(byte[] b, int from, int length) {
+        int end = from + length;
         char[] out = new char[length];
         int n = 0;
         int i = from;

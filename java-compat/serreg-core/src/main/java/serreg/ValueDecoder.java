@@ -91,9 +91,23 @@ final class ValueDecoder {
         this.limits = Objects.requireNonNull(limits, "limits");
     }
 
-    /** Reads the frame at {@code frame}'s position; errors carry offsets from the frame's start. */
+    /**
+     * Reads the frame at {@code frame}'s position; errors carry offsets from the frame's start. A
+     * frame without OOB buffers read without a key is checked and decoded where it lies (no view
+     * of it is made); any other goes through {@link FrameReader#read}.
+     */
     Object readFrame(ByteBuffer frame, Limits callLimits, byte[] key, boolean trustedCall) {
         try {
+            if (key == null && FrameReader.check(frame, callLimits) == 0) {
+                int at = frame.position();
+                long inBandLength = le64(frame, at + 16); // checked: at most the frame's int-sized length
+                try {
+                    return readTopLevel(frame, at + FrameLayout.HEADER_SIZE, (int) inBandLength, List.of(), callLimits,
+                            le64(frame, at + 24), trustedCall);
+                } catch (DeserializationException e) {
+                    throw e.shiftOffset(FrameLayout.HEADER_SIZE);
+                }
+            }
             if (key != null) {
                 // Memory another process may change is copied once: what is verified is what is decoded.
                 frame = FrameSignature.privateCopy(frame.slice(), callLimits);
@@ -102,9 +116,9 @@ final class ValueDecoder {
             List<ByteBuffer> buffers = view.outOfBand();
             long inBandOffset = FrameLayout.HEADER_SIZE + (long) FrameLayout.TABLE_ENTRY_SIZE * buffers.size();
             try {
-                long total = frame.getLong(frame.position() + 24); // checked by FrameReader.read
-                return readTopLevel(view.inBand(), buffers, callLimits,
-                        frame.order() == ByteOrder.LITTLE_ENDIAN ? total : Long.reverseBytes(total), trustedCall);
+                ByteBuffer inBand = view.inBand();
+                return readTopLevel(inBand, inBand.position(), inBand.remaining(), buffers, callLimits,
+                        le64(frame, frame.position() + 24), trustedCall); // checked by FrameReader.read
             } catch (DeserializationException e) {
                 throw e.shiftOffset(inBandOffset);
             }
@@ -113,6 +127,12 @@ final class ValueDecoder {
         } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
             throw escaped(e);
         }
+    }
+
+    /** The u64 little-endian at an index of {@code b}, whatever its byte order. */
+    private static long le64(ByteBuffer b, int i) {
+        long v = b.getLong(i);
+        return b.order() == ByteOrder.LITTLE_ENDIAN ? v : Long.reverseBytes(v);
     }
 
     /**
@@ -147,7 +167,8 @@ final class ValueDecoder {
             total += b.remaining();
         }
         try {
-            return readTopLevel(result.inBand(), buffers, callLimits, total, trustedCall);
+            ByteBuffer inBand = result.inBand();
+            return readTopLevel(inBand, inBand.position(), inBand.remaining(), buffers, callLimits, total, trustedCall);
         } catch (DeserializationException e) {
             throw e;
         } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
@@ -155,12 +176,13 @@ final class ValueDecoder {
         }
     }
 
-    private Object readTopLevel(ByteBuffer inBand, List<ByteBuffer> buffers, Limits callLimits, long frameBytes,
-            boolean trustedCall) {
+    /** Reads the top-level section, the {@code length} bytes at index {@code from} of {@code inBand}. */
+    private Object readTopLevel(ByteBuffer inBand, int from, int length, List<ByteBuffer> buffers, Limits callLimits,
+            long frameBytes, boolean trustedCall) {
         DecodeState state = DecodeState.begin(callLimits, frameBytes, allowed(trustedCall));
         try {
             Iterator<ByteBuffer> oob = buffers.isEmpty() ? Collections.emptyIterator() : buffers.iterator();
-            Object value = readSection(inBand, oob, true, state);
+            Object value = readSection(inBand, from, length, oob, true, state);
             int left = 0;
             while (oob.hasNext()) {
                 oob.next();
@@ -189,15 +211,23 @@ final class ValueDecoder {
 
     /** As {@link #readSection(ByteBuffer, Iterator, boolean)}, within the call {@code known} (null: look it up). */
     Object readSection(ByteBuffer section, Iterator<ByteBuffer> oob, boolean topLevel, DecodeState known) {
-        if (section.remaining() < ClassIdHash.SIZE) {
+        return readSection(section, section.position(), section.remaining(), oob, topLevel, known);
+    }
+
+    /**
+     * Reads the section that is the {@code length} bytes at index {@code from} of {@code buf}
+     * (errors at offsets from there), within the call {@code known} (null: look it up).
+     */
+    private Object readSection(ByteBuffer buf, int from, int length, Iterator<ByteBuffer> oob, boolean topLevel,
+            DecodeState known) {
+        if (length < ClassIdHash.SIZE) {
             throw new DeserializationException("an in-band section starts with an 8-byte ClassIDHash but only "
-                    + section.remaining() + " bytes are there", 0);
+                    + length + " bytes are there", 0);
         }
-        long bits = section.getLong(section.position());
-        long hash = section.order() == ByteOrder.LITTLE_ENDIAN ? bits : Long.reverseBytes(bits);
+        long hash = le64(buf, from);
         // A serializer called directly (not through deserialize) still gets a depth count and the
         // registry's own trust.
-        DecodeState started = known != null ? null : DecodeState.begin(limits, section.remaining(), defaultAllowed());
+        DecodeState started = known != null ? null : DecodeState.begin(limits, length, defaultAllowed());
         DecodeState state = known != null ? known : started != null ? started : DecodeState.current();
         try {
             if (!state.allows(hash)) {
@@ -206,13 +236,13 @@ final class ValueDecoder {
             RegistrationTable.Registration registration = registration(hash);
             if (registration == null) {
                 ClassIdHash id = ClassIdHash.fromLong(hash);
-                return OpaqueValue.ofUnknown(id, body(section), takeOwnedBuffers(id, oob, topLevel));
+                return OpaqueValue.ofUnknown(id, body(buf, from, length), takeOwnedBuffers(id, oob, topLevel));
             }
             state.enterValue(0);
             try {
                 MsgpackSerializer<Object> msgpack = registration.msgpack();
-                return msgpack != null ? readInPlace(msgpack, section, oob, state)
-                        : registration.serializer().deserialize(body(section), oob);
+                return msgpack != null ? readInPlace(msgpack, buf, from, length, oob, state)
+                        : registration.serializer().deserialize(body(buf, from, length), oob);
             } catch (DeserializationException e) {
                 throw e.shiftOffset(ClassIdHash.SIZE).enclosedIn(registration.classId());
             } catch (SerregException e) {
@@ -229,14 +259,15 @@ final class ValueDecoder {
         }
     }
 
-    /** A section's serializer in-band: the bytes after its ClassIDHash. */
-    private static ByteBuffer body(ByteBuffer section) {
-        return section.slice(section.position() + ClassIdHash.SIZE, section.remaining() - ClassIdHash.SIZE);
+    /** A section's serializer in-band: the bytes after its ClassIDHash, as a view of its own. */
+    private static ByteBuffer body(ByteBuffer buf, int from, int length) {
+        return buf.slice(from + ClassIdHash.SIZE, length - ClassIdHash.SIZE);
     }
 
     /** What {@link MsgpackSerializer#deserialize} does, with the call's state handed over, reading the section where it lies. */
-    private <T> T readInPlace(MsgpackSerializer<T> serializer, ByteBuffer section, Iterator<ByteBuffer> oob, DecodeState state) {
-        InBandReader in = new InBandReader(this, section, ClassIdHash.SIZE, oob, state);
+    private <T> T readInPlace(MsgpackSerializer<T> serializer, ByteBuffer buf, int from, int length,
+            Iterator<ByteBuffer> oob, DecodeState state) {
+        InBandReader in = new InBandReader(this, buf, from + ClassIdHash.SIZE, length - ClassIdHash.SIZE, oob, state);
         T value = serializer.read(in);
         in.expectEnd();
         return value;

@@ -24,6 +24,8 @@ final class WriterClassCache {
     private Class<?> lastClass;
     private RegistrationTable.Registration lastRegistration;
     private RegistrationTable.Registration nullRegistration;
+    /** Whether Strings are written by the writer itself (their registration's form is STR): 0 not known yet, 1 yes, 2 no. */
+    private byte strings;
     /** The table's generation the entries were found in. */
     private int generation;
 
@@ -41,8 +43,22 @@ final class WriterClassCache {
             lastClass = null;
             lastRegistration = null;
             nullRegistration = null;
+            strings = 0;
             generation = now;
         }
+    }
+
+    /**
+     * Whether a String is written in the writer's own form (its registration's form is STR, as
+     * with the standard serializers): then a String needs no lookup at all, and map keys, mostly
+     * Strings, leave the last class met to the values.
+     */
+    boolean stringsInline() {
+        byte known = strings;
+        if (known == 0) {
+            known = strings = encoder.registrationFor("").form() == InlineSerializer.Form.STR ? (byte) 1 : (byte) 2;
+        }
+        return known == 1;
     }
 
     /** The registration {@code value} is written with (see {@link RegistrationTable#forValue}). */

@@ -47,7 +47,7 @@ class CodecCachesTest {
 
     @Test
     void keyCacheReturnsTheSameStringForTheSameBytesAndNeverAWrongOne() {
-        KeyCache cache = KeyCache.forThisThread();
+        KeyCache cache = new KeyCache();
         byte[] b = "xidyid".getBytes(StandardCharsets.US_ASCII);
         String first = cache.ascii(b, 1, 2);
         assertEquals("id", first);

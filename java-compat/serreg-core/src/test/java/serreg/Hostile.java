@@ -84,7 +84,7 @@ public final class Hostile {
     /** Every golden frame of the repository (Python, Java, signed and canonical vectors), by name. */
     public static List<Map.Entry<String, byte[]>> goldenFrames() {
         List<Map.Entry<String, byte[]>> out = new ArrayList<>();
-        for (String producer : new String[] {"python", "java", "signed", "canonical"}) {
+        for (String producer : new String[] {"python", "java", "signed", "canonical", "structs"}) {
             Path dir = TestFiles.vectors(producer);
             try (Stream<Path> files = Files.list(dir)) {
                 for (Path p : files.sorted().toList()) {

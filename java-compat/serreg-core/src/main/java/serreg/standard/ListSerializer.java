@@ -28,6 +28,9 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
     @Override
     protected void write(List<?> value, InBandWriter out) {
         int n = value.size();
+        if (n > 0 && out.writeStructList(value)) {
+            return; // struct instances of one definition: ext 2 (docs/FORMAT.md section 10.3)
+        }
         out.writeArrayHeader(n);
         if (value instanceof RandomAccess) {
             for (int i = 0; i < n; i++) {
@@ -42,6 +45,10 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
 
     @Override
     protected List<?> read(InBandReader in) {
+        List<Object> columns = in.readStructList();
+        if (columns != null) {
+            return columns;
+        }
         int n = in.readArrayHeader();
         List<Object> list = in.newListForItems(n);
         for (int i = 0; i < n; i++) {

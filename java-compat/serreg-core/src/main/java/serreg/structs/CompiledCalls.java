@@ -20,6 +20,8 @@ final class CompiledCalls {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
     private static final byte[] READER_TEMPLATE = templateBytes(CompiledReader.class);
     private static final byte[] WRITER_TEMPLATE = templateBytes(CompiledWriter.class);
+    private static final byte[] BUILDER_TEMPLATE = templateBytes(CompiledBuilder.class);
+    private static final byte[] EXTRACTOR_TEMPLATE = templateBytes(CompiledExtractor.class);
 
     private CompiledCalls() {
     }
@@ -65,6 +67,43 @@ final class CompiledCalls {
         };
     }
 
+    /** The ext 2 instance builder looping over {@code build} {@code (ColumnView, int) Object}, as {@link #reader} makes readers. */
+    static ReadPlan.ColumnBuilder builder(MethodHandle build) {
+        if (define(BUILDER_TEMPLATE, build) instanceof ReadPlan.ColumnBuilder b) {
+            return b;
+        }
+        return (cols, count, out) -> {
+            ColumnView view = new ColumnView(cols);
+            try {
+                for (int i = 0; i < count; i++) {
+                    out.add((Object) build.invokeExact(view, i));
+                }
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        };
+    }
+
+    /** The ext 2 column extractor looping over {@code extract} {@code (Object, Object[], int) void}, as {@link #reader} makes readers. */
+    static ColumnWriter.Extractor extractor(MethodHandle extract) {
+        if (define(EXTRACTOR_TEMPLATE, extract) instanceof ColumnWriter.Extractor x) {
+            return x;
+        }
+        return (items, count, cols) -> {
+            try {
+                for (int i = 0; i < count; i++) {
+                    extract.invokeExact(items.get(i), cols, i);
+                }
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        };
+    }
+
     /** The handle a class defined by {@link #define} holds (called from its static initializer). */
     static MethodHandle classData(MethodHandles.Lookup lookup) {
         try {
@@ -94,6 +133,4 @@ final class CompiledCalls {
             return null;
         }
     }
-
-    /** A write method of {@link InBandWriter} as {@code (InBandWriter, arg) void}, whatever it returns. */
 }

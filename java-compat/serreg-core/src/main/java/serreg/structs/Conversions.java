@@ -209,8 +209,20 @@ final class Conversions {
             }
             case "list": {
                 Writer inner = writer(t.args.get(0), first, where, registry);
+                FieldType itemType = t.args.get(0);
+                boolean structs = itemType.kind.equals("struct");
                 return (out, v) -> {
                     List<?> items = itemsOf(v, where, t);
+                    if (structs && !items.isEmpty()) {
+                        for (Object x : items) {
+                            if (x == null || !itemType.classId.equals(registry.classIdOfValue(x))) {
+                                throw bad(where, itemType, x);
+                            }
+                        }
+                        if (ColumnWriter.write(items, out, registry)) {
+                            return; // instances of one definition: ext 2 (section 10.3)
+                        }
+                    }
                     out.writeArrayHeader(items.size());
                     for (Object item : items) {
                         inner.write(out, item);
@@ -264,6 +276,42 @@ final class Conversions {
             default:
                 throw new IllegalArgumentException(where + ": no writer for field type " + t);
         }
+    }
+
+    /** An integer field value as the long (uint64: the bits) an integer column holds; refused outside {@code t}. */
+    static long intValue(Object v, FieldType t, String where) {
+        long bits = longOf(v, t.kind, where, t);
+        if (!t.kind.equals("uint64")) {
+            long[] range = FieldType.intRange(t.kind);
+            if (bits < range[0] || bits > range[1]) {
+                throw bad(where, t, v);
+            }
+        }
+        return bits;
+    }
+
+    /** A {@code float64} field value (a Double). */
+    static double float64Value(Object v, FieldType t, String where) {
+        if (!(v instanceof Double d)) {
+            throw bad(where, t, v);
+        }
+        return d;
+    }
+
+    /** A {@code float32} field value: a Float, or a Double that is a binary32 value (or a NaN). */
+    static float float32Value(Object v, FieldType t, String where) {
+        if (v instanceof Float f) {
+            return f;
+        }
+        if (v instanceof Double d && (Double.isNaN(d) || (double) (float) (double) d == d)) {
+            return (float) (double) d;
+        }
+        throw bad(where, t, v);
+    }
+
+    /** A {@code bool} field value. */
+    static boolean boolValue(Object v, FieldType t, String where) {
+        return cast(v, Boolean.class, where, t);
     }
 
     private static long longOf(Object v, String kind, String where, FieldType t) {

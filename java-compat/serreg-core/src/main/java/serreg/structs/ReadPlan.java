@@ -16,7 +16,7 @@ import serreg.SerregException;
  * hands that to the tables read after. A definition met once, in a frame from anyone, so costs
  * no handle composition and no class.
  */
-final class ReadPlan implements StructFrames.InstanceReader {
+final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListReader {
     /** Instances read before the composed reader is made. */
     static final int PROMOTE = 1024;
 
@@ -38,6 +38,15 @@ final class ReadPlan implements StructFrames.InstanceReader {
     private final MethodHandle[] setters;
     private int uses;
     private volatile StructFrames.InstanceReader composed;
+    /** How ext 2 columns are decoded for this reader; the composed builder of instances from them (once made). */
+    private final ColumnLayout columns;
+    private int columnUses;
+    private volatile ColumnBuilder builder;
+
+    /** Builds {@code count} instances from decoded columns into {@code out} (what {@link #composeBuilder} makes). */
+    interface ColumnBuilder {
+        void buildAll(Object[] cols, int count, java.util.List<Object> out);
+    }
 
     ReadPlan(String classId, Class<?> cls, StructRegistry registry, boolean record, MethodHandle constructor,
             WriterField[] writerFields, int[] slots, Object[] missing) {
@@ -59,6 +68,15 @@ final class ReadPlan implements StructFrames.InstanceReader {
                 }
             }
         }
+        FieldType[] wireTypes = new FieldType[writerFields.length];
+        String[] wheres = new String[writerFields.length];
+        Class<?>[] raws = new Class<?>[writerFields.length];
+        for (int j = 0; j < writerFields.length; j++) {
+            wireTypes[j] = writerFields[j].type();
+            wheres[j] = writerFields[j].where();
+            raws[j] = writerFields[j].raw();
+        }
+        this.columns = new ColumnLayout(wireTypes, wheres, raws, convert);
         this.build = record ? constructor.asSpreader(Object[].class, slots.length)
                 .asType(MethodType.methodType(Object.class, Object[].class))
                 : constructor.asType(MethodType.methodType(Object.class));
@@ -80,6 +98,43 @@ final class ReadPlan implements StructFrames.InstanceReader {
             Object raw = in.readValue();
             values[j] = convert[j] == null ? null : convert[j].read(raw);
         }
+        return build(values);
+    }
+
+    @Override
+    public java.util.List<Object> read(InBandReader in, int count) {
+        ColumnArrays arrays = ColumnArrays.take(writerFields.length);
+        try {
+            ColumnBuilder b = builder;
+            if (b == null) {
+                columnUses += count;
+                if (columnUses >= PROMOTE) {
+                    b = composeBuilder();
+                }
+            }
+            columns.decode(in, count, arrays, b != null);
+            Object[] cols = arrays.columns();
+            java.util.List<Object> out = new java.util.ArrayList<>(count);
+            if (b != null) {
+                b.buildAll(cols, count, out);
+                ColumnLayout.finish(cols, writerFields.length, count);
+                return out;
+            }
+            Object[] values = new Object[writerFields.length];
+            for (int i = 0; i < count; i++) {
+                for (int j = 0; j < values.length; j++) {
+                    values[j] = columns.value(cols, j, i);
+                }
+                out.add(build(values));
+            }
+            return out;
+        } finally {
+            arrays.giveBack();
+        }
+    }
+
+    /** An instance from its writer-ordered field values (null: a field the reader lacks). */
+    private Object build(Object[] values) {
         try {
             if (record) {
                 Object[] args = new Object[slots.length];
@@ -100,6 +155,26 @@ final class ReadPlan implements StructFrames.InstanceReader {
         } catch (Throwable t) {
             throw new DeserializationException(failure + t);
         }
+    }
+
+    private synchronized ColumnBuilder composeBuilder() {
+        if (builder != null) {
+            return builder;
+        }
+        MethodHandle[] getters = new MethodHandle[writerFields.length];
+        MethodHandle[] typedSetters = new MethodHandle[writerFields.length];
+        for (int j = 0; j < getters.length; j++) {
+            WriterField w = writerFields[j];
+            if (w.target() >= 0) {
+                getters[j] = ColumnHandles.columnGetter(j, columns.kinds[j], w.raw());
+                typedSetters[j] = w.setter();
+            }
+        }
+        MethodHandle one = record ? ColumnHandles.recordBuilder(constructor, getters, slots, missing)
+                : ColumnHandles.classBuilder(constructor, getters, typedSetters);
+        ColumnBuilder b = CompiledCalls.builder(Handles.refusingFailures(one, failure));
+        builder = b;
+        return b;
     }
 
     private synchronized void compose() {

@@ -98,8 +98,13 @@ public final class StructFrames {
         Object read(InBandReader in);
     }
 
+    /** Reads the columns of an ext 2 list of {@code count} instances (after its index and count, both checked). */
+    interface ListReader {
+        List<Object> read(InBandReader in, int count);
+    }
+
     /** One definition of a table being read ({@code hash}: its class ID's ClassIDHash, u64 little-endian). */
-    record Entry(String classId, long hash, int fieldCount, InstanceReader reader) {
+    record Entry(String classId, long hash, int fieldCount, InstanceReader reader, ListReader lists) {
     }
 
     /**
@@ -297,6 +302,54 @@ public final class StructFrames {
                     + " field value(s), its definition declares " + entry.fieldCount(), at);
         }
         return entry.reader().read(in);
+    }
+
+    /**
+     * Reads one ext 2 payload (docs/FORMAT.md section 10.3) from {@code in}, through the
+     * enclosing table: {@code [index, count, column_0, ...]}, every header checked before the
+     * columns are read ({@code count} against the bytes left: each column holds at least a byte
+     * per instance).
+     *
+     * @param in a reader bounded to the payload
+     * @return the instances
+     */
+    public static List<Object> readInstances(InBandReader in) {
+        Entry[] table = ThreadTables.current().reading;
+        long at = in.offset();
+        if (table == null) {
+            throw new DeserializationException("a list of struct instances (msgpack ext 2) outside any struct table"
+                    + " (serreg.structs)", at);
+        }
+        int n = in.readArrayHeader();
+        if (n < 2) {
+            throw new DeserializationException("a list of struct instances (ext 2) must be an array [definition index,"
+                    + " count, columns...], found an array of " + n, at);
+        }
+        long index = in.readLong();
+        if (index < 0 || index >= table.length) {
+            throw new DeserializationException("a list of struct instances (ext 2) names definition " + index
+                    + ", but the table holds " + table.length, at);
+        }
+        Entry entry = table[(int) index];
+        if (entry.fieldCount() == 0) {
+            throw new DeserializationException("struct '" + entry.classId() + "': a list of instances (ext 2) of a"
+                    + " definition without fields (such a list is an array)", at);
+        }
+        if (n != entry.fieldCount() + 2) {
+            throw new DeserializationException("struct '" + entry.classId() + "': a list of instances (ext 2) holds "
+                    + (n - 2) + " column(s), its definition declares " + entry.fieldCount() + " field(s)", at);
+        }
+        long countAt = in.offset();
+        long count = in.readLong();
+        if (count < 1) {
+            throw new DeserializationException("struct '" + entry.classId() + "': a list of instances (ext 2) of "
+                    + count + " instances (an empty list is an array)", countAt);
+        }
+        if (count > in.remaining()) {
+            throw new DeserializationException("struct '" + entry.classId() + "': a list of instances (ext 2) declares "
+                    + count + " instances but only " + in.remaining() + " bytes of columns follow", countAt);
+        }
+        return entry.lists().read(in, (int) count);
     }
 
     static void checkCount(long count, String what) {

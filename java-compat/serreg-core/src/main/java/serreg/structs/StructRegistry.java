@@ -24,7 +24,9 @@ public final class StructRegistry implements StructSupport {
     private final SerializerRegistry owner;
     private final Map<String, StructSchema> byId = new ConcurrentHashMap<>();
     private final Map<Class<?>, StructSchema> byClass = new ConcurrentHashMap<>();
-    private final Map<StructSchema.DefinitionKey, StructFrames.InstanceReader> carrierReaders = new ConcurrentHashMap<>();
+    private final Map<StructSchema.DefinitionKey, CarrierReader> carrierReaders = new ConcurrentHashMap<>();
+    /** Column writers of carriers' definitions (ext 2), by the definition's bytes. */
+    private final Map<StructSchema.DefinitionKey, ColumnWriter.ByValue> carrierColumns = new ConcurrentHashMap<>();
     /** Definitions already met in frames, by their bytes (parsed and checked once). */
     private final Map<StructSchema.DefinitionKey, Parsed> parsed = new ConcurrentHashMap<>();
     private static final int CACHE_MAX = 1024;
@@ -64,6 +66,7 @@ public final class StructRegistry implements StructSupport {
         owner.registerSerializer(classId, castClass(cls), new StructSerializer(owner, schema));
         byId.put(classId, schema);
         byClass.put(cls, schema);
+        generation++;
         try {
             schema.compile();
         } catch (IllegalArgumentException e) {
@@ -116,8 +119,40 @@ public final class StructRegistry implements StructSupport {
         }
     }
 
+    /** A table read: its entries and the offset just past it. */
+    record ReadTable(List<StructFrames.Entry> entries, int end) {
+    }
+
+    /**
+     * The last table read whose bytes were at most {@link #CACHED_TABLE_MAX} long, with what each
+     * definition is read by (a {@link ReadPlan} or a {@link CarrierReader}), made under the
+     * registrations of {@code generation} and checked under {@code limits}. A frame whose bytes at the table's position are these
+     * is not parsed again: msgpack is self-delimiting, so the same bytes are the same table.
+     */
+    private record CachedTable(byte[] bytes, int generation, serreg.Limits limits, Parsed[] parsed, Object[] readers) {
+    }
+
+    private static final int CACHED_TABLE_MAX = 4096;
+    private volatile CachedTable lastTable;
+    /** Bumped by each registration (a class ID read as a carrier may have become a class). */
+    private volatile int generation;
+
     /** Reads a table (the msgpack array at {@code in}'s position); {@code inBand} is the bytes {@code in} reads. */
-    List<StructFrames.Entry> readTable(InBandReader in, ByteBuffer inBand) {
+    ReadTable readTable(InBandReader in, ByteBuffer inBand) {
+        int start = (int) in.offset();
+        CachedTable cached = lastTable;
+        if (cached != null && cached.generation() == generation && cached.limits() == in.limits()) {
+            int n = cached.bytes().length;
+            int at = inBand.position() + start;
+            if (inBand.limit() - at >= n && inBand.slice(at, n).equals(ByteBuffer.wrap(cached.bytes()))) {
+                List<StructFrames.Entry> table = new ArrayList<>(cached.parsed().length);
+                for (int i = 0; i < cached.parsed().length; i++) {
+                    table.add(entryOf(cached.parsed()[i], cached.readers()[i]));
+                }
+                return new ReadTable(table, start + n);
+            }
+        }
+        int seen = generation;
         long at = in.offset();
         int count = in.readArrayHeader();
         if (count > StructFrames.MAX_DEFINITIONS) {
@@ -125,22 +160,36 @@ public final class StructRegistry implements StructSupport {
                     + StructFrames.MAX_DEFINITIONS, at);
         }
         List<StructFrames.Entry> table = new ArrayList<>(Math.min(count, 64));
+        Parsed[] parsedAll = new Parsed[Math.min(count, 64)];
+        Object[] readers = new Object[parsedAll.length];
         for (int i = 0; i < count; i++) {
-            int start = (int) in.offset();
+            int defStart = (int) in.offset();
             Object definition = in.readValue();
-            byte[] raw = new byte[(int) in.offset() - start];
-            inBand.duplicate().position(inBand.position() + start).get(raw);
-            table.add(entry(i, definition, raw, start));
+            byte[] raw = new byte[(int) in.offset() - defStart];
+            inBand.duplicate().position(inBand.position() + defStart).get(raw);
+            StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(raw);
+            Parsed p = parsed(i, definition, key, defStart);
+            Object reader = readerOf(p, key);
+            if (i < parsedAll.length) {
+                parsedAll[i] = p;
+                readers[i] = reader;
+            }
+            table.add(entryOf(p, reader));
         }
-        return table;
+        int end = (int) in.offset();
+        if (count <= parsedAll.length && end - start <= CACHED_TABLE_MAX) {
+            byte[] bytes = new byte[end - start];
+            inBand.duplicate().position(inBand.position() + start).get(bytes);
+            lastTable = new CachedTable(bytes, seen, in.limits(), parsedAll, readers);
+        }
+        return new ReadTable(table, end);
     }
 
     /** A definition read from a frame, checked: class ID, its hash, field names and types. */
     private record Parsed(String classId, long hash, List<String> names, List<FieldType> types) {
     }
 
-    private StructFrames.Entry entry(int index, Object definition, byte[] raw, long at) {
-        StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(raw);
+    private Parsed parsed(int index, Object definition, StructSchema.DefinitionKey key, long at) {
         Parsed p = parsed.get(key);
         if (p == null) {
             p = parse(index, definition, at);
@@ -148,10 +197,42 @@ public final class StructRegistry implements StructSupport {
                 parsed.put(key, p);
             }
         }
+        return p;
+    }
+
+    /** What reads the instances of a definition: the plan of its registered class, or a carrier reader. */
+    private Object readerOf(Parsed p, StructSchema.DefinitionKey key) {
         StructSchema schema = byId.get(p.classId());
-        StructFrames.InstanceReader reader = schema != null ? schema.reader(key, p.names(), p.types())
-                : carrierReader(p.classId(), key, p.names(), p.types());
-        return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), reader);
+        return schema != null ? schema.plan(key, p.names(), p.types()) : carrierReader(p.classId(), key, p.names(), p.types());
+    }
+
+    private static StructFrames.Entry entryOf(Parsed p, Object reader) {
+        if (reader instanceof ReadPlan plan) {
+            return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), plan.current(), plan);
+        }
+        CarrierReader carrier = (CarrierReader) reader;
+        return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), carrier, carrier);
+    }
+
+    /** The column writer of the instances of {@code definition} written value by value (cached by its bytes). */
+    ColumnWriter.ByValue carrierColumns(byte[] definition, String classId, List<String> names, List<FieldType> types) {
+        StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(definition);
+        ColumnWriter.ByValue w = carrierColumns.get(key);
+        if (w == null) {
+            int n = types.size();
+            FieldType[] t = types.toArray(new FieldType[0]);
+            String[] where = new String[n];
+            Conversions.Writer[] writers = new Conversions.Writer[n];
+            for (int i = 0; i < n; i++) {
+                where[i] = classId + "." + names.get(i);
+                writers[i] = Conversions.writer(t[i], null, where[i], this);
+            }
+            w = new ColumnWriter.ByValue(t, where, writers);
+            if (carrierColumns.size() < CACHE_MAX) {
+                carrierColumns.put(key, w);
+            }
+        }
+        return w;
     }
 
     private static Parsed parse(int index, Object definition, long at) {
@@ -180,26 +261,13 @@ public final class StructRegistry implements StructSupport {
         return new Parsed(classId, ClassIdHash.of(classId).toLong(), List.copyOf(names), List.copyOf(types));
     }
 
-    private StructFrames.InstanceReader carrierReader(String classId, StructSchema.DefinitionKey key, List<String> names,
+    private CarrierReader carrierReader(String classId, StructSchema.DefinitionKey key, List<String> names,
             List<FieldType> types) {
-        byte[] raw = key.bytes();
-        StructFrames.InstanceReader cached = carrierReaders.get(key);
+        CarrierReader cached = carrierReaders.get(key);
         if (cached != null) {
             return cached;
         }
-        List<Conversions.Reader> readers = new ArrayList<>(types.size());
-        for (int i = 0; i < types.size(); i++) {
-            readers.add(Conversions.reader(types.get(i), null, classId + "." + names.get(i), this));
-        }
-        List<String> fieldNames = List.copyOf(names);
-        List<FieldType> fieldTypes = List.copyOf(types);
-        StructFrames.InstanceReader reader = in -> {
-            List<Object> values = new ArrayList<>(readers.size());
-            for (Conversions.Reader r : readers) {
-                values.add(r.read(in.readValue()));
-            }
-            return new StructValue(classId, fieldNames, java.util.Collections.unmodifiableList(values), raw, fieldTypes);
-        };
+        CarrierReader reader = new CarrierReader(classId, names, types, key.bytes(), this);
         if (carrierReaders.size() < CACHE_MAX) {
             carrierReaders.put(key, reader);
         }

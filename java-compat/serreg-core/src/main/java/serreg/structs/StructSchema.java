@@ -49,6 +49,8 @@ final class StructSchema {
     private final MethodHandle constructor;
     /** Set at first use (nested struct types are resolved then): types, definition, writer. */
     private volatile Compiled compiled;
+    /** The ext 2 column writer (made at the first list of this class written). */
+    private volatile ColumnWriter.ForClass columns;
     /** Per writer definition met, how it is read (at most {@link #PLANS_MAX}; beyond, a plan per table). */
     private final Map<DefinitionKey, ReadPlan> plans = new ConcurrentHashMap<>();
     private static final int PLANS_MAX = 1024;
@@ -179,6 +181,44 @@ final class StructSchema {
         return definition;
     }
 
+    int fieldCount() {
+        return fields.size();
+    }
+
+    /** The writer of this class's lists as ext 2 columns (made once). */
+    ColumnWriter.ForClass columns() {
+        ColumnWriter.ForClass c = columns;
+        if (c == null) {
+            FieldType[] types;
+            try {
+                types = compile().types();
+            } catch (IllegalArgumentException e) {
+                throw new SerializationException(e.getMessage(), e);
+            }
+            int n = fields.size();
+            ColumnLayout.Kind[] kinds = new ColumnLayout.Kind[n];
+            String[] wheres = new String[n];
+            Conversions.Writer[] writers = new Conversions.Writer[n];
+            MethodHandle[] accessors = new MethodHandle[n];
+            for (int k = 0; k < n; k++) {
+                JavaField f = fields.get(k);
+                Class<?> t = f.raw();
+                kinds[k] = t == long.class || t == int.class || t == short.class || t == byte.class ? ColumnLayout.Kind.LONG
+                        : t == double.class ? ColumnLayout.Kind.DOUBLE : t == float.class ? ColumnLayout.Kind.FLOAT
+                        : t == boolean.class ? ColumnLayout.Kind.BOOL : ColumnLayout.Kind.OBJECT;
+                wheres[k] = where(f.name());
+                accessors[k] = f.accessor();
+                if (kinds[k] == ColumnLayout.Kind.OBJECT) {
+                    writers[k] = Conversions.writer(types[k], f.type(), wheres[k], registry);
+                }
+            }
+            c = new ColumnWriter.ForClass(classId, kinds, types, wheres, writers,
+                    CompiledCalls.extractor(ColumnHandles.extractor(accessors, kinds)));
+            columns = c;
+        }
+        return c;
+    }
+
     /** The field names, in the definition's order. */
     List<String> fieldNames() {
         return fields.stream().map(JavaField::name).toList();
@@ -219,8 +259,8 @@ final class StructSchema {
         c.writer().write(out, value); // each field's failure names the struct and the field
     }
 
-    /** The reader of instances written with this definition. */
-    StructFrames.InstanceReader reader(DefinitionKey definition, List<String> names, List<FieldType> types) {
+    /** How instances written with this definition are read (one at a time: its {@code current()} reader; lists: itself). */
+    ReadPlan plan(DefinitionKey definition, List<String> names, List<FieldType> types) {
         ReadPlan plan = plans.get(definition);
         if (plan == null) {
             plan = plan(names, types);
@@ -229,7 +269,7 @@ final class StructSchema {
                 plan = raced != null ? raced : plan;
             }
         }
-        return plan.current();
+        return plan;
     }
 
     /** Matches the writer's fields to this class's by name (checking that each type widens). */

@@ -2,6 +2,7 @@ package serreg.structs;
 
 import java.util.List;
 import serreg.InBandReader;
+import serreg.InBandWriter;
 import serreg.Serializer;
 import serreg.SerializerRegistry;
 import serreg.StructSupport;
@@ -20,6 +21,16 @@ public final class StructSupportProvider implements StructSupport.Provider {
     @Override
     public Object readInstance(InBandReader in) {
         return StructFrames.readInstance(in);
+    }
+
+    @Override
+    public List<Object> readInstances(InBandReader in) {
+        return StructFrames.readInstances(in);
+    }
+
+    @Override
+    public boolean writeStructList(List<?> list, InBandWriter out) {
+        return ColumnWriter.write(list, out, (StructRegistry) out.registry().structs());
     }
 
     @Override

@@ -50,8 +50,9 @@ public final class TableSerializer implements Serializer<Object> {
     public Object deserialize(ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
         ByteBuffer bytes = inBand.slice();
         InBandReader in = new InBandReader(registry, bytes, outOfBand);
-        List<StructFrames.Entry> table = ((StructRegistry) registry.structs()).readTable(in, bytes);
-        int offset = (int) in.offset();
+        StructRegistry.ReadTable read = ((StructRegistry) registry.structs()).readTable(in, bytes);
+        List<StructFrames.Entry> table = read.entries();
+        int offset = read.end();
         ByteBuffer inner = bytes.slice(offset, bytes.remaining() - offset);
         if (inner.remaining() < ClassIdHash.SIZE) {
             throw new DeserializationException("the value after the struct table is too short to hold a ClassIDHash", offset);

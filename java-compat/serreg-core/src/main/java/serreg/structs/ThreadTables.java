@@ -22,6 +22,12 @@ final class ThreadTables {
     /** The table of the innermost frame being read, or null. */
     StructFrames.Entry[] reading;
     private final ArrayDeque<StructFrames.Entry[]> hidden = new ArrayDeque<>();
+    /** Arrays of at most this many elements are kept for the next ext 2 written or read on this thread. */
+    static final int SCRATCH_MAX = 1 << 16;
+    /** The bytes of the ext 2 column being written (see {@link ColumnCodec}). */
+    byte[] columnBytes;
+    /** Column arrays free for the next ext 2 (taken and given back around each one: see {@link ColumnArrays}). */
+    ColumnArrays columnArrays;
 
     private ThreadTables() {
     }

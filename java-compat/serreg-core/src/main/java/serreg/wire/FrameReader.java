@@ -52,27 +52,68 @@ public final class FrameReader {
     public static FrameView read(ByteBuffer frame, Limits limits, byte[] key) {
         ByteBuffer buf = (key == null ? frame.slice() : FrameSignature.privateCopy(frame.slice(), limits))
                 .order(ByteOrder.LITTLE_ENDIAN);
-        int available = buf.remaining();
+        List<ByteBuffer> oob = new ArrayList<>(0);
+        boolean signed = checkParts(buf, 0, limits, key, oob);
+        ByteBuffer inBand = buf.slice(FrameLayout.HEADER_SIZE + FrameLayout.TABLE_ENTRY_SIZE * oob.size(),
+                (int) buf.getLong(16));
+        return new FrameView(inBand, oob.isEmpty() ? List.of() : List.copyOf(oob), signed);
+    }
+
+    /**
+     * Checks the frame at {@code frame}'s position as {@link #read(ByteBuffer, Limits, byte[])}
+     * without a key does (a signed frame's trailer is not verified), without making any view of
+     * it: what a reader that reads the frame where it lies calls. Once it returns, the header's
+     * fields are known good: the in-band section starts {@code HEADER_SIZE + TABLE_ENTRY_SIZE * k}
+     * bytes into the frame, and its length and the frame's are the u64s (little-endian) at 16 and 24.
+     *
+     * @param frame the buffer holding the frame from its position (its byte order does not matter)
+     * @param limits the limits the header's sizes are checked against
+     * @return {@code k}, the number of OOB buffers the frame's table lists
+     */
+    public static int check(ByteBuffer frame, Limits limits) {
+        checkParts(frame, frame.position(), limits, null, null);
+        return le32(frame, frame.position() + 8);
+    }
+
+    /** The u32 little-endian at an index of {@code b}, whatever its byte order. */
+    private static int le32(ByteBuffer b, int i) {
+        int v = b.getInt(i);
+        return b.order() == ByteOrder.LITTLE_ENDIAN ? v : Integer.reverseBytes(v);
+    }
+
+    /** The u64 little-endian at an index of {@code b}, whatever its byte order. */
+    static long le64(ByteBuffer b, int i) {
+        long v = b.getLong(i);
+        return b.order() == ByteOrder.LITTLE_ENDIAN ? v : Long.reverseBytes(v);
+    }
+
+    /**
+     * Every rule of section 4.1 over the frame at {@code base} in {@code buf} (errors at offsets
+     * from {@code base}); the OOB buffers' views go in {@code oob} when it is not null. Returns
+     * whether the frame is signed.
+     */
+    private static boolean checkParts(ByteBuffer buf, int base, Limits limits, byte[] key, List<ByteBuffer> oob) {
+        int available = buf.limit() - base;
         if (!(available >= FrameLayout.HEADER_SIZE)) {
             throw invalid("a frame needs a 32-byte header but only "
                     + available + " bytes are there", available);
         }
         for (int i = 0; i < FrameWriter.MAGIC.length; i++) {
-            if (!(buf.get(i) == FrameWriter.MAGIC[i])) {
+            if (!(buf.get(base + i) == FrameWriter.MAGIC[i])) {
                 throw invalid("not a serreg frame: it does not start with \"SREG\"", i);
             }
         }
-        if (!(buf.get(4) == FrameWriter.VERSION)) {
-            throw invalid("unsupported format version " + (buf.get(4) & 0xff)
+        if (!(buf.get(base + 4) == FrameWriter.VERSION)) {
+            throw invalid("unsupported format version " + (buf.get(base + 4) & 0xff)
                     + " (this reader knows version 1)", 4);
         }
-        if (!(buf.getShort(6) == 0)) {
+        if (!(buf.getShort(base + 6) == 0)) {
             throw invalid("reserved bytes 6..7 are not zero", 6);
         }
-        if (!(buf.getInt(12) == 0)) {
+        if (!(buf.getInt(base + 12) == 0)) {
             throw invalid("reserved bytes 12..15 are not zero", 12);
         }
-        long totalLength = buf.getLong(24);
+        long totalLength = le64(buf, base + 24);
         if (Long.compareUnsigned(totalLength, limits.maxFrameSize()) > 0) {
             throw new LimitExceededException("the frame is " + Long.toUnsignedString(totalLength)
                     + " bytes, more than maxFrameSize=" + limits.maxFrameSize()
@@ -87,7 +128,7 @@ public final class FrameReader {
                     + " bytes, shorter than the 32-byte header itself", 24);
         }
         int total = (int) totalLength;
-        int flags = buf.get(5) & 0xff;
+        int flags = buf.get(base + 5) & 0xff;
         if ((flags & FrameSignature.FLAG_SIGNED_V1) != 0) {
             throw FrameSignature.retiredV1();
         }
@@ -106,12 +147,12 @@ public final class FrameReader {
                 throw invalid("a signed frame ends with a 32-byte signature after its header,"
                         + " but the header says the frame is only " + total + " bytes", 24);
             }
-            if (key != null) {
+            if (key != null) { // only on read's path, where the frame starts at 0
                 FrameSignature.verify(key, buf, end);
             }
         }
 
-        long k = Integer.toUnsignedLong(buf.getInt(8));
+        long k = Integer.toUnsignedLong(le32(buf, base + 8));
         if (k > limits.maxBuffers()) {
             throw new LimitExceededException("the frame declares " + k + " out-of-band buffers, more than maxBuffers="
                     + limits.maxBuffers() + "; raise it with Limits.withMaxBuffers(...) if such frames are expected", 8);
@@ -121,7 +162,7 @@ public final class FrameReader {
             throw invalid("the frame declares " + k + " out-of-band buffers, but their table does not fit in its "
                     + end + " bytes", 8);
         }
-        long inBandLength = buf.getLong(16);
+        long inBandLength = le64(buf, base + 16);
         if (!(Long.compareUnsigned(inBandLength, ClassIdHash.SIZE) >= 0
                         && Long.compareUnsigned(inBandLength, end - tableEnd) <= 0)) {
             throw invalid("in-band section length " + Long.toUnsignedString(inBandLength) + " is invalid: it is at least 8 and"
@@ -129,11 +170,10 @@ public final class FrameReader {
         }
 
         long expected = tableEnd + inBandLength;
-        List<ByteBuffer> oob = k == 0 ? List.of() : new ArrayList<>((int) k);
         for (int i = 0; i < k; i++) {
             int entry = FrameLayout.HEADER_SIZE + FrameLayout.TABLE_ENTRY_SIZE * i;
-            long offset = buf.getLong(entry);
-            long length = buf.getLong(entry + 8);
+            long offset = le64(buf, base + entry);
+            long length = le64(buf, base + entry + 8);
             long aligned = FrameLayout.align64(expected);
             if (!(offset == aligned)) {
                 throw invalid("out-of-band buffer " + i + " starts at " + Long.toUnsignedString(offset)
@@ -146,18 +186,19 @@ public final class FrameReader {
                         + ") runs past the end of the frame's parts at " + end, entry + 8);
             }
             for (int p = (int) expected; p < aligned; p++) {
-                if (!(buf.get(p) == 0)) {
+                if (!(buf.get(base + p) == 0)) {
                     throw invalid("padding before out-of-band buffer " + i + " is not zero", p);
                 }
             }
-            oob.add(buf.slice((int) offset, (int) length));
+            if (oob != null) {
+                oob.add(buf.slice(base + (int) offset, (int) length));
+            }
             expected = offset + length;
         }
         if (!(expected == end)) {
             throw invalid("the frame has " + (end - expected) + " bytes after its last part", expected);
         }
-        ByteBuffer inBand = buf.slice((int) tableEnd, (int) inBandLength);
-        return new FrameView(inBand, k == 0 ? oob : List.copyOf(oob), signed);
+        return signed;
     }
 
     /**

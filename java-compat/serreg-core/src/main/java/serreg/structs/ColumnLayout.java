@@ -1,0 +1,176 @@
+package serreg.structs;
+
+import java.math.BigInteger;
+import serreg.DeserializationException;
+import serreg.InBandReader;
+
+/**
+ * How the columns of one writer definition's ext 2 lists are read by one reader (docs/FORMAT.md
+ * section 10.3): per writer field, the column's wire form and what it is decoded into: a
+ * primitive array when the reader's field is that primitive ({@code long[]} for any integer
+ * field of a signed or narrower type, {@code double[]}, {@code float[]}, {@code boolean[]}), the
+ * reader's values ({@code Object[]}, each converted by its {@link Conversions.Reader}) otherwise,
+ * or nothing for a field the reader lacks (the column is still read and checked).
+ */
+final class ColumnLayout {
+    /** What a field's column is decoded into. */
+    enum Kind { LONG, DOUBLE, FLOAT, BOOL, OBJECT, SKIP }
+
+    private final FieldType[] types;
+    private final String[] where;
+    private final ColumnCodec.Wire[] wires;
+    final Kind[] kinds;
+    private final Conversions.Reader[] convert;
+
+    /**
+     * The layout of a writer definition's {@code types} ({@code where}: struct.field) for a
+     * reader whose field for writer field j has erasure {@code raws[j]} ({@code null}: the
+     * reader has no such field) and is converted with {@code convert[j]}.
+     */
+    ColumnLayout(FieldType[] types, String[] where, Class<?>[] raws, Conversions.Reader[] convert) {
+        this.types = types;
+        this.where = where;
+        this.convert = convert;
+        this.wires = new ColumnCodec.Wire[types.length];
+        this.kinds = new Kind[types.length];
+        for (int j = 0; j < types.length; j++) {
+            wires[j] = ColumnCodec.wireOf(types[j]);
+            kinds[j] = kindOf(wires[j], types[j], raws[j], convert[j]);
+        }
+    }
+
+    private static Kind kindOf(ColumnCodec.Wire wire, FieldType t, Class<?> raw, Conversions.Reader convert) {
+        if (convert == null) {
+            return Kind.SKIP;
+        }
+        if (wire == ColumnCodec.Wire.INT && !t.kind.equals("uint64")
+                && (raw == long.class || raw == int.class || raw == short.class || raw == byte.class)) {
+            return Kind.LONG;
+        }
+        if ((wire == ColumnCodec.Wire.FLOAT64 || wire == ColumnCodec.Wire.FLOAT32) && raw == double.class) {
+            return Kind.DOUBLE;
+        }
+        if (wire == ColumnCodec.Wire.FLOAT32 && raw == float.class) {
+            return Kind.FLOAT;
+        }
+        if (wire == ColumnCodec.Wire.BOOL && raw == boolean.class) {
+            return Kind.BOOL;
+        }
+        return Kind.OBJECT;
+    }
+
+    int fieldCount() {
+        return types.length;
+    }
+
+    /**
+     * Reads the {@link #fieldCount} columns of {@code count} instances into {@code arrays};
+     * {@code cursors}: the integer columns of {@link Kind#LONG} as {@link IntCursor}s for a
+     * composed builder to read (then call {@link #finish}).
+     */
+    void decode(InBandReader in, int count, ColumnArrays arrays, boolean cursors) {
+        for (int j = 0; j < types.length; j++) {
+            if (cursors && kinds[j] == Kind.LONG) {
+                arrays.put(j, IntCursor.of(ColumnCodec.bin(in, where[j], types[j]), count, types[j], where[j]));
+            } else {
+                decodeColumn(in, count, arrays, j);
+            }
+        }
+    }
+
+    /** The checks left once every instance has read its values from the cursors {@link #decode} made. */
+    static void finish(Object[] cols, int fields, int count) {
+        for (int j = 0; j < fields; j++) {
+            if (cols[j] instanceof IntCursor c) {
+                c.finish(count);
+            }
+        }
+    }
+
+    private void decodeColumn(InBandReader in, int count, ColumnArrays arrays, int j) {
+        FieldType t = types[j];
+        Kind kind = kinds[j];
+        switch (wires[j]) {
+            case INT -> {
+                long[] v = arrays.longs(j, count);
+                ColumnCodec.readInts(ColumnCodec.bin(in, where[j], t), count, t, where[j], v);
+                if (kind == Kind.OBJECT) {
+                    Object[] o = arrays.objects(j, count);
+                    boolean u64 = t.kind.equals("uint64");
+                    for (int i = 0; i < count; i++) {
+                        long x = v[i];
+                        o[i] = convert[j].read(u64 && x < 0 ? new BigInteger(Long.toUnsignedString(x)) : (Object) x);
+                    }
+                }
+            }
+            case FLOAT64, FLOAT32 -> {
+                boolean f32 = wires[j] == ColumnCodec.Wire.FLOAT32;
+                ColumnCodec.Bin bin = ColumnCodec.bin(in, where[j], t);
+                if (kind == Kind.FLOAT) {
+                    ColumnCodec.readFloat32(bin, count, where[j], arrays.floats(j, count));
+                    return;
+                }
+                double[] v = arrays.doubles(j, count);
+                ColumnCodec.readFloats(bin, count, f32, where[j], v);
+                if (kind == Kind.OBJECT) {
+                    Object[] o = arrays.objects(j, count);
+                    for (int i = 0; i < count; i++) {
+                        o[i] = convert[j].read(v[i]);
+                    }
+                }
+            }
+            case BOOL -> {
+                boolean[] v = arrays.bools(j, count);
+                ColumnCodec.readBools(ColumnCodec.bin(in, where[j], t), count, where[j], v);
+                if (kind == Kind.OBJECT) {
+                    Object[] o = arrays.objects(j, count);
+                    for (int i = 0; i < count; i++) {
+                        o[i] = convert[j].read(v[i]);
+                    }
+                }
+            }
+            default -> {
+                long at = in.offset();
+                int n;
+                try {
+                    n = in.readArrayHeader();
+                } catch (DeserializationException e) {
+                    throw new DeserializationException(where[j] + " (ext 2 column): the column of a " + t
+                            + " field must be an array: " + e.getMessage(), at);
+                }
+                if (n != count) {
+                    throw new DeserializationException(where[j] + " (ext 2 column): an array column of " + n
+                            + " values in a list of " + count + " instances", at);
+                }
+                if (kind == Kind.SKIP) {
+                    for (int i = 0; i < count; i++) {
+                        in.readValue();
+                    }
+                    return;
+                }
+                Object[] o = arrays.objects(j, count);
+                for (int i = 0; i < count; i++) {
+                    long valueAt = in.offset();
+                    Object raw = in.readValue();
+                    try {
+                        o[i] = convert[j].read(raw);
+                    } catch (DeserializationException e) {
+                        throw e.offset() >= 0 ? e : new DeserializationException(e.getMessage(), valueAt, e);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Field j of instance i as the reader's (boxed) value, from the decoded columns. */
+    Object value(Object[] cols, int j, int i) {
+        return switch (kinds[j]) {
+            case LONG -> convert[j].read(((long[]) cols[j])[i]);
+            case DOUBLE -> convert[j].read(((double[]) cols[j])[i]);
+            case FLOAT -> convert[j].read((double) ((float[]) cols[j])[i]);
+            case BOOL -> convert[j].read(((boolean[]) cols[j])[i]);
+            case OBJECT -> ((Object[]) cols[j])[i];
+            case SKIP -> null;
+        };
+    }
+}

@@ -1,0 +1,224 @@
+package serreg.structs;
+
+import java.util.Arrays;
+import java.util.List;
+import serreg.InBandWriter;
+import serreg.SerializationException;
+import serreg.SerregException;
+
+/**
+ * Writes a list of struct instances of one definition as ext 2 (docs/FORMAT.md section 10.3):
+ * {@code [index, count, column_0, ...]}. A list of one registered class has its fields copied
+ * into primitive columns by the class's {@link Extractor} (a loop compiled per class, the
+ * accessors constants in it), then packed; a list holding carriers (a relay, the canonical
+ * form's stand-ins) goes field value by field value through the definition's types. Anything
+ * else (an empty list, one mixing classes, definitions, or instances with carriers, or holding
+ * another value, a definition without fields) stays the msgpack array it always was: {@link #write} says so by returning false.
+ */
+final class ColumnWriter {
+    /** The msgpack ext type of a list of instances by columns. */
+    static final int EXT_TYPE = 2;
+
+    /** Copies the fields of {@code count} instances into columns (index = field). */
+    interface Extractor {
+        void extract(List<?> items, int count, Object[] cols);
+    }
+
+    private ColumnWriter() {
+    }
+
+    /** Writes {@code items} as ext 2 when the rule applies; false (nothing written) when it stays an array. */
+    static boolean write(List<?> items, InBandWriter out, StructRegistry registry) {
+        int count = items.size();
+        if (count == 0) {
+            return false;
+        }
+        if (!(items instanceof java.util.RandomAccess)) {
+            items = new java.util.ArrayList<>(items); // read by index below
+        }
+        Object first = items.get(0);
+        StructSchema schema = first instanceof StructValue || first == null ? null : registry.schemaOf(first.getClass());
+        byte[] definition = definitionOf(first, schema);
+        if (definition == null) {
+            return false;
+        }
+        List<FieldType> carrierTypes = first instanceof StructValue c ? c.types() : null;
+        int fields = schema != null ? schema.fieldCount() : carrierTypes.size();
+        if (fields == 0) {
+            return false;
+        }
+        // One registered class's instances, or carriers of one definition (docs/FORMAT.md 10.3): a
+        // carrier beside instances of its class stays an array of ext 1 (the canonical form's
+        // stand-ins are all carriers, so there such a list is ext 2).
+        boolean oneClass = schema != null;
+        Class<?> cls = first.getClass();
+        for (int i = 1; i < count; i++) {
+            Object item = items.get(i);
+            if (oneClass) {
+                if (item == null || item.getClass() != cls) {
+                    return false;
+                }
+            } else if (!(item instanceof StructValue c) || c.definition() != definition
+                    && !Arrays.equals(c.definition(), definition)) {
+                return false;
+            }
+        }
+        int headerAt = out.beginExtension();
+        out.writeArrayHeader(2 + fields).writeLong(StructFrames.indexOf(definition)).writeLong(count);
+        if (oneClass) {
+            schema.columns().write(items, count, out);
+        } else {
+            StructValue carrier = (StructValue) first;
+            registry.carrierColumns(definition, carrier.classId(), carrier.fieldNames(), carrierTypes)
+                    .write(items, count, out);
+        }
+        out.endExtension(headerAt, EXT_TYPE);
+        return true;
+    }
+
+    /** The definition an instance is written with, or null when it is not a struct instance. */
+    private static byte[] definitionOf(Object item, StructSchema schema) {
+        if (item instanceof StructValue c) {
+            return c.definition();
+        }
+        if (schema == null) {
+            return null;
+        }
+        try {
+            return schema.definition();
+        } catch (IllegalArgumentException e) {
+            throw new SerializationException(e.getMessage(), e);
+        }
+    }
+
+    /** The columns of one registered class: primitive fields packed from primitive arrays, the rest by type. */
+    static final class ForClass {
+        private final String classId;
+        private final ColumnLayout.Kind[] kinds;
+        private final FieldType[] types;
+        private final String[] where;
+        private final Conversions.Writer[] writers;
+        private final Extractor extractor;
+
+        ForClass(String classId, ColumnLayout.Kind[] kinds, FieldType[] types, String[] where, Conversions.Writer[] writers,
+                Extractor extractor) {
+            this.classId = classId;
+            this.kinds = kinds;
+            this.types = types;
+            this.where = where;
+            this.writers = writers;
+            this.extractor = extractor;
+        }
+
+        void write(List<?> items, int count, InBandWriter out) {
+            ColumnArrays arrays = ColumnArrays.take(kinds.length);
+            try {
+                for (int k = 0; k < kinds.length; k++) {
+                    switch (kinds[k]) {
+                        case LONG -> arrays.longs(k, count);
+                        case DOUBLE -> arrays.doubles(k, count);
+                        case FLOAT -> arrays.floats(k, count);
+                        case BOOL -> arrays.bools(k, count);
+                        default -> arrays.objects(k, count);
+                    }
+                }
+                Object[] cols = arrays.columns();
+                try {
+                    extractor.extract(items, count, cols);
+                } catch (SerregException e) {
+                    throw e;
+                } catch (RuntimeException e) {
+                    throw new SerializationException("struct '" + classId + "': reading the fields of a list's"
+                            + " instances failed: " + e, e);
+                }
+                for (int k = 0; k < kinds.length; k++) {
+                    switch (kinds[k]) {
+                        case LONG -> ColumnCodec.writeInts(out, (long[]) cols[k], count, false);
+                        case DOUBLE -> ColumnCodec.writeDoubles(out, (double[]) cols[k], count);
+                        case FLOAT -> ColumnCodec.writeFloats(out, (float[]) cols[k], count);
+                        case BOOL -> ColumnCodec.writeBools(out, (boolean[]) cols[k], count);
+                        default -> writeValues(out, types[k], where[k], (Object[]) cols[k], count, writers[k]);
+                    }
+                }
+            } finally {
+                arrays.giveBack();
+            }
+        }
+    }
+
+    /** The columns of carriers of one definition, written value by value. */
+    static final class ByValue {
+        private final FieldType[] types;
+        private final String[] where;
+        private final Conversions.Writer[] writers;
+
+        ByValue(FieldType[] types, String[] where, Conversions.Writer[] writers) {
+            this.types = types;
+            this.where = where;
+            this.writers = writers;
+        }
+
+        void write(List<?> items, int count, InBandWriter out) {
+            int n = types.length;
+            ColumnArrays arrays = ColumnArrays.take(n);
+            try {
+                Object[][] cols = new Object[n][];
+                for (int k = 0; k < n; k++) {
+                    cols[k] = arrays.objects(k, count);
+                }
+                for (int i = 0; i < count; i++) {
+                    List<Object> values = ((StructValue) items.get(i)).values();
+                    for (int k = 0; k < n; k++) {
+                        cols[k][i] = values.get(k);
+                    }
+                }
+                for (int k = 0; k < n; k++) {
+                    writeValues(out, types[k], where[k], cols[k], count, writers[k]);
+                }
+            } finally {
+                arrays.giveBack();
+            }
+        }
+    }
+
+    /** Writes a column of (boxed) values of type {@code t}, each checked against it. */
+    static void writeValues(InBandWriter out, FieldType t, String where, Object[] values, int count,
+            Conversions.Writer writer) {
+        switch (ColumnCodec.wireOf(t)) {
+            case INT -> {
+                long[] v = new long[count];
+                for (int i = 0; i < count; i++) {
+                    v[i] = Conversions.intValue(values[i], t, where);
+                }
+                ColumnCodec.writeInts(out, v, count, t.kind.startsWith("u"));
+            }
+            case FLOAT64 -> {
+                double[] v = new double[count];
+                for (int i = 0; i < count; i++) {
+                    v[i] = Conversions.float64Value(values[i], t, where);
+                }
+                ColumnCodec.writeDoubles(out, v, count);
+            }
+            case FLOAT32 -> {
+                float[] v = new float[count];
+                for (int i = 0; i < count; i++) {
+                    v[i] = Conversions.float32Value(values[i], t, where);
+                }
+                ColumnCodec.writeFloats(out, v, count);
+            }
+            case BOOL -> {
+                boolean[] v = new boolean[count];
+                for (int i = 0; i < count; i++) {
+                    v[i] = Conversions.boolValue(values[i], t, where);
+                }
+                ColumnCodec.writeBools(out, v, count);
+            }
+            default -> {
+                out.writeArrayHeader(count);
+                for (int i = 0; i < count; i++) {
+                    writer.write(out, values[i]);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/* A msgpack value walked without building it (serreg/codec/_core.c): where it ends, or that it is
+ * cut short. The decoder walks an untrusted document first, as the pure codec does
+ * (serreg/codec/checks.py, check_structure), and the struct list reader walks array columns
+ * before it builds anything. */
+
+/* Past one msgpack value of any kind at p[*at..end), without building it: 1, or 0 if it is not one
+ * (truncated, or declaring more items than the bytes hold). Nesting is not limited: no stack. */
+static int skip_value(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
+    static const signed char fixed[32] = {/* 0xc0..0xdf: bytes after the type byte, -1: see below */
+        0, -1, 0, 0, -1, -1, -1, -1, -1, -1, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 3, 5, 9, 17, -1, -1, -1, -1, -1, -1, -1};
+    Py_ssize_t i = *at, pending = 1;
+    while (pending > 0) {
+        if (i >= end || pending > end - i) return 0;
+        unsigned char b = p[i++];
+        pending--;
+        Py_ssize_t skip = 0, items = 0;
+        if (b <= 0x7f || b >= 0xe0) continue;
+        if (b <= 0x8f) items = 2 * (b & 0x0f);
+        else if (b <= 0x9f) items = b & 0x0f;
+        else if (b <= 0xbf) skip = b & 0x1f;
+        else if (fixed[b - 0xc0] >= 0) skip = fixed[b - 0xc0];
+        else {
+            int head = 0, extra = 0; /* length bytes; ext: one more for its type */
+            switch (b) {
+            case 0xc1: return 0;
+            case 0xc4: case 0xd9: head = 1; break;
+            case 0xc5: case 0xda: head = 2; break;
+            case 0xc6: case 0xdb: head = 4; break;
+            case 0xc7: head = 1; extra = 1; break;
+            case 0xc8: head = 2; extra = 1; break;
+            case 0xc9: head = 4; extra = 1; break;
+            case 0xdc: case 0xde: head = 2; break;
+            case 0xdd: case 0xdf: head = 4; break;
+            }
+            if (end - i < head) return 0;
+            Py_ssize_t n = 0;
+            for (int k = 0; k < head; k++) n = (n << 8) | p[i + k];
+            i += head;
+            if (b >= 0xdc) items = b >= 0xde ? 2 * n : n;
+            else skip = n + extra;
+        }
+        if (skip > end - i) return 0;
+        i += skip;
+        pending += items;
+    }
+    *at = i;
+    return 1;
+}
