@@ -207,3 +207,25 @@ def test_the_in_band_is_cloudpickles_pickle_on_every_call(main: bool):
         in_band = bytes(registry.serialize(value).in_band_buffer)
         assert in_band[:8] == class_id_hash("serreg.pickle5")
         assert in_band[8:] == cloudpickle.dumps(value, protocol=5)
+
+
+def test_signed_frames_of_later_calls_are_checked_with_their_key():
+    key = b"k" * 32
+    registry = serreg.Registry()
+    value = Holder("s", 1)
+    frames = [registry.serialize(value, key=key).to_bytes() for _ in range(3)]
+    assert len(set(frames)) == 1
+    assert registry.deserialize(frames[-1], key=key) == value
+    with pytest.raises(serreg.errors.SignatureError):
+        registry.deserialize(frames[-1], key=b"x" * 32)
+    with pytest.raises(serreg.errors.LimitExceededError):
+        registry.deserialize(frames[-1], key=key, limits=serreg.Limits(max_frame_size=len(frames[-1]) - 1))
+
+
+def test_a_list_of_fallback_values_stays_one_pickle_after_single_values():
+    registry = serreg.Registry()
+    _frames(registry, Holder("single", 1))
+    values = [Holder(str(i), i) for i in range(50)]
+    in_band = bytes(registry.serialize(values).in_band_buffer)
+    assert in_band[:8] == class_id_hash("serreg.pickle5")
+    assert in_band[8:] == cloudpickle.dumps(values, protocol=5)

@@ -156,16 +156,17 @@ class Encoder:
         if whole is None or CROSS_LANGUAGE.get():
             return self._written(obj)
         token = _PICKLE_WHOLE.set(True)
+        met_inside = False
         try:
             written = self._serialize(obj, whole)
         except _FallbackMet:  # met inside the value
             self._structs.reset()  # the value is written again, whole, by the fallback
-            written = None
+            written, met_inside = None, True
         finally:
             _PICKLE_WHOLE.reset(token)
         if written is not None:
             return written
-        if self._nested.registration_for(obj) is whole:
+        if not met_inside:  # the value itself is the fallback's: the next one of its type takes the short way
             self._remember_pickled(type(obj))
         return self._pickle_whole(obj, whole)
 
