@@ -229,3 +229,18 @@ def test_a_list_of_fallback_values_stays_one_pickle_after_single_values():
     in_band = bytes(registry.serialize(values).in_band_buffer)
     assert in_band[:8] == class_id_hash("serreg.pickle5")
     assert in_band[8:] == cloudpickle.dumps(values, protocol=5)
+
+
+def test_a_pickler_that_made_a_large_pickle_is_not_kept():
+    from serreg.standard.pickle5 import Pickle5Serializer
+
+    registry = serreg.Registry()
+    pickle5 = registry.get_serializer("serreg.pickle5")
+    assert isinstance(pickle5, Pickle5Serializer)
+    registry.serialize(Holder("small", 1))
+    idle = len(pickle5._idle)
+    assert idle == 1
+    registry.serialize([Holder(str(i), i) for i in range(2000)])  # a pickle of some 50 KB and 4,000 memo entries
+    assert len(pickle5._idle) == 0  # the idle Pickler made it, and was let go
+    registry.serialize(Holder("small", 2))
+    assert len(pickle5._idle) == 1

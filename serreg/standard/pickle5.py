@@ -50,6 +50,9 @@ _DECIDED_PER_OBJECT = (type, types.FunctionType)
 _BY_VALUE_MODULES: Optional[set[str]] = getattr(getattr(cloudpickle, "cloudpickle", None), "_PICKLE_BY_VALUE_MODULES", None)
 _BY_REFERENCE_MAX = 4096
 _IDLE_MAX = 4
+# A Pickler keeps the size its memo table and output buffer grew to (and empties the whole memo
+# table before each pickle): one that made a pickle larger than this is let go, not kept idle.
+_POOLED_MAX_BYTES = 8192
 # pickle's own dump, called without cloudpickle's Python wrapper (whose one job, the RecursionError
 # below, ``Pickle5Serializer._pickle`` does itself).
 _dump = pickle.Pickler.dump
@@ -248,7 +251,7 @@ class Pickle5Serializer(Serializer):
         except RecursionError as error:  # what cloudpickle's own dump says
             raise pickle.PicklingError("Could not pickle object as excessively deep recursion required.") from error
         taken = pickler.take()
-        if len(idle) < _IDLE_MAX:
+        if len(idle) < _IDLE_MAX and len(taken[0]) <= _POOLED_MAX_BYTES:
             idle.append(pickler)
         return taken
 
