@@ -98,17 +98,19 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
             self._by_reference = owner.by_reference()
 
     def take(self) -> tuple[Any, list[Any]]:
-        """(the pickle, its buffers as raw views); the Pickler then holds nothing of the value."""
+        """(the pickle, its buffers as raw views)."""
+        data = self.file.getvalue()
+        return data, [b.raw() for b in self.buffers] if self.buffers else []
+
+    def empty(self) -> None:
+        """Forget the pickle made (before the Pickler is kept idle): it then holds nothing of the value."""
         file = self.file
-        data = file.getvalue()
         file.seek(0)
         file.truncate()
-        buffers = [b.raw() for b in self.buffers] if self.buffers else []
         self.buffers.clear()
         self.clear_memo()  # the memo holds every object pickled
         self.globals_ref: dict[int, Any] = {}  # cloudpickle's per-pickle table of functions' globals
         self._before_registered = None
-        return data, buffers
 
     def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
@@ -252,6 +254,7 @@ class Pickle5Serializer(Serializer):
             raise pickle.PicklingError("Could not pickle object as excessively deep recursion required.") from error
         taken = pickler.take()
         if len(idle) < _IDLE_MAX and len(taken[0]) <= _POOLED_MAX_BYTES:
+            pickler.empty()
             idle.append(pickler)
         return taken
 
