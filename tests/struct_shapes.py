@@ -12,17 +12,6 @@ import uuid
 from typing import Annotated, Any, NamedTuple, Optional
 
 import serreg
-from serreg.codec import COMPILED
-
-if COMPILED:
-    from serreg.codec.compiled import WRITES_STRUCT_LISTS
-else:
-    WRITES_STRUCT_LISTS = True
-
-# The codec in use writes lists of structs as ext 2 (docs/FORMAT.md 10.3): the pure one does, the compiled
-# one once its C core does. Tests of what needs it expect failure until then.
-EXT2_WRITTEN = WRITES_STRUCT_LISTS
-NO_EXT2_REASON = "the compiled codec writes lists of structs as arrays of ext 1 until its C core writes ext 2"
 
 
 class Color(enum.Enum):

@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import serreg
-from struct_shapes import EXT2_WRITTEN, NO_EXT2_REASON
 import serreg.registry
 from serreg.codec import COMPILED
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
@@ -32,7 +31,6 @@ from serreg.wire.class_id import class_id_hash
 from strategies import mutations, values
 from struct_shapes import Color, Everything, Node, Pair, Point, Widths, everything, register, tree, widths
 
-needs_ext2 = pytest.mark.xfail(not EXT2_WRITTEN, reason=NO_EXT2_REASON, strict=False)
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built (or SERREG_PURE_PYTHON=1)")
 
 
@@ -161,7 +159,6 @@ struct_values = st.one_of(
 )
 
 
-@needs_ext2
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(struct_values)
 def test_both_codecs_write_struct_values_alike_and_read_them_back_alike(value):
@@ -311,7 +308,6 @@ def test_hostile_struct_in_bands_give_the_same_answer_from_both_codecs(name, tru
     assert compiled == outcome(lambda: PURE_REGISTRY.deserialize(frame, trusted=trusted))
 
 
-@needs_ext2
 def test_ext2_after_a_nested_value_reads_alike():
     frame = PURE_REGISTRY.serialize({"a": decimal.Decimal("1.5"), "b": [Point(1, 2, 3), Point(4, 5, 6)]}).to_bytes()
     assert outcome(lambda: COMPILED_REGISTRY.deserialize(frame)) == outcome(lambda: PURE_REGISTRY.deserialize(frame))
@@ -338,7 +334,6 @@ def test_mutated_struct_frames_give_the_same_value_or_the_same_error(frame, trus
     assert compiled == outcome(lambda: PURE_REGISTRY.deserialize(frame, trusted=trusted))
 
 
-@needs_ext2
 def test_registered_structs_are_written_and_read_without_the_pure_codec():
     values = [[Point(i, -i, 2**40) for i in range(50)], [Frozen(1, None, "x"), Row("k", 3)], widths(),
               [everything(), tree(), Pair("a", 3)]]
@@ -355,7 +350,6 @@ def test_registered_structs_are_written_and_read_without_the_pure_codec():
     assert expected[0] == [Point(6, 5, 7)]
 
 
-@needs_ext2
 def test_a_class_registered_before_its_nested_struct_class_is_compiled_once_that_is_registered():
     @dataclasses.dataclass
     class Segment:
@@ -379,7 +373,6 @@ def test_a_class_registered_before_its_nested_struct_class_is_compiled_once_that
         assert registries[0].deserialize(frame) == value
 
 
-@needs_ext2
 def test_msgspec_structs_are_built_by_their_constructor_alike():
     msgspec = pytest.importorskip("msgspec")
 
@@ -409,7 +402,6 @@ def test_msgspec_structs_are_built_by_their_constructor_alike():
     assert compiled[:2] == ("error", "DeserializationError") and "negative reading" in compiled[2]
 
 
-@needs_ext2
 def test_slots_are_read_directly_until_the_class_changes():
     @dataclasses.dataclass(slots=True)
     class Cell:

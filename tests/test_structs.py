@@ -16,10 +16,9 @@ import pytest
 import serreg
 from serreg.wire.class_id import class_id_hash
 from struct_shapes import (
-    EXT2_WRITTEN, NO_EXT2_REASON, Color, Everything, Node, Pair, Point, Widths, everything, register, tree, widths,
+    Color, Everything, Node, Pair, Point, Widths, everything, register, tree, widths,
 )
 
-needs_ext2 = pytest.mark.xfail(not EXT2_WRITTEN, reason=NO_EXT2_REASON, strict=True)
 
 STRUCTS_HASH = class_id_hash("serreg.structs")
 
@@ -256,7 +255,6 @@ def test_other_type_change_names_both_types():
 # ------------------------------------------------------------------------------ the carrier
 
 
-@needs_ext2
 def test_unknown_class_ids_become_carriers_that_relay_byte_for_byte(registry):
     value = {"e": everything(), "t": tree(), "w": [widths()], "p": Point(1, 2, 3)}
     data = frame(registry, value)
@@ -462,7 +460,6 @@ def test_never_imports_by_name(registry, monkeypatch):
 
 _VECTORS = __import__("pathlib").Path(__file__).resolve().parent / "vectors" / "structs"
 _MANIFEST = __import__("json").loads((_VECTORS / "manifest.json").read_text())
-_WITHOUT_EXT2 = ("point", "widths", "everything", "pair")  # vectors holding no list of structs
 
 
 @pytest.mark.parametrize("entry", _MANIFEST, ids=lambda e: e["name"])
@@ -474,13 +471,10 @@ def test_golden_vectors_read_and_write_back_byte_for_byte(registry, entry):
     assert entry.get("legacy", False) == (expected != data)
     value, carried = registry.deserialize(data, trusted=False), serreg.Registry().deserialize(data, trusted=False)
     assert value == registry.deserialize(expected)
-    if not EXT2_WRITTEN and entry["name"] not in _WITHOUT_EXT2:
-        pytest.xfail(NO_EXT2_REASON)
     assert frame(registry, value) == expected
     assert frame(serreg.Registry(), carried) == expected
 
 
-@needs_ext2
 def test_golden_vectors_are_what_python_writes_today(registry, tmp_path):
     sys.path.insert(0, str(_VECTORS.parent))
     import make_struct_vectors

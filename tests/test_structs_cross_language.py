@@ -22,7 +22,7 @@ import pytest
 import serreg
 from serreg.wire.class_id import class_id_hash
 from java_fixture import JavaProcess
-from struct_shapes import EXT2_WRITTEN, NO_EXT2_REASON, Pair, Point, everything, register, tree, widths
+from struct_shapes import Pair, Point, everything, register, tree, widths
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "vectors"))
 import make_struct_vectors  # noqa: E402
@@ -43,14 +43,8 @@ CORPUS = [
 ]
 
 
-# Java writes lists of structs as ext 2; Python's compiled codec writes them as arrays of ext 1 until its C
-# core writes ext 2, so the frames holding such lists come back from Java as other (newer) bytes until then.
-needs_ext2 = pytest.mark.xfail(not EXT2_WRITTEN, reason=NO_EXT2_REASON, strict=True)
-_LISTS_OF_STRUCTS = ("points_1000", "tree", "mixed", "optional_set")
 
-
-@pytest.mark.parametrize("name,value", [pytest.param(*c, marks=needs_ext2) if c[0] in _LISTS_OF_STRUCTS else c
-                                        for c in CORPUS], ids=[c[0] for c in CORPUS])
+@pytest.mark.parametrize("name,value", CORPUS, ids=[c[0] for c in CORPUS])
 def test_struct_corpus_survives_java_exactly(java_echo, name, value):
     sent = SHAPES.serialize(value).to_bytes()
     reply = java_echo.round_trip(sent)
@@ -82,7 +76,6 @@ def test_golden_vectors_echo_byte_for_byte(java_echo, entry):
     assert bytes(java_echo.round_trip(data)) == (VECTORS / entry.get("rewrites_to", entry["file"])).read_bytes()
 
 
-@needs_ext2
 def test_carrier_relays_in_both_directions(java_echo):
     relay = serreg.Registry()  # no struct registered: everything is carried
     sent = SHAPES.serialize([everything(), tree(), widths()]).to_bytes()
@@ -113,7 +106,6 @@ class Bag:
     data: np.ndarray
 
 
-@needs_ext2
 def test_java_typed_fields_enum_array_set_map_optional_ndarray(java_echo):
     registry = register(serreg.Registry())
     registry.register_struct(Bag, "shapes.Bag")

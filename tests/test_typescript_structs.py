@@ -20,16 +20,11 @@ import pytest
 
 import serreg
 from serreg.wire.class_id import class_id_hash
-from struct_shapes import EXT2_WRITTEN, NO_EXT2_REASON, Point, everything, register, tree, widths
+from struct_shapes import Point, everything, register, tree, widths
 from test_structs_cross_language import CORPUS, HOSTILE, Bag, Color, PointV2
 from test_typescript import ts_built, ts_echo  # noqa: F401  (module fixtures: the built package, one echo process)
 
 SHAPES = register(serreg.Registry())
-# TypeScript writes every list of structs of one definition as ext 2 (docs/FORMAT.md 10.3): a Python frame
-# comes back byte for byte once the Python codec in use does too (the pure one does; the compiled one once
-# its C core does). tests/test_typescript_struct_lists.py checks ext 2 against the pure writer either way.
-needs_ext2 = pytest.mark.xfail(not EXT2_WRITTEN, reason=NO_EXT2_REASON, strict=True)
-LISTS_OF_STRUCTS = {"points_1000", "tree", "mixed", "optional_set"}
 SHAPES.register_struct(Bag, "shapes.Bag")
 VECTORS = Path(__file__).resolve().parent / "vectors" / "structs"
 
@@ -41,9 +36,7 @@ def test_struct_golden_vectors_echo_byte_for_byte(ts_echo, entry):
     assert bytes(ts_echo.round_trip(data)) == (VECTORS / entry.get("rewrites_to", entry["file"])).read_bytes()
 
 
-@pytest.mark.parametrize("name,value", [
-    pytest.param(name, value, id=name, marks=needs_ext2 if name in LISTS_OF_STRUCTS else ()) for name, value in CORPUS
-])
+@pytest.mark.parametrize("name,value", [pytest.param(name, value, id=name) for name, value in CORPUS])
 def test_struct_values_survive_typescript_exactly(ts_echo, name, value):
     sent = SHAPES.serialize(value).to_bytes()
     reply = ts_echo.round_trip(sent)
@@ -51,7 +44,6 @@ def test_struct_values_survive_typescript_exactly(ts_echo, name, value):
     assert SHAPES.deserialize(reply) == value
 
 
-@needs_ext2
 def test_enum_list_set_map_optional_ndarray_fields(ts_echo):
     bags = [
         Bag(Color.BLUE, [1, -2, 2**40], {"b", "a", "c"}, {"x": 0.5, "y": -1e300}, Point(1, 2, 3),
@@ -84,7 +76,6 @@ def test_unregistered_struct_with_an_array_and_a_table_is_relayed_by_the_carrier
     assert np.array_equal(back.pixels, value.pixels) and back.rows.equals(value.rows)
 
 
-@needs_ext2
 def test_carrier_frames_from_a_python_relay(ts_echo):
     sent = SHAPES.serialize([everything(), tree(), widths()]).to_bytes()
     carried = serreg.Registry().deserialize(sent)

@@ -32,17 +32,16 @@ from .pure import DecodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
 from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, read_instance
 
-__all__ = ["MsgpackCodec", "StructPlan", "WRITES_STRUCT_LISTS", "top_method"]
+__all__ = ["MsgpackCodec", "StructPlan", "top_method"]
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
-# Whether the C core writes a list of struct instances of one definition as ext 2 (docs/FORMAT.md
-# 10.3): it does, for classes with a plan. A list of instances of a class without a plan (or of
+# The C core writes a list of struct instances of one definition as ext 2 (docs/FORMAT.md 10.3)
+# for classes with a plan. A list of instances of a class without a plan (or of
 # carriers) met in a pack call is handed whole to the pure codec the core holds: ``pure.pack(items,
 # oob)`` returns the msgpack bytes of its ext 2 (or of its array, when the rule says so), taking the
 # definition's index from the same frame table and appending the columns' buffers to ``oob`` in
 # column order (the writers behind it are the registry's ``list_writers``, serreg/structs/lists.py).
-WRITES_STRUCT_LISTS = True
 
 # The standard class IDs the C core writes and reads in place (serreg/standard/__init__.py has them all).
 IN_PLACE_CLASS_IDS = (
