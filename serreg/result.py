@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .wire.frame import frame_length, frame_pieces, join_frame, join_section, to_bytes_method
+from .wire.frame import HEADER_SIZE, frame_length, frame_pieces, join_frame, join_section, to_bytes_method
 
 __all__ = ["OutOfBandBuffers", "SerializationResult"]
 
@@ -93,6 +93,8 @@ class SerializationResult:
         """The size in bytes of the contiguous frame (what ``to_bytes`` returns)."""
         class_hash, in_band, buffers = self._class_hash, self._in_band, self.out_of_band_buffers
         in_band_len = (0 if class_hash is None else len(class_hash)) + (0 if in_band is None else len(in_band))
+        if not buffers and self._key is None:
+            return HEADER_SIZE + in_band_len  # frame_length's answer, without its call
         return frame_length(in_band_len, [memoryview(b).nbytes for b in buffers] if buffers else (), self._key is not None)
 
     @to_bytes_method  # compiled: the common case (no key, no buffers) with no Python frame

@@ -190,12 +190,12 @@ class Decoder:
         if outer is None or outer.owner is not nested or (trusted is False and outer.allowed is None):
             # A new call (or a nested one on another registry, or one that narrows trust).
             if trusted is None:
-                trusted = settings.trusted if outer is None else outer.allowed is None
+                trusted = settings._trusted if outer is None else outer.allowed is None
             elif outer is not None and outer.allowed is not None:
                 trusted = False  # a nested call never widens the outer call's trust
             state = DecodeState(
                 nested, None if trusted else self._table.snapshot.allowed_hashes,
-                (settings.limits if limits is None else limits).max_depth,
+                (settings._limits if limits is None else limits).max_depth,
             )
             if outer is not None:
                 state.depth = outer.depth
@@ -208,7 +208,7 @@ class Decoder:
                 if key is not None:
                     _check_result_key(data, check_key(key))
                 if state is not None and outer is None:
-                    state.set_budget(data.nbytes, settings.limits if limits is None else limits)
+                    state.set_budget(data.nbytes, settings._limits if limits is None else limits)
                 buffers = data.out_of_band_buffers
                 oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
                 if class_hash is not None:

@@ -21,7 +21,7 @@ band (:mod:`serreg.standard.pickle5`).
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
@@ -33,6 +33,8 @@ from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
 from .paths import attach_path
 from .table import STANDARD_ORIGIN, Registration, Table
+
+_PICKLED_TYPES_MAX = 1024
 
 # True while the Encoder packs a value it would rather pickle whole than pickle piece by piece.
 _PICKLE_WHOLE: ContextVar[bool] = ContextVar("serreg_pickle_whole", default=False)
@@ -59,10 +61,16 @@ class NestedEncoder:
             raise _FallbackMet
         return self.encode_with(registration, value)
 
-    def encode_with(self, registration: Registration, value: Any) -> tuple[bytes, SerializationResult]:
-        """(ClassIDHash, raw result) of ``value`` through ``registration``'s serializer."""
+    def encode_with(
+        self, registration: Registration, value: Any, before_registered: Optional[Callable[[], object]] = None
+    ) -> tuple[bytes, SerializationResult]:
+        """(ClassIDHash, raw result) of ``value`` through ``registration``'s serializer
+        (``before_registered``: passed on to the pickle fallback, see :class:`Pickle5Serializer`)."""
         try:
-            result = registration.serializer.serialize(value)
+            if before_registered is None:
+                result = registration.serializer.serialize(value)
+            else:
+                result = registration.serializer.serialize(value, before_registered)
         except SerializationError as error:
             # Raised by a serreg.serialize() call made inside this serializer: remember
             # the value whose serializer made it, to complete the path later.
@@ -109,6 +117,8 @@ class Encoder:
         self._structs = structs
         self.whole_values = True
         self._whole_for: tuple[Any, Optional[Registration]] = (None, None)  # (snapshot, its whole-value fallback)
+        # (snapshot, types whose top-level values the whole-value fallback pickled under it): see _pickled_top.
+        self._pickled_types: tuple[Any, set[type]] = (None, set())
 
     def serialize(
         self, obj: Any, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
@@ -118,6 +128,10 @@ class Encoder:
             key = check_key(key)
         if canonical:
             return self._canonical.serialize(obj, key)
+        if not cross_language:
+            written = self._pickled_top(obj)
+            if written is not None:
+                return with_class_hash(written[0], written[1], written[2], key)
         # Structs written anywhere in the value share one table, put in front of the value (section 10).
         structs = self._structs
         scope = structs.begin()
@@ -142,14 +156,58 @@ class Encoder:
         if whole is None or CROSS_LANGUAGE.get():
             return self._written(obj)
         token = _PICKLE_WHOLE.set(True)
+        met_inside = False
         try:
             written = self._serialize(obj, whole)
         except _FallbackMet:  # met inside the value
             self._structs.reset()  # the value is written again, whole, by the fallback
-            written = None
+            written, met_inside = None, True
         finally:
             _PICKLE_WHOLE.reset(token)
-        return written if written is not None else self._pickle_whole(obj, whole)
+        if written is not None:
+            return written
+        if not met_inside:  # the value itself is the fallback's: the next one of its type takes the short way
+            self._remember_pickled(type(obj))
+        return self._pickle_whole(obj, whole)
+
+    def _remember_pickled(self, cls: type) -> None:
+        snapshot = self._table.snapshot
+        cached_for, types = self._pickled_types
+        if cached_for is not snapshot or len(types) >= _PICKLED_TYPES_MAX:
+            types = set()
+            self._pickled_types = (snapshot, types)
+        types.add(cls)
+
+    def _pickled_top(self, obj: Any) -> Optional[tuple[bytes, Any, Any]]:
+        """The short way of a top-level value the whole-value fallback takes (None: take the long way).
+
+        Taken for a value of a type whose values the fallback pickled before under the same
+        registrations, when this call is not nested in another's whole-value attempt, struct
+        table or cross-language call; its registration is still asked for. The frame's struct
+        table is opened only if a registered value inside the pickle is about to be written
+        (the only way a struct gets into a pickle), so the frame is the one the long way writes.
+        """
+        cached_for, types = self._pickled_types
+        if type(obj) not in types or cached_for is not self._table.snapshot:
+            return None
+        structs = self._structs
+        if _PICKLE_WHOLE.get() or CROSS_LANGUAGE.get() or not self.whole_values or structs.current() is not None:
+            return None
+        whole = self._whole_value_fallback()
+        nested = self._nested
+        if whole is None or nested.registration_for(obj) is not whole:
+            return None
+        try:
+            class_hash, result = nested.encode_with(whole, obj, structs.open_lazily)
+        except BaseException as error:
+            structs.close_lazily()
+            if isinstance(error, SerializationError):
+                attach_path(error, obj)
+            raise
+        if structs.current() is None:  # no registered value inside the pickle: no table
+            return class_hash, result.in_band_buffer, result.out_of_band_buffers
+        class_hash, in_band = structs.finish_lazily(class_hash, obj, result.in_band_buffer)
+        return class_hash, in_band, result.out_of_band_buffers
 
     def _written(self, obj: Any) -> tuple[bytes, Any, Any]:
         """``_serialize`` without a whole-value fallback (which never answers None)."""

@@ -44,12 +44,41 @@ PICKLED_NATIVELY = (
 _CLOUDPICKLE_REDUCERS = cloudpickle.Pickler.dispatch_table.maps[0]
 # What cloudpickle reduces one by one (by value or by reference, depending on the object).
 _DECIDED_PER_OBJECT = (type, types.FunctionType)
+# The modules cloudpickle.register_pickle_by_value named (cloudpickle's own set, read, never changed):
+# a class or function of one of them is written by value from then on, so the verdicts remembered
+# below hold only while this set stays as it was.
+_BY_VALUE_MODULES: Optional[set[str]] = getattr(getattr(cloudpickle, "cloudpickle", None), "_PICKLE_BY_VALUE_MODULES", None)
+_BY_REFERENCE_MAX = 4096
+_IDLE_MAX = 4
+# A Pickler keeps the size its memo table and output buffer grew to (and empties the whole memo
+# table before each pickle): one that made a pickle larger than this is let go, not kept idle.
+_POOLED_MAX_BYTES = 8192
+# pickle's own dump, called without cloudpickle's Python wrapper (whose one job, the RecursionError
+# below, ``Pickle5Serializer._pickle`` does itself).
+_dump = pickle.Pickler.dump
 
 
 class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloudpickle ships no types
-    def __init__(self, file: Any, owner: "Pickle5Serializer", buffer_callback: Any) -> None:
-        super().__init__(file, protocol=5, buffer_callback=buffer_callback)
+    """One pickle at a time, made again and again: ``prepare`` before each ``dump``.
+
+    Making a Pickler costs about as much as pickling a small value, so the
+    serializer keeps idle ones (its pool) and hands each to one pickle at a time.
+    """
+
+    def __init__(self, owner: "Pickle5Serializer") -> None:
+        self.file = io.BytesIO()
+        self.buffers: list[pickle.PickleBuffer] = []
+        super().__init__(self.file, protocol=5, buffer_callback=self.buffers.append)
         self._owner = owner
+        self._seen = owner.seen_types
+        self._before_registered: Optional[Callable[[], object]] = None
+        self._pickle_reduces: set[type] = set()
+        self._serreg_dispatch: dict[type, Any] = {}
+        self._by_reference: dict[Any, bool] = {}
+
+    def prepare(self, before_registered: Optional[Callable[[], object]]) -> None:
+        """Take the owner's tables as they are now; forget the previous pickle."""
+        self._before_registered = before_registered
         # Types whose instances neither serreg, cloudpickle nor a dispatch table reduces: they get what
         # pickle would do next, __reduce_ex__, straight away (pickle would first look the type up in
         # cloudpickle's dispatch table, a ChainMap: a Python-level miss per object). cloudpickle
@@ -57,30 +86,63 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         # type a NotImplemented for one instance holds for all of them.
         # Read before the dispatch table: a registration made in between then only discards what
         # this pickle learns, never lets a newly registered type be taken for one pickle reduces.
-        self._pickle_reduces = owner.pickle_reduced_types()
-        self._serreg_dispatch = owner.dispatch
+        owner = self._owner
+        modules: Any = _BY_VALUE_MODULES
+        if len(copyreg.dispatch_table) == owner._copyreg_size and owner._by_value_modules == modules:
+            self._pickle_reduces = owner._pickle_reduces  # nothing changed since the owner's tables were made
+            self._serreg_dispatch = owner.dispatch
+            self._by_reference = owner._by_reference
+        else:
+            self._pickle_reduces = owner.pickle_reduced_types()
+            self._serreg_dispatch = owner.dispatch
+            self._by_reference = owner.by_reference()
+
+    def take(self) -> tuple[Any, list[Any]]:
+        """(the pickle, its buffers as raw views)."""
+        data = self.file.getvalue()
+        return data, [b.raw() for b in self.buffers] if self.buffers else []
+
+    def empty(self) -> None:
+        """Forget the pickle made (before the Pickler is kept idle): it then holds nothing of the value."""
+        file = self.file
+        file.seek(0)
+        file.truncate()
+        self.buffers.clear()
+        self.clear_memo()  # the memo holds every object pickled
+        self.globals_ref: dict[int, Any] = {}  # cloudpickle's per-pickle table of functions' globals
+        self._before_registered = None
 
     def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
         if cls in self._pickle_reduces:
             return obj.__reduce_ex__(5)
         entry = self._serreg_dispatch.get(cls)
-        if entry is None and not self._owner.has_seen(cls):
+        if entry is None and cls not in self._seen:
             entry = self._owner.first_sight(cls)
         if entry is not None:
             if entry[2] is None or entry[2](obj):
                 class_id, serializer, _ = entry
+                if self._before_registered is not None:
+                    self._before_registered()
+                    self._before_registered = None
                 result = as_result(serializer.serialize(obj), f"the serializer for class ID {class_id!r}", obj)
                 in_band = result.in_band_buffer
                 buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
                 return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
             return super().reducer_override(obj)  # this value refused by accepts(): not cached
+        per_object = isinstance(obj, _DECIDED_PER_OBJECT)
+        if per_object and obj in self._by_reference:
+            return NotImplemented  # cloudpickle's verdict, remembered: by reference (pickle's save_global)
         reduced = super().reducer_override(obj)
-        if (
-            reduced is NotImplemented and not isinstance(obj, _DECIDED_PER_OBJECT)
-            and cls not in copyreg.dispatch_table and cls not in _CLOUDPICKLE_REDUCERS
-        ):
-            self._pickle_reduces.add(cls)
+        if reduced is NotImplemented:
+            if per_object:
+                # Importable by reference: pickle writes its module and name, and checks again that
+                # the name still leads to this very object (else PicklingError: the serializer then
+                # forgets every verdict and pickles again).
+                if len(self._by_reference) < _BY_REFERENCE_MAX:
+                    self._by_reference[obj] = True
+            elif cls not in copyreg.dispatch_table and cls not in _CLOUDPICKLE_REDUCERS:
+                self._pickle_reduces.add(cls)
         return reduced
 
 
@@ -115,9 +177,12 @@ class Pickle5Serializer(Serializer):
         self._resolve_type = resolve_type
         self._serializer_for_id = serializer_for_id
         self.dispatch: dict[type, tuple[str, Any, Optional[Callable[[Any], bool]]]] = {}  # type -> (class_id, serializer, accepts or None); replaced whole
-        self._seen_types: set[type] = set()
+        self.seen_types: set[type] = set()  # types met inside a pickle (their plug-in asked for)
         self._pickle_reduces: set[type] = set()  # see pickle_reduced_types
         self._copyreg_size = -1
+        self._by_reference: dict[Any, bool] = {}  # see by_reference
+        self._by_value_modules: frozenset[str] = frozenset()
+        self._idle: list[_RegistryAwarePickler] = []  # Picklers no pickle is using (list.pop and append are atomic)
 
     def pickle_reduced_types(self) -> set[type]:
         """The types whose instances pickle reduces itself (see ``_RegistryAwarePickler``).
@@ -130,12 +195,25 @@ class Pickle5Serializer(Serializer):
             self._pickle_reduces = set()
         return self._pickle_reduces
 
-    def has_seen(self, cls: type) -> bool:
-        return cls in self._seen_types
+    def by_reference(self) -> dict[Any, bool]:
+        """The classes and functions cloudpickle chose to write by reference (module and name).
+
+        cloudpickle decides it again for every pickle it makes (a look-up of the object's module
+        and name, and of the modules registered to be pickled by value); this serializer asks it
+        once per class or function and remembers the answer while the modules registered with
+        ``cloudpickle.register_pickle_by_value`` stay the same. Classes of ``__main__`` and of
+        those modules are written by value, as cloudpickle writes them, and never remembered."""
+        modules = _BY_VALUE_MODULES
+        if modules is None:
+            return {}  # a cloudpickle without that set: ask it every time
+        if modules != self._by_value_modules:
+            self._by_value_modules = frozenset(modules)
+            self._by_reference = {}
+        return self._by_reference
 
     def first_sight(self, cls: type) -> Optional[tuple[str, Any, Optional[Callable[[Any], bool]]]]:
         """A type met inside a pickle for the first time may belong to a plug-in not loaded yet."""
-        self._seen_types.add(cls)
+        self.seen_types.add(cls)
         self._resolve_type(cls)
         return self.dispatch.get(cls)
 
@@ -150,11 +228,35 @@ class Pickle5Serializer(Serializer):
         self.dispatch = dispatch  # replaced whole: picklers running now keep their snapshot
         self._pickle_reduces = set()
 
-    def serialize(self, obj: Any) -> SerializationResult:
-        buffers: list[pickle.PickleBuffer] = []
-        file = io.BytesIO()
-        _RegistryAwarePickler(file, self, buffers.append).dump(obj)
-        return SerializationResult(file.getbuffer(), [b.raw() for b in buffers])
+    def serialize(self, obj: Any, before_registered: Optional[Callable[[], object]] = None) -> SerializationResult:
+        """``before_registered``: called once, before the first registered value inside the pickle
+        is written by its serializer (the registry opens the frame's struct table then)."""
+        try:
+            data, buffers = self._pickle(obj, before_registered)
+        except pickle.PicklingError:
+            if not self._by_reference:
+                raise
+            # A remembered verdict may be out of date (a class rebound under its name): decide afresh.
+            self._by_reference = {}
+            data, buffers = self._pickle(obj, before_registered)
+        return SerializationResult(data, buffers)
+
+    def _pickle(self, obj: Any, before_registered: Optional[Callable[[], object]]) -> tuple[Any, list[Any]]:
+        idle = self._idle
+        try:
+            pickler = idle.pop()
+        except IndexError:
+            pickler = _RegistryAwarePickler(self)
+        pickler.prepare(before_registered)
+        try:
+            _dump(pickler, obj)  # on failure the Pickler is dropped, whatever state it is left in
+        except RecursionError as error:  # what cloudpickle's own dump says
+            raise pickle.PicklingError("Could not pickle object as excessively deep recursion required.") from error
+        taken = pickler.take()
+        if len(idle) < _IDLE_MAX and len(taken[0]) <= _POOLED_MAX_BYTES:
+            pickler.empty()
+            idle.append(pickler)
+        return taken
 
     def deserialize(self, in_band_buffer: Any, oob_iterator: Iterator[memoryview]) -> Any:
         # pickle takes exactly the buffers it wrote from the shared iterator.

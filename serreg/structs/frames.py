@@ -39,6 +39,8 @@ class StructFrames:
         self._carrier_list_writers: dict[Any, Any] = {}
         self._carrier_readers: dict[Any, Any] = {}
         self._parsed: dict[bytes, tuple[Any, ...]] = {}  # packed definition -> its parse (the same in any registry state)
+        # The table of the serialize call running in this context, or None (a C call, no Python frame).
+        self.current: Callable[[], Optional[EncodeScope]] = ENCODE_SCOPE.get
 
     # ------------------------------------------------------------------ writing
 
@@ -49,6 +51,9 @@ class StructFrames:
         """(ClassIDHash, in-band) of the value: with the table in front if any struct was written."""
         scope = ENCODE_SCOPE.get()
         ENCODE_SCOPE.reset(token)
+        return self._with_table(scope, class_hash, obj, in_band)
+
+    def _with_table(self, scope: Optional[EncodeScope], class_hash: bytes, obj: Any, in_band: Any) -> tuple[Any, ...]:
         if scope is None or not scope.definitions:
             return class_hash, in_band
         if type(obj) is StructValue:
@@ -58,6 +63,26 @@ class StructFrames:
 
     def abandon(self, token: Any) -> None:
         ENCODE_SCOPE.reset(token)
+
+    # A table opened only when a struct may be written (the pickle fallback's short way): no token is
+    # kept, the variable is set back to None (what it holds outside any serialize call) at the end;
+    # ``current()`` tells whether it was opened.
+
+    def open_lazily(self) -> None:
+        if ENCODE_SCOPE.get() is None:
+            ENCODE_SCOPE.set(EncodeScope())
+
+    def close_lazily(self) -> None:
+        if ENCODE_SCOPE.get() is not None:
+            ENCODE_SCOPE.set(None)
+
+    def finish_lazily(self, class_hash: bytes, obj: Any, in_band: Any) -> tuple[Any, ...]:
+        """``finish`` of a table opened by ``open_lazily``, if it was."""
+        scope = ENCODE_SCOPE.get()
+        if scope is None:
+            return class_hash, in_band
+        ENCODE_SCOPE.set(None)
+        return self._with_table(scope, class_hash, obj, in_band)
 
     def reset(self) -> None:
         """Forget the definitions of an attempt that failed (the value is written again)."""
