@@ -15,9 +15,9 @@
 #define CONVERT (-6) /* a field value its check refused: its Python writer decides */
 
 static int enc_field(Enc *e, PyObject *v, TNode *t, int depth);
-/* A list of instances of one definition as ext 2 (_core_structs_list_encode.h); NOT_STRUCT_LIST: an array. */
+/* A list of instances of one definition as ext 2 (_core_structs_list_encode.h, reached through
+ * enc_structs->write_list like the encoder reaches it); NOT_STRUCT_LIST: an array. */
 #define NOT_STRUCT_LIST 1000
-static int enc_struct_list(Enc *e, PyObject *seq, TNode *item, int depth);
 
 /* The frame's struct table at the start of a call (none: structs are left to the pure codec, which
  * says they need one), and how many definitions it holds then. */
@@ -274,7 +274,7 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
         Py_ssize_t n = is_list ? PyList_GET_SIZE(v) : PyTuple_GET_SIZE(v);
         if (t->code == FT_TUPLE && n != t->nargs) return CONVERT;
         int r;
-        if (t->code == FT_LIST && n > 0 && (r = enc_struct_list(e, v, &t->args[0], depth)) != NOT_STRUCT_LIST) return r;
+        if (t->code == FT_LIST && n > 0 && (r = enc_structs->write_list(e, v, &t->args[0], depth)) != NOT_STRUCT_LIST) return r;
         r = ARRAY_HEADER(o, n);
         if (r < 0) return r;
         for (Py_ssize_t i = 0; i < n; i++) {
