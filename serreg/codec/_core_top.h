@@ -106,6 +106,26 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     return serialize_top(self, obj, &wasted);
 }
 
+/* Runs a set-up decoder on the codec's kept stacks (or its own, when a nested call holds them) and
+ * answers the value it read (NULL with an error set, or not: the caller decides). */
+static PyObject *dec_run_kept(Codec *self, Dec *d) {
+    void *stacks[3] = {NULL, NULL, NULL};
+    Py_ssize_t caps[3] = {0, 0, 0};
+    int took = take_kept(self, stacks, caps, KEPT_DEC, KEPT_VALS);
+    d->stack = stacks[KEPT_DEC];
+    d->cap = caps[KEPT_DEC];
+    d->vals = stacks[KEPT_VALS];
+    d->capvals = caps[KEPT_VALS];
+    int r = dec_run(d);
+    PyObject *value = r == 0 ? d->vals[--d->nvals] : NULL;
+    for (Py_ssize_t i = 0; i < d->nvals; i++) Py_DECREF(d->vals[i]);
+    give_back(self, took, d->stack, d->cap, KEPT_DEC);
+    give_back(self, took, d->vals, d->capvals, KEPT_VALS);
+    if (took) self->kept_busy = 0;
+    PyMem_Free(d->ext_kinds);
+    return value;
+}
+
 /* The value of a plain in-band (after its ClassIDHash) of type value_type; NotImplemented otherwise.
  * The standard types read in place are read here too, as a trusted call's first level would read
  * them (max_depth < 0: no limit); any other nested value is not plain. */
@@ -123,20 +143,7 @@ static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char 
     d.depth = d.initial_depth = d.written_depth = 1;
     d.max_depth = max_depth < 0 ? LLONG_MAX / 2 : max_depth;
     memset(d.allowed, 1, sizeof d.allowed);
-    void *stacks[3] = {NULL, NULL, NULL};
-    Py_ssize_t caps[3] = {0, 0, 0};
-    int took = take_kept(self, stacks, caps, KEPT_DEC, KEPT_VALS);
-    d.stack = stacks[KEPT_DEC];
-    d.cap = caps[KEPT_DEC];
-    d.vals = stacks[KEPT_VALS];
-    d.capvals = caps[KEPT_VALS];
-    int r = dec_run(&d);
-    PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
-    for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
-    give_back(self, took, d.stack, d.cap, KEPT_DEC);
-    give_back(self, took, d.vals, d.capvals, KEPT_VALS);
-    if (took) self->kept_busy = 0;
-    PyMem_Free(d.ext_kinds);
+    PyObject *value = dec_run_kept(self, &d);
     if (value != NULL && (PyObject *)Py_TYPE(value) == value_type) return value;
     Py_XDECREF(value);
     if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
