@@ -25,9 +25,11 @@ final class ForyCodec implements Codec {
         if (language == Language.XLANG) {
             fory.register(Point.class, "example.Point");
             fory.register(StructPoint.class, "bench.Point");
+            fory.register(StructReading.class, "bench.Reading");
         } else {
             fory.register(Point.class);
             fory.register(StructPoint.class);
+            fory.register(StructReading.class);
         }
     }
 

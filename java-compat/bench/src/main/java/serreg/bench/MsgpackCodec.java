@@ -79,6 +79,12 @@ final class MsgpackCodec implements Codec {
             packer.packLong(p.x());
             packer.packLong(p.y());
             packer.packLong(p.z());
+        } else if (v instanceof StructReading r) {
+            packer.packArrayHeader(4);
+            packer.packLong(r.id());
+            packer.packDouble(r.value());
+            packer.packFloat(r.weight());
+            packer.packBoolean(r.valid());
         } else if (v instanceof Point p) {
             packer.packArrayHeader(3);
             packer.packDouble(p.x());
@@ -103,6 +109,7 @@ final class MsgpackCodec implements Codec {
                 }
                 case "points1k" -> readPoints();
                 case "structs1k" -> readStructPoints();
+                case "structsFloat1k" -> readStructReadings();
                 default -> read();
             };
         } catch (IOException e) {
@@ -126,6 +133,17 @@ final class MsgpackCodec implements Codec {
         for (int i = 0; i < n; i++) {
             unpacker.unpackArrayHeader();
             out.add(new StructPoint(unpacker.unpackLong(), unpacker.unpackLong(), unpacker.unpackLong()));
+        }
+        return out;
+    }
+
+    private List<StructReading> readStructReadings() throws IOException {
+        int n = unpacker.unpackArrayHeader();
+        List<StructReading> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            unpacker.unpackArrayHeader();
+            out.add(new StructReading(unpacker.unpackLong(), unpacker.unpackDouble(), unpacker.unpackFloat(),
+                    unpacker.unpackBoolean()));
         }
         return out;
     }

@@ -17,7 +17,8 @@ import java.util.Map;
  */
 final class Payloads {
     /** Payload names, in the order of the results table. */
-    static final List<String> NAMES = List.of("smallMap", "longs1k", "strings10k", "records1k", "doubles1M", "points1k", "structs1k");
+    static final List<String> NAMES = List.of("smallMap", "longs1k", "strings10k", "records1k", "doubles1M", "points1k", "structs1k",
+            "structsFloat1k");
 
     private Payloads() {
     }
@@ -31,6 +32,7 @@ final class Payloads {
             case "doubles1M" -> doubles(1_000_000);
             case "points1k" -> points(1_000);
             case "structs1k" -> structPoints(1_000);
+            case "structsFloat1k" -> structReadings(1_000);
             default -> throw new IllegalArgumentException("unknown payload " + name + "; known: " + NAMES);
         };
     }
@@ -102,6 +104,15 @@ final class Payloads {
         List<StructPoint> out = new ArrayList<>(n);
         for (long i = 0; i < n; i++) {
             out.add(new StructPoint(i, i * 2, i * 3));
+        }
+        return out;
+    }
+
+    /** 1,000 four-field structs (int64, float64, float32, bool): the float and bool columns' payload. */
+    static List<StructReading> structReadings(int n) {
+        List<StructReading> out = new ArrayList<>(n);
+        for (long i = 0; i < n; i++) {
+            out.add(new StructReading(i, i * 0.25 - 100.0, (float) (i * 1.5), i % 3 == 0));
         }
         return out;
     }

@@ -12,6 +12,7 @@ final class SerregCodec implements Codec {
     SerregCodec() {
         PointSerializer.register(registry);
         registry.registerStruct(StructPoint.class, "bench.Point");
+        registry.registerStruct(StructReading.class, "bench.Reading");
     }
 
     @Override
