@@ -49,29 +49,50 @@ final class ColumnHandles {
     }
 
     private static final MethodHandle NEXT;
+    private static final MethodHandle FLOAT64;
+    private static final MethodHandle FLOAT32_WIDENED;
+    private static final MethodHandle FLOAT32;
+    private static final MethodHandle BOOL;
 
     static {
         try {
             NEXT = LOOKUP.findVirtual(IntCursor.class, "next", MethodType.methodType(long.class));
+            FLOAT64 = LOOKUP.findVirtual(FixedColumn.class, "float64", MethodType.methodType(double.class, int.class));
+            FLOAT32_WIDENED = LOOKUP.findVirtual(FixedColumn.class, "float32Widened",
+                    MethodType.methodType(double.class, int.class));
+            FLOAT32 = LOOKUP.findVirtual(FixedColumn.class, "float32", MethodType.methodType(float.class, int.class));
+            BOOL = LOOKUP.findVirtual(FixedColumn.class, "bool", MethodType.methodType(boolean.class, int.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     /**
-     * {@code (ColumnView cols, int i) T}: element i of column j (of {@code kind}) as the reader's
-     * type {@code t}; an integer column ({@link ColumnLayout.Kind#LONG}) is an {@link IntCursor}
-     * whose next value instance i takes.
+     * {@code (ColumnView cols, int i) T}: element i of column j (of {@code kind}, wire form
+     * {@code wire}) as the reader's type {@code t}; an integer column
+     * ({@link ColumnLayout.Kind#LONG}) is an {@link IntCursor} whose next value instance i takes,
+     * a float or bool column ({@link ColumnLayout.Kind#DOUBLE}, {@link ColumnLayout.Kind#FLOAT},
+     * {@link ColumnLayout.Kind#BOOL}) a {@link FixedColumn} whose value i it reads in place.
      */
-    static MethodHandle columnGetter(int j, ColumnLayout.Kind kind, Class<?> t) {
+    static MethodHandle columnGetter(int j, ColumnLayout.Kind kind, ColumnCodec.Wire wire, Class<?> t) {
+        MethodType type = MethodType.methodType(t, ColumnView.class, int.class);
         if (kind == ColumnLayout.Kind.LONG) {
             MethodHandle next = MethodHandles.filterArguments(NEXT, 0, viewColumn(j, IntCursor.class));
-            return MethodHandles.explicitCastArguments(MethodHandles.dropArguments(next, 1, int.class),
-                    MethodType.methodType(t, ColumnView.class, int.class));
+            return MethodHandles.explicitCastArguments(MethodHandles.dropArguments(next, 1, int.class), type);
+        }
+        MethodHandle fixed = switch (kind) {
+            case DOUBLE -> wire == ColumnCodec.Wire.FLOAT32 ? FLOAT32_WIDENED : FLOAT64;
+            case FLOAT -> FLOAT32;
+            case BOOL -> BOOL;
+            default -> null;
+        };
+        if (fixed != null) {
+            return MethodHandles.explicitCastArguments(
+                    MethodHandles.filterArguments(fixed, 0, viewColumn(j, FixedColumn.class)), type);
         }
         Class<?> array = columnArray(kind);
         MethodHandle element = MethodHandles.filterArguments(MethodHandles.arrayElementGetter(array), 0, viewColumn(j, array));
-        return MethodHandles.explicitCastArguments(element, MethodType.methodType(t, ColumnView.class, int.class));
+        return MethodHandles.explicitCastArguments(element, type);
     }
 
     /**

@@ -65,13 +65,19 @@ final class ColumnLayout {
 
     /**
      * Reads the {@link #fieldCount} columns of {@code count} instances into {@code arrays};
-     * {@code cursors}: the integer columns of {@link Kind#LONG} as {@link IntCursor}s for a
-     * composed builder to read (then call {@link #finish}).
+     * {@code cursors}: the integer columns of {@link Kind#LONG} as {@link IntCursor}s and the
+     * float and bool columns of {@link Kind#DOUBLE}, {@link Kind#FLOAT} and {@link Kind#BOOL} as
+     * {@link FixedColumn}s, for a composed builder to read (then call {@link #finish}).
      */
     void decode(InBandReader in, int count, ColumnArrays arrays, boolean cursors) {
         for (int j = 0; j < types.length; j++) {
             if (cursors && kinds[j] == Kind.LONG) {
                 arrays.put(j, IntCursor.of(ColumnCodec.bin(in, where[j], types[j]), count, types[j], where[j]));
+            } else if (cursors && (kinds[j] == Kind.DOUBLE || kinds[j] == Kind.FLOAT)) {
+                arrays.put(j, FixedColumn.floats(ColumnCodec.bin(in, where[j], types[j]), count,
+                        wires[j] == ColumnCodec.Wire.FLOAT32, where[j]));
+            } else if (cursors && kinds[j] == Kind.BOOL) {
+                arrays.put(j, FixedColumn.bools(ColumnCodec.bin(in, where[j], types[j]), count, where[j]));
             } else {
                 decodeColumn(in, count, arrays, j);
             }

@@ -18,6 +18,8 @@ final class IntCursor {
     private final long low;
     private final long high;
     private final boolean zigzag;
+    /** Whether every two-byte varint's value (below 2^14, unzigzagged: -2^13 to 2^13 - 1) is in the type's range. */
+    private final boolean twoFit;
     private final FieldType type;
     private final String where;
     private final long at;
@@ -33,6 +35,7 @@ final class IntCursor {
         this.low = range[0];
         this.high = range[1];
         this.zigzag = zigzag;
+        this.twoFit = zigzag ? low <= -(1L << 13) && high >= (1L << 13) - 1 : Long.compareUnsigned(high, (1L << 14) - 1) >= 0;
         this.type = t;
         this.where = where;
         this.at = bin.at();
@@ -43,22 +46,36 @@ final class IntCursor {
         return new IntCursor(bin, ColumnCodec.checkIntHeader(bin, count, t, where) == 1, t, where);
     }
 
-    /** The next value. */
+    /**
+     * The next value. A one-byte varint is in the range of every integer type (unzigzagged: -64
+     * to 63; else 0 to 127), and a two-byte one (below 2^14) is whenever {@link #twoFit} says so,
+     * so those two forms are returned with only the zigzag sign noted; the rest are range-checked.
+     */
     long next() {
         int q = p;
         if (q + 1 < end) {
             int b0 = a[q];
             if (b0 >= 0) {
                 p = q + 1;
-                return value(b0);
+                return zigzag ? unzigzag(b0) : b0;
             }
             int b1 = a[q + 1];
             if (b1 > 0) {
                 p = q + 2;
-                return value((b0 & 0x7f) | (b1 << 7));
+                int u = (b0 & 0x7f) | (b1 << 7);
+                if (twoFit) {
+                    return zigzag ? unzigzag(u) : u;
+                }
+                return value(u);
             }
         }
         return value(slow());
+    }
+
+    private long unzigzag(int u) {
+        int v = (u >>> 1) ^ -(u & 1);
+        negative |= v < 0;
+        return v;
     }
 
     private long value(long u) {

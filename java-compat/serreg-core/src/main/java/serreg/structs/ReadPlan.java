@@ -166,7 +166,7 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
         for (int j = 0; j < getters.length; j++) {
             WriterField w = writerFields[j];
             if (w.target() >= 0) {
-                getters[j] = ColumnHandles.columnGetter(j, columns.kinds[j], w.raw());
+                getters[j] = ColumnHandles.columnGetter(j, columns.kinds[j], ColumnCodec.wireOf(w.type()), w.raw());
                 typedSetters[j] = w.setter();
             }
         }
