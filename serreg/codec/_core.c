@@ -332,7 +332,11 @@ static int ext_end(Out *o, Py_ssize_t start) {
 
 #include "_core_types.h"
 #include "_core_structs.h"
+#include "_core_encode_state.h"
+#include "_core_encode_calls.h"
+#include "_core_encode_leaves.h"
 #include "_core_encode.h"
+#include "_core_pack.h"
 #include "_core_structs_encode.h"
 #include "_core_structs_list_encode.h"
 #include "_core_keys.h"
