@@ -337,6 +337,8 @@ static int ext_end(Out *o, Py_ssize_t start) {
 #include "_core_encode_leaves.h"
 #include "_core_encode.h"
 #include "_core_pack.h"
+#include "_core_structs_scope.h"
+#include "_core_structs_put.h"
 #include "_core_structs_encode.h"
 #include "_core_structs_list_encode.h"
 #include "_core_keys.h"
