@@ -26,7 +26,7 @@ setup(
                 "serreg/codec/_core_unpack.h", "serreg/codec/_core_encode_state.h",
                 "serreg/codec/_core_encode_calls.h", "serreg/codec/_core_encode_leaves.h",
                 "serreg/codec/_core_pack.h", "serreg/codec/_core_structs_scope.h",
-                "serreg/codec/_core_structs_put.h",
+                "serreg/codec/_core_structs_put.h", "serreg/codec/_core_out.h",
             ],
         ),
     ]
