@@ -224,8 +224,8 @@ static int current_tables(Codec *self, Tables *out) {
 #include "_core_structs_decode.h"
 #include "_core_structs_list_decode.h"
 #include "_core_top_setup.h"
-#include "_core_top.h"
 #include "_core_structs_top.h"
+#include "_core_top.h"
 #include "_core_entry.h"
 
 /* ------------------------------------------------------------------ the type */
