@@ -142,6 +142,10 @@ def test_the_sdist_holds_the_package_the_build_files_and_the_compiled_codec_sour
         assert required in names, required
     sources = {p.relative_to(ROOT).as_posix() for p in SOURCE.rglob("*.py") if "__pycache__" not in p.parts}
     assert sources <= names, sorted(sources - names)
+    # Every C source and header the compiled parts include (setup.py lists the headers as depends):
+    # without one, the wheel built from this sdist would quietly lack the compiled codec.
+    c_sources = {p.relative_to(ROOT).as_posix() for pattern in ("*.c", "*.h") for p in SOURCE.rglob(pattern)}
+    assert c_sources <= names, sorted(c_sources - names)
     assert not any(name.startswith(("tests/", "benchmarks/", "java-compat/")) for name in names)
 
 

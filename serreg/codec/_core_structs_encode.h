@@ -9,7 +9,8 @@
  * int in a float field, a bytearray in a bytes field): the converted value is written here when it
  * passes the checks; anything else sends the whole call to the pure codec (-2), as does everything
  * not covered (sets of non-scalars, carriers, classes compiled after registration, structs nested
- * more than MAX_STRUCT_LEVELS deep). */
+ * more than MAX_STRUCT_LEVELS deep). The frame's table is read through _core_structs_scope.h, the
+ * ext header and the ints put by _core_structs_put.h. */
 
 #define MAX_STRUCT_LEVELS 64
 #define CONVERT (-6) /* a field value its check refused: its Python writer decides */
@@ -18,124 +19,6 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth);
 /* A list of instances of one definition as ext 2 (_core_structs_list_encode.h, reached through
  * enc_structs->write_list like the encoder reaches it); NOT_STRUCT_LIST: an array. */
 #define NOT_STRUCT_LIST 1000
-
-/* The frame's struct table at the start of a call (none: structs are left to the pure codec, which
- * says they need one), and how many definitions it holds then. */
-static int enc_scope_open(Enc *e) {
-    if (encode_scope_var == NULL) return 0;
-    PyObject *scope;
-    if (PyContextVar_Get(encode_scope_var, NULL, &scope) < 0) return -1;
-    if (scope == NULL || scope == Py_None) { Py_XDECREF(scope); return 0; }
-    PyObject *definitions = PyObject_GetAttr(scope, str_definitions);
-    if (definitions == NULL || !PyList_CheckExact(definitions)) {
-        Py_XDECREF(definitions);
-        Py_DECREF(scope);
-        PyErr_Clear();
-        return 0;
-    }
-    e->scope = scope;
-    e->scope_definitions = definitions;
-    e->definitions_before = PyList_GET_SIZE(definitions);
-    return 0;
-}
-
-/* The table's index (definition key -> index), read at the first struct of the call. */
-static int enc_scope(Enc *e) {
-    if (e->scope_index != NULL) return 0;
-    if (e->scope == NULL) return -2;
-    PyObject *index = PyObject_GetAttr(e->scope, str_index);
-    if (index == NULL) return -1;
-    if (!PyDict_CheckExact(index)) { Py_DECREF(index); return -2; }
-    e->scope_index = index;
-    return 0;
-}
-
-/* Forget the definitions added during a call handed to the pure codec: it adds them again in the
- * order it meets them (the members of a set field before the struct's other fields). */
-static void enc_scope_undo(Enc *e) {
-    if (e->scope_definitions == NULL || PyList_GET_SIZE(e->scope_definitions) <= e->definitions_before) return;
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    Py_ssize_t before = e->definitions_before;
-    PyObject *index = e->scope_index != NULL ? Py_NewRef(e->scope_index) : PyObject_GetAttr(e->scope, str_index);
-    PyObject *added = PyList_New(0);
-    if (index != NULL && PyDict_CheckExact(index) && added != NULL) {
-        Py_ssize_t pos = 0;
-        PyObject *key, *at;
-        while (PyDict_Next(index, &pos, &key, &at)) {
-            if (PyLong_Check(at) && PyLong_AsSsize_t(at) >= before && PyList_Append(added, key) < 0) break;
-        }
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(added); i++) PyDict_DelItem(index, PyList_GET_ITEM(added, i));
-    }
-    PyList_SetSlice(e->scope_definitions, before, PY_SSIZE_T_MAX, NULL);
-    Py_XDECREF(index);
-    Py_XDECREF(added);
-    PyErr_Clear();
-    PyErr_Restore(type, value, tb);
-}
-
-/* The header of an ext of that type (1: an instance, 2: a list of instances) whose payload was written
- * since start, where EXT1_ROOM bytes were left for it: the ext 8 header (most instances) in place, the
- * others moved into place. */
-#define EXT1_ROOM 3
-static int struct_ext_end(Out *o, Py_ssize_t start, int type) {
-    Py_ssize_t payload = o->len - start - EXT1_ROOM;
-    char *at = o->buf + start;
-    if (payload == 1 || payload == 2 || payload == 4 || payload == 8 || payload == 16) {
-        static const unsigned char fix[17] = {[1] = 0xd4, [2] = 0xd5, [4] = 0xd6, [8] = 0xd7, [16] = 0xd8};
-        memmove(at + 2, at + EXT1_ROOM, payload);
-        at[0] = (char)fix[payload];
-        at[1] = (char)type;
-        o->len -= 1;
-    } else if (payload < 256) {
-        at[0] = (char)0xc7;
-        at[1] = (char)payload;
-        at[2] = (char)type;
-    } else {
-        int h = payload < 65536 ? 4 : 6;
-        if ((unsigned long long)payload > 0xffffffffULL) return -2;
-        RESERVE(o, h - EXT1_ROOM);
-        at = o->buf + start;
-        memmove(at + h, at + EXT1_ROOM, payload);
-        if (h == 4) {
-            at[0] = (char)0xc8;
-            at[1] = (char)(payload >> 8);
-            at[2] = (char)payload;
-        } else {
-            at[0] = (char)0xc9;
-            for (int i = 0; i < 4; i++) at[1 + i] = (char)(payload >> (24 - 8 * i));
-        }
-        at[h - 1] = (char)type;
-        o->len += h - EXT1_ROOM;
-    }
-    return 0;
-}
-
-/* A value written as the codec writes any value (its containers drained before returning). */
-static int enc_generic(Enc *e, PyObject *v, int depth) {
-    Py_ssize_t base = e->sp;
-    int r = enc_value(e, v, depth, 0, 0);
-    if (r < 0) return r;
-    return enc_drain(e, base);
-}
-
-/* A msgpack int in its shortest form (pack_sint's bytes), with room for it reserved here. */
-static inline int put_int(Out *o, long long x) {
-    RESERVE(o, 9);
-    if (x >= 0) {
-        uint64_t u = (uint64_t)x;
-        if (u < 128) put1(o, (unsigned char)u);
-        else if (u < 256) { put1(o, 0xcc); put_be(o, u, 1); }
-        else if (u < 65536) { put1(o, 0xcd); put_be(o, u, 2); }
-        else if (u < 4294967296ULL) { put1(o, 0xce); put_be(o, u, 4); }
-        else { put1(o, 0xcf); put_be(o, u, 8); }
-    } else if (x >= -32) put1(o, (unsigned char)(x & 0xff));
-    else if (x >= -128) { put1(o, 0xd0); put_be(o, (uint64_t)x, 1); }
-    else if (x >= -32768) { put1(o, 0xd1); put_be(o, (uint64_t)x, 2); }
-    else if (x >= -2147483648LL) { put1(o, 0xd2); put_be(o, (uint64_t)x, 4); }
-    else { put1(o, 0xd3); put_be(o, (uint64_t)x, 8); }
-    return 0;
-}
 
 static int enc_int_in(Out *o, PyObject *v, TNode *t) {
     if (!PyLong_CheckExact(v)) return CONVERT;
@@ -348,41 +231,6 @@ static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py
     int r = enc_write_converted(e, &plan->fields[i], converted, field_start, oob_start, 1);
     Py_DECREF(converted);
     return r;
-}
-
-/* The index of plan's definition in the frame's table (added on first use) into *at. */
-static int enc_definition_index(Enc *e, StructPlan *plan, long long *at) {
-    if (plan == e->index_plan) {
-        *at = e->index;
-        return 0;
-    }
-    int r;
-    if ((r = enc_scope(e)) < 0) return r;
-    PyObject *index = PyDict_GetItemWithError(e->scope_index, plan->key);
-    if (index == NULL) {
-        if (PyErr_Occurred()) return -1;
-        if (e->scope == NULL) { /* serialize_top's own table (top_structs_open) */
-            Py_ssize_t n = PyList_GET_SIZE(e->scope_definitions);
-            if (n >= 65535) return -2; /* the limit of a table: the full path says so */
-            if ((index = PyLong_FromSsize_t(n)) == NULL) return -1;
-            if (PyDict_SetItem(e->scope_index, plan->key, index) < 0 ||
-                PyList_Append(e->scope_definitions, plan->definition) < 0) {
-                Py_DECREF(index);
-                return -1;
-            }
-        } else {
-            index = PyObject_CallMethodObjArgs(e->scope, str_add, plan->key, plan->definition, NULL);
-            if (index == NULL) return -1;
-        }
-    } else {
-        Py_INCREF(index);
-    }
-    long long found = PyLong_Check(index) ? PyLong_AsLongLong(index) : -1;
-    Py_DECREF(index);
-    if (found < 0) { PyErr_Clear(); return -2; }
-    e->index_plan = plan;
-    e->index = *at = found;
-    return 0;
 }
 
 static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {

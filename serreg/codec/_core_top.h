@@ -12,13 +12,6 @@
  * classes with a plan are the exception: both entries write and read them with a struct table of
  * their own (_core_structs_top.h). */
 
-/* Values holding structs, in both entries (_core_structs_top.h). */
-static StructPlan *top_struct_plan(Tables *t, PyObject *obj);
-static int top_structs_open(Enc *e);
-static PyObject *top_in_band(Enc *e, PyObject **hash, const char *body, Py_ssize_t n);
-static void top_structs_close(Enc *e);
-static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, long long max_depth);
-
 /* obj's SerializationResult, or NotImplemented; *wasted is the bytes written before a value that is
  * not plain was met (0 otherwise). */
 static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
@@ -104,26 +97,6 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
 static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
     Py_ssize_t wasted;
     return serialize_top(self, obj, &wasted);
-}
-
-/* Runs a set-up decoder on the codec's kept stacks (or its own, when a nested call holds them) and
- * answers the value it read (NULL with an error set, or not: the caller decides). */
-static PyObject *dec_run_kept(Codec *self, Dec *d) {
-    void *stacks[3] = {NULL, NULL, NULL};
-    Py_ssize_t caps[3] = {0, 0, 0};
-    int took = take_kept(self, stacks, caps, KEPT_DEC, KEPT_VALS);
-    d->stack = stacks[KEPT_DEC];
-    d->cap = caps[KEPT_DEC];
-    d->vals = stacks[KEPT_VALS];
-    d->capvals = caps[KEPT_VALS];
-    int r = dec_run(d);
-    PyObject *value = r == 0 ? d->vals[--d->nvals] : NULL;
-    for (Py_ssize_t i = 0; i < d->nvals; i++) Py_DECREF(d->vals[i]);
-    give_back(self, took, d->stack, d->cap, KEPT_DEC);
-    give_back(self, took, d->vals, d->capvals, KEPT_VALS);
-    if (took) self->kept_busy = 0;
-    PyMem_Free(d->ext_kinds);
-    return value;
 }
 
 /* The value of a plain in-band (after its ClassIDHash) of type value_type; NotImplemented otherwise.

@@ -123,6 +123,27 @@ static void give_back(Codec *self, int took, void *stack, Py_ssize_t cap, int wh
         PyMem_Free(stack);
     }
 }
+
+/* Runs a set-up decoder on the codec's kept stacks (or its own, when a nested call holds them) and
+ * answers the value it read (NULL with an error set, or not: the caller decides). */
+static PyObject *dec_run_kept(Codec *self, Dec *d) {
+    void *stacks[3] = {NULL, NULL, NULL};
+    Py_ssize_t caps[3] = {0, 0, 0};
+    int took = take_kept(self, stacks, caps, KEPT_DEC, KEPT_VALS);
+    d->stack = stacks[KEPT_DEC];
+    d->cap = caps[KEPT_DEC];
+    d->vals = stacks[KEPT_VALS];
+    d->capvals = caps[KEPT_VALS];
+    int r = dec_run(d);
+    PyObject *value = r == 0 ? d->vals[--d->nvals] : NULL;
+    for (Py_ssize_t i = 0; i < d->nvals; i++) Py_DECREF(d->vals[i]);
+    give_back(self, took, d->stack, d->cap, KEPT_DEC);
+    give_back(self, took, d->vals, d->capvals, KEPT_VALS);
+    if (took) self->kept_busy = 0;
+    PyMem_Free(d->ext_kinds);
+    return value;
+}
+
 #define FRAME_HEADER 32
 
 static PyObject *top_hash[2];          /* ClassIDHashes of float and bytes (TOP_IDS) */

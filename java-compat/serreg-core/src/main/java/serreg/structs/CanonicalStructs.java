@@ -108,7 +108,7 @@ final class CanonicalStructs {
             }
             case "list":
             case "set": {
-                List<?> items = Conversions.itemsOf(v, where, t);
+                List<?> items = FieldValues.itemsOf(v, where, t);
                 List<Object> out = new ArrayList<>(items.size());
                 for (Object item : items) {
                     out.add(field(t.args.get(0), item, where, depth + 1, canonical));
@@ -116,7 +116,7 @@ final class CanonicalStructs {
                 return out;
             }
             case "tuple": {
-                List<?> items = Conversions.itemsOf(v, where, t);
+                List<?> items = FieldValues.itemsOf(v, where, t);
                 if (items.size() != t.args.size()) {
                     return v;
                 }
@@ -144,7 +144,7 @@ final class CanonicalStructs {
             BiFunction<Object, Integer, Object> canonical) {
         Conversions.Writer keys = keyWriters.get(where + " " + t);
         if (keys == null) {
-            keys = Conversions.writer(t.args.get(0), null, where, registry);
+            keys = FieldWriters.writer(t.args.get(0), null, where, registry);
             if (keyWriters.size() < CACHE_MAX) {
                 keyWriters.put(where + " " + t, keys);
             }

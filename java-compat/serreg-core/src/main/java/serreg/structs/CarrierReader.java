@@ -28,7 +28,7 @@ final class CarrierReader implements StructFrames.InstanceReader, StructFrames.L
         String[] where = new String[n];
         for (int i = 0; i < n; i++) {
             where[i] = classId + "." + names.get(i);
-            readers[i] = Conversions.reader(types.get(i), null, where[i], registry);
+            readers[i] = FieldReaders.reader(types.get(i), null, where[i], registry);
         }
         this.columns = new ColumnLayout(types.toArray(new FieldType[0]), where, new Class<?>[n], readers);
     }

@@ -29,7 +29,7 @@ public final class CarrierSerializer extends InstanceSerializer<StructValue> {
         List<Conversions.Writer> w = writers.computeIfAbsent(new StructSchema.DefinitionKey(value.definition()), k -> {
             List<Conversions.Writer> made = new ArrayList<>();
             for (int i = 0; i < value.types().size(); i++) {
-                made.add(Conversions.writer(value.types().get(i), null, value.classId() + "." + value.fieldNames().get(i),
+                made.add(FieldWriters.writer(value.types().get(i), null, value.classId() + "." + value.fieldNames().get(i),
                         ((StructRegistry) registry.structs())));
             }
             return made;

@@ -188,28 +188,28 @@ final class ColumnWriter {
             case INT -> {
                 long[] v = new long[count];
                 for (int i = 0; i < count; i++) {
-                    v[i] = Conversions.intValue(values[i], t, where);
+                    v[i] = FieldValues.intValue(values[i], t, where);
                 }
                 ColumnCodec.writeInts(out, v, count, t.kind.startsWith("u"));
             }
             case FLOAT64 -> {
                 double[] v = new double[count];
                 for (int i = 0; i < count; i++) {
-                    v[i] = Conversions.float64Value(values[i], t, where);
+                    v[i] = FieldValues.float64Value(values[i], t, where);
                 }
                 ColumnCodec.writeDoubles(out, v, count);
             }
             case FLOAT32 -> {
                 float[] v = new float[count];
                 for (int i = 0; i < count; i++) {
-                    v[i] = Conversions.float32Value(values[i], t, where);
+                    v[i] = FieldValues.float32Value(values[i], t, where);
                 }
                 ColumnCodec.writeFloats(out, v, count);
             }
             case BOOL -> {
                 boolean[] v = new boolean[count];
                 for (int i = 0; i < count; i++) {
-                    v[i] = Conversions.boolValue(values[i], t, where);
+                    v[i] = FieldValues.boolValue(values[i], t, where);
                 }
                 ColumnCodec.writeBools(out, v, count);
             }

@@ -85,7 +85,7 @@ final class Handles {
         }
 
         DeserializationException bad(Object raw, long at) {
-            return new DeserializationException(where + ": the frame holds " + Conversions.show(raw)
+            return new DeserializationException(where + ": the frame holds " + FieldValues.show(raw)
                     + " in a field of type " + writer, at);
         }
     }
@@ -109,7 +109,7 @@ final class Handles {
             write = MethodHandles.filterArguments(WRITE_BOOLEAN, 1,
                     getter.asType(MethodType.methodType(boolean.class, Object.class)));
         } else {
-            MethodHandle convert = WRITE_CONVERTED.bindTo(Conversions.writer(type, javaType, where, registry));
+            MethodHandle convert = WRITE_CONVERTED.bindTo(FieldWriters.writer(type, javaType, where, registry));
             write = MethodHandles.filterArguments(convert, 1, getter.asType(MethodType.methodType(Object.class, Object.class)));
         }
         return MethodHandles.catchException(write, Throwable.class, WRITE_FAILED.bindTo(where));
@@ -160,7 +160,7 @@ final class Handles {
         if (writer.kind.equals("str") && t == String.class) {
             return READ_STR.bindTo(site);
         }
-        return READ_CONVERTED.bindTo(Conversions.reader(writer, javaType, where, registry)).asType(type);
+        return READ_CONVERTED.bindTo(FieldReaders.reader(writer, javaType, where, registry)).asType(type);
     }
 
     /** The handle {@code (InBandReader) void} reading a value the reader has no field for. */

@@ -62,7 +62,7 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
         for (int j = 0; j < writerFields.length; j++) {
             WriterField w = writerFields[j];
             if (w.target() >= 0) {
-                convert[j] = Conversions.reader(w.type(), w.javaType(), w.where(), registry);
+                convert[j] = FieldReaders.reader(w.type(), w.javaType(), w.where(), registry);
                 if (!record) {
                     setters[j] = w.setter().asType(MethodType.methodType(void.class, Object.class, Object.class));
                 }

@@ -225,7 +225,7 @@ public final class StructRegistry implements StructSupport {
             Conversions.Writer[] writers = new Conversions.Writer[n];
             for (int i = 0; i < n; i++) {
                 where[i] = classId + "." + names.get(i);
-                writers[i] = Conversions.writer(t[i], null, where[i], this);
+                writers[i] = FieldWriters.writer(t[i], null, where[i], this);
             }
             w = new ColumnWriter.ByValue(t, where, writers);
             if (carrierColumns.size() < CACHE_MAX) {

@@ -153,7 +153,7 @@ final class StructSchema {
             List<MethodHandle> writers = new ArrayList<>(fields.size());
             for (int i = 0; i < types.length; i++) {
                 JavaField f = fields.get(i);
-                types[i] = Conversions.typeOf(f.type(), where(f.name()), registry);
+                types[i] = JavaFieldTypes.typeOf(f.type(), where(f.name()), registry);
                 writers.add(Handles.fieldWriter(f.accessor(), f.type(), types[i], where(f.name()), registry));
             }
             byte[] definition = definitionOf(registry.owner(), classId, fieldNames(), List.of(types));
@@ -209,7 +209,7 @@ final class StructSchema {
                 wheres[k] = where(f.name());
                 accessors[k] = f.accessor();
                 if (kinds[k] == ColumnLayout.Kind.OBJECT) {
-                    writers[k] = Conversions.writer(types[k], f.type(), wheres[k], registry);
+                    writers[k] = FieldWriters.writer(types[k], f.type(), wheres[k], registry);
                 }
             }
             c = new ColumnWriter.ForClass(classId, kinds, types, wheres, writers,

@@ -1,0 +1,84 @@
+/* The decoder's fast path: the scalar items of an open array or map read in one tight loop,
+ * before the general loop (_core_decode.h) takes the next item. */
+
+static inline uint64_t load_be64(const unsigned char *p) {
+#if !PY_BIG_ENDIAN && (defined(__GNUC__) || defined(__clang__))
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+#else
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+    return v;
+#endif
+}
+
+/* The scalar items of the open array or map that do not complete it, read in a tight loop:
+ * fixints, ints of up to 32 bits, floats, nil, bools and fixstrs. Stops at anything else, at the
+ * container's last item (the general loop completes it) and at the end of the bytes. The position,
+ * the items left and the values made are kept in locals and stored back once, on every way out. */
+static int dec_scalars(Dec *d) {
+    DFrame *f = &d->stack[d->sp - 1];
+    const unsigned char *p = d->p;
+    Py_ssize_t pos = d->pos, end = d->doc_end, remaining = f->remaining, first = d->nvals;
+    if (remaining <= 1) return 0;
+    int map = f->kind == D_MAP, is_key = map && !((d->nvals - f->vstart) & 1), r = 0;
+    PyObject **out = d->vals + d->nvals, **lim = d->vals + d->capvals;
+    while (remaining > 1 && pos < end) {
+        unsigned char b = p[pos];
+        Py_ssize_t left = end - pos - 1;
+        PyObject *v;
+        if (b <= 0x7f) v = PyLong_FromLong(b);
+        else if (b >= 0xe0) v = PyLong_FromLong((signed char)b);
+        else if (b >= 0xa0 && b <= 0xbf) {
+            Py_ssize_t n = b & 0x1f;
+            if (left < n) break;
+            v = decode_str(p + pos + 1, n, is_key);
+            if (v == NULL) { r = -2; break; }
+            pos += n;
+        } else if (b == 0xc0) v = Py_NewRef(Py_None);
+        else if (b == 0xc2) v = Py_NewRef(Py_False);
+        else if (b == 0xc3) v = Py_NewRef(Py_True);
+        else if (b == 0xcb) {
+            if (left < 8) break;
+            uint64_t bits = load_be64(p + pos + 1);
+            double x;
+            memcpy(&x, &bits, 8);
+            v = PyFloat_FromDouble(x);
+            pos += 8;
+        } else if (b == 0xcc) {
+            if (left < 1) break;
+            v = PyLong_FromLong(p[pos + 1]);
+            pos += 1;
+        } else if (b == 0xcd) {
+            if (left < 2) break;
+            v = PyLong_FromLong((p[pos + 1] << 8) | p[pos + 2]);
+            pos += 2;
+        } else if (b == 0xd1) {
+            if (left < 2) break;
+            v = PyLong_FromLong((int16_t)((p[pos + 1] << 8) | p[pos + 2]));
+            pos += 2;
+        } else if (b == 0xd2) {
+            if (left < 4) break;
+            v = PyLong_FromLong((int32_t)(((uint32_t)p[pos + 1] << 24) | ((uint32_t)p[pos + 2] << 16) |
+                                          ((uint32_t)p[pos + 3] << 8) | p[pos + 4]));
+            pos += 4;
+        } else break;
+        pos++;
+        if (v == NULL) { r = -2; break; }
+        if (out == lim) {
+            d->nvals = out - d->vals;
+            if (grow_vals(d) < 0) { Py_DECREF(v); r = -1; break; }
+            out = d->vals + d->nvals;
+            lim = d->vals + d->capvals;
+        }
+        *out++ = v;
+        remaining--;
+        is_key ^= map;
+    }
+    d->nvals = out - d->vals;
+    d->pending -= d->nvals - first;
+    d->pos = pos;
+    f->remaining = remaining;
+    return r;
+}

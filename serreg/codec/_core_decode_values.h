@@ -1,0 +1,167 @@
+/* The values the decoder (_core_decode.h) builds whole: a map or array from its items (with the
+ * untrusted hash-flooding check), a tuple, set or frozenset read in place, a standard leaf ext 0
+ * (int, complex, datetime, date, time, timedelta, uuid) in its usual form, and the kind of an
+ * ext 0 class ID hash. */
+
+static int cmp_hash(const void *a, const void *b) {
+    Py_hash_t x = *(const Py_hash_t *)a, y = *(const Py_hash_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Untrusted mode: more than MAX_KEYS_PER_HASH keys repeating a hash is hash flooding. */
+static int check_spread(Dec *d, PyObject **keys, Py_ssize_t n, Py_ssize_t step) {
+    if (n <= MAX_KEYS_PER_HASH) return 0;
+    if (dec_load_state(d) < 0) return -2;
+    if (!d->untrusted) return 0;
+    Py_hash_t *hashes = PyMem_Malloc(n * sizeof(Py_hash_t));
+    if (hashes == NULL) return -2;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        hashes[i] = PyObject_Hash(keys[i * step]);
+        if (hashes[i] == -1 && PyErr_Occurred()) { PyMem_Free(hashes); return -2; }
+    }
+    qsort(hashes, n, sizeof(Py_hash_t), cmp_hash);
+    Py_ssize_t repeats = 0;
+    for (Py_ssize_t i = 1; i < n; i++) repeats += hashes[i] == hashes[i - 1];
+    PyMem_Free(hashes);
+    if (repeats <= MAX_KEYS_PER_HASH) return 0;
+    if (hash_spread_check == NULL) return -2;
+    /* The refusal serreg words (serreg/codec/checks.py), raised before anything is built. */
+    PyObject *list = PyList_New(n);
+    if (list == NULL) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(keys[i * step]);
+        PyList_SET_ITEM(list, i, keys[i * step]);
+    }
+    PyObject *done = PyObject_CallFunction(hash_spread_check, "Os", list, step == 2 ? "map" : "set");
+    Py_DECREF(list);
+    if (done == NULL) return -1;
+    Py_DECREF(done);
+    return -2;
+}
+
+static PyObject *build_container(Dec *d, DFrame *f) {
+    Py_ssize_t n = d->nvals - f->vstart;
+    PyObject **items = d->vals + f->vstart, *out;
+    if (f->kind == D_ARRAY) {
+        out = PyList_New(n);
+        if (out == NULL) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) PyList_SET_ITEM(out, i, items[i]);
+        d->nvals = f->vstart;
+        return out;
+    }
+    out = NULL;
+    if (check_spread(d, items, n / 2, 2) == 0 && (out = _PyDict_NewPresized(n / 2)) != NULL) {
+        for (Py_ssize_t i = 0; i < n; i += 2) {
+            if (PyDict_SetItem(out, items[i], items[i + 1]) < 0) { Py_CLEAR(out); break; }
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(items[i]);
+    d->nvals = f->vstart;
+    return out;
+}
+
+static PyObject *finish_ext(Dec *d, int kind, PyObject *inner) {
+    if (!PyList_CheckExact(inner)) return NULL;
+    if (kind == K_STRUCT) return dec_structs->finish(d, inner);
+    if (kind == K_STRUCTS) return dec_structs->finish_list(d, inner);
+    if (kind == K_TUPLE) return PyList_AsTuple(inner);
+    if (check_spread(d, &PyList_GET_ITEM(inner, 0), PyList_GET_SIZE(inner), 1) < 0) return NULL;
+    PyObject *set = kind == K_SET ? PySet_New(NULL) : PyFrozenSet_New(NULL);
+    for (Py_ssize_t i = 0; set != NULL && i < PyList_GET_SIZE(inner); i++) {
+        if (PySet_Add(set, PyList_GET_ITEM(inner, i)) < 0) Py_CLEAR(set);
+    }
+    return set;
+}
+
+/* A msgpack int at p[*at..end) whose unsigned form fits an int: 1 and its value, or 0. */
+static int read_int(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, long long *out) {
+    return read_int_upto(p, at, end, out, (unsigned long long)INT_MAX);
+}
+
+static int read_ints(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, int count, int *out) {
+    for (int k = 0; k < count; k++) {
+        long long v;
+        if (!read_int(p, at, end, &v) || v < INT_MIN || v > INT_MAX) return 0;
+        out[k] = (int)v;
+    }
+    return 1;
+}
+
+/* The value of a standard leaf ext 0 in its usual form; NULL (no error set) to let its
+ * serializer decode it (another form, or a value it refuses with its own message). */
+static PyObject *dec_leaf(int kind, const unsigned char *p, Py_ssize_t m) {
+    Py_ssize_t at = 1;
+    int f[8];
+    PyObject *v = NULL;
+    if (m < 1) return NULL;
+    switch (kind) {
+    case K_INT: {
+        Py_ssize_t n, head;
+        if (p[0] == 0xc4 && m >= 2) { n = p[1]; head = 2; }
+        else if (p[0] == 0xc5 && m >= 3) { n = (p[1] << 8) | p[2]; head = 3; }
+        else return NULL;
+        if (n < 1 || head + n != m) return NULL;
+        v = _PyLong_FromByteArray(p + head, n, 1, 1);
+        break;
+    }
+    case K_COMPLEX: {
+        if (m != 19 || p[0] != 0x92 || p[1] != 0xcb || p[10] != 0xcb) return NULL;
+        double x[2];
+        for (int k = 0; k < 2; k++) {
+            uint64_t bits = 0;
+            for (int i = 0; i < 8; i++) bits = (bits << 8) | p[2 + 9 * k + i];
+            memcpy(&x[k], &bits, 8);
+        }
+        v = PyComplex_FromDoubles(x[0], x[1]);
+        break;
+    }
+    case K_DATETIME: {
+        if (p[0] != 0x99 || !read_ints(p, &at, m, 8, f)) return NULL;
+        PyObject *tz = dec_tz(p, &at, m);
+        if (tz == NULL) return NULL;
+        if (at == m)
+            v = PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(f[0], f[1], f[2], f[3], f[4], f[5], f[6], tz, f[7],
+                                                               PyDateTimeAPI->DateTimeType);
+        Py_DECREF(tz);
+        break;
+    }
+    case K_DATE:
+        if (p[0] != 0x93 || !read_ints(p, &at, m, 3, f) || at != m) return NULL;
+        v = PyDateTimeAPI->Date_FromDate(f[0], f[1], f[2], PyDateTimeAPI->DateType);
+        break;
+    case K_TIME: {
+        if (p[0] != 0x96 || !read_ints(p, &at, m, 5, f)) return NULL;
+        PyObject *tz = dec_tz(p, &at, m);
+        if (tz == NULL) return NULL;
+        if (at == m) v = PyDateTimeAPI->Time_FromTimeAndFold(f[0], f[1], f[2], f[3], tz, f[4], PyDateTimeAPI->TimeType);
+        Py_DECREF(tz);
+        break;
+    }
+    case K_TIMEDELTA:
+        if (p[0] != 0x93 || !read_ints(p, &at, m, 3, f) || at != m) return NULL;
+        v = PyDateTimeAPI->Delta_FromDelta(f[0], f[1], f[2], 1, PyDateTimeAPI->DeltaType);
+        break;
+    case K_UUID: {
+        if (m != 18 || p[0] != 0xc4 || p[1] != 16) return NULL;
+        PyObject *raw = PyBytes_FromStringAndSize((const char *)p + 2, 16), *kwargs = NULL, *empty = NULL;
+        if (raw != NULL && (kwargs = PyDict_New()) != NULL && PyDict_SetItemString(kwargs, "bytes", raw) == 0 &&
+            (empty = PyTuple_New(0)) != NULL)
+            v = PyObject_Call((PyObject *)uuid_type, empty, kwargs);
+        Py_XDECREF(raw);
+        Py_XDECREF(kwargs);
+        Py_XDECREF(empty);
+        break;
+    }
+    default:
+        return NULL;
+    }
+    if (v == NULL) PyErr_Clear(); /* out of range and the like: the serializer says so */
+    return v;
+}
+
+static int hash_kind(Dec *d, const unsigned char *hash) {
+    for (int k = 1; k < N_KINDS; k++) {
+        if (d->t.read[k] && memcmp(hash, kind_hash[k], HASH_SIZE) == 0) return k;
+    }
+    return K_NONE;
+}
