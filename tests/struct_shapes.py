@@ -152,6 +152,17 @@ def rows() -> list[Row]:
     ]
 
 
+# Two tiny classes the tests register under IDs of their own (the order of definitions first met in sets).
+@dataclasses.dataclass(frozen=True)
+class Leaf:
+    n: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Tag:
+    s: str
+
+
 def to_float32(value: float) -> float:
     """``value`` rounded to the nearest binary32, as a float32 field holds it."""
     return struct.unpack("<f", struct.pack("<f", value))[0]

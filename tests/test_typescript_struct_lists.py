@@ -15,7 +15,7 @@ import pytest
 import serreg
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 from serreg.wire.class_id import class_id_hash
-from struct_shapes import Node, Pair, Point, rows, tree
+from struct_shapes import Leaf, Node, Pair, Point, Tag, rows, tree
 from test_struct_lists import pure_registry
 from test_typescript import ts_built, ts_echo  # noqa: F401  (module fixtures: the built package, one echo process)
 
@@ -66,16 +66,6 @@ def test_an_int64_column_beyond_2_53_is_refused_by_a_typescript_number_field(ts_
     sent = PURE.serialize([Point(0, 0, 0), Point(2**53, -(2**63), 0)]).to_bytes()
     with pytest.raises(serreg.RemoteError, match='shapes.Point.x: 9007199254740992 is beyond Number.MAX_SAFE_INTEGER; declare the field "bigint64"'):
         PURE.deserialize(ts_echo.round_trip(sent))
-
-
-@dataclasses.dataclass(frozen=True)
-class Leaf:
-    n: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Tag:
-    s: str
 
 
 @dataclasses.dataclass

@@ -20,7 +20,7 @@ import pytest
 
 import serreg
 from serreg.wire.class_id import class_id_hash
-from struct_shapes import Point, everything, register, tree, widths
+from struct_shapes import Leaf, Point, Tag, everything, register, tree, widths
 from test_structs_cross_language import CORPUS, HOSTILE, Bag, Color, PointV2
 from test_typescript import ts_built, ts_echo  # noqa: F401  (module fixtures: the built package, one echo process)
 
@@ -83,16 +83,6 @@ def test_carrier_frames_from_a_python_relay(ts_echo):
     again = serreg.Registry().serialize(carried).to_bytes()
     assert again == sent
     assert SHAPES.deserialize(ts_echo.round_trip(again)) == [everything(), tree(), widths()]
-
-
-@dataclasses.dataclass(frozen=True)
-class Leaf:
-    n: int
-
-
-@dataclasses.dataclass(frozen=True)
-class Tag:
-    s: str
 
 
 @dataclasses.dataclass
