@@ -63,6 +63,24 @@ def test_keys_that_share_cache_slots_come_back_equal():
         assert [list(d) for d in back] == [list(d) for d in value]
 
 
+def test_keys_alike_in_their_first_bytes_are_told_apart_wherever_they_stand():
+    # The cache compares a key's first 16 bytes as two words and its length: keys that differ only
+    # by trailing NULs, or only past byte 16, or that stand near the end of the bytes (read byte by
+    # byte there, as whole words elsewhere) must each come back as themselves.
+    alike = ["a", "a\x00", "a\x00\x00", "\x00", "b" * 8, "b" * 8 + "\x00", "c" * 16, "c" * 16 + "\x00",
+             "d" * 16 + "1", "d" * 16 + "2", "d" * 31 + "3", "d" * 31 + "4", "e" * 32]
+    for order in (alike, alike[::-1]):
+        for key in order:
+            last = {key: 1}  # the key within 16 bytes of the frame's end
+            first = [{key: 1}, "z" * 40]  # the key with more than 16 bytes after it
+            for value in (last, first, last):
+                back = COMPILED_REGISTRY.deserialize(COMPILED_REGISTRY.serialize(value).to_bytes())
+                assert back == value
+                assert type(back) is type(value)
+                keys_back = list(back) if type(back) is dict else list(back[0])
+                assert keys_back == [key] and len(keys_back[0]) == len(key)
+
+
 class Tagged:
     """A user serializer for a plain type: repr in, eval-free decode by type."""
 

@@ -156,7 +156,7 @@ static int dec_run(Dec *d) {
         if (0) {
         raw:
             NEED(n);
-            v = is_str ? decode_str(d->p + d->pos, n, d->sp > 0 && d->stack[d->sp - 1].kind == D_MAP &&
+            v = is_str ? decode_str(d->p + d->pos, n, d->end - d->pos, d->sp > 0 && d->stack[d->sp - 1].kind == D_MAP &&
                                                           !((d->nvals - d->stack[d->sp - 1].vstart) & 1))
                        : PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
             d->pos += n;

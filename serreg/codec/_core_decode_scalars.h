@@ -33,7 +33,7 @@ static int dec_scalars(Dec *d) {
         else if (b >= 0xa0 && b <= 0xbf) {
             Py_ssize_t n = b & 0x1f;
             if (left < n) break;
-            v = decode_str(p + pos + 1, n, is_key);
+            v = decode_str(p + pos + 1, n, left, is_key);
             if (v == NULL) { r = -2; break; }
             pos += n;
         } else if (b == 0xc0) v = Py_NewRef(Py_None);

@@ -31,7 +31,9 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
         case N_LIST: {
             Py_ssize_t n = PyList_GET_SIZE(obj);
             int r;
+            /* A list whose first item is a native value is never a list of instances (no call). */
             if (n > 0 && e->t.ext_writers != NULL && !(root && e->root_array) &&
+                !native_bit((PyObject *)Py_TYPE(PyList_GET_ITEM(obj, 0))) &&
                 (r = enc_structs->write_list(e, obj, NULL, depth)) != 1000)
                 return r;
             r = ARRAY_HEADER(o, n);

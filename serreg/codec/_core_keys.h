@@ -7,10 +7,17 @@
  * what the pure codec returns; only their identity is shared. Values and long or non-ASCII keys
  * are decoded as usual; ASCII ones are copied into a new str without the UTF-8 decoder. */
 
-#define KEY_CACHE_SIZE 512 /* a power of two */
+#define KEY_CACHE_BITS 9 /* 512 slots */
 #define KEY_CACHE_MAX_LEN 32
 
-static PyObject *key_cache[KEY_CACHE_SIZE];
+/* A slot: the key's first 16 bytes as two words (zero past its end), its length, and the key. */
+typedef struct {
+    uint64_t lo, hi;
+    Py_ssize_t n;
+    PyObject *key; /* strong; NULL: empty */
+} KeySlot;
+
+static KeySlot key_cache[1 << KEY_CACHE_BITS];
 
 static inline int is_ascii(const unsigned char *p, Py_ssize_t n) {
     Py_ssize_t i = 0;
@@ -32,18 +39,45 @@ static inline PyObject *ascii_or_utf8(const unsigned char *p, Py_ssize_t n) {
     return s;
 }
 
-static inline PyObject *decode_str(const unsigned char *p, Py_ssize_t n, int is_key) {
-    if (!is_key || n == 0 || n > KEY_CACHE_MAX_LEN) return ascii_or_utf8(p, n);
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
-    PyObject **slot = &key_cache[(h ^ (h >> 15)) & (KEY_CACHE_SIZE - 1)], *key = *slot;
-    if (key != NULL && PyUnicode_GET_LENGTH(key) == n) {
-        const unsigned char *data = PyUnicode_DATA(key);
-        Py_ssize_t i = 0;
-        while (i < n && data[i] == p[i]) i++;
-        if (i == n) return Py_NewRef(key);
+/* The first 16 bytes of p[0..n) (n <= 32) as two little-endian words, zero past n. With room
+ * (bytes readable from p) of 16 or more, two loads and a mask; else byte by byte. */
+static inline void key_words(const unsigned char *p, Py_ssize_t n, Py_ssize_t room, uint64_t *lo, uint64_t *hi) {
+#if !PY_BIG_ENDIAN
+    if (room >= 16) {
+        memcpy(lo, p, 8);
+        memcpy(hi, p + 8, 8);
+        if (n < 8) {
+            *lo &= (UINT64_C(1) << (8 * n)) - 1;
+            *hi = 0;
+        } else if (n < 16) {
+            *hi &= (UINT64_C(1) << (8 * (n - 8))) - 1;
+        }
+        return;
     }
-    key = ascii_or_utf8(p, n);
-    if (key != NULL && PyUnicode_IS_COMPACT_ASCII(key)) Py_XSETREF(*slot, Py_NewRef(key));
+#endif
+    uint64_t w[2] = {0, 0};
+    for (Py_ssize_t i = 0; i < n && i < 16; i++) w[i >> 3] |= (uint64_t)p[i] << (8 * (i & 7));
+    *lo = w[0];
+    *hi = w[1];
+}
+
+/* A str of the UTF-8 bytes p[0..n); a map key (is_key) of up to KEY_CACHE_MAX_LEN bytes through the
+ * cache. room: the bytes readable from p (at least n), read as whole words when there are 16. */
+static inline PyObject *decode_str(const unsigned char *p, Py_ssize_t n, Py_ssize_t room, int is_key) {
+    if (!is_key || n == 0 || n > KEY_CACHE_MAX_LEN) return ascii_or_utf8(p, n);
+    uint64_t lo, hi;
+    key_words(p, n, room, &lo, &hi);
+    uint64_t h = (lo ^ (hi * UINT64_C(0xC2B2AE3D27D4EB4F)) ^ (uint64_t)n) * UINT64_C(0x9E3779B97F4A7C15);
+    KeySlot *slot = &key_cache[h >> (64 - KEY_CACHE_BITS)];
+    if (slot->key != NULL && slot->lo == lo && slot->hi == hi && slot->n == n &&
+        (n <= 16 || memcmp((const char *)PyUnicode_DATA(slot->key) + 16, p + 16, n - 16) == 0))
+        return Py_NewRef(slot->key);
+    PyObject *key = ascii_or_utf8(p, n);
+    if (key != NULL && PyUnicode_IS_COMPACT_ASCII(key)) {
+        Py_XSETREF(slot->key, Py_NewRef(key));
+        slot->lo = lo;
+        slot->hi = hi;
+        slot->n = n;
+    }
     return key;
 }
