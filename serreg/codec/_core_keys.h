@@ -10,7 +10,8 @@
 #define KEY_CACHE_BITS 9 /* 512 slots */
 #define KEY_CACHE_MAX_LEN 32
 
-/* A slot: the key's first 16 bytes as two words (zero past its end), its length, and the key. */
+/* A slot: the key's first 16 bytes as two words (zero past its end), its length, and the key. Slots
+ * go by pairs: a key is looked for in the two slots of its hash, so two keys of one hash both stay. */
 typedef struct {
     uint64_t lo, hi;
     Py_ssize_t n;
@@ -68,16 +69,22 @@ static inline PyObject *decode_str(const unsigned char *p, Py_ssize_t n, Py_ssiz
     uint64_t lo, hi;
     key_words(p, n, room, &lo, &hi);
     uint64_t h = (lo ^ (hi * UINT64_C(0xC2B2AE3D27D4EB4F)) ^ (uint64_t)n) * UINT64_C(0x9E3779B97F4A7C15);
-    KeySlot *slot = &key_cache[h >> (64 - KEY_CACHE_BITS)];
-    if (slot->key != NULL && slot->lo == lo && slot->hi == hi && slot->n == n &&
-        (n <= 16 || memcmp((const char *)PyUnicode_DATA(slot->key) + 16, p + 16, n - 16) == 0))
-        return Py_NewRef(slot->key);
+    KeySlot *way = &key_cache[(h >> (64 - KEY_CACHE_BITS)) & ~(uint64_t)1]; /* a pair of slots */
+    for (int w = 0; w < 2; w++) {
+        KeySlot *slot = &way[w];
+        if (slot->key != NULL && slot->lo == lo && slot->hi == hi && slot->n == n &&
+            (n <= 16 || memcmp((const char *)PyUnicode_DATA(slot->key) + 16, p + 16, n - 16) == 0))
+            return Py_NewRef(slot->key);
+    }
     PyObject *key = ascii_or_utf8(p, n);
     if (key != NULL && PyUnicode_IS_COMPACT_ASCII(key)) {
-        Py_XSETREF(slot->key, Py_NewRef(key));
-        slot->lo = lo;
-        slot->hi = hi;
-        slot->n = n;
+        /* The new key takes the first slot; the one there moves to the second (the oldest leaves). */
+        Py_XDECREF(way[1].key);
+        way[1] = way[0];
+        way[0].key = Py_NewRef(key);
+        way[0].lo = lo;
+        way[0].hi = hi;
+        way[0].n = n;
     }
     return key;
 }
