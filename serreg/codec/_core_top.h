@@ -35,7 +35,7 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     e.codec = self;
     e.oob = oob;
     e.plain_top = 1;
-    if (!top_structs_open(&e)) e.t.ext_writers = NULL; /* structs only with a table of its own */
+    e.open_table = top_structs_open; /* structs only with a table of its own, opened at the first one */
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
     int took = take_kept(self, stacks, caps, KEPT_ENC, KEPT_ENC);

@@ -183,7 +183,7 @@ static PyObject *dec_run_kept(Codec *self, Dec *d) {
     give_back(self, took, d->stack, d->cap, KEPT_DEC);
     give_back(self, took, d->vals, d->capvals, KEPT_VALS);
     if (took) self->kept_busy = 0;
-    PyMem_Free(d->ext_kinds);
+    if (d->ext_kinds != NULL) PyMem_Free(d->ext_kinds);
     return value;
 }
 
