@@ -81,6 +81,19 @@ def test_keys_alike_in_their_first_bytes_are_told_apart_wherever_they_stand():
                 assert keys_back == [key] and len(keys_back[0]) == len(key)
 
 
+def test_one_character_keys_and_values_come_back_as_themselves():
+    # Strs of one ASCII byte are read from a table of CPython's own one-character strs, as keys and
+    # as values, trusted or not; one character of more bytes goes the usual way.
+    chars = [chr(i) for i in range(128)] + ["é", "€", "\U0001f600"]
+    value = [{c: c for c in chars}, chars, {c: [c, {c: c}] for c in chars[::7]}]
+    frame = COMPILED_REGISTRY.serialize(value).to_bytes()
+    assert frame == PURE_REGISTRY.serialize(value).to_bytes()
+    for trusted in (True, False, True):
+        back = COMPILED_REGISTRY.deserialize(frame, trusted=trusted)
+        assert back == value
+        assert [list(d) for d in (back[0], back[2])] == [list(d) for d in (value[0], value[2])]
+
+
 class Tagged:
     """A user serializer for a plain type: repr in, eval-free decode by type."""
 
@@ -122,6 +135,9 @@ HOSTILE = {
     "long key of invalid utf-8": frame_of("dict", b"\x81\xd9\x28" + b"a" * 39 + b"\xff\x01"),
     "key cut short": frame_of("dict", b"\x81\xa5abc"),
     "value cut short after a cached key": frame_of("list", b"\x92\x81\xa2id\x01\x81\xa2id\xa5ab"),
+    "one-byte key of invalid utf-8": frame_of("dict", b"\x81\xa1\xff\x01"),
+    "one-byte value of invalid utf-8": frame_of("list", b"\x92\xa1a\xa1\x80"),
+    "one-byte key cut short": frame_of("dict", b"\x82\xa1a\x01\xa1"),
 }
 
 

@@ -32,9 +32,19 @@ static inline int is_ascii(const unsigned char *p, Py_ssize_t n) {
     return (acc & 0x8080808080808080ULL) == 0;
 }
 
+/* The strs of one ASCII character, as CPython's UTF-8 decoder returns them (its own cached objects),
+ * kept here once asked for: a one-byte key or value ("x", "a") is then one load. */
+static PyObject *ascii_char[128];
+
 /* A str of the UTF-8 bytes p[0..n): NULL with an error set if they are not UTF-8. */
 static inline PyObject *ascii_or_utf8(const unsigned char *p, Py_ssize_t n) {
-    if (n <= 1 || !is_ascii(p, n)) return PyUnicode_DecodeUTF8((const char *)p, n, NULL); /* 0, 1: cached */
+    if (n == 1 && p[0] < 0x80) {
+        PyObject *c = ascii_char[p[0]];
+        if (c == NULL && (c = PyUnicode_DecodeUTF8((const char *)p, 1, NULL)) != NULL) ascii_char[p[0]] = Py_NewRef(c);
+        else Py_XINCREF(c);
+        return c;
+    }
+    if (n <= 1 || !is_ascii(p, n)) return PyUnicode_DecodeUTF8((const char *)p, n, NULL); /* 0: cached */
     PyObject *s = PyUnicode_New(n, 127);
     if (s != NULL) memcpy(PyUnicode_DATA(s), p, n);
     return s;
@@ -65,7 +75,7 @@ static inline void key_words(const unsigned char *p, Py_ssize_t n, Py_ssize_t ro
 /* A str of the UTF-8 bytes p[0..n); a map key (is_key) of up to KEY_CACHE_MAX_LEN bytes through the
  * cache. room: the bytes readable from p (at least n), read as whole words when there are 16. */
 static inline PyObject *decode_str(const unsigned char *p, Py_ssize_t n, Py_ssize_t room, int is_key) {
-    if (!is_key || n == 0 || n > KEY_CACHE_MAX_LEN) return ascii_or_utf8(p, n);
+    if (!is_key || n <= 1 || n > KEY_CACHE_MAX_LEN) return ascii_or_utf8(p, n);
     uint64_t lo, hi;
     key_words(p, n, room, &lo, &hi);
     uint64_t h = (lo ^ (hi * UINT64_C(0xC2B2AE3D27D4EB4F)) ^ (uint64_t)n) * UINT64_C(0x9E3779B97F4A7C15);
