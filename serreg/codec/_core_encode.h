@@ -8,7 +8,8 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
     Out *o = &e->out;
     if (depth > MSGPACK_MAX_NESTING) return -3;
     if (type == e->plan_type) return enc_structs->write(e, obj, e->plan); /* the struct class met last (never a native type) */
-    unsigned bit = native_bit((PyObject *)type);
+    /* Containers first: most plain leaves inside containers never get here (enc_plain_leaf). */
+    unsigned bit = type == &PyDict_Type ? N_DICT : type == &PyList_Type ? N_LIST : native_bit((PyObject *)type);
     if (bit) {
         if (!root && (e->t.native_overrides & bit)) return enc_nested(e, obj);
         switch (bit) {
