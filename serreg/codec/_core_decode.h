@@ -14,11 +14,12 @@ static uint64_t rd_be(Dec *d, int n) {
 
 static int dec_run(Dec *d) {
     for (;;) {
-        if (d->sp > 0 && d->stack[d->sp - 1].kind != D_EXT) {
-            int r = dec_scalars(d);
-            if (r < 0) return r;
-        }
         PyObject *v = NULL;
+        if (d->sp > 0 && d->stack[d->sp - 1].kind != D_EXT) {
+            int r = dec_scalars(d, &v);
+            if (r < 0) return r;
+            if (r == 1) goto complete; /* the container's last item, a scalar */
+        }
         Py_ssize_t n;
         int container = -1, ext = 0, is_str = 0;
         NEED(1);

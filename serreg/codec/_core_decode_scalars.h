@@ -13,18 +13,18 @@ static inline uint64_t load_be64(const unsigned char *p) {
 #endif
 }
 
-/* The scalar items of the open array or map that do not complete it, read in a tight loop:
- * fixints, ints of up to 32 bits, floats, nil, bools and fixstrs. Stops at anything else, at the
- * container's last item (the general loop completes it) and at the end of the bytes. The position,
- * the items left and the values made are kept in locals and stored back once, on every way out. */
-static int dec_scalars(Dec *d) {
+/* The scalar items of the open array or map, read in a tight loop: fixints, ints of up to 32 bits,
+ * floats, nil, bools and fixstrs. Stops at anything else and at the end of the bytes. The container's
+ * last item, when it is one of these, is not pushed: it is *last (return 1), which the general loop
+ * (_core_decode.h) takes as the value just read, completing the container. The position, the items
+ * left and the values made are kept in locals and stored back once, on every way out. */
+static int dec_scalars(Dec *d, PyObject **last) {
     DFrame *f = &d->stack[d->sp - 1];
     const unsigned char *p = d->p;
     Py_ssize_t pos = d->pos, end = d->doc_end, remaining = f->remaining, first = d->nvals;
-    if (remaining <= 1) return 0;
     int map = f->kind == D_MAP, is_key = map && !((d->nvals - f->vstart) & 1), r = 0;
     PyObject **out = d->vals + d->nvals, **lim = d->vals + d->capvals;
-    while (remaining > 1 && pos < end) {
+    while (remaining > 0 && pos < end) {
         unsigned char b = p[pos];
         Py_ssize_t left = end - pos - 1;
         PyObject *v;
@@ -66,6 +66,11 @@ static int dec_scalars(Dec *d) {
         } else break;
         pos++;
         if (v == NULL) { r = -2; break; }
+        if (remaining == 1) { /* the last item: the general loop completes the container with it */
+            *last = v;
+            r = 1;
+            break;
+        }
         if (out == lim) {
             d->nvals = out - d->vals;
             if (grow_vals(d) < 0) { Py_DECREF(v); r = -1; break; }
@@ -77,7 +82,7 @@ static int dec_scalars(Dec *d) {
         is_key ^= map;
     }
     d->nvals = out - d->vals;
-    d->pending -= d->nvals - first;
+    d->pending -= d->nvals - first + (r == 1);
     d->pos = pos;
     f->remaining = remaining;
     return r;

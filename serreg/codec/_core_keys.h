@@ -50,19 +50,24 @@ static inline PyObject *ascii_or_utf8(const unsigned char *p, Py_ssize_t n) {
     return s;
 }
 
+/* The low n bytes of a word, n = 0..8. */
+static const uint64_t LOW_BYTES[9] = {0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffULL, 0xffffffffffffULL,
+                                      0xffffffffffffffULL, 0xffffffffffffffffULL};
+
 /* The first 16 bytes of p[0..n) (n <= 32) as two little-endian words, zero past n. With room
- * (bytes readable from p) of 16 or more, two loads and a mask; else byte by byte. */
+ * (bytes readable from p) for whole words, one or two loads and a mask; else byte by byte. */
 static inline void key_words(const unsigned char *p, Py_ssize_t n, Py_ssize_t room, uint64_t *lo, uint64_t *hi) {
 #if !PY_BIG_ENDIAN
+    if (n <= 8 && room >= 8) {
+        memcpy(lo, p, 8);
+        *lo &= LOW_BYTES[n];
+        *hi = 0;
+        return;
+    }
     if (room >= 16) {
         memcpy(lo, p, 8);
         memcpy(hi, p + 8, 8);
-        if (n < 8) {
-            *lo &= (UINT64_C(1) << (8 * n)) - 1;
-            *hi = 0;
-        } else if (n < 16) {
-            *hi &= (UINT64_C(1) << (8 * (n - 8))) - 1;
-        }
+        *hi &= LOW_BYTES[n < 16 ? n - 8 : 8];
         return;
     }
 #endif
@@ -82,7 +87,8 @@ static inline PyObject *decode_str(const unsigned char *p, Py_ssize_t n, Py_ssiz
     KeySlot *way = &key_cache[(h >> (64 - KEY_CACHE_BITS)) & ~(uint64_t)1]; /* a pair of slots */
     for (int w = 0; w < 2; w++) {
         KeySlot *slot = &way[w];
-        if (slot->key != NULL && slot->lo == lo && slot->hi == hi && slot->n == n &&
+        /* An empty slot has n == 0: never equal here (n >= 2). */
+        if (slot->lo == lo && slot->hi == hi && slot->n == n &&
             (n <= 16 || memcmp((const char *)PyUnicode_DATA(slot->key) + 16, p + 16, n - 16) == 0))
             return Py_NewRef(slot->key);
     }
