@@ -94,6 +94,24 @@ def test_one_character_keys_and_values_come_back_as_themselves():
         assert [list(d) for d in (back[0], back[2])] == [list(d) for d in (value[0], value[2])]
 
 
+def test_short_values_with_a_non_ascii_byte_anywhere_come_back_as_themselves():
+    # Values of up to 8 bytes are checked for ASCII as one word: a non-ASCII byte at any place in
+    # them is seen (and the bytes after them are not), near the end of the bytes or not.
+    values = []
+    for size in range(2, 9):
+        for at in range(size):
+            raw = bytearray(b"a" * size)
+            raw[at] = 0xE9  # latin-1, not UTF-8 alone: written as its two-byte UTF-8 form below
+            values.append(raw.decode("latin-1"))
+    values += ["abcdefgh", "abc", "x" * 7]
+    for value in (values, values[::-1], [values[-1]], ["é"]):
+        frame = COMPILED_REGISTRY.serialize(value).to_bytes()
+        assert frame == PURE_REGISTRY.serialize(value).to_bytes()
+        back = COMPILED_REGISTRY.deserialize(frame)
+        assert back == value
+        assert [v.isascii() for v in back] == [v.isascii() for v in value]
+
+
 class Tagged:
     """A user serializer for a plain type: repr in, eval-free decode by type."""
 

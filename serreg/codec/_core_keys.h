@@ -20,9 +20,21 @@ typedef struct {
 
 static KeySlot key_cache[1 << KEY_CACHE_BITS];
 
-static inline int is_ascii(const unsigned char *p, Py_ssize_t n) {
+/* The low n bytes of a word, n = 0..8. */
+static const uint64_t LOW_BYTES[9] = {0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffULL, 0xffffffffffffULL,
+                                      0xffffffffffffffULL, 0xffffffffffffffffULL};
+
+/* Whether p[0..n) is ASCII. room: the bytes readable from p (at least n): up to 8 bytes with room
+ * for a word are one load and a mask. */
+static inline int is_ascii(const unsigned char *p, Py_ssize_t n, Py_ssize_t room) {
     Py_ssize_t i = 0;
     uint64_t acc = 0;
+#if !PY_BIG_ENDIAN
+    if (n <= 8 && room >= 8) {
+        memcpy(&acc, p, 8);
+        return (acc & LOW_BYTES[n] & 0x8080808080808080ULL) == 0;
+    }
+#endif
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
@@ -36,23 +48,20 @@ static inline int is_ascii(const unsigned char *p, Py_ssize_t n) {
  * kept here once asked for: a one-byte key or value ("x", "a") is then one load. */
 static PyObject *ascii_char[128];
 
-/* A str of the UTF-8 bytes p[0..n): NULL with an error set if they are not UTF-8. */
-static inline PyObject *ascii_or_utf8(const unsigned char *p, Py_ssize_t n) {
+/* A str of the UTF-8 bytes p[0..n) (room: the bytes readable from p, at least n): NULL with an error
+ * set if they are not UTF-8. */
+static inline PyObject *ascii_or_utf8(const unsigned char *p, Py_ssize_t n, Py_ssize_t room) {
     if (n == 1 && p[0] < 0x80) {
         PyObject *c = ascii_char[p[0]];
         if (c == NULL && (c = PyUnicode_DecodeUTF8((const char *)p, 1, NULL)) != NULL) ascii_char[p[0]] = Py_NewRef(c);
         else Py_XINCREF(c);
         return c;
     }
-    if (n <= 1 || !is_ascii(p, n)) return PyUnicode_DecodeUTF8((const char *)p, n, NULL); /* 0: cached */
+    if (n <= 1 || !is_ascii(p, n, room)) return PyUnicode_DecodeUTF8((const char *)p, n, NULL); /* 0: cached */
     PyObject *s = PyUnicode_New(n, 127);
     if (s != NULL) memcpy(PyUnicode_DATA(s), p, n);
     return s;
 }
-
-/* The low n bytes of a word, n = 0..8. */
-static const uint64_t LOW_BYTES[9] = {0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffULL, 0xffffffffffffULL,
-                                      0xffffffffffffffULL, 0xffffffffffffffffULL};
 
 /* The first 16 bytes of p[0..n) (n <= 32) as two little-endian words, zero past n. With room
  * (bytes readable from p) for whole words, one or two loads and a mask; else byte by byte. */
@@ -80,7 +89,7 @@ static inline void key_words(const unsigned char *p, Py_ssize_t n, Py_ssize_t ro
 /* A str of the UTF-8 bytes p[0..n); a map key (is_key) of up to KEY_CACHE_MAX_LEN bytes through the
  * cache. room: the bytes readable from p (at least n), read as whole words when there are 16. */
 static inline PyObject *decode_str(const unsigned char *p, Py_ssize_t n, Py_ssize_t room, int is_key) {
-    if (!is_key || n <= 1 || n > KEY_CACHE_MAX_LEN) return ascii_or_utf8(p, n);
+    if (!is_key || n <= 1 || n > KEY_CACHE_MAX_LEN) return ascii_or_utf8(p, n, room);
     uint64_t lo, hi;
     key_words(p, n, room, &lo, &hi);
     uint64_t h = (lo ^ (hi * UINT64_C(0xC2B2AE3D27D4EB4F)) ^ (uint64_t)n) * UINT64_C(0x9E3779B97F4A7C15);
@@ -92,7 +101,7 @@ static inline PyObject *decode_str(const unsigned char *p, Py_ssize_t n, Py_ssiz
             (n <= 16 || memcmp((const char *)PyUnicode_DATA(slot->key) + 16, p + 16, n - 16) == 0))
             return Py_NewRef(slot->key);
     }
-    PyObject *key = ascii_or_utf8(p, n);
+    PyObject *key = ascii_or_utf8(p, n, room);
     if (key != NULL && PyUnicode_IS_COMPACT_ASCII(key)) {
         /* The new key takes the first slot; the one there moves to the second (the oldest leaves). */
         Py_XDECREF(way[1].key);
