@@ -2,10 +2,12 @@
  * through one str object per short ASCII key, kept across calls.
  *
  * Documents repeat their keys (1,000 records, 4 keys each): a key read again is the str already
- * made, found by its bytes in a small table (a slot holds the last key that hashed to it), so it
- * is neither decoded nor hashed again (a str keeps its hash). Keys are immutable strs equal to
- * what the pure codec returns; only their identity is shared. Values and long or non-ASCII keys
- * are decoded as usual; ASCII ones are copied into a new str without the UTF-8 decoder. */
+ * made, found by its bytes in a small table (compared as words: its first 16 bytes and its length;
+ * the two slots of its hash hold the last two keys that hashed there), so it is neither decoded nor
+ * hashed again (a str keeps its hash). Keys are immutable strs equal to what the pure codec returns;
+ * only their identity is shared. Strs of one ASCII byte, keys or values, are CPython's own cached
+ * one-character strs, kept in a table. Other values and long or non-ASCII keys are decoded as usual;
+ * ASCII ones are copied into a new str without the UTF-8 decoder. */
 
 #define KEY_CACHE_BITS 9 /* 512 slots */
 #define KEY_CACHE_MAX_LEN 32
