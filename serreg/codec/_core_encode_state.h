@@ -21,7 +21,6 @@ typedef struct Enc {
     Codec *codec;
     Out out;
     PyObject *oob;
-    Tables t;
     EFrame *stack;
     Py_ssize_t sp, cap;
     PyObject *scope, *scope_index, *scope_definitions; /* the frame's struct table (EncodeScope) */
@@ -35,7 +34,11 @@ typedef struct Enc {
        NULL: no table to open (enc_has_table) */
     int (*open_table)(struct Enc *e);
     int root_array; /* pack(obj, oob, False): a root list is an array, never ext 2 (a tuple's items) */
+    Tables t; /* last, so that a caller setting it zeroes only what comes before it (ENC_ZEROED) */
 } Enc;
+
+/* The bytes of an Enc before its tables. */
+#define ENC_ZEROED offsetof(Enc, t)
 
 /* The struct writer (_core_structs_encode.h) and this encoder call each other: the encoder
  * reaches it through this table, which _core.c fills at import, so neither file names the other's

@@ -62,7 +62,7 @@ static PyObject *top_in_band(Enc *e, PyObject **hash, const char *body, Py_ssize
 static PyObject *struct_value(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, long long depth,
                               long long max_depth) {
     Dec d;
-    memset(&d, 0, sizeof d);
+    memset(&d, 0, DEC_ZEROED);
     d.codec = self;
     d.t = *t;
     d.plain_top = d.struct_top = 1;

@@ -18,7 +18,7 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     Enc e;
     *wasted = 0;
     if (result_type == NULL) Py_RETURN_NOTIMPLEMENTED;
-    memset(&e, 0, sizeof e);
+    memset(&e, 0, ENC_ZEROED);
     if (top_tables(self, &e.t) < 0) return NULL;
     int ext;
     PyObject *hash = top_class_hash(self, &e.t, obj, &ext);
@@ -103,7 +103,7 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
 static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, PyObject *value_type,
                                     long long max_depth) {
     Dec d;
-    memset(&d, 0, sizeof d);
+    memset(&d, 0, DEC_ZEROED);
     d.codec = self;
     d.t = *t;
     d.plain_top = 1;
