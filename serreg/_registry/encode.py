@@ -129,6 +129,9 @@ class Encoder:
         if canonical:
             return self._canonical.serialize(obj, key)
         if not cross_language:
+            leaf = self._table.snapshot.current.get(type(obj))
+            if leaf is not None and leaf.leaf and (leaf.accepts is None or leaf.accepts(obj)):
+                return self._leaf_top(leaf, obj, key)
             written = self._pickled_top(obj)
             if written is not None:
                 return with_class_hash(written[0], written[1], written[2], key)
@@ -142,6 +145,17 @@ class Encoder:
             raise
         class_hash, in_band = structs.finish(scope, class_hash, obj, in_band)
         return with_class_hash(class_hash, in_band, oob, key)
+
+    def _leaf_top(self, leaf: Registration, obj: Any, key: Optional[bytes]) -> SerializationResult:
+        """A top-level value of a leaf serializer's: no struct is written (no table to open) and no
+        value inside goes to the fallback (no whole-value pickle to prepare), so it goes straight to
+        its serializer; the long way writes the same bytes."""
+        try:
+            class_hash, result = self._nested.encode_with(leaf, obj)
+        except SerializationError as error:
+            attach_path(error, obj)
+            raise
+        return with_class_hash(class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
 
     def _serialize_top(self, obj: Any, cross_language: bool) -> tuple[bytes, Any, Any]:
         """(ClassIDHash, in-band, out-of-band buffers) of the top-level value."""

@@ -43,6 +43,8 @@ class NDArraySerializer(Serializer):
     without a wire form (object, long doubles) are left to the fallback.
     """
 
+    leaf = True  # the header and the array's memory: no value inside goes through serreg
+
     def accepts(self, array: np.ndarray) -> bool:
         return wire_dtype(array.dtype)[0] is not None
 
