@@ -130,7 +130,7 @@ class Encoder:
             return self._canonical.serialize(obj, key)
         if not cross_language:
             leaf = self._table.snapshot.current.get(type(obj))
-            if leaf is not None and leaf.leaf and (leaf.accepts is None or leaf.accepts(obj)):
+            if leaf is not None and leaf.leaf and not leaf.plain_msgpack and (leaf.accepts is None or leaf.accepts(obj)):
                 return self._leaf_top(leaf, obj, key)
             written = self._pickled_top(obj)
             if written is not None:
