@@ -70,5 +70,6 @@ def test_a_signed_result_with_buffers_is_signed():
     key = b"k" * 32
     result = serreg.serialize(np.arange(10.0), key=key)
     frame = result.to_bytes()
-    assert frame == PYTHON_TO_BYTES(result) and frame != serreg.serialize(np.arange(10.0)).to_bytes()
+    assert frame == PYTHON_TO_BYTES(result) and len(frame) == result.nbytes
+    assert frame != serreg.serialize(np.arange(10.0)).to_bytes()
     assert serreg.deserialize(frame, key=key).tolist() == list(range(10))
