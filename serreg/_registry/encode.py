@@ -5,8 +5,10 @@ precedence picks and turns whatever goes wrong into a SerializationError that
 says which serializer failed on what; the codec calls it for every value it
 cannot pack by itself. :class:`Encoder` is ``Registry.serialize``: a dict,
 list, str ... served by its standard serializer goes straight to the codec
-(same bytes, same errors), the canonical form has its own writer, and anything
-else goes through the nested encoder once for the top-level value.
+(same bytes, same errors), the canonical form has its own writer, a value of a
+leaf serializer (``Serializer.leaf``: it hands nothing back to serreg) goes
+straight to it, and anything else goes through the nested encoder once for the
+top-level value.
 
 The whole-value fallback: a value that holds values only the pickle fallback
 takes is pickled whole, in one pickle call (docs/FORMAT.md, section 6.1), so
