@@ -267,10 +267,14 @@ final class ValueDecoder {
     /** What {@link MsgpackSerializer#deserialize} does, with the call's state handed over, reading the section where it lies. */
     private <T> T readInPlace(MsgpackSerializer<T> serializer, ByteBuffer buf, int from, int length,
             Iterator<ByteBuffer> oob, DecodeState state) {
-        InBandReader in = new InBandReader(this, buf, from + ClassIdHash.SIZE, length - ClassIdHash.SIZE, oob, state);
-        T value = serializer.read(in);
-        in.expectEnd();
-        return value;
+        InBandReader in = ReaderPool.take(this, buf, from + ClassIdHash.SIZE, length - ClassIdHash.SIZE, oob, state);
+        try {
+            T value = serializer.read(in);
+            in.expectEnd();
+            return value;
+        } finally {
+            in.release();
+        }
     }
 
     /** A section inside a value being read (the top-level one when it is the outermost value). */
