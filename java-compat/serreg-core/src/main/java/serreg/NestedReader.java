@@ -32,11 +32,17 @@ final class NestedReader {
 
     /** Readies this reader for its reader's next call: the last class met is forgotten (its trust was checked in the last call). */
     void reset(ValueDecoder decoder, DecodeState state) {
-        this.decoder = decoder;
-        this.state = state;
+        if (this.decoder != decoder) {
+            this.decoder = decoder;
+        }
+        if (this.state != state) {
+            this.state = state;
+        }
         lastHash = 0;
-        lastRegistration = null;
-        lastMsgpack = null;
+        if (lastRegistration != null) {
+            lastRegistration = null;
+            lastMsgpack = null;
+        }
     }
 
     /**

@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.Collection;
-import java.util.Collections;
 import serreg.types.OpaqueValue;
 import serreg.wire.ClassIdHash;
 import serreg.wire.FrameLayout;
@@ -181,7 +180,7 @@ final class ValueDecoder {
             long frameBytes, boolean trustedCall) {
         DecodeState state = DecodeState.begin(callLimits, frameBytes, allowed(trustedCall));
         try {
-            Iterator<ByteBuffer> oob = buffers.isEmpty() ? Collections.emptyIterator() : buffers.iterator();
+            Iterator<ByteBuffer> oob = buffers.isEmpty() ? InBandReader.NO_BUFFERS : buffers.iterator();
             Object value = readSection(inBand, from, length, oob, true, state);
             int left = 0;
             while (oob.hasNext()) {

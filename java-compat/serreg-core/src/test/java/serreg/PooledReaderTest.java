@@ -1,8 +1,10 @@
 package serreg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -261,6 +263,19 @@ class PooledReaderTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void aReaderGivenBackHoldsNoFrame() {
+        SerializerRegistry r = registry();
+        byte[] bytes = bytes(r, nested(1));
+        assertEquals(nested(1), r.deserialize(ByteBuffer.wrap(bytes)));
+        WeakReference<byte[]> frame = new WeakReference<>(bytes);
+        bytes = null;
+        for (int i = 0; i < 20 && frame.get() != null; i++) {
+            System.gc();
+        }
+        assertNull(frame.get(), "the thread's pooled reader still holds the frame it read");
     }
 
     @Test
