@@ -26,11 +26,13 @@ from typing import Any, Callable, Iterator, Optional
 import cloudpickle
 
 from ..errors import DeserializationError, SerializationError, SerregError
+from ..limits import DECODE_STATE
 from ..result import OutOfBandBuffers, SerializationResult, as_result
 from ..serializer import Serializer, hooks_of
 from .pickle_plain import NotPlain, PlainPickler
 
-# While a Pickle5Serializer unpickles: its registry's lookup of a serializer by class ID.
+# While a Pickle5Serializer unpickles outside a deserialize call: its registry's lookup of a serializer
+# by class ID (inside one, the call's DecodeState holds it).
 _UNPICKLING_LOOKUP: ContextVar[Optional[Callable[[str], object]]] = ContextVar("serreg_pickle5_lookup", default=None)
 
 
@@ -153,7 +155,10 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
 
 def restore_registered(class_id: str, in_band: bytes, *buffers: Any) -> Any:
     """Rebuild a registered value found inside a pickle, with the serializer of the registry unpickling it."""
-    lookup = _UNPICKLING_LOOKUP.get()
+    state = DECODE_STATE.get()
+    lookup = state.unpickling if state is not None else None
+    if lookup is None:
+        lookup = _UNPICKLING_LOOKUP.get()
     if lookup is None:
         raise DeserializationError(
             f"this pickle holds a {class_id!r} value written by its serreg serializer; unpickle it with "
@@ -342,7 +347,15 @@ class Pickle5Serializer(Serializer):
 
     def deserialize(self, in_band_buffer: Any, oob_iterator: Iterator[memoryview]) -> Any:
         # pickle takes exactly the buffers it wrote from the shared iterator.
-        token = _UNPICKLING_LOOKUP.set(self._serializer_for_id)
+        state = DECODE_STATE.get()
+        if state is not None:  # restore_registered finds the lookup in the state of the call running
+            outer = state.unpickling
+            state.unpickling = self._serializer_for_id
+            try:
+                return pickle.loads(in_band_buffer, buffers=oob_iterator)
+            finally:
+                state.unpickling = outer
+        token = _UNPICKLING_LOOKUP.set(self._serializer_for_id)  # called outside a deserialize call
         try:
             return pickle.loads(in_band_buffer, buffers=oob_iterator)
         finally:
