@@ -194,6 +194,7 @@ class Pickle5Serializer(Serializer):
         self._by_value_modules: frozenset[str] = frozenset()
         self._idle: list[_RegistryAwarePickler] = []  # Picklers no pickle is using (list.pop and append are atomic)
         self.plain_reduces: set[type] = set()  # see plain_verdict
+        self._plain_copyreg_size = -1
         self._idle_plain: list[PlainPickler] = []
         self._plain_backoff: dict[type, list[int]] = {}  # top-level type -> [calls still skipped, last window]
 
@@ -277,10 +278,11 @@ class Pickle5Serializer(Serializer):
         return len(self._idle), len(self._idle_plain)
 
     def plain_verdict(self, obj: Any, cls: type) -> Any:
-        """What a PlainPickler does with ``obj``, of a type not among the plain-reduced ones: NotImplemented
-        (pickle goes on as cloudpickle's Pickler would) or NotPlain. A type whose instances pickle
-        reduces itself is added to those (shared by this serializer's pickles; started afresh when a
-        registration changes; copyreg's table needs no watching: both Picklers consult it)."""
+        """What a PlainPickler does with ``obj``, of a type not among the plain-reduced ones: what pickle
+        would do next (``NotImplemented``, or ``__reduce_ex__`` straight away, as pickle would for a type
+        not in copyreg's table), as cloudpickle's Pickler would, or NotPlain. A type whose instances
+        pickle reduces with ``__reduce_ex__`` is added to those (shared by this serializer's pickles;
+        started afresh when a registration changes or copyreg's table changes size: see _plain)."""
         if cls in self.dispatch or (cls not in self.seen_types and self.first_sight(cls) is not None):
             raise NotPlain  # a registered value: written by its serializer, by cloudpickle's Pickler
         if issubclass(cls, type) or cls is types.FunctionType:
@@ -289,8 +291,10 @@ class Pickle5Serializer(Serializer):
             raise NotPlain  # cloudpickle decides (and its verdict "by reference" is remembered)
         if cls in _CLOUDPICKLE_REDUCERS:
             raise NotPlain
+        if cls in copyreg.dispatch_table:
+            return NotImplemented  # pickle's own Pickler consults copyreg's table, as cloudpickle's does
         self.plain_reduces.add(cls)
-        return NotImplemented
+        return obj.__reduce_ex__(5)
 
     def _plain(self, obj: Any) -> Optional[tuple[Any, list[Any]]]:
         """``obj`` pickled by pickle's own Pickler, or None if only cloudpickle's writes it as cloudpickle does."""
@@ -299,6 +303,10 @@ class Pickle5Serializer(Serializer):
             return None  # a cloudpickle without that set: no verdict is remembered
         if self._by_value_modules != modules:
             self.by_reference()  # the verdicts start afresh
+        size = len(copyreg.dispatch_table)
+        if size != self._plain_copyreg_size:  # a reducer added for a type: the types reduced start afresh
+            self._plain_copyreg_size = size
+            self.plain_reduces = set()
         idle = self._idle_plain
         try:
             pickler = idle.pop()

@@ -16,8 +16,9 @@ object pickle does not write by itself. For a value made only of
 
 both Picklers write the same bytes: pickle's own way, copyreg's dispatch table
 included (cloudpickle consults it too, after its own reducers). PlainPickler's
-``reducer_override`` answers NotImplemented at once for those, so pickle goes on
-as it would without it. Anything else raises :class:`NotPlain` before a byte of
+``reducer_override`` answers at once for those what pickle would do next
+(NotImplemented; for a type not in copyreg's table, ``__reduce_ex__(5)``
+straight away, which saves pickle a bound method per object). Anything else raises :class:`NotPlain` before a byte of
 it is written; the serializer then pickles the value with cloudpickle's Pickler
 (which also writes registered values inside the pickle through their
 serializers, and learns the verdicts this Pickler needs). A remembered
@@ -44,7 +45,7 @@ class NotPlain(Exception):
 class PlainTables(Protocol):
     """What a PlainPickler reads from its owner (the serializer) for every object it asks about."""
 
-    plain_reduces: set[type]  # types whose instances pickle reduces itself, the same for cloudpickle
+    plain_reduces: set[type]  # types whose instances pickle reduces with __reduce_ex__, the same for cloudpickle
     verdicts: dict[Any, bool]  # classes and functions cloudpickle writes by reference
 
     def plain_verdict(self, obj: Any, cls: type) -> Any:
@@ -80,7 +81,7 @@ def _reducer_override(owner: PlainTables) -> Callable[[Any], Any]:
     def reducer_override(obj: Any) -> Any:
         cls = type(obj)
         if cls in owner.plain_reduces:
-            return NotImplemented
+            return obj.__reduce_ex__(5)  # what pickle would do next: not in copyreg's table, not a class
         if (cls is type or cls is _FunctionType) and obj in owner.verdicts:
             return NotImplemented  # pickle writes its module and name (and checks they lead back to it)
         return owner.plain_verdict(obj, cls)
