@@ -195,6 +195,7 @@ class Pickle5Serializer(Serializer):
         self._idle: list[_RegistryAwarePickler] = []  # Picklers no pickle is using (list.pop and append are atomic)
         self.plain_reduces: set[type] = set()  # see plain_verdict
         self._plain_copyreg_size = -1
+        self.plain_pickles = 0  # how many pickles pickle's own Pickler made (not exact under threads)
         self._idle_plain: list[PlainPickler] = []
         self._plain_backoff: dict[type, list[int]] = {}  # top-level type -> [calls still skipped, last window]
 
@@ -318,7 +319,8 @@ class Pickle5Serializer(Serializer):
             raise
         except Exception:  # NotPlain; PicklingError (a verdict gone stale), RecursionError ...: cloudpickle's says
             return None
-        data = pickler.file.getvalue()
+        data = pickler.pickled()
+        self.plain_pickles += 1
         buffers = pickler.buffers
         taken = data, [b.raw() for b in buffers] if buffers else []
         if len(idle) < _IDLE_MAX and len(data) <= _POOLED_MAX_BYTES:

@@ -28,7 +28,6 @@ fail (PicklingError): the serializer then does the same.
 
 from __future__ import annotations
 
-import io
 import pickle
 import types
 from typing import Any, Callable, Protocol
@@ -52,26 +51,42 @@ class PlainTables(Protocol):
         """Any other object: NotImplemented (the type may be added to ``plain_reduces``) or NotPlain."""
 
 
+class _Sink:
+    """The Pickler's file: what pickle writes (the whole pickle at the end of a small one, or
+    frames and large payloads as it goes) is appended to a list, not copied into a BytesIO."""
+
+    __slots__ = ("write",)
+
+    def __init__(self, write: Callable[[Any], object]) -> None:
+        self.write = write
+
+
 class PlainPickler(pickle.Pickler):
-    """One pickle at a time, made again and again: the pickle is then ``file``'s bytes, its
-    out-of-band buffers ``buffers``; ``empty`` forgets them before the Pickler is kept idle.
+    """One pickle at a time, made again and again: ``pickled()`` is then the pickle, ``buffers``
+    its out-of-band buffers; ``empty`` forgets them before the Pickler is kept idle.
 
     Its ``reducer_override`` is a plain function (no bound method made per object) reading
     the owner's tables as they are (the owner replaces them whole when they go stale).
     """
 
     def __init__(self, owner: PlainTables) -> None:
-        self.file = io.BytesIO()
+        self.chunks: list[Any] = []
         self.buffers: list[pickle.PickleBuffer] = []
         # Read by pickle's __init__ (an instance attribute: no bound method made per object).
         self.reducer_override = _reducer_override(owner)  # type: ignore[method-assign]
-        super().__init__(self.file, protocol=5, buffer_callback=self.buffers.append)
+        super().__init__(_Sink(self.chunks.append), protocol=5, buffer_callback=self.buffers.append)
+
+    def pickled(self) -> bytes:
+        """The pickle just made (joined now: a large payload may have been written as the caller's
+        own bytearray or a view of it)."""
+        chunks = self.chunks
+        if len(chunks) == 1 and type(chunks[0]) is bytes:
+            return chunks[0]
+        return b"".join(chunks)
 
     def empty(self) -> None:
         """Forget the pickle made (before the Pickler is kept idle): it then holds nothing of the value."""
-        file = self.file
-        file.seek(0)
-        file.truncate()
+        self.chunks.clear()
         if self.buffers:
             self.buffers.clear()
         self.clear_memo()
