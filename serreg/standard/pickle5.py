@@ -258,20 +258,44 @@ class Pickle5Serializer(Serializer):
         Made by pickle's own Pickler when it writes the same bytes (serreg.standard.pickle_plain),
         else by cloudpickle's. A top-level type whose value pickle's Pickler gave up on twice in a
         row goes to cloudpickle's for the next 1, 2, 4 ... 64 calls (the attempt may have been long)."""
-        cls = type(obj)
-        backoff = self._plain_backoff.get(cls) if self._plain_backoff else None
+        backoff = self._plain_backoff.get(type(obj)) if self._plain_backoff else None
         if backoff is not None and backoff[0] > 0:
             backoff[0] -= 1
             return self._cloudpickled(obj, before_registered)
-        taken = self._plain(obj)
-        if taken is not None:
-            if backoff is not None:
-                self._plain_backoff.pop(cls, None)
-            return taken
+        modules: Any = _BY_VALUE_MODULES
+        if modules is not None:  # else a cloudpickle without that set: no verdict is remembered
+            if self._by_value_modules != modules:
+                self.by_reference()  # the verdicts start afresh
+            size = len(copyreg.dispatch_table)
+            if size != self._plain_copyreg_size:  # a reducer added for a type: the types reduced start afresh
+                self._plain_copyreg_size = size
+                self.plain_reduces = set()
+            idle = self._idle_plain
+            try:
+                pickler = idle.pop()
+            except IndexError:
+                pickler = PlainPickler(self)
+            try:
+                _dump(pickler, obj)  # on failure the Pickler is dropped, whatever state it is left in
+            except SerregError:
+                raise
+            except Exception:  # NotPlain; PicklingError (a verdict gone stale), RecursionError ...: cloudpickle's says
+                pass
+            else:
+                data = pickler.pickled()
+                buffers = pickler.buffers
+                taken = data, [b.raw() for b in buffers] if buffers else []
+                if len(idle) < _IDLE_MAX and len(data) <= _POOLED_MAX_BYTES:
+                    pickler.empty()
+                    idle.append(pickler)
+                self.plain_pickles += 1
+                if backoff is not None:
+                    self._plain_backoff.pop(type(obj), None)
+                return taken
         window = 0 if backoff is None else min(max(1, 2 * backoff[1]), _PLAIN_BACKOFF_MAX)
         if len(self._plain_backoff) >= _PLAIN_BACKOFF_TYPES_MAX:
             self._plain_backoff = {}
-        self._plain_backoff[cls] = [window, window]
+        self._plain_backoff[type(obj)] = [window, window]
         return self._cloudpickled(obj, before_registered)
 
     def idle_picklers(self) -> tuple[int, int]:
@@ -296,37 +320,6 @@ class Pickle5Serializer(Serializer):
             return NotImplemented  # pickle's own Pickler consults copyreg's table, as cloudpickle's does
         self.plain_reduces.add(cls)
         return obj.__reduce_ex__(5)
-
-    def _plain(self, obj: Any) -> Optional[tuple[Any, list[Any]]]:
-        """``obj`` pickled by pickle's own Pickler, or None if only cloudpickle's writes it as cloudpickle does."""
-        modules: Any = _BY_VALUE_MODULES
-        if modules is None:
-            return None  # a cloudpickle without that set: no verdict is remembered
-        if self._by_value_modules != modules:
-            self.by_reference()  # the verdicts start afresh
-        size = len(copyreg.dispatch_table)
-        if size != self._plain_copyreg_size:  # a reducer added for a type: the types reduced start afresh
-            self._plain_copyreg_size = size
-            self.plain_reduces = set()
-        idle = self._idle_plain
-        try:
-            pickler = idle.pop()
-        except IndexError:
-            pickler = PlainPickler(self)
-        try:
-            _dump(pickler, obj)  # on failure the Pickler is dropped, whatever state it is left in
-        except SerregError:
-            raise
-        except Exception:  # NotPlain; PicklingError (a verdict gone stale), RecursionError ...: cloudpickle's says
-            return None
-        data = pickler.pickled()
-        self.plain_pickles += 1
-        buffers = pickler.buffers
-        taken = data, [b.raw() for b in buffers] if buffers else []
-        if len(idle) < _IDLE_MAX and len(data) <= _POOLED_MAX_BYTES:
-            pickler.empty()
-            idle.append(pickler)
-        return taken
 
     def _cloudpickled(self, obj: Any, before_registered: Optional[Callable[[], object]]) -> tuple[Any, list[Any]]:
         try:
