@@ -88,27 +88,6 @@ class DecodeState:
         self.frame_size = 0
         self.unpickling: Any = None
 
-    @classmethod
-    def trusted_top(cls, owner: object, limits: Limits, frame_size: int) -> DecodeState:
-        """The state of a trusted call decoding its top-level value (depth 1) from a frame of
-        ``frame_size`` bytes: ``DecodeState(owner, None, limits.max_depth)``, its depth 1 and
-        ``set_budget(frame_size, limits)``, with no Python call made on the way."""
-        state = cls.__new__(cls)
-        state.owner = owner
-        state.allowed = None
-        max_depth = limits.max_depth
-        state.max_depth = max_depth if max_depth is not None else 1 << 62
-        state.depth = 1
-        state.unpickling = None
-        state.frame_size = frame_size
-        per_byte = limits.memory_per_byte
-        if per_byte is None:
-            state.budget = None
-            state.budget_size = 0
-        else:
-            state.budget = state.budget_size = limits.memory_allowance + per_byte * frame_size
-        return state
-
     def set_budget(self, frame_size: int, limits: Limits) -> None:
         """Give the call its memory budget for a frame of ``frame_size`` bytes."""
         self.frame_size = frame_size
@@ -127,6 +106,30 @@ class DecodeState:
                 f"for a frame of {self.frame_size:,} bytes (memory_allowance + memory_per_byte x frame size); "
                 "raise it with serreg.Limits(memory_per_byte=...) if such frames are expected"
             )
+
+
+def trusted_top_state(owner: object, limits: Limits, frame_size: int) -> DecodeState:
+    """The state of a trusted call decoding its top-level value (depth 1) from a frame of
+    ``frame_size`` bytes: ``DecodeState(owner, None, limits.max_depth)``, its depth 1 and
+    ``set_budget(frame_size, limits)``, with no other Python call made on the way."""
+    state = _new_state(DecodeState)
+    state.owner = owner
+    state.allowed = None
+    max_depth = limits.max_depth
+    state.max_depth = max_depth if max_depth is not None else 1 << 62
+    state.depth = 1
+    state.unpickling = None
+    state.frame_size = frame_size
+    per_byte = limits.memory_per_byte
+    if per_byte is None:
+        state.budget = None
+        state.budget_size = 0
+    else:
+        state.budget = state.budget_size = limits.memory_allowance + per_byte * frame_size
+    return state
+
+
+_new_state = DecodeState.__new__
 
 
 # The state of the deserialize call running in this context; nested values and

@@ -19,7 +19,7 @@ from typing import Iterator, Any, Optional
 
 from ..codec.top import PlainSettings
 from ..errors import DeserializationError, LimitExceededError, SerregError, SignatureError
-from ..limits import DECODE_STATE, DecodeState, Limits
+from ..limits import DECODE_STATE, DecodeState, Limits, trusted_top_state
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, sections, sections_and_size, signing_key
 from ..trust import refusal
 from ..wire.class_id import CLASS_ID_HASH_SIZE
@@ -289,7 +289,7 @@ class Decoder:
             size, what = len(data), "frame"
         else:
             return NotImplemented
-        state = DecodeState.trusted_top(self._nested, limits, size)  # depth 1: the top-level value being decoded
+        state = trusted_top_state(self._nested, limits, size)  # depth 1: the top-level value being decoded
         oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
         token = DECODE_STATE.set(state)
         try:
