@@ -20,7 +20,7 @@ import pytest
 import serreg
 from serreg.errors import DeserializationError, LimitExceededError, UntrustedClassIDError
 from serreg.limits import DECODE_STATE
-from serreg.result import OutOfBandBuffers
+from serreg.result import NO_BUFFERS, OutOfBandBuffers
 from serreg.wire.class_id import class_id_hash
 
 
@@ -178,3 +178,21 @@ def test_a_frame_of_another_class_id_takes_the_same_short_way():
     short, long = _both_ways(registry, frame)
     assert short == long == Row("registered", None)
     assert registry.deserialize(registry.serialize(Row("r", None))) == Row("r", None)
+
+
+def test_a_pickle_asking_for_a_missing_buffer_fails_the_same_with_or_without_the_shared_empty_iterator():
+    registry = serreg.Registry()
+    result = registry.serialize(Row("buffer", pickle.PickleBuffer(bytearray(b"x" * 100))))
+    assert len(result.out_of_band_buffers) == 1
+    pickle5 = registry.get_serializer("serreg.pickle5")
+    in_band = memoryview(bytes(result.in_band_buffer))[8:]
+    errors = []
+    for buffers in (NO_BUFFERS, OutOfBandBuffers([])):
+        with pytest.raises(pickle.UnpicklingError) as caught:
+            pickle5.deserialize(in_band, buffers)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+    stripped = serreg.SerializationResult(bytes(result.in_band_buffer), [])
+    short, long = _both_ways(registry, stripped)
+    _same_error(short, long, DeserializationError)
+    assert "out-of-band" in str(short)

@@ -280,10 +280,11 @@ class Decoder:
             offset, in_band_len, entries = parsed
             if in_band_len < CLASS_ID_HASH_SIZE:
                 return NotImplemented
-            view = memoryview(data)
-            registration = snapshot.by_hash.get(bytes(view[offset : offset + CLASS_ID_HASH_SIZE]))
+            class_hash = data[offset : offset + CLASS_ID_HASH_SIZE]
+            registration = snapshot.by_hash.get(class_hash if type(class_hash) is bytes else bytes(class_hash))
             if registration is None:
                 return NotImplemented
+            view = memoryview(data)
             in_band = view[offset + CLASS_ID_HASH_SIZE : offset + in_band_len]
             buffers = [view[start : start + length] for start, length in entries]
             size, what = len(data), "frame"

@@ -27,7 +27,7 @@ import cloudpickle
 
 from ..errors import DeserializationError, SerializationError, SerregError
 from ..limits import DECODE_STATE
-from ..result import OutOfBandBuffers, SerializationResult, as_result
+from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, as_result
 from ..serializer import Serializer, hooks_of
 from .pickle_plain import NotPlain, PlainPickler
 
@@ -349,17 +349,19 @@ class Pickle5Serializer(Serializer):
         return taken
 
     def deserialize(self, in_band_buffer: Any, oob_iterator: Iterator[memoryview]) -> Any:
-        # pickle takes exactly the buffers it wrote from the shared iterator.
+        # pickle takes exactly the buffers it wrote from the shared iterator (an empty tuple for none:
+        # pickle's own iterator over it, no Python __iter__; running out reads the same UnpicklingError).
+        buffers = () if oob_iterator is NO_BUFFERS else oob_iterator
         state = DECODE_STATE.get()
         if state is not None:  # restore_registered finds the lookup in the state of the call running
             outer = state.unpickling
             state.unpickling = self._serializer_for_id
             try:
-                return pickle.loads(in_band_buffer, buffers=oob_iterator)
+                return pickle.loads(in_band_buffer, buffers=buffers)
             finally:
                 state.unpickling = outer
         token = _UNPICKLING_LOOKUP.set(self._serializer_for_id)  # called outside a deserialize call
         try:
-            return pickle.loads(in_band_buffer, buffers=oob_iterator)
+            return pickle.loads(in_band_buffer, buffers=buffers)
         finally:
             _UNPICKLING_LOOKUP.reset(token)
