@@ -111,10 +111,13 @@ class NestedDecoder:
             registration = self._by_hash(class_hash, offset)
         state.depth = depth
         try:
-            return _run_deserializer(registration, in_band, oob, offset)
-        except DeserializationError as error:
-            _locate(error, registration, offset)
+            return registration.serializer.deserialize(in_band, oob)
+        except SerregError as error:
+            if isinstance(error, DeserializationError):
+                _locate(error, registration, offset)
             raise
+        except Exception as error:
+            raise _deserializer_failure(registration, error, offset) from error
         finally:
             state.depth = depth - 1
 
@@ -144,27 +147,21 @@ def _locate(error: DeserializationError, registration: Registration, offset: Opt
             error.offset = offset
 
 
-def _run_deserializer(registration: Registration, in_band: memoryview, oob: Iterator[memoryview], offset: Optional[int]) -> Any:
-    try:
-        return registration.serializer.deserialize(in_band, oob)
-    except SerregError:
-        raise
-    except StopIteration as error:
-        raise DeserializationError(
-            "the serializer asked for more out-of-band buffers than the frame holds",
-            class_id=registration.class_id, offset=offset,
-        ) from error
-    except RecursionError as error:
-        raise DeserializationError(
+def _deserializer_failure(registration: Registration, error: Exception, offset: Optional[int]) -> DeserializationError:
+    """The DeserializationError (located: class ID and offset) a serializer's ``error`` becomes,
+    raised from it (a serreg error is raised as it is)."""
+    if isinstance(error, StopIteration):
+        message = "the serializer asked for more out-of-band buffers than the frame holds"
+    elif isinstance(error, RecursionError):
+        message = (
             "nested values are too deep to decode (Python's recursion limit was reached first); "
-            "lower serreg.Limits(max_depth=...)",
-            class_id=registration.class_id, offset=offset,
-        ) from error
-    except Exception as error:
-        raise DeserializationError(
-            f"could not decode the value: {type(error).__name__}: {error}",
-            class_id=registration.class_id, offset=offset,
-        ) from error
+            "lower serreg.Limits(max_depth=...)"
+        )
+    else:
+        message = f"could not decode the value: {type(error).__name__}: {error}"
+    failure = DeserializationError(message, class_id=registration.class_id, offset=offset)
+    failure.located = True
+    return failure
 
 
 class Decoder:
@@ -294,10 +291,13 @@ class Decoder:
         oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
         token = DECODE_STATE.set(state)
         try:
-            value = _run_deserializer(registration, in_band, oob, offset)
-        except DeserializationError as error:
-            _locate(error, registration, offset)
+            value = registration.serializer.deserialize(in_band, oob)
+        except SerregError as error:
+            if isinstance(error, DeserializationError):
+                _locate(error, registration, offset)
             raise
+        except Exception as error:
+            raise _deserializer_failure(registration, error, offset) from error
         finally:
             DECODE_STATE.reset(token)
         if buffers:
