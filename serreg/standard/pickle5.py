@@ -282,11 +282,17 @@ class Pickle5Serializer(Serializer):
             except Exception:  # NotPlain; PicklingError (a verdict gone stale), RecursionError ...: cloudpickle's says
                 pass
             else:
-                data = pickler.pickled()
+                # What pickle wrote: one bytes object at the end of a small pickle; else joined now (a
+                # large payload may have been written as the caller's own bytearray or a view of it).
+                chunks = pickler.chunks
+                data = chunks[0] if len(chunks) == 1 and type(chunks[0]) is bytes else b"".join(chunks)
                 buffers = pickler.buffers
                 taken = data, [b.raw() for b in buffers] if buffers else []
                 if len(idle) < _IDLE_MAX and len(data) <= _POOLED_MAX_BYTES:
-                    pickler.empty()
+                    chunks.clear()  # kept idle holding nothing of the value
+                    if buffers:
+                        buffers.clear()
+                    pickler.clear_memo()
                     idle.append(pickler)
                 self.plain_pickles += 1
                 if backoff is not None:

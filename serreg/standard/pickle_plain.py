@@ -62,8 +62,8 @@ class _Sink:
 
 
 class PlainPickler(pickle.Pickler):
-    """One pickle at a time, made again and again: ``pickled()`` is then the pickle, ``buffers``
-    its out-of-band buffers; ``empty`` forgets them before the Pickler is kept idle.
+    """One pickle at a time, made again and again: what pickle writes goes to ``chunks``, the
+    out-of-band buffers to ``buffers``; the owner empties both and the memo before keeping it idle.
 
     Its ``reducer_override`` is a plain function (no bound method made per object) reading
     the owner's tables as they are (the owner replaces them whole when they go stale).
@@ -72,24 +72,9 @@ class PlainPickler(pickle.Pickler):
     def __init__(self, owner: PlainTables) -> None:
         self.chunks: list[Any] = []
         self.buffers: list[pickle.PickleBuffer] = []
-        # Read by pickle's __init__ (an instance attribute: no bound method made per object).
+        # Looked up by pickle's dump (an instance attribute: no bound method made per object).
         self.reducer_override = _reducer_override(owner)  # type: ignore[method-assign]
         super().__init__(_Sink(self.chunks.append), protocol=5, buffer_callback=self.buffers.append)
-
-    def pickled(self) -> bytes:
-        """The pickle just made (joined now: a large payload may have been written as the caller's
-        own bytearray or a view of it)."""
-        chunks = self.chunks
-        if len(chunks) == 1 and type(chunks[0]) is bytes:
-            return chunks[0]
-        return b"".join(chunks)
-
-    def empty(self) -> None:
-        """Forget the pickle made (before the Pickler is kept idle): it then holds nothing of the value."""
-        self.chunks.clear()
-        if self.buffers:
-            self.buffers.clear()
-        self.clear_memo()
 
 
 def _reducer_override(owner: PlainTables) -> Callable[[Any], Any]:
