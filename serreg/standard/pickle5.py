@@ -12,6 +12,11 @@ keeps a per-serializer dispatch table, and a Pickler subclass consults it in
 table in a dataclass) is still written by its serreg serializer, its buffers
 still out-of-band, as a call to :func:`restore_registered` (the name the
 pickle holds, so it stays where it is). No process-wide pickle state is touched.
+
+The pickle is always ``cloudpickle.dumps``'s; when pickle's own Pickler writes
+the same bytes (every class and function in the value one cloudpickle writes by
+reference, no registered value inside: see :mod:`serreg.standard.pickle_plain`)
+it is made by that Pickler, whose ``reducer_override`` costs less per object.
 """
 
 from __future__ import annotations
