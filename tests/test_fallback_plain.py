@@ -273,3 +273,16 @@ def test_a_pickle_error_names_the_type_as_before():
     for _ in range(2):
         with pytest.raises(serreg.errors.SerializationError, match="pickle fallback failed"):
             registry.serialize(Row("lock", threading.Lock()))
+
+
+def test_a_type_pickle_gave_up_on_is_left_to_cloudpickle_for_a_while_then_tried_again():
+    registry = serreg.Registry()
+    fallback = _fallback(registry)
+    for i in range(10):  # pickle's own Pickler gives up on every one (the lambda): it is tried less and less
+        value = Row("lambda", lambda x, i=i: x + i)
+        assert _pickles(registry, value, times=1)[0] == cloudpickle.dumps(value, protocol=5)
+    assert fallback.plain_pickles == 0
+    for i in range(70):  # the same type again, values pickle's own Pickler can write: the same bytes throughout
+        value = Row("plain", i)
+        assert _pickles(registry, value, times=1)[0] == cloudpickle.dumps(value, protocol=5)
+    assert fallback.plain_pickles >= 60  # tried again once the window ran out, and kept
