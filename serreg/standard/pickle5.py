@@ -36,6 +36,8 @@ from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, as_resul
 from ..serializer import Serializer, hooks_of
 from .pickle_plain import NotPlain, PlainPickler
 
+__all__ = ["PICKLED_NATIVELY", "Pickle5Serializer", "restore_registered"]
+
 # While a Pickle5Serializer unpickles outside a deserialize call: its registry's lookup of a serializer
 # by class ID (inside one, the call's DecodeState holds it).
 _UNPICKLING_LOOKUP: ContextVar[Optional[Callable[[str], object]]] = ContextVar("serreg_pickle5_lookup", default=None)
