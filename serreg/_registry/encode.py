@@ -5,8 +5,10 @@ precedence picks and turns whatever goes wrong into a SerializationError that
 says which serializer failed on what; the codec calls it for every value it
 cannot pack by itself. :class:`Encoder` is ``Registry.serialize``: a dict,
 list, str ... served by its standard serializer goes straight to the codec
-(same bytes, same errors), the canonical form has its own writer, and anything
-else goes through the nested encoder once for the top-level value.
+(same bytes, same errors), the canonical form has its own writer, a value of a
+leaf serializer (``Serializer.leaf``: it hands nothing back to serreg) goes
+straight to it, and anything else goes through the nested encoder once for the
+top-level value.
 
 The whole-value fallback: a value that holds values only the pickle fallback
 takes is pickled whole, in one pickle call (docs/FORMAT.md, section 6.1), so
@@ -138,8 +140,12 @@ class Encoder:
         if canonical:
             return self._canonical.serialize(obj, key)
         if not cross_language:
+            snapshot = self._table.snapshot
+            leaf = snapshot.current.get(type(obj))
+            if leaf is not None and leaf.leaf and not leaf.plain_msgpack and (leaf.accepts is None or leaf.accepts(obj)):
+                return self._leaf_top(leaf, obj, key)
             pickled_for, pickled = self._pickled_types
-            if type(obj) in pickled and pickled_for is self._table.snapshot:
+            if type(obj) in pickled and pickled_for is snapshot:
                 written = self._pickled_top(obj)
                 if written is not None:
                     return with_class_hash(written[0], written[1], written[2], key)
@@ -153,6 +159,17 @@ class Encoder:
             raise
         class_hash, in_band = structs.finish(scope, class_hash, obj, in_band)
         return with_class_hash(class_hash, in_band, oob, key)
+
+    def _leaf_top(self, leaf: Registration, obj: Any, key: Optional[bytes]) -> SerializationResult:
+        """A top-level value of a leaf serializer's: no struct is written (no table to open) and no
+        value inside goes to the fallback (no whole-value pickle to prepare), so it goes straight to
+        its serializer; the long way writes the same bytes."""
+        try:
+            class_hash, result = self._nested.encode_with(leaf, obj)
+        except SerializationError as error:
+            attach_path(error, obj)
+            raise
+        return with_class_hash(class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
 
     def _serialize_top(self, obj: Any, cross_language: bool) -> tuple[bytes, Any, Any]:
         """(ClassIDHash, in-band, out-of-band buffers) of the top-level value."""
