@@ -12,6 +12,77 @@ static uint64_t rd_be(Dec *d, int n) {
     return v;
 }
 
+/* Remember which values read in place (ext 0 tuples, sets) enclose a failure, innermost first: the
+ * error names them outermost first (_core_unpack.h), as their nested decoders would
+ * (serreg/_registry/decode.py, _locate): an error not located yet (raised here, or by a struct reader)
+ * is named by the innermost one, a located one gets them all in its nesting. */
+static void note_open_exts(Dec *d) {
+    Py_ssize_t count = 0;
+    int innermost = K_NONE, skip = 0;
+    for (Py_ssize_t i = 0; i < d->sp; i++) {
+        if (d->stack[i].kind == D_EXT && d->stack[i].ext_kind < N_KINDS) {
+            count++;
+            innermost = d->stack[i].ext_kind;
+        }
+    }
+    if (count > 0 && decode_error_type != NULL && PyErr_Occurred()) {
+        PyObject *type, *error, *tb;
+        PyErr_Fetch(&type, &error, &tb);
+        PyErr_NormalizeException(&type, &error, &tb);
+        if (error != NULL && PyObject_IsInstance(error, decode_error_type) == 1) {
+            PyObject *located = PyObject_GetAttrString(error, "located");
+            PyObject *class_id = PyObject_GetAttrString(error, "class_id");
+            if (located == Py_False && class_id != NULL) {
+                PyObject *id = class_id == Py_None ? PyUnicode_FromString(KIND_IDS[innermost]) : NULL;
+                if ((class_id == Py_None && (id == NULL || PyObject_SetAttrString(error, "class_id", id) < 0)) ||
+                    PyObject_SetAttrString(error, "located", Py_True) < 0)
+                    PyErr_Clear();
+                else
+                    skip = 1;
+                Py_XDECREF(id);
+            }
+            Py_XDECREF(located);
+            Py_XDECREF(class_id);
+        }
+        PyErr_Clear();
+        PyErr_Restore(type, error, tb);
+    }
+    d->ext_kinds = PyMem_Malloc((count ? count : 1) * sizeof(int));
+    if (d->ext_kinds == NULL) return;
+    for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
+        if (d->stack[i].kind == D_EXT && d->stack[i].ext_kind < N_KINDS) {
+            if (skip) skip = 0;
+            else d->ext_kinds[d->ext_open++] = d->stack[i].ext_kind;
+        }
+    }
+}
+
+/* A value read in place (frame f) whose in-band holds bytes after its one msgpack value: refused
+ * with the pure codec's words (serreg/codec/pure.py, _extra_data), counted from its in-band's start,
+ * also after nested values were decoded (so not "malformed ..., after nested values"). */
+static int refuse_extra_data(Dec *d, const DFrame *f) {
+    if (decode_error_type == NULL) return -2;
+    PyErr_Format(decode_error_type,
+                 "invalid msgpack in-band data: %zd bytes of extra data after the value, which ends at byte %zd of %zd",
+                 d->doc_end - d->pos, d->pos - f->doc_start, d->doc_end - f->doc_start);
+    note_open_exts(d);
+    return -1;
+}
+
+/* An ext the pure codec's hook refuses (serreg/codec/pure.py): refused here with its words, also after
+ * nested values were decoded (so not "malformed ..., after nested values"). Ext -1, which msgpack
+ * decodes itself and the pure codec refuses after the document, is left to the caller (-2). */
+static int refuse_ext(Dec *d, signed char type, Py_ssize_t n) {
+    if (type == -1 || decode_error_type == NULL) return -2;
+    if (type != 0)
+        PyErr_Format(decode_error_type, "msgpack ext type %d is not used by serreg (only ext 0, nested value, ext 1, "
+                     "struct, and ext 2, list of structs)", (int)type);
+    else
+        PyErr_Format(decode_error_type, "nested value of %zd bytes is too short to hold a ClassIDHash", n);
+    note_open_exts(d);
+    return -1;
+}
+
 static int dec_run(Dec *d) {
     for (;;) {
         PyObject *v = NULL;
@@ -114,11 +185,14 @@ static int dec_run(Dec *d) {
                     d->depth++;
                     continue;
                 }
-                if (how == 2 && (v = dec_struct(d, start, d->pos + n)) == NULL) return -1;
+                if (how == 2 && (v = dec_struct(d, start, d->pos + n)) == NULL) {
+                    note_open_exts(d);
+                    return -1;
+                }
                 d->pos += n;
                 goto complete;
             }
-            if (type != 0 || n < HASH_SIZE) return -2; /* reserved types, ext -1, short payloads */
+            if (type != 0 || n < HASH_SIZE) return refuse_ext(d, type, n); /* reserved types, ext -1, short payloads */
             if (dec_load_state(d) < 0) return -2;
             int kind = hash_kind(d, payload);
             if (kind != K_NONE && d->inline_ok && d->allowed[kind] && d->depth < d->max_depth) {
@@ -130,6 +204,7 @@ static int dec_run(Dec *d) {
                     f->saved_doc_depth = d->doc_depth;
                     d->doc_end = d->pos + n;
                     d->pos += HASH_SIZE;
+                    f->doc_start = d->pos;
                     d->doc_depth = 0;
                     d->depth++;
                     continue;
@@ -139,16 +214,7 @@ static int dec_run(Dec *d) {
             if (v == NULL) {
                 v = dec_nested(d, payload, n);
                 if (v == NULL) {
-                    /* Remember which values read in place enclose the failure (the error names them). */
-                    Py_ssize_t count = 0;
-                    for (Py_ssize_t i = 0; i < d->sp; i++) count += d->stack[i].kind == D_EXT && d->stack[i].ext_kind < N_KINDS;
-                    d->ext_kinds = PyMem_Malloc((count ? count : 1) * sizeof(int));
-                    if (d->ext_kinds != NULL) {
-                        for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
-                            if (d->stack[i].kind == D_EXT && d->stack[i].ext_kind < N_KINDS)
-                                d->ext_kinds[d->ext_open++] = d->stack[i].ext_kind;
-                        }
-                    }
+                    note_open_exts(d);
                     return -1;
                 }
             }
@@ -170,7 +236,7 @@ static int dec_run(Dec *d) {
             if (d->sp == 0) return d->pos == d->end ? 0 : -2;
             DFrame *f = &d->stack[d->sp - 1];
             if (f->kind == D_EXT) {
-                if (d->pos != d->doc_end) return -2;
+                if (d->pos != d->doc_end) return f->ext_kind < N_KINDS ? refuse_extra_data(d, f) : -2;
                 PyObject *inner = d->vals[--d->nvals];
                 v = finish_ext(d, f->ext_kind, inner);
                 Py_DECREF(inner);

@@ -250,9 +250,13 @@ static int dec_struct_here(Dec *d, const unsigned char *payload, Py_ssize_t n, P
                     PyList_GET_ITEM(d->struct_leaves, payload[1]) != Py_None);
     int has_state = (d->state != NULL && d->state != Py_None) || d->plain_top; /* unpack_top: its max_depth */
     if (counted && has_state && (!d->inline_ok || d->depth + 1 > d->max_depth)) return 2;
-    if (counted && d->untrusted && n > STRUCTURE_CHECK_THRESHOLD) { /* walked first, as the pure codec does */
+    if (counted) {
+        /* Walked first: a payload that is not exactly one msgpack value (cut short, extra bytes after
+           the array, a count beyond its bytes) is read by the pure codec before any nested value in it
+           is decoded here, so its error is the pure codec's even after nested values were decoded
+           before it (not "malformed ..., after nested values"; docs/FORMAT.md, 10.3, 10.4). */
         Py_ssize_t end = 0;
-        if (!skip_value(payload, &end, n)) return 2;
+        if (!skip_value(payload, &end, n) || end != n) return 2;
     }
     if (IS_PLAN(plan) && ((StructPlan *)plan)->c_leaf && count == ((StructPlan *)plan)->n + 1) {
         *out = dec_flat((StructPlan *)plan, payload, at, n);

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Mapping, Any, Callable, Optional, Protocol
 
 from msgpack import Packer, Timestamp, Unpacker, unpackb
-from msgpack.exceptions import OutOfData, StackError
+from msgpack.exceptions import ExtraData, OutOfData, StackError
 
 from .._registry.paths import locate
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
@@ -194,7 +194,11 @@ class MsgpackCodec:
                 if len(payload) > 1 and 0x91 <= payload[0] <= 0x9F and payload[1] < len(leaves):
                     reader = leaves[payload[1]]
                     if reader is not None:
-                        return reader(unpackb(payload))
+                        try:
+                            items = unpackb(payload)
+                        except ExtraData as error:
+                            raise _extra_data(len(payload), len(payload) - len(error.extra)) from None
+                        return reader(items)
                 return self._unpack_struct(payload, ext_hook, state, untrusted)
             if code == STRUCT_LIST_EXT_TYPE:
                 return self._unpack_struct(payload, ext_hook, state, untrusted, code)
@@ -234,6 +238,8 @@ class MsgpackCodec:
                 ) from error
             except OutOfData as error:
                 raise DeserializationError("invalid msgpack in-band data: it ends inside a value") from error
+            except ExtraData as error:
+                raise _extra_data(len(data), len(data) - len(error.extra)) from None
             except StopIteration as error:
                 raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
             except (ValueError, TypeError, UnicodeDecodeError) as error:
@@ -266,8 +272,19 @@ def _unpack_on_heap(data: Any, ext_hook: Any, pairs_hook: Any) -> Any:
     unpacker.feed(data)
     value = unpacker.unpack()
     if unpacker.tell() != size:
-        raise ValueError(f"{size - unpacker.tell()} bytes of extra data after the value")
+        raise _extra_data(size, unpacker.tell())
     return value
+
+
+def _extra_data(size: int, used: int) -> DeserializationError:
+    """The error for a document of ``size`` bytes whose one value ends at byte ``used``: the same
+    whichever msgpack reader found it (unpackb or an Unpacker on the heap), and the same words as
+    the compiled codec's (serreg/codec/_core_decode.h), which counts from the same document start
+    (an ext 1 payload, a nested value's in-band)."""
+    return DeserializationError(
+        f"invalid msgpack in-band data: {size - used} bytes of extra data after the value, "
+        f"which ends at byte {used} of {size}"
+    )
 
 
 def _explain_pack_error(obj: Any, error: Exception) -> SerializationError:
