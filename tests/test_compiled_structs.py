@@ -313,6 +313,10 @@ HOSTILE = {
     "ext 5 in a tuple after a nested value": table_frame([ANY_DEF], listed(DECIMAL, in_tuple(msgpack.ExtType(5, b"12345")))),
     "payload with trailing bytes in a tuple": table_frame([ANY_DEF], listed(DECIMAL, in_tuple(msgpack.ExtType(1, msgpack.packb([0, DECIMAL, 1]) + b"\x00")))),
     "tuple with trailing bytes after a nested value": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(0, class_id_hash("tuple") + b"\x91\x01\x00"))),
+    "tuple of more items than bytes after a nested value": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(0, class_id_hash("tuple") + b"\x95\x01\x00"))),
+    "map of more pairs than bytes after a nested value": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(0, class_id_hash("tuple") + b"\x91\x83\x01\x00"))),
+    "str cut short after a nested value": table_frame([ANY_DEF], b"\x92" + msgpack.packb(DECIMAL) + b"\xa5ab"),
+    "trailing bytes after a list holding a nested value": table_frame([ANY_DEF], listed(DECIMAL) + b"\x00\x01"),
     "point of 17 fields": table_frame([["shapes.Point", [["x", "int64"], ["y", "int64"], ["z", "int64"]] + [[f"f{i}", "int64"] for i in range(14)]]],
                                       listed(ext1([0, 1, 2, 3] + list(range(14))))),
 }

@@ -3,7 +3,7 @@
  * handed to Python by _core_decode_calls.h, runs of scalars by _core_decode_scalars.h.
  * Return codes: -1 a Python error, -2 not handled here, -5 a nested value met in plain_only. */
 
-#define NEED(k) do { if (d->doc_end - d->pos < (Py_ssize_t)(k)) return -2; } while (0)
+#define NEED(k) do { if (d->doc_end - d->pos < (Py_ssize_t)(k)) return refuse_cut_short(d); } while (0)
 
 static uint64_t rd_be(Dec *d, int n) {
     uint64_t v = 0;
@@ -57,14 +57,62 @@ static void note_open_exts(Dec *d) {
     }
 }
 
-/* A value read in place (frame f) whose in-band holds bytes after its one msgpack value: refused
- * with the pure codec's words (serreg/codec/pure.py, _extra_data), counted from its in-band's start,
- * also after nested values were decoded (so not "malformed ..., after nested values"). */
-static int refuse_extra_data(Dec *d, const DFrame *f) {
-    if (decode_error_type == NULL) return -2;
+/* Whether the pure codec words a fault of the document the decoder is in as this file does: the
+ * call's own document, or the in-band of a value read in place (one msgpack document each; an
+ * untrusted one longer than STRUCTURE_CHECK_THRESHOLD excepted: checks.py walks it first, and so
+ * does _core_unpack.h for the call's own), and with in_structs, a struct payload or ext 2's columns
+ * too (faults that their readers meet as any document's reader does: ext types). */
+static int worded_alike(const Dec *d, int in_structs) {
+    for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
+        const DFrame *f = &d->stack[i];
+        if (f->kind != D_EXT) continue;
+        if (f->ext_kind >= N_KINDS) return in_structs;
+        return !(d->untrusted && d->doc_end - f->doc_start > STRUCTURE_CHECK_THRESHOLD);
+    }
+    return 1;
+}
+
+/* Where the document the decoder is in starts (worded_alike without in_structs). */
+static Py_ssize_t doc_start(const Dec *d) {
+    for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
+        if (d->stack[i].kind == D_EXT) return d->stack[i].doc_start;
+    }
+    return 0;
+}
+
+/* A document [start, end) (the call's own, or the in-band of a value read in place) holding bytes
+ * after its one msgpack value: refused with the pure codec's words (serreg/codec/pure.py,
+ * _extra_data), counted from the document's start, also after nested values were decoded (so not
+ * "malformed ..., after nested values"). */
+static int refuse_extra_data(Dec *d, Py_ssize_t start, Py_ssize_t end) {
+    if (decode_error_type == NULL || !worded_alike(d, 0)) return -2;
     PyErr_Format(decode_error_type,
                  "invalid msgpack in-band data: %zd bytes of extra data after the value, which ends at byte %zd of %zd",
-                 d->doc_end - d->pos, d->pos - f->doc_start, d->doc_end - f->doc_start);
+                 end - d->pos, d->pos - start, end - start);
+    note_open_exts(d);
+    return -1;
+}
+
+/* A container declaring more items than its document has bytes: once nested values were decoded,
+ * refused with msgpack's words (its reader's limits are the document's length, and half of it for
+ * a map's pairs) where the pure codec reads that document alike; else left to the pure codec (-2),
+ * which reads on (a count within those limits fails later, or not where this decoder would). */
+static int refuse_count(Dec *d, int container, Py_ssize_t n) {
+    Py_ssize_t limit = d->doc_end - doc_start(d);
+    if (container == D_MAP) limit /= 2;
+    if (!d->called || decode_error_type == NULL || n <= limit || !worded_alike(d, 0)) return -2;
+    PyErr_Format(decode_error_type, "invalid msgpack in-band data: ValueError: %zd exceeds max_%s_len(%zd)", n,
+                 container == D_MAP ? "map" : "array", limit);
+    note_open_exts(d);
+    return -1;
+}
+
+/* A value whose bytes run past the end of its document: once nested values were decoded, refused
+ * with the pure codec's words (serreg/codec/pure.py) where it reads that document alike; else left
+ * to the pure codec, which decodes the document again (-2). */
+static int refuse_cut_short(Dec *d) {
+    if (!d->called || decode_error_type == NULL || !worded_alike(d, 0)) return -2;
+    PyErr_SetString(decode_error_type, "invalid msgpack in-band data: it ends inside a value");
     note_open_exts(d);
     return -1;
 }
@@ -73,7 +121,7 @@ static int refuse_extra_data(Dec *d, const DFrame *f) {
  * nested values were decoded (so not "malformed ..., after nested values"). Ext -1, which msgpack
  * decodes itself and the pure codec refuses after the document, is left to the caller (-2). */
 static int refuse_ext(Dec *d, signed char type, Py_ssize_t n) {
-    if (type == -1 || decode_error_type == NULL) return -2;
+    if (type == -1 || decode_error_type == NULL || !worded_alike(d, 1)) return -2;
     if (type != 0)
         PyErr_Format(decode_error_type, "msgpack ext type %d is not used by serreg (only ext 0, nested value, ext 1, "
                      "struct, and ext 2, list of structs)", (int)type);
@@ -159,7 +207,7 @@ static int dec_run(Dec *d) {
             } else {
                 Py_ssize_t items = container == D_MAP ? 2 * n : n;
                 if (d->doc_depth >= MSGPACK_MAX_NESTING) return -2;
-                if (items > d->doc_end - d->pos || d->pending + items > d->end - d->pos) return -2;
+                if (items > d->doc_end - d->pos || d->pending + items > d->end - d->pos) return refuse_count(d, container, n);
                 if (push_frame(d, container, items) < 0) return -1;
                 d->pending += items;
                 d->doc_depth++;
@@ -233,10 +281,10 @@ static int dec_run(Dec *d) {
         int r = push_val(d, v);
         if (r < 0) return r;
         for (;;) {
-            if (d->sp == 0) return d->pos == d->end ? 0 : -2;
+            if (d->sp == 0) return d->pos == d->end ? 0 : refuse_extra_data(d, 0, d->end);
             DFrame *f = &d->stack[d->sp - 1];
             if (f->kind == D_EXT) {
-                if (d->pos != d->doc_end) return f->ext_kind < N_KINDS ? refuse_extra_data(d, f) : -2;
+                if (d->pos != d->doc_end) return f->ext_kind < N_KINDS ? refuse_extra_data(d, f->doc_start, d->doc_end) : -2;
                 PyObject *inner = d->vals[--d->nvals];
                 v = finish_ext(d, f->ext_kind, inner);
                 Py_DECREF(inner);

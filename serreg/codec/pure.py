@@ -243,6 +243,8 @@ class MsgpackCodec:
             except StopIteration as error:
                 raise DeserializationError("a nested serializer asked for more out-of-band buffers than the frame holds") from error
             except (ValueError, TypeError, UnicodeDecodeError) as error:
+                if type(error) is ValueError and str(error) == _UNPACKB_CUT_SHORT:
+                    raise DeserializationError("invalid msgpack in-band data: it ends inside a value") from error
                 raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
         finally:
             # The hook names itself (for struct instances inside struct instances): without this the
@@ -252,6 +254,11 @@ class MsgpackCodec:
             return NotImplemented  # ext -1, which msgpack decodes without asking the hook
         refuse_timestamps(value, nested_timestamps)
         return value
+
+
+# What unpackb says of a document cut short, where an Unpacker raises OutOfData: both are worded
+# "it ends inside a value" (as the compiled codec words it), whichever reader met it.
+_UNPACKB_CUT_SHORT = "Unpack failed: incomplete input"
 
 
 class _NestedFound(Exception):
