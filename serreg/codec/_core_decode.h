@@ -93,14 +93,17 @@ static int refuse_extra_data(Dec *d, Py_ssize_t start, Py_ssize_t end) {
     return -1;
 }
 
-/* A container declaring more items than its document has bytes: once nested values were decoded,
- * refused with msgpack's words (its reader's limits are the document's length, and half of it for
- * a map's pairs) where the pure codec reads that document alike; else left to the pure codec (-2),
- * which reads on (a count within those limits fails later, or not where this decoder would). */
-static int refuse_count(Dec *d, int container, Py_ssize_t n) {
+/* A container declaring more items than the bytes left hold. Before any nested value was decoded:
+ * left to the pure codec (-2), which decodes the document again. After: where the pure codec reads
+ * the document alike, refused with msgpack's words when the count is beyond its reader's limits
+ * (the document's length, half of it for a map's pairs), else read on (0) as msgpack reads on, to
+ * the fault it meets first (a value cut short, a refused ext...): never more items than the
+ * document's length, and a container costs nothing before its items are read. */
+static int count_beyond_bytes(Dec *d, int container, Py_ssize_t n) {
     Py_ssize_t limit = d->doc_end - doc_start(d);
     if (container == D_MAP) limit /= 2;
-    if (!d->called || decode_error_type == NULL || n <= limit || !worded_alike(d, 0)) return -2;
+    if (!d->called || decode_error_type == NULL || !worded_alike(d, 0)) return -2;
+    if (n <= limit) return 0;
     PyErr_Format(decode_error_type, "invalid msgpack in-band data: ValueError: %zd exceeds max_%s_len(%zd)", n,
                  container == D_MAP ? "map" : "array", limit);
     note_open_exts(d);
@@ -113,6 +116,28 @@ static int refuse_count(Dec *d, int container, Py_ssize_t n) {
 static int refuse_cut_short(Dec *d) {
     if (!d->called || decode_error_type == NULL || !worded_alike(d, 0)) return -2;
     PyErr_SetString(decode_error_type, "invalid msgpack in-band data: it ends inside a value");
+    note_open_exts(d);
+    return -1;
+}
+
+/* The byte 0xc1, which msgpack never uses: once nested values were decoded, refused with the words
+ * of msgpack's reader (FormatError, without a message) where the pure codec reads the document alike. */
+static int refuse_format(Dec *d) {
+    if (!d->called || decode_error_type == NULL || !worded_alike(d, 0)) return -2;
+    PyErr_SetString(decode_error_type, "invalid msgpack in-band data: FormatError: ");
+    note_open_exts(d);
+    return -1;
+}
+
+/* A tuple, set or frozenset read in place whose in-band is one msgpack value but not an array:
+ * refused with its serializer's words (serreg/standard/base.py, unpack_array, describe_value),
+ * once nested values were decoded, where the pure codec reads the in-band alike. */
+static int refuse_not_array(Dec *d, int kind, PyObject *inner) {
+    if (!d->called || decode_error_type == NULL || !worded_alike(d, 0)) return -2;
+    PyObject *name = PyType_GetName(Py_TYPE(inner));
+    if (name == NULL) return -1;
+    PyErr_Format(decode_error_type, "%s in-band must be an array, got a %U", KIND_IDS[kind], name);
+    Py_DECREF(name);
     note_open_exts(d);
     return -1;
 }
@@ -198,7 +223,7 @@ static int dec_run(Dec *d) {
             case 0xdd: NEED(4); n = (Py_ssize_t)rd_be(d, 4); container = D_ARRAY; break;
             case 0xde: NEED(2); n = (Py_ssize_t)rd_be(d, 2); container = D_MAP; break;
             case 0xdf: NEED(4); n = (Py_ssize_t)rd_be(d, 4); container = D_MAP; break;
-            default: return -2; /* 0xc1 is never used */
+            default: return refuse_format(d); /* 0xc1 is never used */
             }
         }
         if (container >= 0) {
@@ -207,7 +232,10 @@ static int dec_run(Dec *d) {
             } else {
                 Py_ssize_t items = container == D_MAP ? 2 * n : n;
                 if (d->doc_depth >= MSGPACK_MAX_NESTING) return -2;
-                if (items > d->doc_end - d->pos || d->pending + items > d->end - d->pos) return refuse_count(d, container, n);
+                if (items > d->doc_end - d->pos || d->pending + items > d->end - d->pos) {
+                    int r = count_beyond_bytes(d, container, n);
+                    if (r < 0) return r;
+                }
                 if (push_frame(d, container, items) < 0) return -1;
                 d->pending += items;
                 d->doc_depth++;
@@ -286,6 +314,11 @@ static int dec_run(Dec *d) {
             if (f->kind == D_EXT) {
                 if (d->pos != d->doc_end) return f->ext_kind < N_KINDS ? refuse_extra_data(d, f->doc_start, d->doc_end) : -2;
                 PyObject *inner = d->vals[--d->nvals];
+                if (f->ext_kind < N_KINDS && !PyList_CheckExact(inner)) {
+                    r = refuse_not_array(d, f->ext_kind, inner);
+                    Py_DECREF(inner);
+                    return r;
+                }
                 v = finish_ext(d, f->ext_kind, inner);
                 Py_DECREF(inner);
                 d->doc_end = f->saved_doc_end;
