@@ -10,12 +10,25 @@ a failed test, with both backends.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
+import numpy as np
+import pyarrow as pa
 import pytest
+
+import serreg
+
+
+@dataclasses.dataclass
+class Row:
+    name: str
+    value: Any
+
 
 _PRELUDE = """
 import dataclasses, gc, pickle
@@ -106,3 +119,15 @@ def test_collecting_kept_values_and_errors_does_not_crash(scenario: str, pure: b
     assert done.returncode == 0 and done.stdout.strip().endswith("collected"), (
         f"{scenario} ({'pure' if pure else 'compiled'}): exit code {done.returncode}\n{done.stderr[-3000:]}")
     assert "exported buffer" not in done.stderr, done.stderr[-3000:]
+
+
+def test_fallback_buffers_hold_no_export_of_a_memoryview() -> None:
+    # What the crash needed: an out-of-band view whose exporter is a memoryview (a buffer export of it).
+    registry = serreg.Registry()
+    values = [Row("t", pa.table({"x": list(range(100))})), Row("f", np.asfortranarray(np.arange(12).reshape(3, 4))),
+              Row("v", memoryview(np.arange(6, dtype=">i4")))]
+    result = registry.serialize(values)
+    assert len(result.out_of_band_buffers) >= 3
+    exporters = [type(memoryview(b).obj).__name__ for b in result.out_of_band_buffers]
+    assert "memoryview" not in exporters, exporters
+    assert all(memoryview(b).format == "B" and memoryview(b).ndim == 1 for b in result.out_of_band_buffers)
