@@ -35,7 +35,7 @@ from ..limits import DECODE_STATE
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, as_result
 from ..serializer import Serializer, hooks_of
 from .pickle_plain import NotPlain, PlainPickler
-from .pickle_views import flat_views, release_all
+from .pickle_views import flat_views, release_all, view_of
 
 __all__ = ["PICKLED_NATIVELY", "Pickle5Serializer", "restore_registered"]
 
@@ -181,7 +181,7 @@ def restore_registered(class_id: str, in_band: bytes, *buffers: Any) -> Any:
             "serreg.deserialize (the pickle fallback), not with pickle.loads"
         )
     serializer: Any = lookup(class_id)
-    views = [b if isinstance(b, memoryview) else memoryview(b) for b in buffers]
+    views = [view_of(b) for b in buffers]
     return serializer.deserialize(memoryview(in_band), OutOfBandBuffers(views))
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pickle
 from typing import Any, Iterable
 
-__all__ = ["flat_view", "flat_views", "release_all"]
+__all__ = ["flat_view", "flat_views", "release_all", "view_of"]
 
 
 def _flat_of_memoryview(view: memoryview) -> memoryview:
@@ -49,6 +49,20 @@ def flat_view(buffer: Any) -> memoryview:
     if source is not buffer:
         source.release()
     return _flat_of_memoryview(view)
+
+
+def view_of(buffer: Any) -> memoryview:
+    """``memoryview(buffer)`` (same shape and format), but sharing the view of a PickleBuffer over a memoryview
+    instead of exporting it."""
+    if isinstance(buffer, memoryview):
+        return buffer
+    view = memoryview(buffer)
+    exporter = view.obj
+    if isinstance(buffer, pickle.PickleBuffer) and isinstance(exporter, memoryview):
+        shared = memoryview(exporter)  # what the PickleBuffer forwards to: the same shape and format
+        view.release()
+        return shared
+    return view
 
 
 def flat_views(buffers: Iterable[Any]) -> list[memoryview]:
