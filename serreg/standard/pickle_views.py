@@ -1,13 +1,13 @@
 """Flat byte views of pickle buffers that hold no buffer export of a memoryview.
 
 ``pickle.PickleBuffer(view).raw()`` over a memoryview ``view`` (and the
-PickleBuffer itself) holds a buffer export of ``view``. When such an export
-and ``view`` end up in the same garbage cycle (a traceback kept alive, say), the
-garbage collector of CPython 3.11 (and of 3.12 before its fix) may clear ``view`` first: with an export
-live, the clear fails, yet drops the view's managed buffer, and the release of
-the export afterwards crashes the process. A view made with ``cast`` or a slice
-shares the managed buffer instead and exports nothing, so the views handed out
-here are made that way.
+PickleBuffer itself) holds a buffer export of ``view``. When such an export and
+``view`` end up in the same garbage cycle (a traceback kept alive, say), the
+garbage collector of CPython 3.11 (and of 3.12 before its fix) may clear
+``view`` first: with an export live, the clear fails, yet drops the view's
+managed buffer, and the release of the export afterwards crashes the process.
+A view made with ``cast`` or a slice shares the managed buffer instead and
+exports nothing, so the views handed out here are made that way.
 """
 
 from __future__ import annotations
