@@ -172,3 +172,11 @@ def test_a_leaf_serializer_of_the_users_gets_its_values_accepts_and_errors_as_be
         registry.serialize(_Box("fail"))
     assert not hooks_of(_NotQuiteLeaf()).leaf and hooks_of(_LeafBox()).leaf
     assert not hooks_of(Serializer()).leaf
+
+
+def test_a_msgpack_timestamp_in_the_header_is_refused_as_a_timestamp():
+    for header in (["<f8", [msgpack.Timestamp(1)], "C"], [msgpack.Timestamp(1), [1], "C"], ["<f8", [1], "C", None, msgpack.Timestamp(0)]):
+        frame = raw_frame("numpy.ndarray", msgpack.packb(header, datetime=False), [bytes(8)])
+        for trusted in (False, True):
+            with pytest.raises(DeserializationError, match="timestamp"):
+                serreg.deserialize(frame, trusted=trusted)
