@@ -212,6 +212,14 @@ def sections(result: SerializationResult) -> tuple[Any, Any]:
     return result._class_hash, result._in_band
 
 
+def sections_and_size(result: SerializationResult) -> tuple[Any, Any, int]:
+    """``sections(result)`` and ``result.nbytes``, in one call."""
+    class_hash, in_band = result._class_hash, result._in_band
+    if result.out_of_band_buffers or result._key is not None:
+        return class_hash, in_band, result.nbytes
+    return class_hash, in_band, HEADER_SIZE + (0 if class_hash is None else len(class_hash)) + (0 if in_band is None else len(in_band))
+
+
 def signing_key(result: SerializationResult) -> Optional[bytes]:
     """The key ``result`` was signed with, or None."""
     return result._key
