@@ -141,6 +141,29 @@ public final class InBandReader extends ScalarReader {
     }
 
     /**
+     * Reads {@code n} values into {@code into}, as {@link #readValue} reads each: runs of short
+     * ASCII strs (the common list of names or labels) in one loop, without a call per str.
+     *
+     * @param into the list the values are added to, in order
+     * @param n how many values to read
+     */
+    public void readValues(List<Object> into, int n) {
+        int left = n;
+        while (left > 0) {
+            int b = peek();
+            if (InBandLayout.isFixStr(b)) {
+                int read = readAsciiRun(into, left);
+                if (read > 0) {
+                    left -= read;
+                    continue;
+                }
+            }
+            into.add(InBandLayout.isContainer(b) ? containers().read() : readScalar(b));
+            left--;
+        }
+    }
+
+    /**
      * Reads a map key: any value, as {@link #readValue}, but a short ASCII str may be one read
      * before with the same bytes (keys repeat from record to record; strings are immutable).
      */

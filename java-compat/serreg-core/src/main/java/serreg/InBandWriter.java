@@ -340,12 +340,8 @@ public final class InBandWriter {
         ensure(InBandLayout.MAX_HEADER + n);
         byte[] b = buf;
         int at = InBandLayout.putStrHeader(b, pos, n);
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c >= 0x80) {
-                return writeUtf8(s);
-            }
-            b[at + i] = (byte) c;
+        if (!Utf8.putAscii(s, n, b, at)) {
+            return writeUtf8(s);
         }
         pos = at + n;
         return this;

@@ -51,9 +51,7 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
         }
         int n = in.readArrayHeader();
         List<Object> list = in.newListForItems(n);
-        for (int i = 0; i < n; i++) {
-            list.add(in.readValue());
-        }
+        in.readValues(list, n);
         return list;
     }
 }
