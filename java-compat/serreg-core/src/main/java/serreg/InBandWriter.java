@@ -337,7 +337,7 @@ public final class InBandWriter {
      */
     public InBandWriter writeString(String s) {
         int n = s.length();
-        ensure(InBandLayout.MAX_HEADER + n);
+        ensure(InBandLayout.MAX_HEADER + Math.max(n, 8)); // room for Utf8.putAscii's 8-byte word
         byte[] b = buf;
         int at = InBandLayout.putStrHeader(b, pos, n);
         if (!Utf8.putAscii(s, n, b, at)) {
