@@ -83,17 +83,13 @@ final class Utf8 {
     }
 
     /**
-     * Copies the {@code n} chars of {@code s} to {@code b[at, at + n)} when they are all ASCII;
-     * false when one is not (bytes written so far are garbage the caller overwrites). The caller
-     * leaves at least 8 bytes of room at {@code at}: a string of up to 8 chars is read without a
-     * loop (a loop's set-up cost more than its 2 to 8 passes) and stored as one 8-byte word, the
-     * bytes after its own overwritten later or past the end of what is written (measured: 10,000
-     * strings of 2 to 5 chars, 42 to 46 us against 51 with the loop).
+     * The chars of a string of at most 8 chars as one little-endian word of ASCII bytes (char
+     * {@code i} in byte {@code i}, zeros after), or -1 when one of them is not ASCII (a word of
+     * ASCII bytes is never negative). Read without a loop: for 2 to 8 chars a loop's set-up costs
+     * more than its passes (measured: 10,000 strings of 2 to 5 chars written in 42 to 46 us
+     * against 51 with a loop), and the word is stored at once.
      */
-    static boolean putAscii(String s, int n, byte[] b, int at) {
-        if (n > 8) {
-            return putAsciiLoop(s, n, b, at);
-        }
+    static long asciiWord(String s, int n) {
         int seen = 0;
         long word = 0;
         char c;
@@ -129,19 +125,15 @@ final class Utf8 {
             case 1:
                 c = s.charAt(0);
                 seen |= c;
-                word |= (long) c << 0;
+                word |= c;
             default:
                 break;
         }
-        if (seen >= 0x80) {
-            return false;
-        }
-        Bytes.putLongLE(b, at, word);
-        return true;
+        return seen < 0x80 ? word : -1L;
     }
 
-    /** {@link #putAscii} for more than 8 chars (apart, so that the short case inlines). */
-    private static boolean putAsciiLoop(String s, int n, byte[] b, int at) {
+    /** Copies the {@code n} chars of {@code s} to {@code b[at, at + n)} when they are all ASCII; false (bytes written so far are garbage) when one is not. */
+    static boolean putAscii(String s, int n, byte[] b, int at) {
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
             if (c >= 0x80) {
