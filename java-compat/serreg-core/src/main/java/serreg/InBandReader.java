@@ -141,26 +141,18 @@ public final class InBandReader extends ScalarReader {
     }
 
     /**
-     * Reads {@code n} values into {@code into}, as {@link #readValue} reads each: runs of short
-     * ASCII strs (the common list of names or labels) in one loop, without a call per str.
+     * Reads the run of short ASCII strs (fixstr, at most 31 bytes) at the position, at most
+     * {@code max} of them, into {@code into}, in one loop without a call per str; stops before
+     * any other value (a longer or non-ASCII str, anything else), which {@link #readValue} reads
+     * (with its checks and errors). A list reader calls it first: a list of names or labels is
+     * then read in one call, a list of anything else costs one check.
      *
-     * @param into the list the values are added to, in order
-     * @param n how many values to read
+     * @param into the list the strs are added to, in order
+     * @param max the most strs to read
+     * @return how many strs were read (0 when the next value is not a short ASCII str)
      */
-    public void readValues(List<Object> into, int n) {
-        int left = n;
-        while (left > 0) {
-            int b = peek();
-            if (InBandLayout.isFixStr(b)) {
-                int read = readAsciiRun(into, left);
-                if (read > 0) {
-                    left -= read;
-                    continue;
-                }
-            }
-            into.add(InBandLayout.isContainer(b) ? containers().read() : readScalar(b));
-            left--;
-        }
+    public int readAsciiStrings(List<Object> into, int max) {
+        return max > 0 && InBandLayout.isFixStr(peek()) ? readAsciiRun(into, max) : 0;
     }
 
     /**

@@ -232,18 +232,26 @@ class StringPathsTest {
     }
 
     @Test
-    void readValuesReadsExactlyTheCountAsked() {
+    void readAsciiStringsStopsAtTheCountAskedAndBeforeAnyOtherValue() {
         InBandWriter w = new InBandWriter(REGISTRY);
-        w.writeString("a").writeString("bc").writeLong(3).writeString("d").writeString("\u00e9").writeString("e");
+        w.writeString("a").writeString("bc").writeString("d").writeLong(3).writeString("\u00e9").writeString("e")
+                .writeString("x".repeat(32));
         ByteBuffer in = w.finish().inBand();
         InBandReader r = new InBandReader(REGISTRY, in, Collections.emptyIterator());
-        List<Object> first = new ArrayList<>();
-        r.readValues(first, 4);
-        assertEquals(List.of("a", "bc", 3L, "d"), first);
-        assertEquals(8, r.offset(), "stopped after the fourth value");
-        List<Object> rest = new ArrayList<>();
-        r.readValues(rest, 2);
-        assertEquals(List.of("\u00e9", "e"), rest);
+        List<Object> read = new ArrayList<>();
+        assertEquals(2, r.readAsciiStrings(read, 2), "the count asked");
+        assertEquals(1, r.readAsciiStrings(read, 5), "stops before the int");
+        assertEquals(List.of("a", "bc", "d"), read);
+        assertEquals(7, r.offset());
+        assertEquals(0, r.readAsciiStrings(read, 5), "an int is not a str");
+        assertEquals(3L, r.readValue());
+        assertEquals(0, r.readAsciiStrings(read, 5), "a str that is not ASCII is left to readValue");
+        assertEquals("\u00e9", r.readValue());
+        assertEquals(1, r.readAsciiStrings(read, 5), "a str 8 is not a fixstr");
+        assertEquals("x".repeat(32), r.readValue());
         r.expectEnd();
+        DeserializationException end = assertThrows(DeserializationException.class, () -> r.readAsciiStrings(read, 5));
+        assertEquals(47, end.offset(), "a value asked for past the end, as readValue");
+        assertEquals(List.of("a", "bc", "d", "e"), read);
     }
 }
