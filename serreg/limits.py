@@ -71,10 +71,12 @@ class DecodeState:
     ``owner`` is the decoder of the registry running the call (a nested call on
     the same registry joins the call, one on another registry starts its own);
     ``allowed`` is the set of ClassIDHashes untrusted mode decodes, or None
-    when the call is trusted; ``depth`` counts the nested values being decoded.
+    when the call is trusted; ``depth`` counts the nested values being decoded;
+    ``unpickling`` is what the pickle fallback unpickling in this call needs
+    (its registry's lookup of a serializer by class ID), or None.
     """
 
-    __slots__ = ("owner", "allowed", "max_depth", "depth", "budget", "budget_size", "frame_size")
+    __slots__ = ("owner", "allowed", "max_depth", "depth", "budget", "budget_size", "frame_size", "unpickling")
 
     def __init__(self, owner: object, allowed: Optional[frozenset[Any]], max_depth: Optional[int]) -> None:
         self.owner = owner
@@ -84,6 +86,7 @@ class DecodeState:
         self.budget: Optional[int] = None  # bytes serializers may still build, or None (no budget)
         self.budget_size = 0
         self.frame_size = 0
+        self.unpickling: Any = None
 
     def set_budget(self, frame_size: int, limits: Limits) -> None:
         """Give the call its memory budget for a frame of ``frame_size`` bytes."""
@@ -103,6 +106,30 @@ class DecodeState:
                 f"for a frame of {self.frame_size:,} bytes (memory_allowance + memory_per_byte x frame size); "
                 "raise it with serreg.Limits(memory_per_byte=...) if such frames are expected"
             )
+
+
+def trusted_top_state(owner: object, limits: Limits, frame_size: int) -> DecodeState:
+    """The state of a trusted call decoding its top-level value (depth 1) from a frame of
+    ``frame_size`` bytes: ``DecodeState(owner, None, limits.max_depth)``, its depth 1 and
+    ``set_budget(frame_size, limits)``, with no other Python call made on the way."""
+    state = _new_state(DecodeState)
+    state.owner = owner
+    state.allowed = None
+    max_depth = limits.max_depth
+    state.max_depth = max_depth if max_depth is not None else 1 << 62
+    state.depth = 1
+    state.unpickling = None
+    state.frame_size = frame_size
+    per_byte = limits.memory_per_byte
+    if per_byte is None:
+        state.budget = None
+        state.budget_size = 0
+    else:
+        state.budget = state.budget_size = limits.memory_allowance + per_byte * frame_size
+    return state
+
+
+_new_state = DecodeState.__new__
 
 
 # The state of the deserialize call running in this context; nested values and

@@ -10,9 +10,12 @@ from __future__ import annotations
 from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .wire.frame import HEADER_SIZE, frame_length, frame_pieces, join_frame, join_section, to_bytes_method
+from .wire.frame import ALIGNMENT, HEADER_SIZE, TABLE_ENTRY, frame_pieces, join_frame, join_section, to_bytes_method
+from .wire.signing import SIGNATURE_SIZE
 
 __all__ = ["OutOfBandBuffers", "SerializationResult"]
+
+_TABLE_ENTRY_SIZE = TABLE_ENTRY.size
 
 BytesLike = Union[bytes, bytearray, memoryview]
 
@@ -95,7 +98,10 @@ class SerializationResult:
         in_band_len = (0 if class_hash is None else len(class_hash)) + (0 if in_band is None else len(in_band))
         if not buffers and self._key is None:
             return HEADER_SIZE + in_band_len  # frame_length's answer, without its call
-        return frame_length(in_band_len, [memoryview(b).nbytes for b in buffers] if buffers else (), self._key is not None)
+        end = HEADER_SIZE + _TABLE_ENTRY_SIZE * len(buffers) + in_band_len
+        for buffer in buffers:  # frame_length's loop, without building the list of lengths and calling it
+            end = ((end + ALIGNMENT - 1) & -ALIGNMENT) + (buffer.nbytes if type(buffer) is memoryview else memoryview(buffer).nbytes)
+        return end if self._key is None else end + SIGNATURE_SIZE
 
     @to_bytes_method  # compiled: the common case (no key, no buffers) with no Python frame
     def to_bytes(self) -> bytes:
@@ -204,6 +210,14 @@ def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Op
 def sections(result: SerializationResult) -> tuple[Any, Any]:
     """(ClassIDHash or None, in-band): the hash is None when it is not kept apart from the in-band."""
     return result._class_hash, result._in_band
+
+
+def sections_and_size(result: SerializationResult) -> tuple[Any, Any, int]:
+    """``sections(result)`` and ``result.nbytes``, in one call."""
+    class_hash, in_band = result._class_hash, result._in_band
+    if result.out_of_band_buffers or result._key is not None:
+        return class_hash, in_band, result.nbytes
+    return class_hash, in_band, HEADER_SIZE + (0 if class_hash is None else len(class_hash)) + (0 if in_band is None else len(in_band))
 
 
 def signing_key(result: SerializationResult) -> Optional[bytes]:

@@ -62,10 +62,15 @@ class Serializer:
     - ``class_id``: the class ID a fallback serializer is registered under
       (``register_fallback_serializer``). Default: None, which means
       ``"serreg.pickle5"``.
+    - ``leaf``: True when ``serialize`` never hands a value inside ``obj`` back
+      to serreg (no ``serreg.serialize`` call, no struct), so a top-level
+      value goes to it without the struct table and whole-value fallback
+      bookkeeping around the call (the same bytes, less work). Default: False.
     """
 
     class_id: Optional[str] = None
     handled_by_pickle: bool = False
+    leaf: bool = False
 
     def serialize(self, obj: Any) -> Serialized:
         raise NotImplementedError(f"{type(self).__name__} must implement serialize(obj)")
@@ -177,6 +182,7 @@ class Hooks:
     serialize_canonical: Optional[Callable[[Any], SerializationResult]]
     handled_by_pickle: bool
     class_id: Optional[str]
+    leaf: bool
 
 
 def _overridden(method: Any, default: Any) -> Optional[Callable[..., Any]]:
@@ -203,6 +209,7 @@ def hooks_of(serializer: object) -> Hooks:
             serialize_canonical=_overridden(serializer.serialize_canonical, Serializer.serialize_canonical),
             handled_by_pickle=bool(serializer.handled_by_pickle),
             class_id=serializer.class_id,
+            leaf=serializer.leaf is True,
         )
     return Hooks(
         accepts=getattr(serializer, "accepts", None),
@@ -210,6 +217,7 @@ def hooks_of(serializer: object) -> Hooks:
         serialize_canonical=getattr(serializer, "serialize_canonical", None),
         handled_by_pickle=bool(getattr(serializer, "handled_by_pickle", False)),
         class_id=getattr(serializer, "class_id", None),
+        leaf=getattr(serializer, "leaf", False) is True,
     )
 
 

@@ -63,6 +63,55 @@ def test_keys_that_share_cache_slots_come_back_equal():
         assert [list(d) for d in back] == [list(d) for d in value]
 
 
+def test_keys_alike_in_their_first_bytes_are_told_apart_wherever_they_stand():
+    # The cache compares a key's first 16 bytes as two words and its length: keys that differ only
+    # by trailing NULs, or only past byte 16, or that stand near the end of the bytes (read byte by
+    # byte there, as whole words elsewhere) must each come back as themselves.
+    alike = ["a", "a\x00", "a\x00\x00", "\x00", "b" * 8, "b" * 8 + "\x00", "c" * 16, "c" * 16 + "\x00",
+             "d" * 16 + "1", "d" * 16 + "2", "d" * 31 + "3", "d" * 31 + "4", "e" * 32]
+    for order in (alike, alike[::-1]):
+        for key in order:
+            last = {key: 1}  # the key within 16 bytes of the frame's end
+            first = [{key: 1}, "z" * 40]  # the key with more than 16 bytes after it
+            for value in (last, first, last):
+                back = COMPILED_REGISTRY.deserialize(COMPILED_REGISTRY.serialize(value).to_bytes())
+                assert back == value
+                assert type(back) is type(value)
+                keys_back = list(back) if type(back) is dict else list(back[0])
+                assert keys_back == [key] and len(keys_back[0]) == len(key)
+
+
+def test_one_character_keys_and_values_come_back_as_themselves():
+    # Strs of one ASCII byte are read from a table of CPython's own one-character strs, as keys and
+    # as values, trusted or not; one character of more bytes goes the usual way.
+    chars = [chr(i) for i in range(128)] + ["é", "€", "\U0001f600"]
+    value = [{c: c for c in chars}, chars, {c: [c, {c: c}] for c in chars[::7]}]
+    frame = COMPILED_REGISTRY.serialize(value).to_bytes()
+    assert frame == PURE_REGISTRY.serialize(value).to_bytes()
+    for trusted in (True, False, True):
+        back = COMPILED_REGISTRY.deserialize(frame, trusted=trusted)
+        assert back == value
+        assert [list(d) for d in (back[0], back[2])] == [list(d) for d in (value[0], value[2])]
+
+
+def test_short_values_with_a_non_ascii_byte_anywhere_come_back_as_themselves():
+    # Values of up to 8 bytes are checked for ASCII as one word: a non-ASCII byte at any place in
+    # them is seen (and the bytes after them are not), near the end of the bytes or not.
+    values = []
+    for size in range(2, 9):
+        for at in range(size):
+            raw = bytearray(b"a" * size)
+            raw[at] = 0xE9  # latin-1, not UTF-8 alone: written as its two-byte UTF-8 form below
+            values.append(raw.decode("latin-1"))
+    values += ["abcdefgh", "abc", "x" * 7]
+    for value in (values, values[::-1], [values[-1]], ["é"]):
+        frame = COMPILED_REGISTRY.serialize(value).to_bytes()
+        assert frame == PURE_REGISTRY.serialize(value).to_bytes()
+        back = COMPILED_REGISTRY.deserialize(frame)
+        assert back == value
+        assert [v.isascii() for v in back] == [v.isascii() for v in value]
+
+
 class Tagged:
     """A user serializer for a plain type: repr in, eval-free decode by type."""
 
@@ -104,6 +153,9 @@ HOSTILE = {
     "long key of invalid utf-8": frame_of("dict", b"\x81\xd9\x28" + b"a" * 39 + b"\xff\x01"),
     "key cut short": frame_of("dict", b"\x81\xa5abc"),
     "value cut short after a cached key": frame_of("list", b"\x92\x81\xa2id\x01\x81\xa2id\xa5ab"),
+    "one-byte key of invalid utf-8": frame_of("dict", b"\x81\xa1\xff\x01"),
+    "one-byte value of invalid utf-8": frame_of("list", b"\x92\xa1a\xa1\x80"),
+    "one-byte key cut short": frame_of("dict", b"\x82\xa1a\x01\xa1"),
 }
 
 

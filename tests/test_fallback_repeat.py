@@ -237,10 +237,11 @@ def test_a_pickler_that_made_a_large_pickle_is_not_kept():
     registry = serreg.Registry()
     pickle5 = registry.get_serializer("serreg.pickle5")
     assert isinstance(pickle5, Pickle5Serializer)
-    registry.serialize(Holder("small", 1))
-    idle = len(pickle5._idle)
-    assert idle == 1
+    registry.serialize(Holder("small", 1))  # cloudpickle's Pickler (its verdict about Holder is learnt)
+    assert pickle5.idle_picklers() == (1, 0)
+    registry.serialize(Holder("small", 2))  # pickle's own, from then on
+    assert pickle5.idle_picklers() == (1, 1)
     registry.serialize([Holder(str(i), i) for i in range(2000)])  # a pickle of some 50 KB and 4,000 memo entries
-    assert len(pickle5._idle) == 0  # the idle Pickler made it, and was let go
-    registry.serialize(Holder("small", 2))
-    assert len(pickle5._idle) == 1
+    assert pickle5.idle_picklers() == (1, 0)  # the idle Pickler made it, and was let go
+    registry.serialize(Holder("small", 3))
+    assert pickle5.idle_picklers() == (1, 1)

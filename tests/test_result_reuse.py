@@ -1,7 +1,7 @@
 """Results of the one-call path are made from freed ones (and their emptied buffer lists): every
 new result is still a separate object with its own empty ``out_of_band_buffers``, whatever was done
-with the results freed before it; and the struct table kept from a call that met no struct leaves
-the next call's frame as a fresh registry's."""
+with the results freed before it; and the struct table a call opens at its first struct (none when
+it meets none) leaves the next call's frame as a fresh registry's, and as the pure codec writes it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ import dataclasses
 import gc
 from typing import Any
 
+from unittest import mock
+
+import pytest
+
 import serreg
+import serreg.registry
+from serreg.codec import COMPILED
+from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 
 
 def test_a_new_result_has_its_own_empty_buffer_list() -> None:
@@ -58,8 +65,12 @@ class _Point:
     y: int
 
 
-def _struct_registry() -> serreg.Registry:
-    registry = serreg.Registry()
+def _struct_registry(codec: Any = None) -> serreg.Registry:
+    if codec is None:
+        registry = serreg.Registry()
+    else:
+        with mock.patch.object(serreg.registry, "MsgpackCodec", codec):
+            registry = serreg.Registry()
     registry.register_struct(_Point, "tests.reuse.Point")
     return registry
 
@@ -70,3 +81,25 @@ def test_the_struct_tables_of_calls_in_turn_stay_apart() -> None:
     frames = [registry.serialize(value).to_bytes() for value in values * 3]
     assert frames == [_struct_registry().serialize(value).to_bytes() for value in values * 3]
     assert [registry.deserialize(frame) for frame in frames] == values * 3
+
+
+@pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built (or SERREG_PURE_PYTHON=1)")
+def test_a_struct_met_late_opens_the_table_there_and_writes_what_the_pure_codec_writes() -> None:
+    # The one-call path opens its struct table at the first struct it meets: after plain keys, after
+    # plain list items, as a list of instances at the end, deep inside; and calls without any between.
+    values: list[Any] = [
+        {"a": 1, "b": [1, 2, 3], "z": _Point(1, 2)},
+        [1, "x", 2.5, None, [_Point(3, 4)]],
+        {"plain": list(range(5)), "points": [_Point(i, -i) for i in range(4)]},
+        {"k": 1},
+        [[[{"deep": _Point(5, 6)}]]],
+        [1, 2, (3, _Point(7, 8))],
+    ]
+    registry, pure = _struct_registry(), _struct_registry(PureMsgpackCodec)
+    refuse = mock.Mock(side_effect=AssertionError("the pure codec was asked"))
+    with mock.patch.object(PureMsgpackCodec, "pack", refuse), mock.patch.object(PureMsgpackCodec, "unpack", refuse):
+        frames = [registry.serialize(value).to_bytes() for value in values * 2]
+        # ... in the one call (the full path would write the same bytes)
+        assert all(registry.codec.serialize_top(value) is not NotImplemented for value in values)
+        assert [registry.deserialize(frame) for frame in frames] == values * 2
+    assert frames == [pure.serialize(value).to_bytes() for value in values * 2]

@@ -19,8 +19,8 @@ from typing import Iterator, Any, Optional
 
 from ..codec.top import PlainSettings
 from ..errors import DeserializationError, LimitExceededError, SerregError, SignatureError
-from ..limits import DECODE_STATE, DecodeState, Limits
-from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, sections, signing_key
+from ..limits import DECODE_STATE, DecodeState, Limits, trusted_top_state
+from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, sections, sections_and_size, signing_key
 from ..trust import refusal
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from ..wire.frame import FrameView, parse_frame
@@ -111,17 +111,13 @@ class NestedDecoder:
             registration = self._by_hash(class_hash, offset)
         state.depth = depth
         try:
-            return _run_deserializer(registration, in_band, oob, offset)
-        except DeserializationError as error:
-            if error.located:
-                error.nesting.insert(0, registration.class_id)
-            else:
-                error.located = True
-                if error.class_id is None:
-                    error.class_id = registration.class_id
-                if error.offset is None:
-                    error.offset = offset
+            return registration.serializer.deserialize(in_band, oob)
+        except SerregError as error:
+            if isinstance(error, DeserializationError):
+                _locate(error, registration, offset)
             raise
+        except Exception as error:
+            raise _deserializer_failure(registration, error, offset) from error
         finally:
             state.depth = depth - 1
 
@@ -139,27 +135,33 @@ class NestedDecoder:
         return refusal(class_hash, class_id, registration is not None and registration.fallback, offset)
 
 
-def _run_deserializer(registration: Registration, in_band: memoryview, oob: Iterator[memoryview], offset: Optional[int]) -> Any:
-    try:
-        return registration.serializer.deserialize(in_band, oob)
-    except SerregError:
-        raise
-    except StopIteration as error:
-        raise DeserializationError(
-            "the serializer asked for more out-of-band buffers than the frame holds",
-            class_id=registration.class_id, offset=offset,
-        ) from error
-    except RecursionError as error:
-        raise DeserializationError(
+def _locate(error: DeserializationError, registration: Registration, offset: Optional[int]) -> None:
+    """Name the class ID and offset of the value ``error`` was raised in, or add it to the nesting."""
+    if error.located:
+        error.nesting.insert(0, registration.class_id)
+    else:
+        error.located = True
+        if error.class_id is None:
+            error.class_id = registration.class_id
+        if error.offset is None:
+            error.offset = offset
+
+
+def _deserializer_failure(registration: Registration, error: Exception, offset: Optional[int]) -> DeserializationError:
+    """The DeserializationError (located: class ID and offset) a serializer's ``error`` becomes,
+    raised from it (a serreg error is raised as it is)."""
+    if isinstance(error, StopIteration):
+        message = "the serializer asked for more out-of-band buffers than the frame holds"
+    elif isinstance(error, RecursionError):
+        message = (
             "nested values are too deep to decode (Python's recursion limit was reached first); "
-            "lower serreg.Limits(max_depth=...)",
-            class_id=registration.class_id, offset=offset,
-        ) from error
-    except Exception as error:
-        raise DeserializationError(
-            f"could not decode the value: {type(error).__name__}: {error}",
-            class_id=registration.class_id, offset=offset,
-        ) from error
+            "lower serreg.Limits(max_depth=...)"
+        )
+    else:
+        message = f"could not decode the value: {type(error).__name__}: {error}"
+    failure = DeserializationError(message, class_id=registration.class_id, offset=offset)
+    failure.located = True
+    return failure
 
 
 class Decoder:
@@ -180,6 +182,11 @@ class Decoder:
     ) -> Any:
         """See :meth:`serreg.Registry.deserialize`."""
         settings = self._settings
+        if (oob_iterator is None and trusted is None and key is None and limits is None and settings._trusted
+                and DECODE_STATE.get() is None):
+            value = self._top_value(data)
+            if value is not NotImplemented:
+                return value
         is_result = isinstance(data, SerializationResult)
         if is_result:
             class_hash, in_band = sections(data)
@@ -239,6 +246,63 @@ class Decoder:
                 if outer is not None and state is not None:
                     outer.budget = state.budget  # a nested call spends the outer call's budget
 
+
+
+    def _top_value(self, data: Any) -> Any:
+        """The short way of a trusted call with the registry's limits, made outside any other
+        deserialize call, for a frame or result whose top-level value is not plain msgpack (the
+        codec's ``unpack_top`` read those): its value decoded as ``deserialize`` would, with the
+        same state (depth, memory budget) for the values decoded inside it; NotImplemented for
+        anything this does not read (the long way then reads it and says what is wrong)."""
+        limits = self._settings._limits
+        if limits.max_depth == 0:
+            return NotImplemented
+        snapshot = self._table.snapshot
+        if type(data) is SerializationResult:
+            class_hash, in_band, size = sections_and_size(data)
+            if class_hash is None:
+                return NotImplemented
+            registration = snapshot.by_hash.get(class_hash)
+            if registration is None:
+                return NotImplemented
+            if in_band is None:
+                in_band = b""
+            if class_hash not in snapshot.unpacked_as_is:
+                in_band = memoryview(in_band)  # what serializers are promised; the codec takes any buffer
+            buffers, offset, what = data.out_of_band_buffers, None, "serialization result"
+        elif type(data) in _PLAIN_BYTES:
+            parsed = parse_frame(data, limits.max_frame_size, limits.max_buffers)
+            if parsed is None:
+                return NotImplemented
+            offset, in_band_len, entries = parsed
+            if in_band_len < CLASS_ID_HASH_SIZE:
+                return NotImplemented
+            class_hash = data[offset : offset + CLASS_ID_HASH_SIZE]
+            registration = snapshot.by_hash.get(class_hash if type(class_hash) is bytes else bytes(class_hash))
+            if registration is None:
+                return NotImplemented
+            view = memoryview(data)
+            in_band = view[offset + CLASS_ID_HASH_SIZE : offset + in_band_len]
+            buffers = [view[start : start + length] for start, length in entries]
+            size, what = len(data), "frame"
+        else:
+            return NotImplemented
+        state = trusted_top_state(self._nested, limits, size)  # depth 1: the top-level value being decoded
+        oob = OutOfBandBuffers(buffers) if buffers else NO_BUFFERS
+        token = DECODE_STATE.set(state)
+        try:
+            value = registration.serializer.deserialize(in_band, oob)
+        except SerregError as error:
+            if isinstance(error, DeserializationError):
+                _locate(error, registration, offset)
+            raise
+        except Exception as error:
+            raise _deserializer_failure(registration, error, offset) from error
+        finally:
+            DECODE_STATE.reset(token)
+        if buffers:
+            _check_all_used(oob, what)
+        return value
 
 
 def _read_frame(data: Any, limits: Limits, key: Optional[bytes]) -> tuple[Any, int, list[Any], int]:

@@ -5,8 +5,10 @@ precedence picks and turns whatever goes wrong into a SerializationError that
 says which serializer failed on what; the codec calls it for every value it
 cannot pack by itself. :class:`Encoder` is ``Registry.serialize``: a dict,
 list, str ... served by its standard serializer goes straight to the codec
-(same bytes, same errors), the canonical form has its own writer, and anything
-else goes through the nested encoder once for the top-level value.
+(same bytes, same errors), the canonical form has its own writer, a value of a
+leaf serializer (``Serializer.leaf``: it hands nothing back to serreg) goes
+straight to it, and anything else goes through the nested encoder once for the
+top-level value.
 
 The whole-value fallback: a value that holds values only the pickle fallback
 takes is pickled whole, in one pickle call (docs/FORMAT.md, section 6.1), so
@@ -71,32 +73,41 @@ class NestedEncoder:
                 result = registration.serializer.serialize(value)
             else:
                 result = registration.serializer.serialize(value, before_registered)
-        except SerializationError as error:
-            # Raised by a serreg.serialize() call made inside this serializer: remember
-            # the value whose serializer made it, to complete the path later.
-            if error.path_root is not None and error.via is None:
-                error.via = value
-            raise
-        except SerregError:
-            raise
-        except RecursionError as error:
-            raise SerializationError("value is nested too deeply to serialize", value=value) from error
         except Exception as error:
-            if registration.fallback:
-                message = (
-                    f"nothing can serialize a {describe(type(value))}: no serializer is registered for it and "
-                    f"the pickle fallback failed ({type(error).__name__}: {error}); register a serializer with "
-                    f"serreg.register_serializer(class_id, {type(value).__qualname__}, serializer)"
-                )
-            else:
-                message = (
-                    f"the serializer for class ID {registration.class_id!r} failed on a {describe(type(value))}: "
-                    f"{type(error).__name__}: {error}"
-                )
-            raise SerializationError(message, value=value) from error
+            failure = serializer_failure(registration, value, error)
+            if failure is None:
+                raise
+            raise failure from error
         if type(result) is not SerializationResult:
             result = as_result(result, f"the serializer for class ID {registration.class_id!r}", value)
         return registration.class_hash, result
+
+
+def serializer_failure(registration: Registration, value: Any, error: Exception) -> Optional[SerializationError]:
+    """What ``registration``'s serializer raising ``error`` on ``value`` becomes: None when the
+    error is raised as it is (a serreg error), else the SerializationError to raise from it."""
+    if isinstance(error, SerializationError):
+        # Raised by a serreg.serialize() call made inside this serializer: remember
+        # the value whose serializer made it, to complete the path later.
+        if error.path_root is not None and error.via is None:
+            error.via = value
+        return None
+    if isinstance(error, SerregError):
+        return None
+    if isinstance(error, RecursionError):
+        return SerializationError("value is nested too deeply to serialize", value=value)
+    if registration.fallback:
+        message = (
+            f"nothing can serialize a {describe(type(value))}: no serializer is registered for it and "
+            f"the pickle fallback failed ({type(error).__name__}: {error}); register a serializer with "
+            f"serreg.register_serializer(class_id, {type(value).__qualname__}, serializer)"
+        )
+    else:
+        message = (
+            f"the serializer for class ID {registration.class_id!r} failed on a {describe(type(value))}: "
+            f"{type(error).__name__}: {error}"
+        )
+    return SerializationError(message, value=value)
 
 
 class Encoder:
@@ -129,9 +140,15 @@ class Encoder:
         if canonical:
             return self._canonical.serialize(obj, key)
         if not cross_language:
-            written = self._pickled_top(obj)
-            if written is not None:
-                return with_class_hash(written[0], written[1], written[2], key)
+            snapshot = self._table.snapshot
+            leaf = snapshot.current.get(type(obj))
+            if leaf is not None and leaf.leaf and not leaf.plain_msgpack and (leaf.accepts is None or leaf.accepts(obj)):
+                return self._leaf_top(leaf, obj, key)
+            pickled_for, pickled = self._pickled_types
+            if type(obj) in pickled and pickled_for is snapshot:
+                written = self._pickled_top(obj)
+                if written is not None:
+                    return with_class_hash(written[0], written[1], written[2], key)
         # Structs written anywhere in the value share one table, put in front of the value (section 10).
         structs = self._structs
         scope = structs.begin()
@@ -142,6 +159,17 @@ class Encoder:
             raise
         class_hash, in_band = structs.finish(scope, class_hash, obj, in_band)
         return with_class_hash(class_hash, in_band, oob, key)
+
+    def _leaf_top(self, leaf: Registration, obj: Any, key: Optional[bytes]) -> SerializationResult:
+        """A top-level value of a leaf serializer's: no struct is written (no table to open) and no
+        value inside goes to the fallback (no whole-value pickle to prepare), so it goes straight to
+        its serializer; the long way writes the same bytes."""
+        try:
+            class_hash, result = self._nested.encode_with(leaf, obj)
+        except SerializationError as error:
+            attach_path(error, obj)
+            raise
+        return with_class_hash(class_hash, result.in_band_buffer, result.out_of_band_buffers, key)
 
     def _serialize_top(self, obj: Any, cross_language: bool) -> tuple[bytes, Any, Any]:
         """(ClassIDHash, in-band, out-of-band buffers) of the top-level value."""
@@ -171,7 +199,15 @@ class Encoder:
         return self._pickle_whole(obj, whole)
 
     def _remember_pickled(self, cls: type) -> None:
+        """The next top-level values of ``cls`` take the short way (``_pickled_top``) while the registrations
+        stay as they are, if the lookup cannot pick another serializer for one of them (no serializer
+        registered for ``cls``, whose ``accepts`` might take it; not a dataclass ``serreg.dataclass`` might
+        take)."""
         snapshot = self._table.snapshot
+        if cls in snapshot.current:
+            return
+        if snapshot.dataclass_writer is not None and hasattr(cls, "__dataclass_fields__"):
+            return
         cached_for, types = self._pickled_types
         if cached_for is not snapshot or len(types) >= _PICKLED_TYPES_MAX:
             types = set()
@@ -182,32 +218,39 @@ class Encoder:
         """The short way of a top-level value the whole-value fallback takes (None: take the long way).
 
         Taken for a value of a type whose values the fallback pickled before under the same
-        registrations, when this call is not nested in another's whole-value attempt, struct
-        table or cross-language call; its registration is still asked for. The frame's struct
-        table is opened only if a registered value inside the pickle is about to be written
-        (the only way a struct gets into a pickle), so the frame is the one the long way writes.
+        registrations (so the lookup would pick the fallback again: see _remember_pickled), when
+        this call is not nested in another's whole-value attempt, struct table or cross-language
+        call. The frame's struct table is opened only if a registered value inside the pickle is
+        about to be written (the only way a struct gets into a pickle), so the frame is the one
+        the long way writes.
         """
-        cached_for, types = self._pickled_types
-        if type(obj) not in types or cached_for is not self._table.snapshot:
-            return None
         structs = self._structs
         if _PICKLE_WHOLE.get() or CROSS_LANGUAGE.get() or not self.whole_values or structs.current() is not None:
             return None
-        whole = self._whole_value_fallback()
-        nested = self._nested
-        if whole is None or nested.registration_for(obj) is not whole:
+        cached_for, whole = self._whole_for
+        if cached_for is not self._table.snapshot:
+            whole = self._whole_value_fallback()
+        if whole is None:
             return None
+        fallback: Pickle5Serializer = whole.serializer
         try:
-            class_hash, result = nested.encode_with(whole, obj, structs.open_lazily)
-        except BaseException as error:
+            in_band, buffers = fallback.pickle_parts(obj, structs.open_lazily)
+        except Exception as error:
             structs.close_lazily()
-            if isinstance(error, SerializationError):
-                attach_path(error, obj)
+            failure = serializer_failure(whole, obj, error)
+            if failure is None:
+                if isinstance(error, SerializationError):
+                    attach_path(error, obj)
+                raise
+            attach_path(failure, obj)
+            raise failure from error
+        except BaseException:
+            structs.close_lazily()
             raise
         if structs.current() is None:  # no registered value inside the pickle: no table
-            return class_hash, result.in_band_buffer, result.out_of_band_buffers
-        class_hash, in_band = structs.finish_lazily(class_hash, obj, result.in_band_buffer)
-        return class_hash, in_band, result.out_of_band_buffers
+            return whole.class_hash, in_band, buffers
+        class_hash, in_band = structs.finish_lazily(whole.class_hash, obj, in_band)
+        return class_hash, in_band, buffers
 
     def _written(self, obj: Any) -> tuple[bytes, Any, Any]:
         """``_serialize`` without a whole-value fallback (which never answers None)."""

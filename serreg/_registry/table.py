@@ -48,7 +48,8 @@ class Registration:
     where it keeps the default; ``fallback`` marks the fallback serializer
     (``python_only`` marks it and the dataclass serializer); ``plain_msgpack``
     marks a standard serializer whose in-band is exactly the codec's msgpack of
-    the value, so the registry may call the codec itself.
+    the value, so the registry may call the codec itself; ``leaf`` is the
+    serializer's hook of that name (it serializes no value through serreg).
     """
 
     class_id: str
@@ -65,6 +66,7 @@ class Registration:
     serialize_canonical: Optional[Callable[[Any], Any]] = field(default=None, repr=False, compare=False)
     refusal: Optional[Callable[[Any], Optional[str]]] = field(default=None, repr=False, compare=False)
     handled_by_pickle: bool = field(default=False, repr=False)
+    leaf: bool = field(default=False, repr=False)
 
 
 def _describe(cls: type) -> str:
@@ -130,7 +132,7 @@ class Table:
         return Registration(
             class_id, cls, serializer, class_id_hash(class_id), self._origin(),
             accepts=hooks.accepts, serialize_canonical=hooks.serialize_canonical, refusal=hooks.refusal,
-            handled_by_pickle=hooks.handled_by_pickle, **flags,
+            handled_by_pickle=hooks.handled_by_pickle, leaf=hooks.leaf, **flags,
         )
 
     # ----------------------------------------------------------------- registering

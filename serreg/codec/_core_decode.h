@@ -14,11 +14,12 @@ static uint64_t rd_be(Dec *d, int n) {
 
 static int dec_run(Dec *d) {
     for (;;) {
-        if (d->sp > 0 && d->stack[d->sp - 1].kind != D_EXT) {
-            int r = dec_scalars(d);
-            if (r < 0) return r;
-        }
         PyObject *v = NULL;
+        if (d->sp > 0 && d->stack[d->sp - 1].kind != D_EXT) {
+            int r = dec_scalars(d, &v);
+            if (r < 0) return r;
+            if (r == 1) goto complete; /* the container's last item, a scalar */
+        }
         Py_ssize_t n;
         int container = -1, ext = 0, is_str = 0;
         NEED(1);
@@ -156,7 +157,7 @@ static int dec_run(Dec *d) {
         if (0) {
         raw:
             NEED(n);
-            v = is_str ? decode_str(d->p + d->pos, n, d->sp > 0 && d->stack[d->sp - 1].kind == D_MAP &&
+            v = is_str ? decode_str(d->p + d->pos, n, d->end - d->pos, d->sp > 0 && d->stack[d->sp - 1].kind == D_MAP &&
                                                           !((d->nvals - d->stack[d->sp - 1].vstart) & 1))
                        : PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
             d->pos += n;

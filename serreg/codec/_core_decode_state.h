@@ -18,7 +18,6 @@ typedef struct {
 
 typedef struct {
     Codec *codec;
-    Tables t;
     const unsigned char *p;
     Py_ssize_t pos, end, doc_end, pending;
     int doc_depth;
@@ -28,7 +27,6 @@ typedef struct {
     int saw_timestamp; /* an ext -1 was met: refused with the pure codec's words */
     PyObject *state, *saved_budget, *saved_position;
     long long depth, initial_depth, written_depth, max_depth;
-    char allowed[N_KINDS];
     PyObject **vals;
     Py_ssize_t nvals, capvals;
     int *ext_kinds;           /* the values read in place around a failing nested value, outermost first */
@@ -38,7 +36,13 @@ typedef struct {
     PyObject *struct_plans, *struct_readers, *struct_leaves; /* the struct table in scope, read at the first ext 1 */
     int plain_top; /* unpack_top: a value that calls a serializer is not plain (-1, no error set) */
     int struct_top; /* unpack_top of a struct table's value: its structs are read here (DecodeScope set) */
+    /* Last, so that a caller setting both zeroes only what comes before them (DEC_ZEROED). */
+    Tables t;
+    char allowed[N_KINDS];
 } Dec;
+
+/* The bytes of a Dec before its tables and allowed kinds. */
+#define DEC_ZEROED offsetof(Dec, t)
 
 static long long as_long_long(PyObject *v, long long fallback) {
     if (v == NULL || !PyLong_Check(v)) return fallback;

@@ -8,7 +8,8 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
     Out *o = &e->out;
     if (depth > MSGPACK_MAX_NESTING) return -3;
     if (type == e->plan_type) return enc_structs->write(e, obj, e->plan); /* the struct class met last (never a native type) */
-    unsigned bit = native_bit((PyObject *)type);
+    /* Containers first: most plain leaves inside containers never get here (enc_plain_leaf). */
+    unsigned bit = type == &PyDict_Type ? N_DICT : type == &PyList_Type ? N_LIST : native_bit((PyObject *)type);
     if (bit) {
         if (!root && (e->t.native_overrides & bit)) return enc_nested(e, obj);
         switch (bit) {
@@ -31,7 +32,9 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
         case N_LIST: {
             Py_ssize_t n = PyList_GET_SIZE(obj);
             int r;
+            /* A list whose first item is a native value is never a list of instances (no call). */
             if (n > 0 && e->t.ext_writers != NULL && !(root && e->root_array) &&
+                !native_bit((PyObject *)Py_TYPE(PyList_GET_ITEM(obj, 0))) &&
                 (r = enc_structs->write_list(e, obj, NULL, depth)) != 1000)
                 return r;
             r = ARRAY_HEADER(o, n);

@@ -4,14 +4,15 @@
 
 /* A value no code here writes: its serializer's result, through encode_nested, as ext 0. */
 static int enc_nested(Enc *e, PyObject *obj) {
-    if (e->plain_top && e->scope_index == NULL) return -2; /* serialize_top: structs only with its own table */
-    if (Py_TYPE(obj) == e->plan_type) return enc_structs->write(e, obj, e->plan);
+    /* serialize_top writes structs only with a struct table of its own (opened here at the first one). */
+    if (Py_TYPE(obj) == e->plan_type) return enc_has_table(e) ? enc_structs->write(e, obj, e->plan) : -2;
     if (e->t.ext_writers != NULL) {
         PyObject *writer = PyDict_GetItemWithError(e->t.ext_writers, (PyObject *)Py_TYPE(obj));
         if (writer == NULL && PyErr_Occurred()) return -1;
         /* A struct (ext 1): written here from its plan; a carrier, or a class compiled later, by the pure codec. */
         if (writer != NULL && !IS_PLAN(writer)) return -2;
         if (writer != NULL) {
+            if (!enc_has_table(e)) return -2;
             e->plan_type = Py_TYPE(obj);
             e->plan = (StructPlan *)writer;
             return enc_structs->write(e, obj, e->plan);

@@ -17,11 +17,10 @@ typedef struct {
     int kind, depth, inline_level;
 } EFrame;
 
-typedef struct {
+typedef struct Enc {
     Codec *codec;
     Out out;
     PyObject *oob;
-    Tables t;
     EFrame *stack;
     Py_ssize_t sp, cap;
     PyObject *scope, *scope_index, *scope_definitions; /* the frame's struct table (EncodeScope) */
@@ -31,8 +30,15 @@ typedef struct {
     StructPlan *plan, *index_plan; /* index_plan: the plan whose definition index was looked up last */
     long long index;
     int plain_top; /* serialize_top: a value that calls a serializer is not plain (-2) */
+    /* serialize_top: opens the call's own struct table at the first struct met (1), or cannot (0);
+       NULL: no table to open (enc_has_table) */
+    int (*open_table)(struct Enc *e);
     int root_array; /* pack(obj, oob, False): a root list is an array, never ext 2 (a tuple's items) */
+    Tables t; /* last, so that a caller setting it zeroes only what comes before it (ENC_ZEROED) */
 } Enc;
+
+/* The bytes of an Enc before its tables. */
+#define ENC_ZEROED offsetof(Enc, t)
 
 /* The struct writer (_core_structs_encode.h) and this encoder call each other: the encoder
  * reaches it through this table, which _core.c fills at import, so neither file names the other's
@@ -46,6 +52,13 @@ typedef struct {
 } EncStructOps;
 
 static const EncStructOps *enc_structs;
+
+/* Whether structs can be written: always in a pack call (its EncodeScope); in serialize_top, once
+ * the call's own struct table is open, which happens at the first struct met (most values hold none,
+ * and a call then makes no table at all). */
+static inline int enc_has_table(Enc *e) {
+    return !e->plain_top || e->scope_index != NULL || (e->open_table != NULL && e->open_table(e));
+}
 
 static int enc_push(Enc *e, PyObject *obj, int kind, Py_ssize_t n, int depth, Py_ssize_t ext_start, int inline_level) {
     if (e->sp == e->cap) {

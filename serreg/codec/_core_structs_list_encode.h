@@ -249,7 +249,7 @@ static int enc_struct_list(Enc *e, PyObject *seq, TNode *item, int depth) {
     if (pure) return item == NULL && is_list && e->scope != NULL && !e->plain_top ? enc_list_by_pure(e, seq) : -2;
     if (plan == NULL) return NOT_STRUCT_LIST;
     if (!item_takes(item, plan)) return CONVERT; /* its writer refuses the list */
-    if ((e->plain_top && e->scope_index == NULL) || e->struct_level >= MAX_STRUCT_LEVELS) return -2;
+    if (e->struct_level >= MAX_STRUCT_LEVELS || !enc_has_table(e)) return -2;
     int tuple = plan->build == B_TUPLE;
     for (Py_ssize_t j = 0; tuple && j < n; j++) {
         if (!PyTuple_Check(items[j]) || PyTuple_GET_SIZE(items[j]) != plan->n) return -2;

@@ -11,17 +11,13 @@ static StructPlan *top_struct_plan(Tables *t, PyObject *obj) {
     return IS_PLAN(w) && ((StructPlan *)w)->class_hash != NULL ? (StructPlan *)w : NULL;
 }
 
-/* The empty index and list of the last call that met no struct, kept for the next call (most values
- * hold none: a call then makes and frees neither). */
-static PyObject *kept_scope_index, *kept_scope_definitions;
-
-/* Give serialize_top's call its own struct table (instead of a serialize call's EncodeScope): 1, or 0
- * when it cannot have one (its structs are then not plain). */
+/* Give serialize_top's call its own struct table (instead of a serialize call's EncodeScope), at the
+ * first struct it meets (Enc.open_table): 1, or 0 when it cannot have one (its structs are then not
+ * plain). */
 static int top_structs_open(Enc *e) {
     if (e->t.ext_writers == NULL || structs_hash == NULL) return 0;
-    e->scope_index = kept_scope_index != NULL ? kept_scope_index : PyDict_New();
-    e->scope_definitions = kept_scope_definitions != NULL ? kept_scope_definitions : PyList_New(0);
-    kept_scope_index = kept_scope_definitions = NULL;
+    e->scope_index = PyDict_New();
+    e->scope_definitions = PyList_New(0);
     if (e->scope_index != NULL && e->scope_definitions != NULL) return 1;
     Py_CLEAR(e->scope_index);
     Py_CLEAR(e->scope_definitions);
@@ -29,19 +25,10 @@ static int top_structs_open(Enc *e) {
     return 0;
 }
 
-/* Let go of serialize_top's struct table; an empty one no one else refers to is kept for the next call. */
+/* Let go of serialize_top's struct table, if the call opened one. */
 static void top_structs_close(Enc *e) {
-    PyObject *index = e->scope_index, *definitions = e->scope_definitions;
-    e->scope_index = e->scope_definitions = NULL;
-    if (index != NULL && definitions != NULL && kept_scope_index == NULL && kept_scope_definitions == NULL &&
-        Py_REFCNT(index) == 1 && PyDict_CheckExact(index) && PyDict_GET_SIZE(index) == 0 && Py_REFCNT(definitions) == 1 &&
-        PyList_CheckExact(definitions) && PyList_GET_SIZE(definitions) == 0) {
-        kept_scope_index = index;
-        kept_scope_definitions = definitions;
-        return;
-    }
-    Py_XDECREF(index);
-    Py_XDECREF(definitions);
+    Py_CLEAR(e->scope_index);
+    Py_CLEAR(e->scope_definitions);
 }
 
 /* The in-band of serialize_top's result from the value's bytes: as they are without structs; with
@@ -75,7 +62,7 @@ static PyObject *top_in_band(Enc *e, PyObject **hash, const char *body, Py_ssize
 static PyObject *struct_value(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, long long depth,
                               long long max_depth) {
     Dec d;
-    memset(&d, 0, sizeof d);
+    memset(&d, 0, DEC_ZEROED);
     d.codec = self;
     d.t = *t;
     d.plain_top = d.struct_top = 1;

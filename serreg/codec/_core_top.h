@@ -15,14 +15,15 @@
 /* obj's SerializationResult, or NotImplemented; *wasted is the bytes written before a value that is
  * not plain was met (0 otherwise). */
 static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
-    Tables t;
+    Enc e;
     *wasted = 0;
     if (result_type == NULL) Py_RETURN_NOTIMPLEMENTED;
-    if (current_tables(self, &t) < 0) return NULL;
+    memset(&e, 0, ENC_ZEROED);
+    if (top_tables(self, &e.t) < 0) return NULL;
     int ext;
-    PyObject *hash = top_class_hash(self, &t, obj, &ext);
+    PyObject *hash = top_class_hash(self, &e.t, obj, &ext);
     StructPlan *top_plan = NULL; /* a struct: its inner section is its instance array (FORMAT 10.1) */
-    if (hash == NULL && !PyErr_Occurred() && (top_plan = top_struct_plan(&t, obj)) != NULL) hash = top_plan->class_hash;
+    if (hash == NULL && !PyErr_Occurred() && (top_plan = top_struct_plan(&e.t, obj)) != NULL) hash = top_plan->class_hash;
     if (hash == NULL) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NOTIMPLEMENTED;
@@ -31,13 +32,10 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     Py_INCREF(hash);
     PyObject *oob = new_buffer_list(), *packed = NULL;
     if (oob == NULL) { Py_DECREF(hash); return NULL; }
-    Enc e;
-    memset(&e, 0, sizeof e);
     e.codec = self;
     e.oob = oob;
-    e.t = t;
     e.plain_top = 1;
-    if (!top_structs_open(&e)) e.t.ext_writers = NULL; /* structs only with a table of its own */
+    e.open_table = top_structs_open; /* structs only with a table of its own, opened at the first one */
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
     int took = take_kept(self, stacks, caps, KEPT_ENC, KEPT_ENC);
@@ -105,7 +103,7 @@ static PyObject *Codec_serialize_top(Codec *self, PyObject *obj) {
 static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, PyObject *value_type,
                                     long long max_depth) {
     Dec d;
-    memset(&d, 0, sizeof d);
+    memset(&d, 0, DEC_ZEROED);
     d.codec = self;
     d.t = *t;
     d.plain_top = 1;
@@ -239,7 +237,7 @@ static PyObject *unpack_top(Codec *self, PyObject *data, PyObject *plain) {
     Py_XDECREF(state);
     if (inside) Py_RETURN_NOTIMPLEMENTED; /* a nested call: it follows the rules of the outer one */
     Tables t;
-    if (current_tables(self, &t) < 0) return NULL;
+    if (top_tables(self, &t) < 0) return NULL;
     if (t.unpacked_as_is == NULL) Py_RETURN_NOTIMPLEMENTED;
     PyObject *value;
     Py_buffer view;

@@ -31,7 +31,41 @@ static int plain_tables(PyObject *snapshot, Tables *t) {
     return unpacked == NULL ? -1 : 0;
 }
 
-/* Copy the tables' packed_as_is and unpacked_as_is into the codec's arrays, when they fit. */
+/* The tables of the registry's snapshot now: current_tables without a call when nothing was
+ * published since the last call (the common case: the snapshot slot read, a pointer compared). */
+static inline int top_tables(Codec *self, Tables *out) {
+    if (self->snapshot_slot > 0) {
+        PyObject *snapshot = *(PyObject **)((char *)self->snapshots + self->snapshot_slot);
+        if (snapshot == self->cached_snapshot && snapshot != NULL) {
+            *out = self->tables;
+            return 0;
+        }
+    }
+    return current_tables(self, out);
+}
+
+/* Rotate entry i of the codec's packed (which 0) or unpacked (1) arrays to the front. */
+static void as_is_to_front(Codec *self, int which, int i) {
+    for (; i > 0; i--) {
+        if (which == 0) {
+            PyObject *type = self->packed_type[i], *hash = self->packed_hash[i];
+            self->packed_type[i] = self->packed_type[i - 1];
+            self->packed_hash[i] = self->packed_hash[i - 1];
+            self->packed_type[i - 1] = type;
+            self->packed_hash[i - 1] = hash;
+        } else {
+            PyObject *type = self->unpacked_type[i];
+            uint64_t hash = self->unpacked_hash[i];
+            self->unpacked_type[i] = self->unpacked_type[i - 1];
+            self->unpacked_hash[i] = self->unpacked_hash[i - 1];
+            self->unpacked_type[i - 1] = type;
+            self->unpacked_hash[i - 1] = hash;
+        }
+    }
+}
+
+/* Copy the tables' packed_as_is and unpacked_as_is into the codec's arrays, when they fit; dict and
+ * list first (the types of most top-level values), so the scans that find them end early. */
 static void as_is_arrays(Codec *self, Tables *t) {
     Py_ssize_t pos = 0;
     PyObject *key, *value;
@@ -60,6 +94,15 @@ static void as_is_arrays(Codec *self, Tables *t) {
         }
     }
     self->n_unpacked = n;
+    PyObject *common[2] = {(PyObject *)&PyList_Type, (PyObject *)&PyDict_Type}; /* dict ends up first */
+    for (int c = 0; c < 2; c++) {
+        for (int i = 0; i < self->n_packed; i++) {
+            if (self->packed_type[i] == common[c]) as_is_to_front(self, 0, i);
+        }
+        for (int i = 0; i < self->n_unpacked; i++) {
+            if (self->unpacked_type[i] == common[c]) as_is_to_front(self, 1, i);
+        }
+    }
 }
 
 /* packed_as_is[type] (borrowed), or NULL (an error set if the lookup failed). */
@@ -140,7 +183,7 @@ static PyObject *dec_run_kept(Codec *self, Dec *d) {
     give_back(self, took, d->stack, d->cap, KEPT_DEC);
     give_back(self, took, d->vals, d->capvals, KEPT_VALS);
     if (took) self->kept_busy = 0;
-    PyMem_Free(d->ext_kinds);
+    if (d->ext_kinds != NULL) PyMem_Free(d->ext_kinds);
     return value;
 }
 

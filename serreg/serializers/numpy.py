@@ -24,7 +24,7 @@ from ..serializer import Serializer
 from ..standard import MASKED_ARRAY_CLASS_ID, NDARRAY_CLASS_ID, NUMPY_GENERIC_CLASS_IDS, NUMPY_SCALAR_CLASS_IDS
 
 from .numpy_canonical import write_ndarray, write_scalar
-from .numpy_array import array_from_meta, array_meta
+from .numpy_array import array_from_meta, array_meta, packed_header
 from .numpy_dtype import wire_dtype
 from .numpy_masked import GENERIC_SCALAR_TYPES, MaskedArraySerializer, NumpyGenericSerializer
 
@@ -43,6 +43,8 @@ class NDArraySerializer(Serializer):
     without a wire form (object, long doubles) are left to the fallback.
     """
 
+    leaf = True  # the header and the array's memory: no value inside goes through serreg
+
     def accepts(self, array: np.ndarray) -> bool:
         return wire_dtype(array.dtype)[0] is not None
 
@@ -50,6 +52,9 @@ class NDArraySerializer(Serializer):
         return wire_dtype(array.dtype)[1]
 
     def serialize(self, array: np.ndarray) -> SerializationResult:
+        packed = packed_header(array)
+        if packed is not None:
+            return SerializationResult(packed[0], [packed[1]])
         meta, data = array_meta(array)
         return SerializationResult(packb(meta), [data])
 

@@ -15,9 +15,11 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from msgpack import packb
+
 from ..errors import DeserializationError
 
-__all__ = ["MAX_NESTING", "STANDARD_DTYPES", "canonical_spec", "leaves", "parse_dtype", "wire_dtype"]
+__all__ = ["MAX_NESTING", "STANDARD_DTYPES", "canonical_spec", "leaves", "packed_plain_spec", "parse_dtype", "wire_dtype"]
 
 # The numeric array-interface strings: no others (an x86 long double, "<f16" or "<c32", is not in
 # the format and Java refuses it).
@@ -56,11 +58,39 @@ def _described(dtype: np.dtype) -> tuple[Optional[Spec], Optional[str]]:
         return None, str(why)
 
 
+# A plain dtype object (no fields, no sub-array, no metadata: nothing of it can change once made) ->
+# (that dtype, its wire_dtype answer, its spec as a msgpack str or None). Keyed by id() with the dtype
+# held, so an id is never reused while its entry lives; ``is`` tells a hit. Structured dtypes are not
+# kept: their field names can be reassigned (``dtype.names = ...``).
+_Known = tuple[np.dtype, tuple[Optional[Spec], Optional[str]], Optional[bytes]]
+_KNOWN: dict[int, _Known] = {}
+_KNOWN_MAX = 256
+
+
+def _known(dtype: np.dtype) -> Optional[_Known]:
+    entry = _KNOWN.get(id(dtype))
+    if entry is not None and entry[0] is dtype:
+        return entry
+    if dtype.names is None and dtype.subdtype is None and not dtype.metadata and dtype.kind in "biufcMmSUV":
+        described = _plain_cached(dtype.str)
+        entry = (dtype, described, None if described[0] is None else packb(described[0]))
+        if len(_KNOWN) >= _KNOWN_MAX:
+            _KNOWN.clear()
+        _KNOWN[id(dtype)] = entry
+        return entry
+    return None
+
+
 def wire_dtype(dtype: np.dtype) -> tuple[Optional[Spec], Optional[str]]:
     """(spec, None) for a dtype the format carries, (None, why not) for one it does not."""
-    if dtype.names is None and dtype.subdtype is None and not dtype.metadata and dtype.kind in "biufcMmSUV":
-        return _plain_cached(dtype.str)
-    return _described(dtype)
+    entry = _known(dtype)
+    return _described(dtype) if entry is None else entry[1]
+
+
+def packed_plain_spec(dtype: np.dtype) -> Optional[bytes]:
+    """The spec of a plain dtype the format carries as msgpack (a str), or None (structured, or no wire form)."""
+    entry = _known(dtype)
+    return None if entry is None else entry[2]
 
 
 def _describe(dtype: np.dtype, depth: int) -> Spec:
@@ -111,9 +141,18 @@ def _overlap(spans: list[tuple[int, int, str]]) -> Optional[str]:
     return None
 
 
+# Plain specs already read -> their dtype (a str says all of a plain dtype; bounded, as specs come
+# from untrusted frames). Only specs that passed every check are kept.
+_PARSED: dict[str, np.dtype] = {}
+_PARSED_MAX = 256
+
+
 def parse_dtype(spec: object, depth: int = 0, where: str = "ndarray dtype") -> np.dtype:
     """The dtype an in-band description stands for; DeserializationError naming the field if it is not one."""
     if type(spec) is str:
+        parsed = _PARSED.get(spec)
+        if parsed is not None:
+            return parsed
         if not _plain(spec) or spec[1] == "U" and int(spec[2:]) * 4 > MAX_ITEMSIZE:
             raise DeserializationError(f"{where} {spec[:40]!r} is not a standard dtype of docs/FORMAT.md section 6.2")
         try:
@@ -122,6 +161,9 @@ def parse_dtype(spec: object, depth: int = 0, where: str = "ndarray dtype") -> n
             raise DeserializationError(f"{where} {spec!r}: {error}") from error
         if dtype.str != spec:
             raise DeserializationError(f"{where} {spec!r} is not written as numpy writes it ({dtype.str!r})")
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[spec] = dtype
         return dtype
     if type(spec) is not list or len(spec) != 3:
         raise DeserializationError(f"{where} must be a string or [itemsize, fields, aligned]")

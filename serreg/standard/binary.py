@@ -23,6 +23,8 @@ _MSGPACK_NIL = b"\xc0"
 class BytesSerializer(StandardSerializer):
     """Small bytes in-band as msgpack bin; large ones as one out-of-band buffer."""
 
+    leaf = True
+
     def serialize(self, obj: bytes) -> SerializationResult:
         if len(obj) >= BYTES_OUT_OF_BAND_THRESHOLD:
             return SerializationResult(_MSGPACK_NIL, [memoryview(obj)])
@@ -44,6 +46,8 @@ class BytesSerializer(StandardSerializer):
 
 class ByteArraySerializer(StandardSerializer):
     """Always out-of-band, as in the proposal: in one process the result is the same bytearray."""
+
+    leaf = True
 
     def serialize(self, obj: bytearray) -> SerializationResult:
         return SerializationResult(_MSGPACK_NIL, [memoryview(obj)])
@@ -67,6 +71,7 @@ class MemoryViewSerializer(StandardSerializer):
     """
 
     handled_by_pickle = False
+    leaf = True
 
     def accepts(self, obj: memoryview) -> bool:
         return len(native_format(obj.format)) == 1

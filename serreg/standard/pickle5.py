@@ -12,6 +12,11 @@ keeps a per-serializer dispatch table, and a Pickler subclass consults it in
 table in a dataclass) is still written by its serreg serializer, its buffers
 still out-of-band, as a call to :func:`restore_registered` (the name the
 pickle holds, so it stays where it is). No process-wide pickle state is touched.
+
+The pickle is always ``cloudpickle.dumps``'s; when pickle's own Pickler writes
+the same bytes (every class and function in the value one cloudpickle writes by
+reference, no registered value inside: see :mod:`serreg.standard.pickle_plain`)
+it is made by that Pickler, whose ``reducer_override`` costs less per object.
 """
 
 from __future__ import annotations
@@ -25,11 +30,16 @@ from typing import Any, Callable, Iterator, Optional
 
 import cloudpickle
 
-from ..errors import DeserializationError, SerializationError
-from ..result import OutOfBandBuffers, SerializationResult, as_result
+from ..errors import DeserializationError, SerializationError, SerregError
+from ..limits import DECODE_STATE
+from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, as_result
 from ..serializer import Serializer, hooks_of
+from .pickle_plain import NotPlain, PlainPickler
 
-# While a Pickle5Serializer unpickles: its registry's lookup of a serializer by class ID.
+__all__ = ["PICKLED_NATIVELY", "Pickle5Serializer", "restore_registered"]
+
+# While a Pickle5Serializer unpickles outside a deserialize call: its registry's lookup of a serializer
+# by class ID (inside one, the call's DecodeState holds it).
 _UNPICKLING_LOOKUP: ContextVar[Optional[Callable[[str], object]]] = ContextVar("serreg_pickle5_lookup", default=None)
 
 
@@ -53,6 +63,10 @@ _IDLE_MAX = 4
 # A Pickler keeps the size its memo table and output buffer grew to (and empties the whole memo
 # table before each pickle): one that made a pickle larger than this is let go, not kept idle.
 _POOLED_MAX_BYTES = 8192
+# A top-level type whose values pickle's own Pickler could not write alone (see Pickle5Serializer.pickle_parts)
+# is given to cloudpickle's Pickler straight away for the next 1, 2, 4 ... at most this many calls.
+_PLAIN_BACKOFF_MAX = 64
+_PLAIN_BACKOFF_TYPES_MAX = 1024
 # pickle's own dump, called without cloudpickle's Python wrapper (whose one job, the RecursionError
 # below, ``Pickle5Serializer._pickle`` does itself).
 _dump = pickle.Pickler.dump
@@ -91,7 +105,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         if len(copyreg.dispatch_table) == owner._copyreg_size and owner._by_value_modules == modules:
             self._pickle_reduces = owner._pickle_reduces  # nothing changed since the owner's tables were made
             self._serreg_dispatch = owner.dispatch
-            self._by_reference = owner._by_reference
+            self._by_reference = owner.verdicts
         else:
             self._pickle_reduces = owner.pickle_reduced_types()
             self._serreg_dispatch = owner.dispatch
@@ -148,7 +162,10 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
 
 def restore_registered(class_id: str, in_band: bytes, *buffers: Any) -> Any:
     """Rebuild a registered value found inside a pickle, with the serializer of the registry unpickling it."""
-    lookup = _UNPICKLING_LOOKUP.get()
+    state = DECODE_STATE.get()
+    lookup = state.unpickling if state is not None else None
+    if lookup is None:
+        lookup = _UNPICKLING_LOOKUP.get()
     if lookup is None:
         raise DeserializationError(
             f"this pickle holds a {class_id!r} value written by its serreg serializer; unpickle it with "
@@ -180,9 +197,14 @@ class Pickle5Serializer(Serializer):
         self.seen_types: set[type] = set()  # types met inside a pickle (their plug-in asked for)
         self._pickle_reduces: set[type] = set()  # see pickle_reduced_types
         self._copyreg_size = -1
-        self._by_reference: dict[Any, bool] = {}  # see by_reference
+        self.verdicts: dict[Any, bool] = {}  # see by_reference
         self._by_value_modules: frozenset[str] = frozenset()
         self._idle: list[_RegistryAwarePickler] = []  # Picklers no pickle is using (list.pop and append are atomic)
+        self.plain_reduces: set[type] = set()  # see plain_verdict
+        self._plain_copyreg_size = -1
+        self.plain_pickles = 0  # how many pickles pickle's own Pickler made (not exact under threads)
+        self._idle_plain: list[PlainPickler] = []
+        self._plain_backoff: dict[type, list[int]] = {}  # top-level type -> [calls still skipped, last window]
 
     def pickle_reduced_types(self) -> set[type]:
         """The types whose instances pickle reduces itself (see ``_RegistryAwarePickler``).
@@ -208,8 +230,8 @@ class Pickle5Serializer(Serializer):
             return {}  # a cloudpickle without that set: ask it every time
         if modules != self._by_value_modules:
             self._by_value_modules = frozenset(modules)
-            self._by_reference = {}
-        return self._by_reference
+            self.verdicts = {}
+        return self.verdicts
 
     def first_sight(self, cls: type) -> Optional[tuple[str, Any, Optional[Callable[[Any], bool]]]]:
         """A type met inside a pickle for the first time may belong to a plug-in not loaded yet."""
@@ -227,19 +249,100 @@ class Pickle5Serializer(Serializer):
             dispatch[cls] = (class_id, serializer, hooks.accepts)
         self.dispatch = dispatch  # replaced whole: picklers running now keep their snapshot
         self._pickle_reduces = set()
+        self.plain_reduces = set()
+        self._plain_backoff = {}
 
     def serialize(self, obj: Any, before_registered: Optional[Callable[[], object]] = None) -> SerializationResult:
         """``before_registered``: called once, before the first registered value inside the pickle
         is written by its serializer (the registry opens the frame's struct table then)."""
+        data, buffers = self.pickle_parts(obj, before_registered)
+        return SerializationResult(data, buffers)
+
+    def pickle_parts(self, obj: Any, before_registered: Optional[Callable[[], object]] = None) -> tuple[Any, list[Any]]:
+        """(pickle, out-of-band buffers) of ``obj``: ``cloudpickle.dumps(obj, protocol=5)`` with the
+        registered values inside written by their serializers (``before_registered``: see ``serialize``).
+
+        Made by pickle's own Pickler when it writes the same bytes (serreg.standard.pickle_plain),
+        else by cloudpickle's. A top-level type whose value pickle's Pickler gave up on twice in a
+        row goes to cloudpickle's for the next 1, 2, 4 ... 64 calls (the attempt may have been long)."""
+        backoff = self._plain_backoff.get(type(obj)) if self._plain_backoff else None
+        if backoff is not None and backoff[0] > 0:
+            backoff[0] -= 1
+            return self._cloudpickled(obj, before_registered)
+        modules: Any = _BY_VALUE_MODULES
+        if modules is not None:  # else a cloudpickle without that set: no verdict is remembered
+            if self._by_value_modules != modules:
+                self.by_reference()  # the verdicts start afresh
+            size = len(copyreg.dispatch_table)
+            if size != self._plain_copyreg_size:  # a reducer added for a type: the types reduced start afresh
+                self._plain_copyreg_size = size
+                self.plain_reduces = set()
+            idle = self._idle_plain
+            try:
+                pickler = idle.pop()
+            except IndexError:
+                pickler = PlainPickler(self)
+            try:
+                _dump(pickler, obj)  # on failure the Pickler is dropped, whatever state it is left in
+            except SerregError:
+                raise
+            except Exception:  # NotPlain; PicklingError (a verdict gone stale), RecursionError ...: cloudpickle's says
+                pass
+            else:
+                # What pickle wrote: one bytes object at the end of a small pickle; else joined now (a
+                # large payload may have been written as the caller's own bytearray or a view of it).
+                chunks = pickler.chunks
+                data = chunks[0] if len(chunks) == 1 and type(chunks[0]) is bytes else b"".join(chunks)
+                buffers = pickler.buffers
+                taken = data, [b.raw() for b in buffers] if buffers else []
+                if len(idle) < _IDLE_MAX and len(data) <= _POOLED_MAX_BYTES:
+                    chunks.clear()  # kept idle holding nothing of the value
+                    if buffers:
+                        buffers.clear()
+                    pickler.clear_memo()
+                    idle.append(pickler)
+                self.plain_pickles += 1
+                if backoff is not None:
+                    self._plain_backoff.pop(type(obj), None)
+                return taken
+        window = 0 if backoff is None else min(max(1, 2 * backoff[1]), _PLAIN_BACKOFF_MAX)
+        if len(self._plain_backoff) >= _PLAIN_BACKOFF_TYPES_MAX:
+            self._plain_backoff = {}
+        self._plain_backoff[type(obj)] = [window, window]
+        return self._cloudpickled(obj, before_registered)
+
+    def idle_picklers(self) -> tuple[int, int]:
+        """How many Picklers are kept idle: (cloudpickle's, pickle's own)."""
+        return len(self._idle), len(self._idle_plain)
+
+    def plain_verdict(self, obj: Any, cls: type) -> Any:
+        """What a PlainPickler does with ``obj``, of a type not among the plain-reduced ones: what pickle
+        would do next (``NotImplemented``, or ``__reduce_ex__`` straight away, as pickle would for a type
+        not in copyreg's table), as cloudpickle's Pickler would, or NotPlain. A type whose instances
+        pickle reduces with ``__reduce_ex__`` is added to those (shared by this serializer's pickles;
+        started afresh when a registration changes or copyreg's table changes size: see _plain)."""
+        if cls in self.dispatch or (cls not in self.seen_types and self.first_sight(cls) is not None):
+            raise NotPlain  # a registered value: written by its serializer, by cloudpickle's Pickler
+        if issubclass(cls, type) or cls is types.FunctionType:
+            if obj in self.verdicts:
+                return NotImplemented
+            raise NotPlain  # cloudpickle decides (and its verdict "by reference" is remembered)
+        if cls in _CLOUDPICKLE_REDUCERS:
+            raise NotPlain
+        if cls in copyreg.dispatch_table:
+            return NotImplemented  # pickle's own Pickler consults copyreg's table, as cloudpickle's does
+        self.plain_reduces.add(cls)
+        return obj.__reduce_ex__(5)
+
+    def _cloudpickled(self, obj: Any, before_registered: Optional[Callable[[], object]]) -> tuple[Any, list[Any]]:
         try:
-            data, buffers = self._pickle(obj, before_registered)
+            return self._pickle(obj, before_registered)
         except pickle.PicklingError:
-            if not self._by_reference:
+            if not self.verdicts:
                 raise
             # A remembered verdict may be out of date (a class rebound under its name): decide afresh.
-            self._by_reference = {}
-            data, buffers = self._pickle(obj, before_registered)
-        return SerializationResult(data, buffers)
+            self.verdicts = {}
+            return self._pickle(obj, before_registered)
 
     def _pickle(self, obj: Any, before_registered: Optional[Callable[[], object]]) -> tuple[Any, list[Any]]:
         idle = self._idle
@@ -259,9 +362,19 @@ class Pickle5Serializer(Serializer):
         return taken
 
     def deserialize(self, in_band_buffer: Any, oob_iterator: Iterator[memoryview]) -> Any:
-        # pickle takes exactly the buffers it wrote from the shared iterator.
-        token = _UNPICKLING_LOOKUP.set(self._serializer_for_id)
+        # pickle takes exactly the buffers it wrote from the shared iterator (an empty tuple for none:
+        # pickle's own iterator over it, no Python __iter__; running out reads the same UnpicklingError).
+        buffers = () if oob_iterator is NO_BUFFERS else oob_iterator
+        state = DECODE_STATE.get()
+        if state is not None:  # restore_registered finds the lookup in the state of the call running
+            outer = state.unpickling
+            state.unpickling = self._serializer_for_id
+            try:
+                return pickle.loads(in_band_buffer, buffers=buffers)
+            finally:
+                state.unpickling = outer
+        token = _UNPICKLING_LOOKUP.set(self._serializer_for_id)  # called outside a deserialize call
         try:
-            return pickle.loads(in_band_buffer, buffers=oob_iterator)
+            return pickle.loads(in_band_buffer, buffers=buffers)
         finally:
             _UNPICKLING_LOOKUP.reset(token)

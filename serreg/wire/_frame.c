@@ -10,8 +10,9 @@
  *
  * to_bytes_method(function) makes SerializationResult.to_bytes a C method: for a result without
  * signing key and without out-of-band buffers it is join_section of the result's two slots,
- * with no Python frame; for anything else it calls function, the Python method (twin in
- * frame.py: the Python method unchanged). */
+ * and with buffers that are all memoryviews of contiguous bytes join_frame of them, with no
+ * Python frame; for anything else it calls function, the Python method (twin in frame.py: the
+ * Python method unchanged). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
@@ -231,6 +232,26 @@ static int find_slots(ToBytesMethod *self, PyTypeObject *type) {
     return 1;
 }
 
+/* 1 if every buffer is a memoryview of contiguous bytes, one dimension (what the Python method's
+ * _buffer_views hands join_frame as it is); 0 otherwise, no error set (the Python method then
+ * checks, casts or reports each one). */
+static int plain_buffers(PyObject *buffers) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(buffers); i++) {
+        PyObject *item = PyList_GET_ITEM(buffers, i);
+        Py_buffer view;
+        if (Py_TYPE(item) != &PyMemoryView_Type) return 0;
+        if (PyObject_GetBuffer(item, &view, PyBUF_FULL_RO) < 0) { /* released: the Python method says so */
+            PyErr_Clear();
+            return 0;
+        }
+        int plain = view.ndim == 1 && (view.format == NULL || strcmp(view.format, "B") == 0) &&
+                    PyBuffer_IsContiguous(&view, 'C');
+        PyBuffer_Release(&view);
+        if (!plain) return 0;
+    }
+    return 1;
+}
+
 static PyObject *ToBytesMethod_vectorcall(ToBytesMethod *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     if (PyVectorcall_NARGS(nargsf) == 1 && kwnames == NULL) {
         PyObject *result = args[0];
@@ -239,9 +260,22 @@ static PyObject *ToBytesMethod_vectorcall(ToBytesMethod *self, PyObject *const *
 #define AT(i) (*(PyObject **)((char *)result + self->slot[i]))
             PyObject *key = AT(S_KEY), *buffers = AT(S_BUFFERS), *pieces[2] = {AT(S_CLASS_HASH), AT(S_IN_BAND)};
 #undef AT
-            if (key == Py_None && buffers != NULL && PyList_CheckExact(buffers) && PyList_GET_SIZE(buffers) == 0 &&
-                pieces[0] != NULL && pieces[1] != NULL)
-                return join_section(NULL, pieces, 2);
+            if (key == Py_None && buffers != NULL && PyList_CheckExact(buffers) && pieces[0] != NULL && pieces[1] != NULL) {
+                if (PyList_GET_SIZE(buffers) == 0) return join_section(NULL, pieces, 2);
+                if (plain_buffers(buffers)) { /* join_frame(_in_band_parts(), buffers), as the Python method does */
+                    PyObject *parts = PyList_New(0), *frame = NULL;
+                    if (parts == NULL) return NULL;
+                    if ((pieces[0] == Py_None || PyList_Append(parts, pieces[0]) == 0) &&
+                        (pieces[1] == Py_None || PyList_Append(parts, pieces[1]) == 0)) {
+                        PyObject *call[2] = {parts, buffers};
+                        Py_INCREF(buffers); /* the result's list may be replaced while it is read */
+                        frame = join_frame(NULL, call, 2);
+                        Py_DECREF(buffers);
+                    }
+                    Py_DECREF(parts);
+                    return frame;
+                }
+            }
         }
     }
     return PyObject_Vectorcall(self->function, args, nargsf, kwnames);
@@ -327,7 +361,7 @@ static PyObject *to_bytes_method(PyObject *module, PyObject *function) {
 static PyMethodDef methods[] = {
     {"to_bytes_method", to_bytes_method, METH_O,
      "to_bytes_method(function) -> method: SerializationResult.to_bytes, written in C for a result without key "
-     "or buffers, function (the Python method) for anything else."},
+     "whose buffers (if any) are memoryviews of contiguous bytes, function (the Python method) for anything else."},
     {"join_frame", (PyCFunction)(void (*)(void))join_frame, METH_FASTCALL,
      "join_frame(in_band_parts: list, buffers: list) -> bytes: the unsigned frame of these parts."},
     {"join_section", (PyCFunction)(void (*)(void))join_section, METH_FASTCALL,

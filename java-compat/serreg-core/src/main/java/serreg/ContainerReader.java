@@ -31,6 +31,14 @@ final class ContainerReader {
         this.keys = keys;
     }
 
+    /** Readies this reader for its reader's next call (a call that failed may have left containers open). */
+    void reset() {
+        nesting = 0;
+        if (open != null) {
+            open.truncate(0);
+        }
+    }
+
     /** Starts a nested document read in place: its nesting counts from 0; returns the count to restore. */
     int enterDocument() {
         int saved = nesting;

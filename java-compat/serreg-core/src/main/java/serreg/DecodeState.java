@@ -66,6 +66,11 @@ final class DecodeState {
         return new DecodeState(null, PerThread.get().keys).reset(limits, frameBytes, allowed);
     }
 
+    /** The thread this state belongs to, or null for a detached state (whose readers are not pooled). */
+    PerThread thread() {
+        return thread;
+    }
+
     /** Whether this call decodes the ClassIDHash (as u64 little-endian): always when trusted. */
     boolean allows(long hash) {
         return Trust.allows(allowed, hash);

@@ -13,13 +13,15 @@ import java.util.List;
  */
 abstract class InBandBytes {
     /** The in-band bytes: the buffer given (array mode) or a big-endian view of it (buffer mode). */
-    private final ByteBuffer source;
+    private ByteBuffer source;
     /** The source's backing array, or null to read through {@link #source} (direct or read-only). */
-    private final byte[] array;
+    private byte[] array;
     /** Index of offset 0 (in the array, or in the source without one). */
-    private final int base;
+    private int base;
     /** What to subtract from an index to get the source's own index (its array offset in array mode). */
-    private final int sourceShift;
+    private int sourceShift;
+    /** A scratch array longer than this is not kept past {@link #forget}. */
+    private static final int KEPT_SCRATCH = 4096;
     /** Copy of a str's bytes when there is no backing array. */
     private byte[] scratch;
     /** Index of the next unread byte (moved by the reads of {@link ScalarReader}). */
@@ -34,6 +36,11 @@ abstract class InBandBytes {
 
     /** A reader of the {@code length} bytes at index {@code from} of {@code inBand} (its position and limit aside). */
     InBandBytes(ByteBuffer inBand, int from, int length) {
+        point(inBand, from, length);
+    }
+
+    /** Points this reader at the {@code length} bytes at index {@code from} of {@code inBand}, from their start. */
+    final void point(ByteBuffer inBand, int from, int length) {
         if (inBand.hasArray()) {
             this.source = inBand;
             this.array = inBand.array();
@@ -47,6 +54,17 @@ abstract class InBandBytes {
         }
         this.pos = base;
         this.limit = base + length;
+    }
+
+    /** Lets go of the bytes (a reader kept for the thread's next call must not hold a frame's memory). */
+    final void forget() {
+        source = null;
+        array = null;
+        if (scratch != null && scratch.length > KEPT_SCRATCH) {
+            scratch = null;
+        }
+        pos = 0;
+        limit = 0;
     }
 
     // ---- positions and bytes ----

@@ -30,12 +30,16 @@ import java.util.Map;
  * beyond a small bound, so memory grows only with the items actually present.
  */
 public final class InBandReader extends ScalarReader {
+    /** The OOB iterator of a frame without OOB buffers (holds nothing, so a pooled reader may keep it). */
+    static final Iterator<ByteBuffer> NO_BUFFERS = java.util.Collections.emptyIterator();
     /** Initial capacity of a decoded list or map: a declared count is not trusted beyond this. */
     static final int MAX_PRESIZE = 1024;
 
-    private final ValueDecoder decoder;
-    private final Iterator<ByteBuffer> outOfBand;
-    private final DecodeState state;
+    private ValueDecoder decoder;
+    private Iterator<ByteBuffer> outOfBand;
+    private DecodeState state;
+    /** The thread whose {@link ReaderPool} this reader goes back to on {@link #release}, or null when it is not pooled. */
+    private final PerThread home;
     /** Made when the document has an array or map, and an ext value. */
     private ContainerReader containers;
     private NestedReader nested;
@@ -52,6 +56,7 @@ public final class InBandReader extends ScalarReader {
         super(inBand, skip);
         this.decoder = decoder;
         this.outOfBand = outOfBand;
+        this.home = null;
         DecodeState current = state != null ? state : DecodeState.current();
         this.state = current != null ? current
                 : DecodeState.detached(decoder.limits(), inBand.remaining() - skip, decoder.defaultAllowed());
@@ -64,6 +69,52 @@ public final class InBandReader extends ScalarReader {
         this.decoder = decoder;
         this.outOfBand = outOfBand;
         this.state = state;
+        this.home = state.thread();
+    }
+
+    /**
+     * Readies a pooled reader for the {@code length} bytes at index {@code from} of {@code inBand},
+     * within the call {@code state}, as if new: its ext values reader forgets what it met in
+     * the last call (a registration found in a trusted call is looked up again in an untrusted one).
+     * A reference field is stored only when it changes: the pooled reader soon lives in the old
+     * generation, where every reference stored costs a GC write barrier (the thread's call state
+     * and the registry's decoder are the same call after call; the frame's bytes are not).
+     */
+    void reuse(ValueDecoder decoder, ByteBuffer inBand, int from, int length, Iterator<ByteBuffer> outOfBand,
+            DecodeState state) {
+        point(inBand, from, length);
+        if (this.decoder != decoder) {
+            this.decoder = decoder;
+        }
+        if (this.outOfBand != outOfBand) {
+            this.outOfBand = outOfBand;
+        }
+        if (this.state != state) {
+            this.state = state;
+        }
+        if (nested != null) {
+            nested.reset(decoder, state);
+        }
+        if (containers != null) {
+            containers.reset();
+        }
+    }
+
+    /**
+     * Ends the use of a reader made for one document read in place ({@link ReaderPool#take}),
+     * normally or not: it lets go of the frame (its bytes and OOB buffers; the thread's call state
+     * and the registry's decoder stay, as a pooled writer keeps its registry) and goes back to its
+     * thread's pool when it came from one. The caller must not use it afterwards.
+     */
+    void release() {
+        if (home == null) {
+            return;
+        }
+        forget();
+        if (outOfBand != NO_BUFFERS) {
+            outOfBand = null;
+        }
+        ReaderPool.give(this, home);
     }
 
     /**

@@ -426,6 +426,14 @@ public final class InBandWriter {
         return this;
     }
 
+    /** Appends {@code length} raw, already-encoded msgpack bytes of {@code msgpack} from {@code offset}. */
+    public InBandWriter writeEncoded(byte[] msgpack, int offset, int length) {
+        ensure(length);
+        System.arraycopy(msgpack, offset, buf, pos, length);
+        pos += length;
+        return this;
+    }
+
     /** Appends an OOB buffer (held by reference, not copied). */
     public InBandWriter addOutOfBand(ByteBuffer buffer) {
         if (outOfBand == null) {

@@ -14,8 +14,8 @@ import serreg.wire.ClassIdHash;
  */
 final class NestedReader {
     private final InBandReader in;
-    private final ValueDecoder decoder;
-    private final DecodeState state;
+    private ValueDecoder decoder;
+    private DecodeState state;
     private long lastHash;
     private RegistrationTable.Registration lastRegistration;
     /** The last registration's MsgpackSerializer when it has one (then {@link #read} takes its short way). */
@@ -28,6 +28,21 @@ final class NestedReader {
         this.in = in;
         this.decoder = decoder;
         this.state = state;
+    }
+
+    /** Readies this reader for its reader's next call: the last class met is forgotten (its trust was checked in the last call). */
+    void reset(ValueDecoder decoder, DecodeState state) {
+        if (this.decoder != decoder) {
+            this.decoder = decoder;
+        }
+        if (this.state != state) {
+            this.state = state;
+        }
+        lastHash = 0;
+        if (lastRegistration != null) {
+            lastRegistration = null;
+            lastMsgpack = null;
+        }
     }
 
     /**

@@ -3,7 +3,8 @@ package serreg;
 /**
  * What one thread keeps across serialize and deserialize calls, found with one
  * {@link ThreadLocal} lookup per call: the state of the deserialize call running on the thread
- * (and the state object the next one reuses), the cache of short map keys, and the pooled writer.
+ * (and the state object the next one reuses), the cache of short map keys, the pooled writer and
+ * the pooled reader.
  * A call finds it once and the parts it hands it to reach it by reference (a state ends its call,
  * a pooled writer goes back, without another lookup). Package-private; each object is used by its
  * own thread only.
@@ -19,6 +20,8 @@ final class PerThread {
     private DecodeState spare;
     /** The writer the next serialize call on this thread takes, or null while one is using it. */
     InBandWriter writer;
+    /** The reader the next in-band document read in place on this thread takes, or null while one is using it. */
+    InBandReader reader;
 
     private PerThread() {
     }

@@ -254,6 +254,27 @@ abstract class ScalarReader extends InBandBytes {
         return s;
     }
 
+    /**
+     * Reads consecutive msgpack str values, each as {@link #readString} reads it, into
+     * {@code out[from]}, {@code out[from + 1]} ... (at most {@code max}), and stops before the
+     * first value that is not a str, leaving it unread: a column of strings in one loop.
+     *
+     * @return how many str values it read
+     */
+    public final int readStrings(Object[] out, int from, int max) {
+        for (int i = 0; i < max; i++) {
+            int b = remaining() > 0 ? u8(pos) : -1;
+            if (b >= 0xa0 && b <= 0xbf) {
+                out[from + i] = readFixStr(b);
+            } else if (b >= 0xd9 && b <= 0xdb) {
+                out[from + i] = readString();
+            } else {
+                return i;
+            }
+        }
+        return max;
+    }
+
     /** Reads a msgpack bin as a view of the in-band bytes (no copy). */
     public ByteBuffer readBinaryView() {
         long at = offset();

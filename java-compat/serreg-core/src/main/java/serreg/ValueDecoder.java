@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.Collection;
-import java.util.Collections;
 import serreg.types.OpaqueValue;
 import serreg.wire.ClassIdHash;
 import serreg.wire.FrameLayout;
@@ -181,7 +180,7 @@ final class ValueDecoder {
             long frameBytes, boolean trustedCall) {
         DecodeState state = DecodeState.begin(callLimits, frameBytes, allowed(trustedCall));
         try {
-            Iterator<ByteBuffer> oob = buffers.isEmpty() ? Collections.emptyIterator() : buffers.iterator();
+            Iterator<ByteBuffer> oob = buffers.isEmpty() ? InBandReader.NO_BUFFERS : buffers.iterator();
             Object value = readSection(inBand, from, length, oob, true, state);
             int left = 0;
             while (oob.hasNext()) {
@@ -267,10 +266,14 @@ final class ValueDecoder {
     /** What {@link MsgpackSerializer#deserialize} does, with the call's state handed over, reading the section where it lies. */
     private <T> T readInPlace(MsgpackSerializer<T> serializer, ByteBuffer buf, int from, int length,
             Iterator<ByteBuffer> oob, DecodeState state) {
-        InBandReader in = new InBandReader(this, buf, from + ClassIdHash.SIZE, length - ClassIdHash.SIZE, oob, state);
-        T value = serializer.read(in);
-        in.expectEnd();
-        return value;
+        InBandReader in = ReaderPool.take(this, buf, from + ClassIdHash.SIZE, length - ClassIdHash.SIZE, oob, state);
+        try {
+            T value = serializer.read(in);
+            in.expectEnd();
+            return value;
+        } finally {
+            in.release();
+        }
     }
 
     /** A section inside a value being read (the top-level one when it is the outermost value). */

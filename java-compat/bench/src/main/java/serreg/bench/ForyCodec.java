@@ -26,10 +26,12 @@ final class ForyCodec implements Codec {
             fory.register(Point.class, "example.Point");
             fory.register(StructPoint.class, "bench.Point");
             fory.register(StructReading.class, "bench.Reading");
+            fory.register(StructLabelPoint.class, "bench.LabelPoint");
         } else {
             fory.register(Point.class);
             fory.register(StructPoint.class);
             fory.register(StructReading.class);
+            fory.register(StructLabelPoint.class);
         }
     }
 

@@ -85,6 +85,11 @@ final class MsgpackCodec implements Codec {
             packer.packDouble(r.value());
             packer.packFloat(r.weight());
             packer.packBoolean(r.valid());
+        } else if (v instanceof StructLabelPoint p) {
+            packer.packArrayHeader(3);
+            packer.packDouble(p.x());
+            packer.packDouble(p.y());
+            packer.packString(p.label());
         } else if (v instanceof Point p) {
             packer.packArrayHeader(3);
             packer.packDouble(p.x());
@@ -110,6 +115,7 @@ final class MsgpackCodec implements Codec {
                 case "points1k" -> readPoints();
                 case "structs1k" -> readStructPoints();
                 case "structsFloat1k" -> readStructReadings();
+                case "pointStructs1k" -> readStructLabelPoints();
                 default -> read();
             };
         } catch (IOException e) {
@@ -144,6 +150,16 @@ final class MsgpackCodec implements Codec {
             unpacker.unpackArrayHeader();
             out.add(new StructReading(unpacker.unpackLong(), unpacker.unpackDouble(), unpacker.unpackFloat(),
                     unpacker.unpackBoolean()));
+        }
+        return out;
+    }
+
+    private List<StructLabelPoint> readStructLabelPoints() throws IOException {
+        int n = unpacker.unpackArrayHeader();
+        List<StructLabelPoint> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            unpacker.unpackArrayHeader();
+            out.add(new StructLabelPoint(unpacker.unpackDouble(), unpacker.unpackDouble(), unpacker.unpackString()));
         }
         return out;
     }

@@ -18,7 +18,7 @@ import java.util.Map;
 final class Payloads {
     /** Payload names, in the order of the results table. */
     static final List<String> NAMES = List.of("smallMap", "longs1k", "strings10k", "records1k", "doubles1M", "points1k", "structs1k",
-            "structsFloat1k");
+            "structsFloat1k", "pointStructs1k");
 
     private Payloads() {
     }
@@ -33,6 +33,7 @@ final class Payloads {
             case "points1k" -> points(1_000);
             case "structs1k" -> structPoints(1_000);
             case "structsFloat1k" -> structReadings(1_000);
+            case "pointStructs1k" -> structLabelPoints(1_000);
             default -> throw new IllegalArgumentException("unknown payload " + name + "; known: " + NAMES);
         };
     }
@@ -98,7 +99,6 @@ final class Payloads {
         return out;
     }
 
-    /** The little-endian bytes of a double[] (what an NDArray of dtype "<f8" holds). */
     /** 1,000 three-field structs, the Python suite's bench.Point (benchmarks/bench_structs.py). */
     static List<StructPoint> structPoints(int n) {
         List<StructPoint> out = new ArrayList<>(n);
@@ -117,6 +117,16 @@ final class Payloads {
         return out;
     }
 
+    /** The values of {@link #points} as structs: StructLabelPoint(i, -i / 2, "p{i}"). */
+    static List<StructLabelPoint> structLabelPoints(int n) {
+        List<StructLabelPoint> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(new StructLabelPoint(i, -i / 2.0, "p" + i));
+        }
+        return out;
+    }
+
+    /** The little-endian bytes of a double[] (what an NDArray of dtype "<f8" holds). */
     static ByteBuffer littleEndian(double[] values) {
         ByteBuffer b = ByteBuffer.allocate(values.length * Double.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         b.asDoubleBuffer().put(values);

@@ -29,7 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 7, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
 public class RoundTripBenchmark {
-    @Param({"smallMap", "longs1k", "strings10k", "records1k", "doubles1M", "points1k", "structs1k", "structsFloat1k"})
+    @Param({"smallMap", "longs1k", "strings10k", "records1k", "doubles1M", "points1k", "structs1k", "structsFloat1k",
+            "pointStructs1k"})
     public String payload;
 
     @Param({"serreg", "foryXlang", "foryJava", "msgpack"})

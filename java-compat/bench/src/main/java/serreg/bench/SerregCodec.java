@@ -13,6 +13,7 @@ final class SerregCodec implements Codec {
         PointSerializer.register(registry);
         registry.registerStruct(StructPoint.class, "bench.Point");
         registry.registerStruct(StructReading.class, "bench.Reading");
+        registry.registerStruct(StructLabelPoint.class, "bench.LabelPoint");
     }
 
     @Override

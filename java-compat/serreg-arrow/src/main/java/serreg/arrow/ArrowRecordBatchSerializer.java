@@ -50,6 +50,6 @@ public final class ArrowRecordBatchSerializer extends MsgpackSerializer<ArrowRec
         if (batches != 1) {
             throw in.error("an ArrowRecordBatch has exactly one batch, not " + batches, at);
         }
-        return new ArrowRecordBatch(ArrowBatchCodec.readBatch(schema, in, allocator.get()));
+        return new ArrowRecordBatch(ArrowBatchReader.readBatch(schema, in, allocator.get()));
     }
 }

@@ -61,7 +61,7 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
         Schema schema = ArrowBatchCodec.readSchema(in);
         int batchCount = in.readArrayHeader();
         if (batchCount == 1) {
-            return ArrowBatchCodec.readBatch(schema, in, allocator.get());
+            return ArrowBatchReader.readBatch(schema, in, allocator.get());
         }
         if (batchCount > 1) {
             for (Field field : schema.getFields()) {
@@ -71,7 +71,7 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
         List<VectorSchemaRoot> batches = new ArrayList<>();
         try {
             for (int i = 0; i < batchCount; i++) {
-                batches.add(ArrowBatchCodec.readBatch(schema, in, allocator.get()));
+                batches.add(ArrowBatchReader.readBatch(schema, in, allocator.get()));
             }
             return concatenate(schema, batches, at);
         } finally {
@@ -86,7 +86,7 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
      * memory than the frame holds.
      */
     private VectorSchemaRoot concatenate(Schema schema, List<VectorSchemaRoot> batches, long at) {
-        VectorSchemaRoot table = ArrowBatchCodec.createRoot(schema, allocator.get(), at);
+        VectorSchemaRoot table = ArrowBatchReader.createRoot(schema, allocator.get(), at);
         try {
             List<FieldVector> targets = flatten(table);
             List<List<FieldVector>> sources = batches.stream().map(ArrowTableSerializer::flatten).toList();

@@ -5,21 +5,20 @@ import java.util.Arrays;
 /**
  * The column arrays of one ext 2 list being written or read (docs/FORMAT.md section 10.3): per
  * field, a {@code long[]}, {@code double[]}, {@code float[]}, {@code boolean[]} or {@code Object[]}
- * of at least {@code count} elements. A thread keeps one set between lists ({@link #take},
- * {@link #giveBack}), so a list of 1,000 instances costs no column allocation after the first;
- * a list read or written inside another's column takes a set of its own. Arrays longer than
- * {@link ThreadTables#SCRATCH_MAX} are not kept; object columns are cleared when given back.
+ * of at least {@code count} elements. A thread keeps one set of primitive arrays between lists
+ * ({@link #take}, {@link #giveBack}), so a list of 1,000 instances costs no primitive column
+ * allocation after the first; a list read or written inside another's column takes a set of its
+ * own. Arrays longer than {@link ThreadTables#SCRATCH_MAX} are not kept; {@code Object[]} columns
+ * are made per list ({@link #objects} says why).
  */
 final class ColumnArrays {
     private long[][] longs = new long[4][];
     private double[][] doubles = new double[4][];
     private float[][] floats = new float[4][];
     private boolean[][] bools = new boolean[4][];
-    private Object[][] objects = new Object[4][];
-    /** The columns handed out, by field: the array, its element count to clear (objects). */
+    /** The columns handed out, by field. */
     private Object[] cols = new Object[4];
     private int used;
-    private int objectCount;
 
     private ColumnArrays() {
     }
@@ -37,17 +36,10 @@ final class ColumnArrays {
         return a;
     }
 
-    /** Gives the set back to this thread (object columns cleared). */
+    /** Gives the set back to this thread (the columns handed out forgotten). */
     void giveBack() {
-        for (int j = 0; j < used; j++) {
-            Object[] o = objects[j];
-            if (o != null && objectCount > 0) {
-                Arrays.fill(o, 0, Math.min(objectCount, o.length), null);
-            }
-            cols[j] = null;
-        }
+        Arrays.fill(cols, 0, used, null);
         used = 0;
-        objectCount = 0;
         ThreadTables.current().columnArrays = this;
     }
 
@@ -58,7 +50,6 @@ final class ColumnArrays {
             doubles = Arrays.copyOf(doubles, n);
             floats = Arrays.copyOf(floats, n);
             bools = Arrays.copyOf(bools, n);
-            objects = Arrays.copyOf(objects, n);
             cols = new Object[n];
         }
         used = fields;
@@ -126,15 +117,14 @@ final class ColumnArrays {
         return a;
     }
 
+    /**
+     * A fresh {@code Object[]} for field {@code field}'s values. Not kept between lists: a kept
+     * array lives in the old generation, where every store of a reference to a newer object (a
+     * decoded string, the payload's own values) pays the collector's cross-region write barrier,
+     * a memory fence per element; a new array is young, and its stores skip it.
+     */
     Object[] objects(int field, int count) {
-        Object[] a = objects[field];
-        if (a == null || a.length < count) {
-            a = new Object[Math.max(count, 16)];
-            if (keep(count)) {
-                objects[field] = a;
-            }
-        }
-        objectCount = Math.max(objectCount, count);
+        Object[] a = new Object[count];
         cols[field] = a;
         return a;
     }

@@ -104,6 +104,66 @@ final class ColumnCodec {
         out.writeBinary(b, 0, count);
     }
 
+    /**
+     * Writes the items of a {@code str} column (after its array header) when every value is a
+     * String of ASCII text: each a msgpack str, byte for byte what {@link InBandWriter#writeString}
+     * writes, built in this thread's column bytes and copied into the writer at once. Returns
+     * false, having written nothing, at the first value that is not (the caller then writes the
+     * values one by one, checking each).
+     */
+    static boolean writeAsciiStrings(InBandWriter out, Object[] values, int count) {
+        byte[] b = scratch(6 * count);
+        int p = 0;
+        for (int i = 0; i < count; i++) {
+            if (!(values[i] instanceof String s)) {
+                return false;
+            }
+            int n = s.length();
+            if (b.length - p < 5 + n) {
+                b = java.util.Arrays.copyOf(b, Math.max(2 * b.length, p + 5 + n));
+            }
+            if (n < 32) {
+                b[p++] = (byte) (0xa0 | n);
+            } else {
+                p = strHeader(b, p, n);
+            }
+            for (int k = 0; k < n; k++) {
+                char c = s.charAt(k);
+                if (c >= 0x80) {
+                    return false;
+                }
+                b[p + k] = (byte) c;
+            }
+            p += n;
+        }
+        if (b.length <= ThreadTables.SCRATCH_MAX) {
+            ThreadTables.current().columnBytes = b;
+        }
+        out.writeEncoded(b, 0, p);
+        return true;
+    }
+
+    /** The str 8, 16 or 32 header of {@code n} bytes (32 or more) at {@code b[p]}; the index after it. */
+    private static int strHeader(byte[] b, int p, int n) {
+        if (n <= 0xff) {
+            b[p] = (byte) 0xd9;
+            b[p + 1] = (byte) n;
+            return p + 2;
+        }
+        if (n <= 0xffff) {
+            b[p] = (byte) 0xda;
+            b[p + 1] = (byte) (n >>> 8);
+            b[p + 2] = (byte) n;
+            return p + 3;
+        }
+        b[p] = (byte) 0xdb;
+        b[p + 1] = (byte) (n >>> 24);
+        b[p + 2] = (byte) (n >>> 16);
+        b[p + 3] = (byte) (n >>> 8);
+        b[p + 4] = (byte) n;
+        return p + 5;
+    }
+
     /** This thread's array for a column's bytes (filled, then copied into the writer, before anything else is written). */
     private static byte[] scratch(int n) {
         ThreadTables tables = ThreadTables.current();

@@ -21,6 +21,11 @@ final class ColumnLayout {
     private final ColumnCodec.Wire[] wires;
     final Kind[] kinds;
     private final Conversions.Reader[] convert;
+    /**
+     * Per field: a {@code str} or {@code optional[str]} column whose values the reader takes as
+     * they are (its field is not an {@code Optional}), read a run of strings at a time.
+     */
+    private final boolean[] strings;
 
     /**
      * The layout of a writer definition's {@code types} ({@code where}: struct.field) for a
@@ -33,9 +38,13 @@ final class ColumnLayout {
         this.convert = convert;
         this.wires = new ColumnCodec.Wire[types.length];
         this.kinds = new Kind[types.length];
+        this.strings = new boolean[types.length];
         for (int j = 0; j < types.length; j++) {
             wires[j] = ColumnCodec.wireOf(types[j]);
             kinds[j] = kindOf(wires[j], types[j], raws[j], convert[j]);
+            FieldType t = types[j];
+            strings[j] = kinds[j] == Kind.OBJECT && raws[j] != java.util.Optional.class && (t.kind.equals("str")
+                    || t.kind.equals("optional") && t.args.get(0).kind.equals("str"));
         }
     }
 
@@ -155,9 +164,21 @@ final class ColumnLayout {
                     return;
                 }
                 Object[] o = arrays.objects(j, count);
+                boolean strs = strings[j];
                 for (int i = 0; i < count; i++) {
+                    if (strs) {
+                        i += readStrings(in, o, i, count - i, j);
+                        if (i == count) {
+                            break;
+                        }
+                    }
                     long valueAt = in.offset();
-                    Object raw = in.readValue();
+                    Object raw;
+                    try {
+                        raw = in.readValue();
+                    } catch (DeserializationException e) {
+                        throw inColumn(e, j, i);
+                    }
                     try {
                         o[i] = convert[j].read(raw);
                     } catch (DeserializationException e) {
@@ -166,6 +187,35 @@ final class ColumnLayout {
                 }
             }
         }
+    }
+
+    /**
+     * Reads the str values of column j from value {@code from} on into {@code o} (the reader's
+     * values as they are: see {@link #strings}) up to the first that is not a str; how many.
+     */
+    private int readStrings(InBandReader in, Object[] o, int from, int max, int j) {
+        try {
+            return in.readStrings(o, from, max);
+        } catch (DeserializationException e) {
+            throw inColumn(e, j, -1);
+        }
+    }
+
+    /**
+     * {@code e}, the failure to read a value of column j ({@code i}: its index, -1 if not known)
+     * as msgpack, naming the field (a limit's failure and one that names it already as they are).
+     */
+    private DeserializationException inColumn(DeserializationException e, int j, int i) {
+        String message = e.getMessage();
+        if (e.getClass() != DeserializationException.class || message.startsWith(where[j])) {
+            return e;
+        }
+        String offset = " (at byte offset " + e.offset() + ")";
+        if (message.endsWith(offset)) {
+            message = message.substring(0, message.length() - offset.length());
+        }
+        return new DeserializationException(where[j] + " (ext 2 column)" + (i >= 0 ? ", value " + i : "") + ": "
+                + message, e.offset(), e);
     }
 
     /** Field j of instance i as the reader's (boxed) value, from the decoded columns. */

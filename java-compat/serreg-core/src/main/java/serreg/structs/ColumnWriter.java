@@ -215,10 +215,30 @@ final class ColumnWriter {
             }
             default -> {
                 out.writeArrayHeader(count);
+                if (t.kind.equals("str")) {
+                    writeStrings(out, t, where, values, count);
+                    return;
+                }
                 for (int i = 0; i < count; i++) {
                     writer.write(out, values[i]);
                 }
             }
+        }
+    }
+
+    /**
+     * The items of a {@code str} column, in one loop (what the field's writer does per value: each
+     * must be a String, written as a msgpack str).
+     */
+    private static void writeStrings(InBandWriter out, FieldType t, String where, Object[] values, int count) {
+        if (ColumnCodec.writeAsciiStrings(out, values, count)) {
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            if (!(values[i] instanceof String s)) {
+                throw FieldValues.bad(where, t, values[i]);
+            }
+            out.writeString(s);
         }
     }
 }

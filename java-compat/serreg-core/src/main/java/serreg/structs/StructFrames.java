@@ -16,9 +16,10 @@ import serreg.wire.FrameWriter;
 
 /**
  * The struct table of the frame being written or read (docs/FORMAT.md section 10.1), held per
- * thread. A serialize call opens a {@link Scope}: each struct instance written takes the index of
- * its definition, adding it on first use; {@link #wrap} then puts the table in front of the
- * value's section. Reading, the {@code serreg.structs} serializer pushes the table's readers and
+ * thread. A serialize call opens a table, whose {@link Scope} is made at the first struct
+ * instance written (or at once when the order is fixed): each instance takes the index of its
+ * definition, adding it on first use; {@link #wrap} then puts the table in front of the value's
+ * section. Reading, the {@code serreg.structs} serializer pushes the table's readers and
  * every ext 1 inside is read by {@link #readInstance}.
  */
 public final class StructFrames {
@@ -35,6 +36,8 @@ public final class StructFrames {
      */
     public static final class Scope implements StructSupport.Table {
         private final Scope outer;
+        /** The serialize call this table is of: the thread's count of open calls when it was made (see {@link ThreadTables#calls}). */
+        final int level;
         /** Definition to index, by content (a carrier's definition is its own array) and by identity. */
         private Map<StructSchema.DefinitionKey, Integer> index;
         private IdentityHashMap<byte[], Integer> seen;
@@ -46,8 +49,9 @@ public final class StructFrames {
         private byte[] last;
         private int lastIndex;
 
-        private Scope(Scope outer, List<byte[]> order) {
+        private Scope(Scope outer, int level, List<byte[]> order) {
             this.outer = outer;
+            this.level = level;
             this.used = order == null ? null : new boolean[order.size()];
             if (order != null) {
                 definitions = new ArrayList<>(order);
@@ -91,6 +95,11 @@ public final class StructFrames {
         private boolean isEmpty() {
             return definitions == null || definitions.isEmpty();
         }
+
+        /** The table in front of the scope it was made inside, once its serialize call ends. */
+        Scope outer() {
+            return outer;
+        }
     }
 
     /** Reads one instance's field values (the array header and index already read and checked). */
@@ -117,14 +126,15 @@ public final class StructFrames {
     }
 
     /**
-     * Opens a struct table whose indices are fixed in advance (null: first-use order).
+     * Opens a struct table whose indices are fixed in advance (null: first-use order), made now
+     * (a serialize call in first-use order is given a table made at its first struct instead).
      *
      * @param order the definitions, in index order, or null
      * @return the scope
      */
     public static Scope begin(List<byte[]> order) {
         ThreadTables tables = ThreadTables.current();
-        Scope scope = new Scope(tables.writing, order);
+        Scope scope = new Scope(tables.writing, ++tables.calls, order);
         tables.writing = scope;
         return scope;
     }
@@ -135,15 +145,20 @@ public final class StructFrames {
      * @param scope the scope
      */
     public static void end(Scope scope) {
-        ThreadTables.current().writing = scope.outer;
+        ThreadTables.current().endCall();
     }
 
-    /** The index of a definition in the running serialize call's table (added on first use). */
+    /** The index of a definition in the running serialize call's table (added on first use; the table made then). */
     static int indexOf(byte[] definition) {
-        Scope scope = ThreadTables.current().writing;
-        if (scope == null) {
-            throw new serreg.SerializationException("a struct is written only by SerializerRegistry.serialize (it needs"
-                    + " the frame's struct table)");
+        ThreadTables tables = ThreadTables.current();
+        Scope scope = tables.writing;
+        if (scope == null || scope.level != tables.calls) {
+            if (tables.calls == 0) {
+                throw new serreg.SerializationException("a struct is written only by SerializerRegistry.serialize (it needs"
+                        + " the frame's struct table)");
+            }
+            scope = new Scope(scope, tables.calls, null);
+            tables.writing = scope;
         }
         if (definition == scope.last) {
             return scope.lastIndex;

@@ -35,7 +35,7 @@ public final class StructSupportProvider implements StructSupport.Provider {
 
     @Override
     public StructSupport.Table openTable(List<byte[]> order) {
-        return StructFrames.begin(order);
+        return order == null ? ThreadTables.current().lazy.open() : StructFrames.begin(order);
     }
 
     @Override

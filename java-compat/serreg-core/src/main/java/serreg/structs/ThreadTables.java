@@ -17,8 +17,16 @@ final class ThreadTables {
     private static final ThreadLocal<ThreadTables> ALL = ThreadLocal.withInitial(ThreadTables::new);
 
     private final Thread owner = Thread.currentThread();
-    /** The scope of the serialize call running on this thread, or null. */
+    /**
+     * The innermost struct table made on this thread, or null: the running serialize call's when
+     * its {@link StructFrames.Scope#level} is {@link #calls}, else an enclosing call's (the
+     * running one has met no struct yet).
+     */
     StructFrames.Scope writing;
+    /** Serialize calls open on this thread (nested calls included): each has a table, made at its first struct. */
+    int calls;
+    /** The table every serialize call on this thread without a fixed order is given (see {@link LazyTable}). */
+    final LazyTable lazy = new LazyTable(this);
     /** The table of the innermost frame being read, or null. */
     StructFrames.Entry[] reading;
     private final ArrayDeque<StructFrames.Entry[]> hidden = new ArrayDeque<>();
@@ -42,6 +50,21 @@ final class ThreadTables {
             RECENT[slot] = tables;
         }
         return tables;
+    }
+
+    /** Ends the innermost serialize call: its table, if one was made, is dropped. */
+    void endCall() {
+        StructFrames.Scope scope = writing;
+        if (scope != null && scope.level == calls) {
+            writing = scope.outer();
+        }
+        calls--;
+    }
+
+    /** The table of the running serialize call, or null when it has written no struct (or none is running). */
+    StructFrames.Scope running() {
+        StructFrames.Scope scope = writing;
+        return scope != null && scope.level == calls && calls > 0 ? scope : null;
     }
 
     /** Makes {@code table} the innermost table being read. */
