@@ -172,3 +172,36 @@ def test_a_leaf_serializer_of_the_users_gets_its_values_accepts_and_errors_as_be
         registry.serialize(_Box("fail"))
     assert not hooks_of(_NotQuiteLeaf()).leaf and hooks_of(_LeafBox()).leaf
     assert not hooks_of(Serializer()).leaf
+
+
+def test_a_msgpack_timestamp_in_the_header_is_refused_as_a_timestamp():
+    for header in (["<f8", [msgpack.Timestamp(1)], "C"], [msgpack.Timestamp(1), [1], "C"], ["<f8", [1], "C", None, msgpack.Timestamp(0)]):
+        frame = raw_frame("numpy.ndarray", msgpack.packb(header, datetime=False), [bytes(8)])
+        for trusted in (False, True):
+            with pytest.raises(DeserializationError, match="timestamp"):
+                serreg.deserialize(frame, trusted=trusted)
+
+
+def test_arrow_tables_and_batches_written_the_leaf_way_are_the_bytes_of_the_long_way():
+    pa = pytest.importorskip("pyarrow")
+    from serreg.serializers.pyarrow import ArrowRecordBatchSerializer, ArrowTableSerializer
+    from serreg.standard import ARROW_RECORD_BATCH_CLASS_ID, ARROW_TABLE_CLASS_ID
+
+    class LongTable(ArrowTableSerializer):
+        leaf = False
+
+    class LongBatch(ArrowRecordBatchSerializer):
+        leaf = False
+
+    long_way = serreg.Registry()
+    long_way.register_serializer(ARROW_TABLE_CLASS_ID, pa.Table, LongTable())
+    long_way.register_serializer(ARROW_RECORD_BATCH_CLASS_ID, pa.RecordBatch, LongBatch())
+    table = pa.table({"i": pa.array([1, None, 3]), "s": pa.array(["a", "bc", None]),
+                      "d": pa.array(["x", "y", "x"]).dictionary_encode()})
+    chunked = pa.concat_tables([table, table.slice(1)])
+    serreg.serialize(table)  # the plug-in is loaded: the calls below take the leaf way
+    for value in (table, chunked, table.to_batches()[0]):
+        frame = serreg.serialize(value).to_bytes()
+        assert frame == long_way.serialize(value).to_bytes()
+        assert serreg.deserialize(frame).equals(value) and long_way.deserialize(frame).equals(value)
+    assert hooks_of(ArrowTableSerializer()).leaf and not hooks_of(LongTable()).leaf

@@ -113,7 +113,8 @@ def check_untrusted_structure(data: Any) -> None:
 def unpack_plain(data: Any) -> Any:
     """``msgpack.unpackb`` for a serializer's own header (no nested values), with the
     structure check of untrusted mode: use it instead of unpackb in serializers."""
-    check_untrusted_structure(data)
+    if len(data) > STRUCTURE_CHECK_THRESHOLD:  # check_untrusted_structure's test, without its call for short headers
+        check_untrusted_structure(data)
     try:
         value = unpackb(data)
     except StackError as error:
@@ -122,7 +123,8 @@ def unpack_plain(data: Any) -> Any:
         ) from error
     except (ValueError, TypeError, UnicodeDecodeError) as error:
         raise DeserializationError(f"invalid msgpack in-band data: {type(error).__name__}: {error}") from error
-    refuse_timestamps(value)
+    if holds_any(value, TIMESTAMP):  # refuse_timestamps' test, without its call for the usual header
+        refuse_timestamps(value)
     return value
 
 

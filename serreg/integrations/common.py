@@ -13,6 +13,7 @@ from ..errors import UnknownClassIDError
 from ..registry import Registry
 from ..result import SerializationResult
 from ..serializer import takes
+from ..standard.pickle_views import view_of
 
 
 def has_own_serializer(registry: Registry, value: object) -> bool:
@@ -55,7 +56,7 @@ def from_pickle_parts(registry: Registry, in_band: bytes, buffers: Sequence[Any]
     pickle imports a class's module) when the class ID is not registered yet,
     since modules commonly register their classes when imported.
     """
-    result = SerializationResult(in_band, [memoryview(buffer) for buffer in buffers])
+    result = SerializationResult(in_band, [view_of(buffer) for buffer in buffers])  # no export of a view
     try:
         return registry.deserialize(result)
     except UnknownClassIDError:

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import copyreg
 import importlib
-import pickle
 import threading
 
 from distributed.diagnostics.plugin import WorkerPlugin
@@ -47,6 +46,7 @@ from distributed.protocol.serialize import register_serialization_family
 from .._default import default_registry
 from ..errors import DeserializationError
 from ..result import SerializationResult
+from ..standard.pickle_views import flat_view
 from .common import classes_with_own_serializers, from_pickle_parts, has_own_serializer, to_pickle_parts
 from typing import Union, Any
 
@@ -74,7 +74,7 @@ def _flat(buffer: Any) -> memoryview:
     view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
     if view.ndim == 1 and view.format == "B":
         return view
-    return pickle.PickleBuffer(view).raw()
+    return flat_view(view)  # not PickleBuffer(view).raw(): an export of a view crashes a garbage collection
 
 
 def serreg_dumps(value: Any, context: Any = None) -> tuple[dict[Any, Any], list[Any]]:

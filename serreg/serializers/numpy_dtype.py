@@ -83,13 +83,17 @@ def _known(dtype: np.dtype) -> Optional[_Known]:
 
 def wire_dtype(dtype: np.dtype) -> tuple[Optional[Spec], Optional[str]]:
     """(spec, None) for a dtype the format carries, (None, why not) for one it does not."""
-    entry = _known(dtype)
+    entry = _KNOWN.get(id(dtype))
+    if entry is None or entry[0] is not dtype:  # _known's test first, without its call
+        entry = _known(dtype)
     return _described(dtype) if entry is None else entry[1]
 
 
 def packed_plain_spec(dtype: np.dtype) -> Optional[bytes]:
     """The spec of a plain dtype the format carries as msgpack (a str), or None (structured, or no wire form)."""
-    entry = _known(dtype)
+    entry = _KNOWN.get(id(dtype))
+    if entry is None or entry[0] is not dtype:
+        entry = _known(dtype)
     return None if entry is None else entry[2]
 
 

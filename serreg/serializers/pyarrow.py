@@ -32,6 +32,8 @@ __all__ = [
 class ArrowTableSerializer(Serializer):
     """pyarrow.Table, each record batch kept as it is (chunking is preserved)."""
 
+    leaf = True  # the schema, the nodes and the buffers: no value inside goes through serreg
+
     def serialize(self, table: pa.Table) -> SerializationResult:
         return write_batches(table.schema, table.to_batches())
 
@@ -44,6 +46,8 @@ class ArrowTableSerializer(Serializer):
 
 
 class ArrowRecordBatchSerializer(Serializer):
+    leaf = True
+
     def serialize(self, batch: pa.RecordBatch) -> SerializationResult:
         return write_batches(batch.schema, [batch])
 

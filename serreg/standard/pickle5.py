@@ -35,6 +35,7 @@ from ..limits import DECODE_STATE
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, as_result
 from ..serializer import Serializer, hooks_of
 from .pickle_plain import NotPlain, PlainPickler
+from .pickle_views import flat_views, release_all, view_of
 
 __all__ = ["PICKLED_NATIVELY", "Pickle5Serializer", "restore_registered"]
 
@@ -82,6 +83,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
     def __init__(self, owner: "Pickle5Serializer") -> None:
         self.file = io.BytesIO()
         self.buffers: list[pickle.PickleBuffer] = []
+        self.made: list[pickle.PickleBuffer] = []  # made by reducer_override (PickleBuffers of views)
         super().__init__(self.file, protocol=5, buffer_callback=self.buffers.append)
         self._owner = owner
         self._seen = owner.seen_types
@@ -114,7 +116,12 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
     def take(self) -> tuple[Any, list[Any]]:
         """(the pickle, its buffers as raw views)."""
         data = self.file.getvalue()
-        return data, [b.raw() for b in self.buffers] if self.buffers else []
+        buffers = self.buffers
+        if not buffers:
+            return data, []
+        views = flat_views(buffers)
+        release_all(self.made)  # the PickleBuffers over a registered value's views: none outlives the pickle
+        return data, views
 
     def empty(self) -> None:
         """Forget the pickle made (before the Pickler is kept idle): it then holds nothing of the value."""
@@ -122,6 +129,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
         file.seek(0)
         file.truncate()
         self.buffers.clear()
+        release_all(self.made)
         self.clear_memo()  # the memo holds every object pickled
         self.globals_ref: dict[int, Any] = {}  # cloudpickle's per-pickle table of functions' globals
         self._before_registered = None
@@ -142,6 +150,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
                 result = as_result(serializer.serialize(obj), f"the serializer for class ID {class_id!r}", obj)
                 in_band = result.in_band_buffer
                 buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
+                self.made.extend(buffers)
                 return restore_registered, (class_id, bytes(in_band) if in_band is not None else b"", *buffers)
             return super().reducer_override(obj)  # this value refused by accepts(): not cached
         per_object = isinstance(obj, _DECIDED_PER_OBJECT)
@@ -172,7 +181,7 @@ def restore_registered(class_id: str, in_band: bytes, *buffers: Any) -> Any:
             "serreg.deserialize (the pickle fallback), not with pickle.loads"
         )
     serializer: Any = lookup(class_id)
-    views = [b if isinstance(b, memoryview) else memoryview(b) for b in buffers]
+    views = [view_of(b) for b in buffers]
     return serializer.deserialize(memoryview(in_band), OutOfBandBuffers(views))
 
 
@@ -294,7 +303,7 @@ class Pickle5Serializer(Serializer):
                 chunks = pickler.chunks
                 data = chunks[0] if len(chunks) == 1 and type(chunks[0]) is bytes else b"".join(chunks)
                 buffers = pickler.buffers
-                taken = data, [b.raw() for b in buffers] if buffers else []
+                taken = data, flat_views(buffers) if buffers else []
                 if len(idle) < _IDLE_MAX and len(data) <= _POOLED_MAX_BYTES:
                     chunks.clear()  # kept idle holding nothing of the value
                     if buffers:
@@ -353,8 +362,11 @@ class Pickle5Serializer(Serializer):
         pickler.prepare(before_registered)
         try:
             _dump(pickler, obj)  # on failure the Pickler is dropped, whatever state it is left in
-        except RecursionError as error:  # what cloudpickle's own dump says
-            raise pickle.PicklingError("Could not pickle object as excessively deep recursion required.") from error
+        except BaseException as error:
+            release_all(pickler.made)  # none of its PickleBuffers outlives it (a kept traceback holds it)
+            if isinstance(error, RecursionError):  # what cloudpickle's own dump says
+                raise pickle.PicklingError("Could not pickle object as excessively deep recursion required.") from error
+            raise
         taken = pickler.take()
         if len(idle) < _IDLE_MAX and len(taken[0]) <= _POOLED_MAX_BYTES:
             pickler.empty()
