@@ -1,6 +1,7 @@
 package serreg;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * The bytes of one in-band document and the position in them, under {@link ScalarReader} and
@@ -133,6 +134,35 @@ abstract class InBandBytes {
         }
         source.get(index, scratch, 0, n);
         return Utf8.decode(scratch, 0, n);
+    }
+
+    /**
+     * Reads the run of short ASCII strs (fixstr, at most 31 bytes) at the position, at most
+     * {@code max} of them, into {@code into}; stops before any other value (a longer or non-ASCII
+     * str, a str cut short by the end of the in-band, anything else) and returns how many it read.
+     * One loop with the position in a local, without a call per str (each str is checked as
+     * {@link #utf8} checks it).
+     */
+    final int readAsciiRun(List<Object> into, int max) {
+        byte[] a = array;
+        if (a == null) {
+            return 0;
+        }
+        int p = pos;
+        int end = limit;
+        int read = 0;
+        while (read < max && p < end) {
+            int b = a[p];
+            int n = b & 0x1f;
+            if ((b & 0xe0) != 0xa0 || n >= end - p || !Utf8.isAscii(a, p + 1, p + 1 + n)) {
+                break;
+            }
+            into.add(Utf8.latin1(a, p + 1, n));
+            p += 1 + n;
+            read++;
+        }
+        pos = p;
+        return read;
     }
 
     /** The ASCII text of {@code n} bytes at an index, from {@code cache} when it has it; null if not ASCII or no array. */

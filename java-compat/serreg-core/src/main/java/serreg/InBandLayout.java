@@ -37,6 +37,11 @@ final class InBandLayout {
         return FORMATS[b];
     }
 
+    /** Whether a first byte starts a fixstr (a str of at most 31 bytes). */
+    static boolean isFixStr(int b) {
+        return (b & 0xe0) == 0xa0;
+    }
+
     /** Whether a first byte starts an array or a map. */
     static boolean isContainer(int b) {
         return (b >= 0x80 && b <= 0x9f) || (b >= 0xdc && b <= 0xdf);

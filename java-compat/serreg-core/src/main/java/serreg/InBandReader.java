@@ -192,6 +192,21 @@ public final class InBandReader extends ScalarReader {
     }
 
     /**
+     * Reads the run of short ASCII strs (fixstr, at most 31 bytes) at the position, at most
+     * {@code max} of them, into {@code into}, in one loop without a call per str; stops before
+     * any other value (a longer or non-ASCII str, anything else), which {@link #readValue} reads
+     * (with its checks and errors). A list reader calls it first: a list of names or labels is
+     * then read in one call, a list of anything else costs one check.
+     *
+     * @param into the list the strs are added to, in order
+     * @param max the most strs to read
+     * @return how many strs were read (0 when the next value is not a short ASCII str)
+     */
+    public int readAsciiStrings(List<Object> into, int max) {
+        return max > 0 && InBandLayout.isFixStr(peek()) ? readAsciiRun(into, max) : 0;
+    }
+
+    /**
      * Reads a map key: any value, as {@link #readValue}, but a short ASCII str may be one read
      * before with the same bytes (keys repeat from record to record; strings are immutable).
      */

@@ -332,20 +332,33 @@ public final class InBandWriter {
 
     /**
      * Writes a msgpack str, its UTF-8 straight into the document (no intermediate array): ASCII
-     * byte for byte after a header sized for it; other text after its UTF-8 length is counted.
-     * Refuses text that is not valid UTF-16 (lone surrogates).
+     * byte for byte after a header sized for it (a string of up to 7 chars as one 8-byte store
+     * of header and chars, the bytes after its own overwritten by what comes next or past the
+     * end written); other text after its UTF-8 length is counted. Refuses text that is not
+     * valid UTF-16 (lone surrogates).
      */
     public InBandWriter writeString(String s) {
         int n = s.length();
-        ensure(InBandLayout.MAX_HEADER + n);
+        ensure(InBandLayout.MAX_HEADER + Math.max(n, 8)); // room for an 8-byte store after the header
         byte[] b = buf;
-        int at = InBandLayout.putStrHeader(b, pos, n);
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c >= 0x80) {
+        int p = pos;
+        if (n <= 8) {
+            long word = Utf8.asciiWord(s, n);
+            if (word < 0) {
                 return writeUtf8(s);
             }
-            b[at + i] = (byte) c;
+            if (n < 8) {
+                Bytes.putLongLE(b, p, word << 8 | 0xa0 | n); // fixstr header, then the chars
+            } else {
+                b[p] = (byte) (0xa0 | n);
+                Bytes.putLongLE(b, p + 1, word);
+            }
+            pos = p + 1 + n;
+            return this;
+        }
+        int at = InBandLayout.putStrHeader(b, p, n);
+        if (!Utf8.putAscii(s, n, b, at)) {
+            return writeUtf8(s);
         }
         pos = at + n;
         return this;

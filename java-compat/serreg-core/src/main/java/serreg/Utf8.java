@@ -82,6 +82,68 @@ final class Utf8 {
         return (int) length;
     }
 
+    /**
+     * The chars of a string of at most 8 chars as one little-endian word of ASCII bytes (char
+     * {@code i} in byte {@code i}, zeros after), or -1 when one of them is not ASCII (a word of
+     * ASCII bytes is never negative). Read without a loop: for 2 to 8 chars a loop's set-up costs
+     * more than its passes (measured: 10,000 strings of 2 to 5 chars written in 42 to 46 us
+     * against 51 with a loop), and the word is stored at once.
+     */
+    static long asciiWord(String s, int n) {
+        int seen = 0;
+        long word = 0;
+        char c;
+        switch (n) {
+            case 8:
+                c = s.charAt(7);
+                seen |= c;
+                word |= (long) c << 56;
+            case 7:
+                c = s.charAt(6);
+                seen |= c;
+                word |= (long) c << 48;
+            case 6:
+                c = s.charAt(5);
+                seen |= c;
+                word |= (long) c << 40;
+            case 5:
+                c = s.charAt(4);
+                seen |= c;
+                word |= (long) c << 32;
+            case 4:
+                c = s.charAt(3);
+                seen |= c;
+                word |= (long) c << 24;
+            case 3:
+                c = s.charAt(2);
+                seen |= c;
+                word |= (long) c << 16;
+            case 2:
+                c = s.charAt(1);
+                seen |= c;
+                word |= (long) c << 8;
+            case 1:
+                c = s.charAt(0);
+                seen |= c;
+                word |= c;
+            default:
+                break;
+        }
+        return seen < 0x80 ? word : -1L;
+    }
+
+    /** Copies the {@code n} chars of {@code s} to {@code b[at, at + n)} when they are all ASCII; false (bytes written so far are garbage) when one is not. */
+    static boolean putAscii(String s, int n, byte[] b, int at) {
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                return false;
+            }
+            b[at + i] = (byte) c;
+        }
+        return true;
+    }
+
     /** Encodes {@code s} (already checked by {@link #encodedLength}) at {@code b[at]}; returns the end. */
     static int encode(String s, byte[] b, int at) {
         int n = s.length();
@@ -112,12 +174,21 @@ final class Utf8 {
      *
      * @return the text, or null if the bytes are not well-formed UTF-8
      */
-    @SuppressWarnings("deprecation") // String(byte[], int hibyte, ...): the shortest way to a Latin-1 string
     static String decode(byte[] b, int from, int length) {
         if (isAscii(b, from, from + length)) {
-            return new String(b, 0, from, length); // compact strings: one copy of the bytes
+            return latin1(b, from, length);
         }
         return decodeNonAscii(b, from, length);
+    }
+
+    /**
+     * The Latin-1 text of {@code b[from, from + length)} (the caller has checked that it is
+     * ASCII): with compact strings, one copy of the bytes. Measured faster than the
+     * {@code ISO_8859_1} and {@code UTF_8} constructors and than a char array compressed.
+     */
+    @SuppressWarnings("deprecation") // String(byte[], int hibyte, ...): the shortest way to a Latin-1 string
+    static String latin1(byte[] b, int from, int length) {
+        return new String(b, 0, from, length);
     }
 
     /**

@@ -51,7 +51,8 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
         }
         int n = in.readArrayHeader();
         List<Object> list = in.newListForItems(n);
-        for (int i = 0; i < n; i++) {
+        // A list of short ASCII strs in one call; the rest (or a list of anything else) value by value.
+        for (int i = in.readAsciiStrings(list, n); i < n; i++) {
             list.add(in.readValue());
         }
         return list;
