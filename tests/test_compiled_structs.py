@@ -310,6 +310,8 @@ HOSTILE = {
     "trailing bytes after a nested value's instance": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(1, msgpack.packb([0, 1, 1]) + b"\x00"))),
     "short ext 0 after a nested value": table_frame([ANY_DEF], listed(DECIMAL, ext1([0, msgpack.ExtType(0, b"12345"), 1]))),
     "ext 5 after a nested value": table_frame([ANY_DEF], listed(DECIMAL, ext1([0, msgpack.ExtType(5, b"12345"), 1]))),
+    "ext -1 of 5 bytes after a nested value": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(1, b"\x93\x00\xc7\x05\xff12345\x01"))),
+    "ext -1 of 3 bytes in a tuple after a nested value": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(0, class_id_hash("tuple") + b"\x91\xc7\x03\xff123"))),
     "ext 5 in a tuple after a nested value": table_frame([ANY_DEF], listed(DECIMAL, in_tuple(msgpack.ExtType(5, b"12345")))),
     "payload with trailing bytes in a tuple": table_frame([ANY_DEF], listed(DECIMAL, in_tuple(msgpack.ExtType(1, msgpack.packb([0, DECIMAL, 1]) + b"\x00")))),
     "tuple with trailing bytes after a nested value": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(0, class_id_hash("tuple") + b"\x91\x01\x00"))),

@@ -60,13 +60,14 @@ static void note_open_exts(Dec *d) {
 /* Whether the pure codec words a fault of the document the decoder is in as this file does: the
  * call's own document, or the in-band of a value read in place (one msgpack document each; an
  * untrusted one longer than STRUCTURE_CHECK_THRESHOLD excepted: checks.py walks it first, and so
- * does _core_unpack.h for the call's own), and with in_structs, a struct payload or ext 2's columns
- * too (faults that their readers meet as any document's reader does: ext types). */
+ * does _core_unpack.h for the call's own); with in_structs 1 a struct instance's payload too (read
+ * by an Unpacker whose errors the pure codec words as its own), with 2 an ext 2's columns too (for
+ * faults their reader meets as any document's reader does: refused ext types). */
 static int worded_alike(const Dec *d, int in_structs) {
     for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
         const DFrame *f = &d->stack[i];
         if (f->kind != D_EXT) continue;
-        if (f->ext_kind >= N_KINDS) return in_structs;
+        if (f->ext_kind >= N_KINDS) return in_structs >= (f->ext_kind == K_STRUCT ? 1 : 2);
         return !(d->untrusted && d->doc_end - f->doc_start > STRUCTURE_CHECK_THRESHOLD);
     }
     return 1;
@@ -144,9 +145,17 @@ static int refuse_not_array(Dec *d, int kind, PyObject *inner) {
 
 /* An ext the pure codec's hook refuses (serreg/codec/pure.py): refused here with its words, also after
  * nested values were decoded (so not "malformed ..., after nested values"). Ext -1, which msgpack
- * decodes itself and the pure codec refuses after the document, is left to the caller (-2). */
+ * decodes itself and the pure codec refuses after the document, is left to the caller (-2), but for
+ * a length msgpack's reader refuses at once (after nested values, where the pure codec reads the
+ * document alike). */
 static int refuse_ext(Dec *d, signed char type, Py_ssize_t n) {
-    if (type == -1 || decode_error_type == NULL || !worded_alike(d, 1)) return -2;
+    if (type == -1) { /* msgpack's own reader refuses a timestamp of another length at once */
+        if (n == 4 || n == 8 || n == 12 || !d->called || decode_error_type == NULL || !worded_alike(d, 1)) return -2;
+        PyErr_Format(decode_error_type, "invalid msgpack in-band data: ValueError: invalid timestamp data (length %zd)", n);
+        note_open_exts(d);
+        return -1;
+    }
+    if (decode_error_type == NULL || !worded_alike(d, 2)) return -2;
     if (type != 0)
         PyErr_Format(decode_error_type, "msgpack ext type %d is not used by serreg (only ext 0, nested value, ext 1, "
                      "struct, and ext 2, list of structs)", (int)type);
