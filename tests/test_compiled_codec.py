@@ -139,6 +139,11 @@ HOSTILE = {
     "short ext payload": frame_of("list", b"\x91\xd5\x00\x01\x02"),
     "invalid utf-8": frame_of("list", b"\x91\xa2\xff\xfe"),
     "lone surrogate": frame_of("list", b"\x91\xa3\xed\xa0\x80"),
+    # After a nested value (a decimal, decoded by its serializer): refused in C, not decoded again.
+    "invalid utf-8 after a nested value": frame_of("list", b"\x92" + msgpack.packb(nested_ext("decimal", b"\xa10")) + b"\xa2\xff\xfe"),
+    "lone surrogate key after a nested value": frame_of("dict", b"\x82\xa1k" + msgpack.packb(nested_ext("decimal", b"\xa10")) + b"\xa3\xed\xa0\x80\x01"),
+    "cut-short utf-8 value after a nested value": frame_of("dict", b"\x82\xa1k" + msgpack.packb(nested_ext("decimal", b"\xa10")) + b"\xa1v\xa3a\xe2\x82"),
+    "invalid utf-8 in a tuple after a nested value": frame_of("list", b"\x92" + msgpack.packb(nested_ext("decimal", b"\xa10")) + msgpack.packb(nested_ext("tuple", b"\x91\xd9\x02\xff\xfe"))),
     "unhashable key": frame_of("dict", b"\x81\x90\x01"),
     "tuple of a map": frame_of("list", msgpack.packb([nested_ext("tuple", msgpack.packb({1: 2}))])),
     "tuple with trailing bytes": frame_of("list", msgpack.packb([nested_ext("tuple", b"\x90\x00")])),

@@ -165,6 +165,32 @@ static int refuse_ext(Dec *d, signed char type, Py_ssize_t n) {
     return -1;
 }
 
+/* A str whose bytes are not UTF-8 (the UnicodeDecodeError set by decode_str): once nested values
+ * were decoded, refused with the pure codec's words (serreg/codec/pure.py: msgpack's reader raises
+ * the same UnicodeDecodeError, which names the byte and its position in the str) where it reads the
+ * document alike (a struct instance's payload too: its reader's error passes through as the
+ * document's); else left to the pure codec, which decodes the document again (-2). */
+static int refuse_bad_utf8(Dec *d) {
+    if (!d->called || decode_error_type == NULL || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError) ||
+        !worded_alike(d, 1))
+        return -2;
+    PyObject *type, *cause, *tb;
+    PyErr_Fetch(&type, &cause, &tb);
+    PyErr_NormalizeException(&type, &cause, &tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    if (cause == NULL) return -2;
+    PyErr_Format(decode_error_type, "invalid msgpack in-band data: UnicodeDecodeError: %S", cause);
+    PyObject *etype, *error, *etb;
+    PyErr_Fetch(&etype, &error, &etb);
+    PyErr_NormalizeException(&etype, &error, &etb);
+    if (error != NULL) PyException_SetCause(error, cause); /* as "raise ... from error"; steals cause */
+    else Py_DECREF(cause);
+    PyErr_Restore(etype, error, etb);
+    note_open_exts(d);
+    return -1;
+}
+
 static int dec_run(Dec *d) {
     for (;;) {
         PyObject *v = NULL;
@@ -311,6 +337,7 @@ static int dec_run(Dec *d) {
             v = is_str ? decode_str(d->p + d->pos, n, d->end - d->pos, d->sp > 0 && d->stack[d->sp - 1].kind == D_MAP &&
                                                           !((d->nvals - d->stack[d->sp - 1].vstart) & 1))
                        : PyBytes_FromStringAndSize((const char *)d->p + d->pos, n);
+            if (v == NULL && is_str) return refuse_bad_utf8(d);
             d->pos += n;
         }
     complete:;

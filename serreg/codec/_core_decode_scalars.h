@@ -18,6 +18,8 @@ static inline uint64_t load_be64(const unsigned char *p) {
  * last item, when it is one of these, is not pushed: it is *last (return 1), which the general loop
  * (_core_decode.h) takes as the value just read, completing the container. The position, the items
  * left and the values made are kept in locals and stored back once, on every way out. */
+static int refuse_bad_utf8(Dec *d); /* _core_decode.h */
+
 static int dec_scalars(Dec *d, PyObject **last) {
     DFrame *f = &d->stack[d->sp - 1];
     const unsigned char *p = d->p;
@@ -44,7 +46,7 @@ static int dec_scalars(Dec *d, PyObject **last) {
             Py_ssize_t n = b & 0x1f;
             if (left < n) goto stop;
             v = decode_str(p + pos + 1, n, left, is_key);
-            if (v == NULL) { r = -2; goto stop; }
+            if (v == NULL) { r = -3; goto stop; } /* not UTF-8: refused below, with the state stored */
             pos += n;
             break;
         }
@@ -106,5 +108,5 @@ stop:
     d->pending -= d->nvals - first + (r == 1);
     d->pos = pos;
     f->remaining = remaining;
-    return r;
+    return r == -3 ? refuse_bad_utf8(d) : r;
 }

@@ -33,6 +33,8 @@ from .scan import holds_any
 from .stack import roomy
 from .top import TopLevelEntries
 
+__all__ = ["DecodeNested", "MsgpackCodec", "SnapshotSource"]
+
 # Decodes one nested value: (ClassIDHash, serializer in-band, the shared buffers, byte offset or None) -> value.
 DecodeNested = Callable[[bytes, memoryview, OutOfBandBuffers, Optional[int]], object]
 
