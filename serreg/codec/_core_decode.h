@@ -196,7 +196,7 @@ static int dec_run(Dec *d) {
         PyObject *v = NULL;
         if (d->sp > 0 && d->stack[d->sp - 1].kind != D_EXT) {
             int r = dec_scalars(d, &v);
-            if (r < 0) return r;
+            if (r < 0) return r == -3 ? refuse_bad_utf8(d) : r;
             if (r == 1) goto complete; /* the container's last item, a scalar */
         }
         Py_ssize_t n;

@@ -17,9 +17,9 @@ static inline uint64_t load_be64(const unsigned char *p) {
  * floats, nil, bools and fixstrs. Stops at anything else and at the end of the bytes. The container's
  * last item, when it is one of these, is not pushed: it is *last (return 1), which the general loop
  * (_core_decode.h) takes as the value just read, completing the container. The position, the items
- * left and the values made are kept in locals and stored back once, on every way out. */
-static int refuse_bad_utf8(Dec *d); /* _core_decode.h */
-
+ * left and the values made are kept in locals and stored back once, on every way out. A str that is
+ * not UTF-8 returns -3 with the state stored and the UnicodeDecodeError set; the general loop refuses
+ * it (refuse_bad_utf8). */
 static int dec_scalars(Dec *d, PyObject **last) {
     DFrame *f = &d->stack[d->sp - 1];
     const unsigned char *p = d->p;
@@ -108,5 +108,5 @@ stop:
     d->pending -= d->nvals - first + (r == 1);
     d->pos = pos;
     f->remaining = remaining;
-    return r == -3 ? refuse_bad_utf8(d) : r;
+    return r;
 }
