@@ -69,8 +69,9 @@ SERIALIZERS = (FAMILY, "dask", "pickle")
 
 
 def _flat(buffer: Any) -> memoryview:
-    # A zero-copy 1-D unsigned-byte view of any contiguous buffer (C or Fortran order),
-    # the shape distributed expects of a frame.
+    # A 1-D unsigned-byte view of a contiguous buffer, the shape distributed expects of a frame:
+    # zero-copy for a C-order view with a native format (serreg's own serializers return 1-D bytes);
+    # a copy for a Fortran-order view or a format with a byte-order prefix (see pickle_views).
     view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
     if view.ndim == 1 and view.format == "B":
         return view
