@@ -434,6 +434,17 @@ public final class InBandWriter {
         return this;
     }
 
+    /**
+     * Writes the msgpack str header for {@code n} bytes of UTF-8 (fixstr, str 8, 16 or 32: the
+     * shortest) into {@code b} at {@code at}, for a caller building msgpack in an array of its own
+     * to append with {@link #writeEncoded(byte[], int, int)}; the caller made room for 5 bytes.
+     *
+     * @return the index after the header
+     */
+    public static int putStrHeader(byte[] b, int at, int n) {
+        return InBandLayout.putStrHeader(b, at, n);
+    }
+
     /** Appends an OOB buffer (held by reference, not copied). */
     public InBandWriter addOutOfBand(ByteBuffer buffer) {
         if (outOfBand == null) {

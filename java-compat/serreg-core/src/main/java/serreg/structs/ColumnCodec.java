@@ -122,11 +122,7 @@ final class ColumnCodec {
             if (b.length - p < 5 + n) {
                 b = java.util.Arrays.copyOf(b, Math.max(2 * b.length, p + 5 + n));
             }
-            if (n < 32) {
-                b[p++] = (byte) (0xa0 | n);
-            } else {
-                p = strHeader(b, p, n);
-            }
+            p = InBandWriter.putStrHeader(b, p, n);
             for (int k = 0; k < n; k++) {
                 char c = s.charAt(k);
                 if (c >= 0x80) {
@@ -141,27 +137,6 @@ final class ColumnCodec {
         }
         out.writeEncoded(b, 0, p);
         return true;
-    }
-
-    /** The str 8, 16 or 32 header of {@code n} bytes (32 or more) at {@code b[p]}; the index after it. */
-    private static int strHeader(byte[] b, int p, int n) {
-        if (n <= 0xff) {
-            b[p] = (byte) 0xd9;
-            b[p + 1] = (byte) n;
-            return p + 2;
-        }
-        if (n <= 0xffff) {
-            b[p] = (byte) 0xda;
-            b[p + 1] = (byte) (n >>> 8);
-            b[p + 2] = (byte) n;
-            return p + 3;
-        }
-        b[p] = (byte) 0xdb;
-        b[p + 1] = (byte) (n >>> 24);
-        b[p + 2] = (byte) (n >>> 16);
-        b[p + 3] = (byte) (n >>> 8);
-        b[p + 4] = (byte) n;
-        return p + 5;
     }
 
     /** This thread's array for a column's bytes (filled, then copied into the writer, before anything else is written). */
