@@ -15,7 +15,7 @@ hands the in-band section to the nested decoder.
 from __future__ import annotations
 
 import hmac
-from typing import Iterator, Any, Optional
+from typing import Any, Iterator, NoReturn, Optional
 
 from ..codec.top import PlainSettings
 from ..errors import DeserializationError, LimitExceededError, SerregError, SignatureError
@@ -112,12 +112,8 @@ class NestedDecoder:
         state.depth = depth
         try:
             return registration.serializer.deserialize(in_band, oob)
-        except SerregError as error:
-            if isinstance(error, DeserializationError):
-                _locate(error, registration, offset)
-            raise
         except Exception as error:
-            raise _deserializer_failure(registration, error, offset) from error
+            _raise_located(error, registration, offset)
         finally:
             state.depth = depth - 1
 
@@ -145,6 +141,16 @@ def _locate(error: DeserializationError, registration: Registration, offset: Opt
             error.class_id = registration.class_id
         if error.offset is None:
             error.offset = offset
+
+
+def _raise_located(error: Exception, registration: Registration, offset: Optional[int]) -> NoReturn:
+    """Raise what a serializer's ``error`` becomes: a serreg error as it is (a DeserializationError
+    located: class ID and offset), any other error as :func:`_deserializer_failure`, raised from it."""
+    if isinstance(error, SerregError):
+        if isinstance(error, DeserializationError):
+            _locate(error, registration, offset)
+        raise error
+    raise _deserializer_failure(registration, error, offset) from error
 
 
 def _deserializer_failure(registration: Registration, error: Exception, offset: Optional[int]) -> DeserializationError:
@@ -292,12 +298,8 @@ class Decoder:
         token = DECODE_STATE.set(state)
         try:
             value = registration.serializer.deserialize(in_band, oob)
-        except SerregError as error:
-            if isinstance(error, DeserializationError):
-                _locate(error, registration, offset)
-            raise
         except Exception as error:
-            raise _deserializer_failure(registration, error, offset) from error
+            _raise_located(error, registration, offset)
         finally:
             DECODE_STATE.reset(token)
         if buffers:
