@@ -81,6 +81,7 @@ typedef struct {
     void *kept[3];          /* the top-level entries' stacks, kept for the next call (_core_top_setup.h) */
     Py_ssize_t kept_cap[3];
     int kept_busy;
+    PyObject *oob_scratch;  /* an empty list serialize_top collects buffers in, kept while none is met (_core_top.h) */
     Py_ssize_t snapshot_slot; /* offset of the snapshot source's "snapshot" slot; <= 0: read the attribute */
     /* Set by bind_registry (_core_entry.h): the registry's Settings (its "plain" slot at plain_slot), and
        its full paths, Encoder.serialize(obj, False, False, None) and Decoder.deserialize(data, None x 4). */
@@ -253,6 +254,7 @@ static int Codec_traverse(Codec *self, visitproc visit, void *arg) {
     Py_VISIT(self->full_serialize);
     Py_VISIT(self->full_deserialize);
     Py_VISIT(self->plain_seen);
+    Py_VISIT(self->oob_scratch);
     return 0;
 }
 
@@ -266,6 +268,7 @@ static int Codec_clear(Codec *self) {
     Py_CLEAR(self->full_serialize);
     Py_CLEAR(self->full_deserialize);
     Py_CLEAR(self->plain_seen);
+    Py_CLEAR(self->oob_scratch);
     return 0;
 }
 

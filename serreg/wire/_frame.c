@@ -9,7 +9,8 @@
  * which offset.  Same answers as the pure-Python functions (the tests run both).
  *
  * to_bytes_method(function) makes SerializationResult.to_bytes a C method: for a result without
- * signing key and without out-of-band buffers it is join_section of the result's two slots,
+ * signing key and without out-of-band buffers it is the frame the compiled codec wrote whole (the
+ * result's _frame: bytes, immutable, handed out as it is) or join_section of the result's two slots,
  * and with buffers that are all memoryviews of contiguous bytes join_frame of them, with no
  * Python frame; for anything else it calls function, the Python method (twin in frame.py: the
  * Python method unchanged). */
@@ -199,8 +200,10 @@ done:
 
 /* ------------------------------------------------------------------ to_bytes_method */
 
-enum { S_CLASS_HASH, S_IN_BAND, S_BUFFERS, S_KEY, N_SLOTS };
-static const char *SLOT_NAMES[N_SLOTS] = {"_class_hash", "_in_band", "out_of_band_buffers", "_key"};
+/* The result's slots (serreg/result.py): _buffers None stands for no buffers; _frame is None or the
+ * result's whole frame while it has no key and no buffers (then _in_band may be None: read from it). */
+enum { S_CLASS_HASH, S_IN_BAND, S_BUFFERS, S_KEY, S_FRAME, N_SLOTS };
+static const char *SLOT_NAMES[N_SLOTS] = {"_class_hash", "_in_band", "_buffers", "_key", "_frame"};
 
 typedef struct {
     PyObject_HEAD
@@ -259,10 +262,15 @@ static PyObject *ToBytesMethod_vectorcall(ToBytesMethod *self, PyObject *const *
         if (type == self->seen_type || find_slots(self, type)) {
 #define AT(i) (*(PyObject **)((char *)result + self->slot[i]))
             PyObject *key = AT(S_KEY), *buffers = AT(S_BUFFERS), *pieces[2] = {AT(S_CLASS_HASH), AT(S_IN_BAND)};
+            PyObject *frame = AT(S_FRAME);
 #undef AT
-            if (key == Py_None && buffers != NULL && PyList_CheckExact(buffers) && pieces[0] != NULL && pieces[1] != NULL) {
-                if (PyList_GET_SIZE(buffers) == 0) return join_section(NULL, pieces, 2);
-                if (plain_buffers(buffers)) { /* join_frame(_in_band_parts(), buffers), as the Python method does */
+            int no_buffers = buffers == Py_None || (buffers != NULL && PyList_CheckExact(buffers) && PyList_GET_SIZE(buffers) == 0);
+            if (key == Py_None && no_buffers && frame != NULL && PyBytes_CheckExact(frame))
+                return Py_NewRef(frame); /* written whole with the in-band section: bytes, shared safely */
+            if (key == Py_None && buffers != NULL && pieces[0] != NULL && pieces[1] != NULL &&
+                frame == Py_None) { /* (with a frame and buffers, the Python method reads the parts from it) */
+                if (no_buffers) return join_section(NULL, pieces, 2);
+                if (PyList_CheckExact(buffers) && plain_buffers(buffers)) { /* join_frame(_in_band_parts(), buffers), as the Python method does */
                     PyObject *parts = PyList_New(0), *frame = NULL;
                     if (parts == NULL) return NULL;
                     if ((pieces[0] == Py_None || PyList_Append(parts, pieces[0]) == 0) &&
