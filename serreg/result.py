@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .wire.frame import ALIGNMENT, HEADER_SIZE, TABLE_ENTRY, frame_pieces, join_frame, join_section, to_bytes_method
+from .wire.frame import ALIGNMENT, HEADER_SIZE, TABLE_ENTRY, frame_pieces, join_frame, join_section, to_bytes_method, track
 from .wire.class_id import CLASS_ID_HASH_SIZE
 from .wire.signing import SIGNATURE_SIZE
 
@@ -49,7 +49,9 @@ class SerializationResult:
     # _frame: None, or the frame (``to_bytes``) of this result while it has no key and no buffers, as the
     # compiled codec writes it in one allocation; its in-band section is then _frame[HEADER_SIZE:], and
     # _in_band is None until Python code asks for the parts (``_split``). _buffers: None stands for an
-    # empty list, made when ``out_of_band_buffers`` is first read.
+    # empty list, made when ``out_of_band_buffers`` is first read. A result the compiled codec made with
+    # neither (bytes and None only) cannot be in a reference cycle: the garbage collector does not track it
+    # until it is given a container here (``track``), as CPython does with tuples and dicts of atoms.
     __slots__ = ("_in_band", "_class_hash", "_buffers", "_key", "_frame")
 
     def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None) -> None:
@@ -65,11 +67,13 @@ class SerializationResult:
         buffers = self._buffers
         if buffers is None:
             buffers = self._buffers = []
+            track(self)
         return buffers
 
     @out_of_band_buffers.setter
     def out_of_band_buffers(self, buffers: List[memoryview]) -> None:
         self._buffers = buffers
+        track(self)
 
     @property
     def signed(self) -> bool:
@@ -95,6 +99,7 @@ class SerializationResult:
         self._in_band = value
         self._class_hash = None
         self._frame = None
+        track(self)
 
     def _in_band_parts(self) -> list[BytesLike]:
         self._split()

@@ -353,9 +353,10 @@ static PyMethodDef module_methods[] = {
      "top_method(kind, function) -> method: the Registry method function ('serialize' or 'deserialize') "
      "calling the registry's codec first when called with the value alone (see _core_entry.h)."},
     {"set_top_level", set_top_level, METH_VARARGS,
-     "set_top_level(SerializationResult, {'float': hash, 'bytes': hash}, bytes_out_of_band_threshold): the class "
-     "serialize_top returns and unpack_top reads, the ClassIDHashes of the scalars they write and read themselves, "
-     "and the length from which bytes travel out of band (those are left to the full path)."},
+     "set_top_level(SerializationResult, {'float': hash, 'bytes': hash}, bytes_out_of_band_threshold, untracked_ok): "
+     "the class serialize_top returns and unpack_top reads, the ClassIDHashes of the scalars they write and read "
+     "themselves, the length from which bytes travel out of band (those are left to the full path), and whether a "
+     "result without buffers may be left untracked by the garbage collector (see _core_top_setup.h)."},
     {NULL, NULL, 0, NULL},
 };
 

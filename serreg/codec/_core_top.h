@@ -89,10 +89,11 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
             if (PyList_GET_SIZE(oob) == 0) {
                 SLOT(result, R_BUFFERS) = Py_NewRef(Py_None);
                 keep_oob_list(self, oob);
+                if (result_fast && !result_untracked_ok) PyObject_GC_Track(result); /* (see result_untracked_ok) */
             } else {
                 SLOT(result, R_BUFFERS) = oob;
+                if (result_fast) PyObject_GC_Track(result);
             }
-            if (result_fast) PyObject_GC_Track(result);
             return result;
         }
         Py_DECREF(frame);

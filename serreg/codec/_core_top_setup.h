@@ -244,11 +244,20 @@ static PyObject *section_frame(const char *hash, const char *body, Py_ssize_t n)
     return frame;
 }
 
-/* set_top_level(SerializationResult, {"float": hash, "bytes": hash}, bytes out-of-band threshold) */
+/* A result without buffers made by serialize_top holds only bytes and None: no reference cycle can pass
+ * through it, so the garbage collector need not track it, until Python code gives it a container (the
+ * out_of_band_buffers property, the in_band_buffer setter): serreg/result.py then tracks it (track, in
+ * serreg/wire/_frame.c). Set when that twin is compiled; 0: every result is tracked. */
+static int result_untracked_ok;
+
+/* set_top_level(SerializationResult, {"float": hash, "bytes": hash}, bytes out-of-band threshold,
+ *               results may be left untracked) */
 static PyObject *set_top_level(PyObject *module, PyObject *args) {
     PyObject *type, *hashes;
     Py_ssize_t threshold;
-    if (!PyArg_ParseTuple(args, "O!O!n", &PyType_Type, &type, &PyDict_Type, &hashes, &threshold)) return NULL;
+    int untracked_ok;
+    if (!PyArg_ParseTuple(args, "O!O!np", &PyType_Type, &type, &PyDict_Type, &hashes, &threshold, &untracked_ok))
+        return NULL;
     Py_ssize_t offsets[N_RESULT_SLOTS];
     for (int i = 0; i < N_RESULT_SLOTS; i++) {
         PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, RESULT_SLOTS[i]);
@@ -278,6 +287,7 @@ static PyObject *set_top_level(PyObject *module, PyObject *args) {
     Py_INCREF(type);
     Py_XSETREF(result_type, (PyTypeObject *)type);
     result_fast = plain_result_layout(result_type);
+    result_untracked_ok = untracked_ok;
     if (result_fast) result_type->tp_dealloc = result_dealloc;
     Py_RETURN_NONE;
 }

@@ -366,7 +366,16 @@ static PyObject *to_bytes_method(PyObject *module, PyObject *function) {
     return (PyObject *)self;
 }
 
+/* track(obj): let the garbage collector see obj if it is a container it does not track yet. */
+static PyObject *track(PyObject *module, PyObject *obj) {
+    if (PyObject_IS_GC(obj) && !PyObject_GC_IsTracked(obj)) PyObject_GC_Track(obj);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"track", track, METH_O,
+     "track(obj): the garbage collector tracks obj from now on, if it is a container it does not track yet "
+     "(a result the compiled codec made without references to other containers, when it is given one)."},
     {"to_bytes_method", to_bytes_method, METH_O,
      "to_bytes_method(function) -> method: SerializationResult.to_bytes, written in C for a result without key "
      "whose buffers (if any) are memoryviews of contiguous bytes, function (the Python method) for anything else."},

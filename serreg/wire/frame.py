@@ -303,11 +303,17 @@ try:
     from ._frame import join_section as join_section
     from ._frame import parse_frame as parse_frame
     from ._frame import to_bytes_method as compiled_to_bytes_method
+    from ._frame import track as track
 
     COMPILED = True
 except ImportError:
     join_frame, join_section, parse_frame = join_frame_python, join_section_python, parse_frame_python
     COMPILED = False
+
+    def track(obj: object) -> None:
+        """The compiled twin lets the garbage collector see a result the compiled codec left untracked; a
+        pure-Python build has none (the codec leaves results untracked only when this twin is compiled)."""
+
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
