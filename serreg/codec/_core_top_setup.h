@@ -213,7 +213,7 @@ static int plain_result_layout(PyTypeObject *type) {
 static void result_dealloc(PyObject *self) {
     PyTypeObject *type = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
-    for (int i = 0; i < N_RESULT_SLOTS; i++) Py_CLEAR(SLOT(self, i));
+    for (int i = 0; i < N_RESULT_SLOTS; i++) Py_XDECREF(SLOT(self, i)); /* freed: no slot is read again */
     type->tp_free(self);
     Py_DECREF(type); /* a heap type's instances hold a reference to it */
 }

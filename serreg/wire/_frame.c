@@ -261,12 +261,14 @@ static PyObject *ToBytesMethod_vectorcall(ToBytesMethod *self, PyObject *const *
         PyTypeObject *type = Py_TYPE(result);
         if (type == self->seen_type || find_slots(self, type)) {
 #define AT(i) (*(PyObject **)((char *)result + self->slot[i]))
-            PyObject *key = AT(S_KEY), *buffers = AT(S_BUFFERS), *pieces[2] = {AT(S_CLASS_HASH), AT(S_IN_BAND)};
-            PyObject *frame = AT(S_FRAME);
+            PyObject *key = AT(S_KEY), *buffers = AT(S_BUFFERS), *frame = AT(S_FRAME);
+            if (frame != NULL && frame != Py_None && key == Py_None && buffers == Py_None && PyBytes_CheckExact(frame))
+                return Py_NewRef(frame); /* written whole with the in-band section: bytes, shared safely */
+            PyObject *pieces[2] = {AT(S_CLASS_HASH), AT(S_IN_BAND)};
 #undef AT
             int no_buffers = buffers == Py_None || (buffers != NULL && PyList_CheckExact(buffers) && PyList_GET_SIZE(buffers) == 0);
             if (key == Py_None && no_buffers && frame != NULL && PyBytes_CheckExact(frame))
-                return Py_NewRef(frame); /* written whole with the in-band section: bytes, shared safely */
+                return Py_NewRef(frame);
             if (key == Py_None && buffers != NULL && pieces[0] != NULL && pieces[1] != NULL &&
                 frame == Py_None) { /* (with a frame and buffers, the Python method reads the parts from it) */
                 if (no_buffers) return join_section(NULL, pieces, 2);
