@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .wire.frame import ALIGNMENT, HEADER_SIZE, TABLE_ENTRY, frame_pieces, join_frame, join_section, to_bytes_method, track
+from .wire.frame import ALIGNMENT, HEADER_SIZE, TABLE_ENTRY, compile_to_bytes, frame_pieces, join_frame, join_section, track
 from .wire.class_id import CLASS_ID_HASH_SIZE
 from .wire.signing import SIGNATURE_SIZE
 
@@ -139,7 +139,6 @@ class SerializationResult:
             end = ((end + ALIGNMENT - 1) & -ALIGNMENT) + (buffer.nbytes if type(buffer) is memoryview else memoryview(buffer).nbytes)
         return end if self._key is None else end + SIGNATURE_SIZE
 
-    @to_bytes_method  # compiled: the common case (no key, no buffers) with no Python frame
     def to_bytes(self) -> bytes:
         """Return the contiguous frame (docs/FORMAT.md, section 4) as one bytes object.
 
@@ -168,6 +167,13 @@ class SerializationResult:
         in_band_len = sum(len(p) for p in self._in_band_parts())
         sizes = [memoryview(b).nbytes for b in self.out_of_band_buffers]
         return f"SerializationResult(in_band={in_band_len} bytes, out_of_band={sizes})"
+
+
+# The Python ``to_bytes``; a compiled build makes ``SerializationResult.to_bytes`` a C method of the class
+# (the common case, no key and no buffers, with no Python frame and no call frame of its own) that calls
+# this one for anything else.
+python_to_bytes = SerializationResult.to_bytes
+compile_to_bytes(SerializationResult)
 
 
 class OutOfBandBuffers:
