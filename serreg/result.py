@@ -48,8 +48,9 @@ class SerializationResult:
 
     # _frame: None, or the frame (``to_bytes``) of this result while it has no key and no buffers, as the
     # compiled codec writes it in one allocation; its in-band section is then _frame[HEADER_SIZE:], and
-    # _in_band is None until Python code asks for the parts (``_split``). _buffers: None stands for an
-    # empty list, made when ``out_of_band_buffers`` is first read. A result the compiled codec made with
+    # _in_band is None until Python code asks for the parts (``_split``), at the latest when the result
+    # is given a list of buffers (so a reader that finds buffers finds the parts). _buffers: None stands
+    # for an empty list, made when ``out_of_band_buffers`` is first read. A result the compiled codec made with
     # neither (bytes and None only) cannot be in a reference cycle: the garbage collector does not track it
     # until it is given a container here (``track``), as CPython does with tuples and dicts of atoms.
     __slots__ = ("_in_band", "_class_hash", "_buffers", "_key", "_frame")
@@ -66,12 +67,14 @@ class SerializationResult:
         """The out-of-band buffers, in order (a list the caller may change)."""
         buffers = self._buffers
         if buffers is None:
+            self._split()
             buffers = self._buffers = []
             track(self)
         return buffers
 
     @out_of_band_buffers.setter
     def out_of_band_buffers(self, buffers: List[memoryview]) -> None:
+        self._split()
         self._buffers = buffers
         track(self)
 

@@ -19,7 +19,7 @@ import pytest
 
 import serreg
 from serreg.codec import COMPILED
-from serreg.result import SerializationResult, sections
+from serreg.result import SerializationResult, python_to_bytes, sections
 from serreg.wire.frame import HEADER_SIZE, join_frame
 
 VALUE = {"a": 1, "b": 2.5, "c": "hello", "d": [1, 2, 3], "e": True}
@@ -133,3 +133,14 @@ def test_a_fresh_result_in_a_cycle_is_collected(attach):
 
 class _Held(np.ndarray):  # type: ignore[type-arg]
     """An array with a __dict__: what a memoryview of it holds can lead back to the result."""
+
+
+def test_a_plain_value_with_a_buffer_keeps_its_in_band_apart():
+    value = {"a": bytearray(b"xyz"), "b": [1, 2]}  # the bytearray travels out of band
+    result = serreg.serialize(value)
+    assert [bytes(b) for b in result.out_of_band_buffers] == [b"xyz"]
+    class_hash, in_band = sections(result)
+    assert class_hash is not None and in_band is not None
+    frame = result.to_bytes()
+    assert frame == python_to_bytes(result) == _python_frame(result) and len(frame) == result.nbytes
+    assert serreg.deserialize(result) == value == serreg.deserialize(frame)

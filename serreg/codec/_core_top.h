@@ -80,9 +80,15 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
     if (frame != NULL) {
-        result = result_fast ? (PyObject *)PyObject_GC_New(PyObject, result_type) : result_type->tp_alloc(result_type, 0);
+        /* With buffers (a bytearray met), the frame is not the result's: its in-band is kept as bytes. */
+        PyObject *in_band = PyList_GET_SIZE(oob) == 0 ? Py_NewRef(Py_None) :
+            PyBytes_FromStringAndSize(PyBytes_AS_STRING(frame) + FRAME_HEADER + HASH_SIZE,
+                                      PyBytes_GET_SIZE(frame) - FRAME_HEADER - HASH_SIZE);
+        if (in_band != NULL && in_band != Py_None) Py_SETREF(frame, Py_NewRef(Py_None));
+        result = in_band == NULL ? NULL : result_fast ? (PyObject *)PyObject_GC_New(PyObject, result_type)
+                                                      : result_type->tp_alloc(result_type, 0);
         if (result != NULL) {
-            SLOT(result, R_IN_BAND) = Py_NewRef(Py_None); /* the frame's, read from it (serreg/result.py) */
+            SLOT(result, R_IN_BAND) = in_band; /* None: the frame's, read from it (serreg/result.py) */
             SLOT(result, R_CLASS_HASH) = hash;
             SLOT(result, R_KEY) = Py_NewRef(Py_None);
             SLOT(result, R_FRAME) = frame;
@@ -96,6 +102,7 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
             }
             return result;
         }
+        Py_XDECREF(in_band);
         Py_DECREF(frame);
     } else if (r < 0 && !(r == -1 && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception))) {
         /* Not plain, or an error the full path reports with its own words. */
