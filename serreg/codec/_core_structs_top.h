@@ -34,7 +34,7 @@ static void top_structs_close(Enc *e) {
 /* The frame of serialize_top's result (section_frame) from the value's bytes: its in-band section is
  * the value's ClassIDHash *hash and bytes without structs; with them, the table in front (docs/FORMAT.md
  * 10.1: the definitions, then *hash and the bytes), *hash then replaced by ClassIDHash("serreg.structs"). */
-static PyObject *top_frame(Enc *e, PyObject **hash, const char *body, Py_ssize_t n) {
+static PyObject *top_result_frame(Enc *e, PyObject **hash, const char *body, Py_ssize_t n) {
     Py_ssize_t count = e->scope_definitions == NULL ? 0 : PyList_GET_SIZE(e->scope_definitions);
     if (count == 0) return section_frame(PyBytes_AS_STRING(*hash), body, n); /* no struct table */
     Py_ssize_t size = 5 + HASH_SIZE + n;

@@ -74,7 +74,7 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
             skip = ext_header(buf); /* an ext 0 (its hash too), or a struct's ext 1; not a list's ext 2 */
             skip = buf[skip - 1] == 0 ? skip + HASH_SIZE : top_plan != NULL ? skip : 0;
         }
-        frame = top_frame(&e, &hash, e.out.buf + skip, e.out.len - skip);
+        frame = top_result_frame(&e, &hash, e.out.buf + skip, e.out.len - skip);
     }
     top_structs_close(&e);
     give_back_out(self, &e.out, took_scratch);
