@@ -88,6 +88,7 @@ class Registry:
         self._decoder = Decoder(nested_decoder, table, self._settings)
         self._serialize_top, self._unpack_top = codec.serialize_top, codec.unpack_top
         codec.bind_registry(self, self._settings, self._encoder.serialize, self._decoder.deserialize)
+        self._decoder.bind_codec(codec)
         self.allow_class_ids(*allowed_class_ids)
         if standard:
             with table.origin(STANDARD_ORIGIN):

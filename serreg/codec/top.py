@@ -71,6 +71,13 @@ class TopLevelEntries:
     def bind_registry(self, registry: Any, settings: Any, full_serialize: Any, full_deserialize: Any) -> None:
         """Nothing to bind: the pure codec has no C methods calling it (see the compiled twin)."""
 
+    def bind_decoder(self, owner: Any, located: Any, all_used: Any) -> None:
+        """Nothing to bind: the pure codec has no ``top_value`` of its own (``Decoder._top_value`` is it)."""
+
+    def top_value(self, data: Any) -> Any:
+        """NotImplemented: with the pure codec, ``Decoder._top_value`` reads these values itself."""
+        return NotImplemented
+
     def serialize_top(self, obj: Any) -> Any:
         """NotImplemented: the pure codec tells a plain value only by packing it (the full path does)."""
         return NotImplemented
