@@ -117,16 +117,6 @@ done:
     return value;
 }
 
-/* view[start:stop] of a memoryview. */
-static PyObject *top_slice(PyObject *view, uint64_t start, uint64_t stop) {
-    PyObject *a = PyLong_FromUnsignedLongLong(start), *b = PyLong_FromUnsignedLongLong(stop), *slice = NULL, *part = NULL;
-    if (a != NULL && b != NULL && (slice = PySlice_New(a, b, NULL)) != NULL) part = PyObject_GetItem(view, slice);
-    Py_XDECREF(a);
-    Py_XDECREF(b);
-    Py_XDECREF(slice);
-    return part;
-}
-
 /* The value of a frame p[0:size] in data (held by the caller), whose layout is valid. */
 static PyObject *top_frame(Codec *self, Tables *t, PyObject *reading, PyObject *data, const unsigned char *p,
                            uint64_t size, FrameLayout *layout) {
@@ -149,11 +139,11 @@ static PyObject *top_frame(Codec *self, Tables *t, PyObject *reading, PyObject *
     PyObject *view = PyMemoryView_FromObject(data), *in_band = NULL, *buffers = NULL, *at = NULL, *value = NULL;
     if (view == NULL) goto done;
     uint64_t start = layout->in_band_offset;
-    if ((in_band = top_slice(view, start + HASH_SIZE, start + layout->in_band_len)) == NULL) goto done;
+    if ((in_band = PySequence_GetSlice(view, (Py_ssize_t)(start + HASH_SIZE), (Py_ssize_t)(start + layout->in_band_len))) == NULL) goto done;
     if ((buffers = PyList_New((Py_ssize_t)layout->count)) == NULL) goto done;
     for (uint64_t i = 0; i < layout->count; i++) {
         frame_entry(p, i, &offset, &length);
-        PyObject *buffer = top_slice(view, offset, offset + length);
+        PyObject *buffer = PySequence_GetSlice(view, (Py_ssize_t)offset, (Py_ssize_t)(offset + length));
         if (buffer == NULL) goto done;
         PyList_SET_ITEM(buffers, (Py_ssize_t)i, buffer);
     }
