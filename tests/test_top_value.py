@@ -14,6 +14,7 @@ module runs on both codecs; with the pure one ``top_value`` answers NotImplement
 from __future__ import annotations
 
 import struct
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -76,11 +77,14 @@ def same_error(a: BaseException, b: BaseException) -> None:
 @compiled_only
 def test_values_read_in_c_equal_the_full_paths():
     codec = serreg.default_registry().codec
-    for value in (b"x" * 100_000, bytearray(b"y" * 100_000), ARRAY, {"a": ARRAY, "b": b"z" * 70_000}, (1, "two")):
+    for value in (b"x" * 100_000, bytearray(b"y" * 100_000), ARRAY, {"a": ARRAY, "b": b"z" * 70_000}, Decimal("1.5")):
         result = serreg.serialize(value)
         frame = result.to_bytes()
         for data in (frame, bytearray(frame), memoryview(frame), result):
             read = codec.top_value(data)
+            if data is result and not result.out_of_band_buffers:  # left to the full path
+                assert read is NotImplemented
+                continue
             assert read is not NotImplemented, (type(value), type(data))
             expected = serreg.deserialize(data, limits=serreg.default_registry().limits)  # the long way
             assert type(read) is type(expected)

@@ -6,14 +6,14 @@
  * as a plain value. It takes a bytes, bytearray or 1-d byte memoryview frame whose layout is valid and
  * within the registry's limits (_frame_layout.h: every rule of docs/FORMAT.md section 4; a frame it does not
  * take, signed frames included, goes down the full path, which reports what is wrong in the order of 4.1 and
- * in its own words), or an in-process SerializationResult whose ClassIDHash is kept apart. It finds the
- * serializer by ClassIDHash and decodes the value as _top_value does: the in-band and the buffers as
- * memoryviews of the frame (nothing copied), a DecodeState of depth 1 with the memory budget of the frame's
- * size in DECODE_STATE, an error of the serializer located by the decoder's own helper (``located``) and a
- * buffer left unused refused by its own (``all_used``). A bytes or bytearray value held in one out-of-band
- * buffer, read by its standard serializer, is made here without calling it, as that serializer makes it (a
- * copy of the buffer; in one process the very object serialized). NotImplemented: the full path decides. */
-
+ * in its own words), or an in-process SerializationResult with out-of-band buffers whose ClassIDHash is
+ * kept apart. It finds the serializer by ClassIDHash and decodes the value as _top_value does: the in-band
+ * and the buffers as memoryviews of the frame (nothing copied), a DecodeState of depth 1 with the memory
+ * budget of the frame's size in DECODE_STATE, an error of the serializer located by the decoder's own helper
+ * (``located``) and a buffer left unused refused by its own (``all_used``). A bytes or bytearray value held
+ * in one out-of-band buffer, read by its standard serializer, is made here without calling it, as that
+ * serializer makes it (a copy of the buffer; in one process the very object serialized). NotImplemented:
+ * the full path decides. */
 
 /* A DecodeState of depth 1 for a trusted call decoding a frame of size bytes; NULL: error, or (no error
  * set) a budget beyond 64 bits, which the full path computes. */
@@ -190,12 +190,14 @@ static int64_t top_result_size(PyObject *in_band, PyObject *buffers, PyObject *k
     return (int64_t)(key == Py_None ? end : end + 32);
 }
 
-/* The value of an in-process result whose ClassIDHash is kept apart (_top_value's first case). */
+/* The value of an in-process result with out-of-band buffers whose ClassIDHash is kept apart (_top_value's
+ * first case). */
 static PyObject *top_result(Codec *self, Tables *t, PyObject *reading, PyObject *data) {
     PyObject *hash = SLOT(data, R_CLASS_HASH), *in_band = SLOT(data, R_IN_BAND), *buffers = SLOT(data, R_BUFFERS),
              *key = SLOT(data, R_KEY);
+    /* A result without buffers is left to the full path: its in-band may be kept in another form. */
     if (hash == NULL || !PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE || in_band == NULL ||
-        buffers == NULL || !PyList_CheckExact(buffers) || key == NULL)
+        buffers == NULL || !PyList_CheckExact(buffers) || PyList_GET_SIZE(buffers) == 0 || key == NULL)
         Py_RETURN_NOTIMPLEMENTED;
     PyObject *registration = PyDict_GetItemWithError(t->by_hash, hash), *value = NULL, *made = NULL;
     if (registration == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
