@@ -18,6 +18,8 @@ from decimal import Decimal
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import serreg
 from serreg import DeserializationError, LimitExceededError, Limits
@@ -25,7 +27,9 @@ from serreg.codec import COMPILED
 from serreg.limits import DECODE_STATE
 from serreg.result import SerializationResult
 from serreg.wire.class_id import class_id_hash
-from serreg.wire.frame import HEADER, FrameView, parse_frame
+from serreg.wire.frame import HEADER, FrameView, parse_frame, parse_frame_python
+
+from strategies import mutations
 
 compiled_only = pytest.mark.skipif(not COMPILED, reason="top_value is the compiled codec's")
 
@@ -326,3 +330,25 @@ def test_a_frame_of_an_unknown_class_id_is_left_to_the_full_path():
     assert type(error).__name__ == "UnknownClassIDError" and error.offset == 48
     if COMPILED:
         assert serreg.default_registry().codec.top_value(frame) is NotImplemented
+
+
+BUFFER_FRAMES = [serreg.serialize(v).to_bytes() for v in (
+    np.arange(20, dtype=np.int16), {"a": np.ones(3), "b": [np.zeros(2), bytearray(b"ab")]}, b"q" * 70_000,
+    Decimal("2.5"), [np.arange(4), (np.arange(2), "x")],
+)]
+
+
+@compiled_only
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutations(BUFFER_FRAMES), st.sampled_from([None, 0, 1, 100_000]), st.sampled_from([None, 64, 4 * 2**30]))
+def test_the_c_reader_takes_no_frame_frameview_refuses(frame, max_buffers, max_frame_size):
+    registry = serreg.Registry(limits=Limits(max_buffers=max_buffers, max_frame_size=max_frame_size))
+    if parse_frame_python(frame, max_frame_size, max_buffers) is not None:
+        return  # a valid frame: what it decodes to is the mutated-frame tests' business
+    assert registry.codec.top_value(frame) is NotImplemented
+    assert registry.codec.top_value(bytearray(frame)) is NotImplemented
+    try:
+        FrameView(frame, registry.limits)
+    except DeserializationError as expected:
+        same_error(error_of(registry.deserialize, frame), expected)
+    # else: a signed frame, valid as such; only FrameView reads those

@@ -13,6 +13,10 @@ cheaper way to tell that a value is plain than packing it, so its
 ``serialize_top`` always answers NotImplemented; its ``unpack_top`` reads
 frames and results of msgpack data only.
 
+The compiled codec also has ``top_value``, which reads a trusted frame or result
+whose value a registered serializer reads (``_core_top_value.h``); the pure
+codec's answers NotImplemented, as ``Decoder._top_value`` does that work here.
+
 ``top_method(kind)`` decorates ``Registry.serialize`` and ``deserialize``: the
 compiled twin (``_core_entry.h``) makes them C methods that call the codec's
 entry with no Python frame in between; this one leaves them as they are.
