@@ -137,12 +137,31 @@ abstract class InBandBytes {
     }
 
     /**
-     * Reads the run of short ASCII strs (fixstr, at most 31 bytes) at the position, at most
-     * {@code max} of them, into {@code into}; stops before any other value (a longer or non-ASCII
-     * str, a str cut short by the end of the in-band, anything else) and returns how many it read.
-     * One loop with the position in a local, without a call per str (each str is checked as
-     * {@link #utf8} checks it).
+     * Reads the run of short ASCII strs (fixstr, at most 31 bytes) at the position into
+     * {@code out[from]}, {@code out[from + 1]} ..., at most {@code max} of them; stops before any
+     * other value (a longer or non-ASCII str, a str cut short by the end of the in-band, anything
+     * else) and returns how many it read. One loop with the position in a local, without a call
+     * per str: {@link ScalarReader#readStrings} (a struct list's str column) starts with it.
      */
+    final int readAsciiRun(Object[] out, int from, int max) {
+        byte[] a = array;
+        if (a == null) {
+            return 0;
+        }
+        int p = pos;
+        int end = limit;
+        int read = 0;
+        String s;
+        while (read < max && p < end && (s = asciiFixStr(a, p, end)) != null) {
+            out[from + read] = s;
+            p += 1 + (a[p] & 0x1f);
+            read++;
+        }
+        pos = p;
+        return read;
+    }
+
+    /** {@link #readAsciiRun} into a list ({@link InBandReader#readAsciiStrings}: a list's items). */
     final int readAsciiRun(List<Object> into, int max) {
         byte[] a = array;
         if (a == null) {
@@ -151,18 +170,25 @@ abstract class InBandBytes {
         int p = pos;
         int end = limit;
         int read = 0;
-        while (read < max && p < end) {
-            int b = a[p];
-            int n = b & 0x1f;
-            if ((b & 0xe0) != 0xa0 || n >= end - p || !Utf8.isAscii(a, p + 1, p + 1 + n)) {
-                break;
-            }
-            into.add(Utf8.latin1(a, p + 1, n));
-            p += 1 + n;
+        String s;
+        while (read < max && p < end && (s = asciiFixStr(a, p, end)) != null) {
+            into.add(s);
+            p += 1 + (a[p] & 0x1f);
             read++;
         }
         pos = p;
         return read;
+    }
+
+    /**
+     * The text of the fixstr at index {@code p} (before {@code end}) when it is one, whole before
+     * {@code end}, and all ASCII; else null. What a run of short ASCII strs is, for both loops of
+     * {@link #readAsciiRun}: small enough to inline into them.
+     */
+    private static String asciiFixStr(byte[] a, int p, int end) {
+        int b = a[p];
+        int n = b & 0x1f;
+        return (b & 0xe0) == 0xa0 && n < end - p && Utf8.isAscii(a, p + 1, p + 1 + n) ? Utf8.latin1(a, p + 1, n) : null;
     }
 
     /** The ASCII text of {@code n} bytes at an index, from {@code cache} when it has it; null if not ASCII or no array. */
