@@ -181,6 +181,34 @@ abstract class InBandBytes {
     }
 
     /**
+     * A view of the bytes of the {@code count} values at the position when each is a short ASCII
+     * str (a fixstr whose bytes are all below 0x80) and all of them lie in an array; the position
+     * moves past them. Otherwise null, and nothing is read.
+     */
+    final ByteBuffer asciiRun(int count) {
+        byte[] a = array;
+        if (a == null) {
+            return null;
+        }
+        int start = pos;
+        int p = start;
+        int end = limit;
+        for (int i = 0; i < count; i++) {
+            if (p >= end) {
+                return null;
+            }
+            int b = a[p];
+            int n = b & 0x1f;
+            if ((b & 0xe0) != 0xa0 || n >= end - p || !Utf8.isAscii(a, p + 1, p + 1 + n)) {
+                return null;
+            }
+            p += 1 + n;
+        }
+        pos = p;
+        return view(start, p - start);
+    }
+
+    /**
      * The text of the fixstr at index {@code p} (before {@code end}) when it is one, whole before
      * {@code end}, and all ASCII; else null. What a run of short ASCII strs is, for both loops of
      * {@link #readAsciiRun}: small enough to inline into them.

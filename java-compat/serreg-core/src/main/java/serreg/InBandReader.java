@@ -207,6 +207,18 @@ public final class InBandReader extends ScalarReader {
     }
 
     /**
+     * Reads the next {@code count} values when each is a short ASCII str (a fixstr of bytes below
+     * 0x80: its text is its bytes) and returns a view of their bytes, msgpack headers included,
+     * for a caller that makes the strings as it needs them (a struct list's str column, read by
+     * the pass that builds the instances); otherwise reads nothing and returns null (the values
+     * are then read one by one, with their checks and errors). The view shares the in-band's
+     * memory; it has an array whenever this reader reads an array.
+     */
+    public ByteBuffer readAsciiStrRun(int count) {
+        return asciiRun(count);
+    }
+
+    /**
      * Reads a map key: any value, as {@link #readValue}, but a short ASCII str may be one read
      * before with the same bytes (keys repeat from record to record; strings are immutable).
      */

@@ -167,7 +167,8 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
         for (int j = 0; j < getters.length; j++) {
             WriterField w = writerFields[j];
             if (w.target() >= 0) {
-                getters[j] = ColumnHandles.columnGetter(j, columns.kinds[j], ColumnCodec.wireOf(w.type()), w.raw());
+                getters[j] = ColumnHandles.columnGetter(j, columns.kinds[j], ColumnCodec.wireOf(w.type()), w.raw(),
+                        columns.strColumn(j));
                 typedSetters[j] = w.setter();
             }
         }
