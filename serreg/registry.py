@@ -42,6 +42,7 @@ from .result import SerializationResult
 from .serializer import DeserializeFunction, FunctionSerializer, SerializeFunction, SerializerLike, serializer_of_class
 from .standard import DATA_CLASS_IDS, FALLBACK_CLASS_ID, install
 from .standard.pickle5 import Pickle5Serializer
+from .implicit.install import install_reader, make_writer
 from .structs.registrar import StructRegistrar, install_structs
 
 __all__ = ["Registration", "Registry"]
@@ -84,7 +85,8 @@ class Registry:
         canonical_structs = CanonicalStructs(structs.struct_id_of, structs.by_class_id, structs.frames.structs_hash)
         self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides,
                                         dispatch.refusal_for, canonical_structs)
-        self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames)
+        implicit = make_writer(table, dispatch, codec, structs)
+        self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames, implicit)
         self._decoder = Decoder(nested_decoder, table, self._settings)
         self._serialize_top, self._unpack_top = codec.serialize_top, codec.unpack_top
         codec.bind_registry(self, self._settings, self._encoder.serialize, self._decoder.deserialize)
@@ -97,6 +99,9 @@ class Registry:
             pickle5 = Pickle5Serializer(FALLBACK_CLASS_ID, dispatch.resolve_type, dispatch.serializer_by_id)
             with table.origin(FALLBACK_ORIGIN):
                 table.register_fallback(pickle5, pickle5.on_register)
+            if standard:
+                with table.origin(STANDARD_ORIGIN):
+                    install_reader(table, dispatch, implicit, pickle5)
 
     # ----------------------------------------------------------------- settings
 

@@ -30,7 +30,9 @@ from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
 from ..result import SerializationResult, as_result, with_class_hash
 from ..standard.pickle5 import PICKLED_NATIVELY, Pickle5Serializer
+from ..implicit.writer import ImplicitWriter
 from ..structs.frames import StructFrames
+from ..structs.scope import IMPLICIT_TABLES
 from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
 from .paths import attach_path
@@ -61,6 +63,14 @@ class NestedEncoder:
         registration = self.registration_for(value)
         if registration.fallback and _PICKLE_WHOLE.get():
             raise _FallbackMet
+        if registration.origin != STANDARD_ORIGIN and IMPLICIT_TABLES.get() is not None:
+            # A serializer of a value written with implicit structs around it writes the values
+            # inside as it always does: the walk did not look into them (docs/FORMAT.md 10.9).
+            token = IMPLICIT_TABLES.set(None)
+            try:
+                return self.encode_with(registration, value)
+            finally:
+                IMPLICIT_TABLES.reset(token)
         return self.encode_with(registration, value)
 
     def encode_with(
@@ -119,9 +129,11 @@ class Encoder:
     """
 
     def __init__(
-        self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table, structs: StructFrames
+        self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table, structs: StructFrames,
+        implicit: ImplicitWriter,
     ) -> None:
         self._nested = nested
+        self._implicit = implicit
         self._pack = codec.pack
         self._canonical = canonical
         self._table = table
@@ -194,9 +206,22 @@ class Encoder:
             _PICKLE_WHOLE.reset(token)
         if written is not None:
             return written
+        implicit = self._with_implicit_structs(obj, whole)
+        if implicit is not None:
+            return implicit
         if not met_inside:  # the value itself is the fallback's: the next one of its type takes the short way
             self._remember_pickled(type(obj))
         return self._pickle_whole(obj, whole)
+
+    def _with_implicit_structs(self, obj: Any, whole: Registration) -> Optional[tuple[bytes, Any, Any]]:
+        """The value written with implicit structs (docs/FORMAT.md 10.9), or None: it is pickled whole."""
+        fallback: Pickle5Serializer = whole.serializer
+        token = _PICKLE_WHOLE.set(True)
+        try:
+            return self._implicit.attempt(obj, lambda value: self._serialize(value, whole), fallback.pickle_parts,
+                                          (_FallbackMet,))
+        finally:
+            _PICKLE_WHOLE.reset(token)
 
     def _remember_pickled(self, cls: type) -> None:
         """The next top-level values of ``cls`` take the short way (``_pickled_top``) while the registrations
@@ -232,6 +257,9 @@ class Encoder:
             whole = self._whole_value_fallback()
         if whole is None:
             return None
+        implicit = self._with_implicit_structs(obj, whole)
+        if implicit is not None:
+            return implicit
         fallback: Pickle5Serializer = whole.serializer
         try:
             in_band, buffers = fallback.pickle_parts(obj, structs.open_lazily)
