@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..standard import STRUCTS_CLASS_ID
+from ..standard.pickle5 import by_value_modules
 from .classes import PYOBJECTS_CLASS_ID
 from .reader import PyObjectsSerializer, unpickle_with
 from .writer import ImplicitSchemas, ImplicitWriter
@@ -20,7 +21,7 @@ def make_writer(table: Any, dispatch: Any, codec: Any, structs: Any) -> Implicit
     """The implicit struct writer of a registry (``structs``: its StructRegistrar)."""
     schemas = ImplicitSchemas(structs)
     return ImplicitWriter(lambda: table.snapshot, dispatch.registration_for, codec.pack, schemas,
-                          structs.frames.structs_hash)
+                          structs.frames.structs_hash, by_value_modules)
 
 
 def install_reader(table: Any, dispatch: Any, writer: ImplicitWriter, fallback: Any) -> None:

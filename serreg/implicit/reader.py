@@ -18,6 +18,7 @@ from ..result import NO_BUFFERS, SerializationResult
 from ..serializer import Serializer
 from ..structs.scope import IMPLICIT_READ
 from ..wire.class_id import CLASS_ID_HASH_SIZE
+from .class_pickles import ClassUnpickles
 from .classes import IMPLICIT_PREFIX, PYOBJECTS_CLASS_ID, qualifies
 from .writer import ImplicitSchemas
 
@@ -60,7 +61,7 @@ class PyObjectsSerializer(Serializer):
 
     def __init__(self, unpickle: Callable[[Any], Any], read_section: Callable[[Any, Any], Any],
                  structs_hash: bytes, schemas: ImplicitSchemas) -> None:
-        self._unpickle = unpickle
+        self._classes = ClassUnpickles(self._unpickled(unpickle), _checked).classes
         self._read_section = read_section
         self._structs_hash = structs_hash
         self._schemas = schemas
@@ -95,21 +96,29 @@ class PyObjectsSerializer(Serializer):
                                        f"struct table has {implicit.taken} implicit definition(s)")
         return value
 
-    def _classes(self, pickled: memoryview) -> tuple[type, ...]:
-        try:
-            classes = self._unpickle(pickled)
-        except DeserializationError:
-            raise
-        except Exception as error:
-            raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the pickled classes cannot be unpickled: "
-                                       f"{type(error).__name__}: {error}") from error
-        if type(classes) is not tuple or not classes:
-            raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the pickle must hold a non-empty tuple of classes")
-        for k, cls in enumerate(classes):
-            if not isinstance(cls, type) or not qualifies(cls):
-                raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: pickled class {k} ({cls!r}) is not a class whose "
-                                           "instances are plain objects (10.9)")
-        return classes
+    @staticmethod
+    def _unpickled(unpickle: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def unpickled(pickled: Any) -> Any:
+            try:
+                return unpickle(pickled)
+            except DeserializationError:
+                raise
+            except Exception as error:
+                raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the pickled classes cannot be unpickled: "
+                                           f"{type(error).__name__}: {error}") from error
+
+        return unpickled
+
+
+def _checked(classes: Any) -> tuple[type, ...]:
+    """``classes`` if it is a non-empty tuple of classes whose instances are implicit structs."""
+    if type(classes) is not tuple or not classes:
+        raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the pickle must hold a non-empty tuple of classes")
+    for k, cls in enumerate(classes):
+        if not isinstance(cls, type) or not qualifies(cls):
+            raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: pickled class {k} ({cls!r}) is not a class whose "
+                                       "instances are plain objects (10.9)")
+    return classes
 
 
 def unpickle_with(fallback: Any) -> Callable[[Any], Any]:

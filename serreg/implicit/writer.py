@@ -19,6 +19,7 @@ from ..structs.columns import bin_header
 from ..structs.scope import ENCODE_SCOPE, IMPLICIT_TABLES, EncodeScope, ImplicitTables
 from ..structs.serializers import ext_payload
 from ..wire.class_id import class_id_hash
+from .class_pickles import ClassPickles
 from .classes import PYOBJECTS_CLASS_ID, qualifies
 from .schema import Abandon, ImplicitSchema
 from .walk import GIVE_UP, LEAF, OK, PLAIN, REFUSE, walk
@@ -51,17 +52,20 @@ class ImplicitWriter:
     """Implicit structs for one registry.
 
     ``snapshot()``: the registry's tables now; ``registration_for(value)``: its lookup;
-    ``pack(obj, oob)``: its codec; ``pickle_classes(classes)``: the fallback's (pickle, buffers).
+    ``pack(obj, oob)``: its codec; ``by_value_modules()``: the modules whose classes cloudpickle
+    writes by value (besides ``__main__``'s).
     """
 
     def __init__(self, snapshot: Callable[[], Any], registration_for: Callable[[Any], Any],
-                 pack: Callable[[Any, list[Any]], bytes], schemas: ImplicitSchemas, structs_hash: bytes) -> None:
+                 pack: Callable[[Any, list[Any]], bytes], schemas: ImplicitSchemas, structs_hash: bytes,
+                 by_value_modules: Callable[[], Any]) -> None:
         self._snapshot = snapshot
         self._registration_for = registration_for
         self._pack = pack
         self.schemas = schemas
         self.structs_hash = structs_hash
         self._kinds: tuple[Any, dict[type, int]] = (None, {})
+        self._pickles = ClassPickles(by_value_modules)
 
     def attempt(self, obj: Any, write_value: Callable[[Any], Optional[tuple[Any, ...]]],
                 pickle_classes: Callable[[tuple[type, ...]], tuple[Any, list[Any]]],
@@ -99,10 +103,9 @@ class ImplicitWriter:
         classes = [by_key[key] for key in scope.index if key in by_key]  # dicts keep first-use order
         if not classes:
             return None
-        pickled, buffers = pickle_classes(tuple(classes))
-        if buffers:
+        pickled = self._pickles.pickle(tuple(classes), pickle_classes)
+        if pickled is None:
             return None
-        pickled = pickled if type(pickled) is bytes else b"".join(pickled)
         table = array_header(len(scope.definitions)) + b"".join(scope.definitions)
         section = b"".join((bin_header(len(pickled)), pickled, self.structs_hash, table, class_hash, in_band or b""))
         return _PYOBJECTS_HASH, section, oob
