@@ -222,7 +222,7 @@ class Registry:
         (see :func:`serreg.configure_dataclasses`)."""
         self._table.use_dataclass(enabled)
 
-    def configure_fallback(self, *, whole_values: bool = True) -> None:
+    def configure_fallback(self, *, whole_values: bool = True, implicit_structs: bool = True) -> None:
         """How the pickle fallback writes a value that holds values only it takes.
 
         ``whole_values=True`` (the default): the whole value is one pickle, so
@@ -231,10 +231,18 @@ class Registry:
         their serializers, their buffers out-of-band. ``False``: each such
         value is pickled on its own, and the rest of the value stays readable
         by other languages (they keep each pickle opaque).
+
+        ``implicit_structs=True`` (the default): before pickling a whole value,
+        write its plain objects (dataclasses, ordinary instances) as implicit
+        structs when that keeps what pickle keeps (no object shared, nothing
+        pickle-specific; docs/FORMAT.md 10.9); ``False``: always pickle.
         """
         if type(whole_values) is not bool:
             raise TypeError(f"whole_values must be True or False, not {whole_values!r}")
+        if type(implicit_structs) is not bool:
+            raise TypeError(f"implicit_structs must be True or False, not {implicit_structs!r}")
         self._encoder.whole_values = whole_values
+        self._encoder.implicit_structs = implicit_structs
 
     def allow_class_ids(self, *class_ids: str) -> None:
         """Let untrusted deserialize calls decode these class IDs.

@@ -139,6 +139,7 @@ class Encoder:
         self._table = table
         self._structs = structs
         self.whole_values = True
+        self.implicit_structs = True  # plain objects as implicit structs before pickling a whole value (10.9)
         self._whole_for: tuple[Any, Optional[Registration]] = (None, None)  # (snapshot, its whole-value fallback)
         # (snapshot, types whose top-level values the whole-value fallback pickled under it): see _pickled_top.
         self._pickled_types: tuple[Any, set[type]] = (None, set())
@@ -215,6 +216,8 @@ class Encoder:
 
     def _with_implicit_structs(self, obj: Any, whole: Registration) -> Optional[tuple[bytes, Any, Any]]:
         """The value written with implicit structs (docs/FORMAT.md 10.9), or None: it is pickled whole."""
+        if not self.implicit_structs:
+            return None
         fallback: Pickle5Serializer = whole.serializer
         token = _PICKLE_WHOLE.set(True)
         try:
