@@ -201,6 +201,7 @@ def test_arrays_inside_travel_out_of_band():
     result = COMPILED.serialize(value)
     assert len(result.out_of_band_buffers) == 3
     frame = result.to_bytes()
+    assert _class_hash(frame) == PYOBJECTS
     assert frame == _frame(PURE, value)
     for registry in REGISTRIES:
         back = registry.deserialize(bytearray(frame))
@@ -246,6 +247,7 @@ PICKLED = {
     "list subclass": lambda: [Record(1, "a", MyList([1]))],
     "ordered dict": lambda: [Record(1, "a", collections.OrderedDict(a=1))],
     "function": lambda: [Record(1, "a", len)],
+    "array turned down by its serializer": lambda: [Record(1, "a", np.array([object()], dtype=object))],
 }
 
 

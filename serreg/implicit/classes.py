@@ -10,6 +10,8 @@ too). Whether the registry serves the class itself is the writer's question.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..standard import PYOBJECTS_CLASS_ID
 from ..standard.dataclass import pickles_as_state
 
@@ -36,7 +38,8 @@ def qualifies(cls: type) -> bool:
 
 
 def _verdict(cls: type) -> bool:
-    if type(cls) is not type or cls.__new__ is not object.__new__:
+    new: Any = cls.__new__
+    if type(cls) is not type or new is not object.__new__:
         return False
     if not all(base is object or base.__flags__ & _HEAPTYPE for base in cls.__mro__):
         return False

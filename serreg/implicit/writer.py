@@ -81,6 +81,7 @@ class ImplicitWriter:
         schemas = {cls: self.schemas.get(cls, names) for cls, names in found.items()}
         tables = ImplicitTables(self._snapshot(), {cls: s.ext_writer() for cls, s in schemas.items()},
                                 {cls: s.list_writer for cls, s in schemas.items() if s.list_writer is not None})
+        stops: tuple[type[BaseException], ...] = (Abandon, Exception, *give_up)
         scope = EncodeScope()
         scope_token = ENCODE_SCOPE.set(scope)
         tables_token = IMPLICIT_TABLES.set(tables)
@@ -91,7 +92,7 @@ class ImplicitWriter:
                 written: Optional[tuple[Any, ...]] = (class_id_hash(top.class_id), ext_payload(self._pack(obj, oob)), oob)
             else:
                 written = write_value(obj)
-        except (Abandon, Exception, *give_up):
+        except stops:
             return None  # the fallback pickles it (and reports what went wrong, as it always did)
         finally:
             IMPLICIT_TABLES.reset(tables_token)
@@ -132,9 +133,10 @@ class ImplicitWriter:
         cls = type(value)
         registration = snapshot.current.get(cls)
         if registration is not None:
-            # Served by a serializer of its own: a leaf, unless it is a struct (whose fields are not walked)
-            # or its serializer takes only some values (the answer would not hold for the type).
-            verdict = REFUSE if registration.ext_writer is not None or registration.accepts is not None else LEAF
+            # Served by a serializer of its own: a leaf, unless it is a struct (whose fields are not walked).
+            # A value its serializer's ``accepts`` turns down meets the fallback while it is written, which
+            # gives the attempt up then.
+            verdict = REFUSE if registration.ext_writer is not None else LEAF
         elif cls in snapshot.ext_writers:
             verdict = REFUSE
         else:
@@ -145,7 +147,7 @@ class ImplicitWriter:
             if registration is None:
                 verdict = REFUSE
             elif not registration.fallback:
-                verdict = LEAF if registration.accepts is None and registration.ext_writer is None else REFUSE
+                verdict = LEAF if registration.ext_writer is None else REFUSE
             else:
                 verdict = PLAIN if qualifies(cls) else REFUSE
         if len(kinds) >= _CACHE_MAX:

@@ -39,7 +39,7 @@ def pickled_by_reference(cls: type) -> bool:
     return pickles_as_state(cls)
 
 
-def pickles_as_state(cls: type) -> bool:
+def pickles_as_state(cls: Any) -> bool:
     """True if nothing in ``cls`` changes how pickle writes its instances: ``cls.__new__(cls)`` plus
     the instance's ``__dict__`` (object's ``__reduce_ex__``, ``__reduce__`` and ``__getstate__``; no
     ``__setstate__``, ``__getnewargs__``, ``__getnewargs_ex__``, ``__slots__`` or ``copyreg`` entry)."""
