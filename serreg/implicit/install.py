@@ -27,8 +27,9 @@ def make_writer(table: Any, dispatch: Any, codec: Any, structs: Any) -> Implicit
 def install_reader(table: Any, dispatch: Any, writer: ImplicitWriter, fallback: Any) -> None:
     """Register the ``serreg.pyobjects`` reader (``fallback``: the pickle fallback, which reads the classes)."""
 
-    def read_section(in_band: Any, oob: Any) -> Any:
-        return dispatch.by_id(STRUCTS_CLASS_ID).serializer.deserialize(in_band, oob)
+    def tables() -> Any:
+        return dispatch.by_id(STRUCTS_CLASS_ID).serializer
 
-    serializer = PyObjectsSerializer(unpickle_with(fallback), read_section, writer.structs_hash, writer.schemas)
+    serializer = PyObjectsSerializer(unpickle_with(fallback), tables, lambda: table.snapshot, writer.structs_hash,
+                                     writer.schemas)
     table.register(PYOBJECTS_CLASS_ID, _PyObjectsMarker, serializer)

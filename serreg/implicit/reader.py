@@ -55,16 +55,23 @@ class ImplicitRead:
 class PyObjectsSerializer(Serializer):
     """``serreg.pyobjects``: read only (the registry's encoder writes it around a value, 10.9).
 
-    ``unpickle(data)``: the fallback's reader; ``read_section(in_band, oob)``: the
-    ``serreg.structs`` serializer's; ``structs_hash``: ClassIDHash("serreg.structs").
+    ``unpickle(data)``: the fallback's reader; ``tables``: the ``serreg.structs`` serializer
+    (``frames.open_table`` reads a table, ``read_value`` the value after it); ``snapshot()``: the
+    registry's tables now; ``structs_hash``: ClassIDHash("serreg.structs").
+
+    The last table read is kept with its classes' pickle and the registry state it was read
+    under: the next frame starting with the same bytes reuses its DecodeScope, which nothing
+    changes once made (as the compiled codec keeps the last struct table it read).
     """
 
-    def __init__(self, unpickle: Callable[[Any], Any], read_section: Callable[[Any, Any], Any],
+    def __init__(self, unpickle: Callable[[Any], Any], tables: Callable[[], Any], snapshot: Callable[[], Any],
                  structs_hash: bytes, schemas: ImplicitSchemas) -> None:
         self._classes = ClassUnpickles(self._unpickled(unpickle), _checked).classes
-        self._read_section = read_section
+        self._tables = tables
+        self._snapshot = snapshot
         self._structs_hash = structs_hash
         self._schemas = schemas
+        self._last: tuple[Any, ...] = (None, None, b"", None, 0)  # (snapshot, classes, head, scope, table length)
 
     def serialize(self, obj: Any) -> SerializationResult:
         raise TypeError("serreg.pyobjects is written by the registry around a value, never on its own")
@@ -82,19 +89,29 @@ class PyObjectsSerializer(Serializer):
                                        f"section do not fit the {view.nbytes} bytes of the in-band")
         classes = self._classes(view[start:start + length])
         rest = view[start + length:]
-        if bytes(rest[:CLASS_ID_HASH_SIZE]) != self._structs_hash:
+        if rest[:CLASS_ID_HASH_SIZE] != self._structs_hash:
             raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the pickled classes must be followed by a "
                                        "serreg.structs section")
+        section = rest[CLASS_ID_HASH_SIZE:]
+        tables = self._tables()
+        snapshot = self._snapshot()
+        last_snapshot, last_classes, head, scope, offset = self._last
+        if last_snapshot is not snapshot or last_classes is not classes or section[:offset] != head:
+            scope, offset = self._open_table(tables, classes, section)
+            self._last = (snapshot, classes, bytes(section[:offset]), scope, offset)
+        return tables.read_value(scope, section[offset:], oob)
+
+    def _open_table(self, tables: Any, classes: tuple[type, ...], section: memoryview) -> tuple[Any, int]:
         implicit = ImplicitRead(classes, self._schemas)
         token = IMPLICIT_READ.set(implicit)
         try:
-            value = self._read_section(rest[CLASS_ID_HASH_SIZE:], oob)
+            scope, offset = tables.frames.open_table(section)
         finally:
             IMPLICIT_READ.reset(token)
         if implicit.taken != len(classes):
             raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the section pickles {len(classes)} class(es), and its "
                                        f"struct table has {implicit.taken} implicit definition(s)")
-        return value
+        return scope, offset
 
     @staticmethod
     def _unpickled(unpickle: Callable[[Any], Any]) -> Callable[[Any], Any]:

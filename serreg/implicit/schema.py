@@ -26,6 +26,7 @@ from ..structs.plan import make_plan
 from ..structs.scope import ENCODE_SCOPE
 from ..structs.types import FieldType
 from ..structs.values import read_converter, write_converter
+from ..wire.class_id import class_id_hash
 from .classes import class_id_of
 
 __all__ = ["Abandon", "ImplicitSchema"]
@@ -48,6 +49,7 @@ class ImplicitSchema:
         self.cls = cls
         self.names = names
         self.class_id = class_id = class_id_of(cls)
+        self.class_hash = class_id_hash(class_id)  # a top-level instance's inner section (10.1)
         self.definition = definition = packb([class_id, [[name, "any"] for name in names]], use_bin_type=True)
         self.key = key = definition + struct.pack("<Q", next(_serial))
         types = (_ANY,) * len(names)

@@ -66,6 +66,7 @@ class ImplicitWriter:
         self.structs_hash = structs_hash
         self._kinds: tuple[Any, dict[type, int]] = (None, {})
         self._pickles = ClassPickles(by_value_modules)
+        self._last_tables: tuple[Any, Any, Any] = (None, None, None)  # (snapshot, schemas, their ImplicitTables)
 
     def attempt(self, obj: Any, write_value: Callable[[Any], Optional[tuple[Any, ...]]],
                 pickle_classes: Callable[[tuple[type, ...]], tuple[Any, list[Any]]],
@@ -79,8 +80,7 @@ class ImplicitWriter:
         if not found:
             return None
         schemas = {cls: self.schemas.get(cls, names) for cls, names in found.items()}
-        tables = ImplicitTables(self._snapshot(), {cls: s.ext_writer() for cls, s in schemas.items()},
-                                {cls: s.list_writer for cls, s in schemas.items() if s.list_writer is not None})
+        tables = self._tables_for(schemas)
         stops: tuple[type[BaseException], ...] = (Abandon, Exception, *give_up)
         scope = EncodeScope()
         scope_token = ENCODE_SCOPE.set(scope)
@@ -89,7 +89,7 @@ class ImplicitWriter:
             top = schemas.get(type(obj))
             if top is not None:
                 oob: list[Any] = []
-                written: Optional[tuple[Any, ...]] = (class_id_hash(top.class_id), ext_payload(self._pack(obj, oob)), oob)
+                written: Optional[tuple[Any, ...]] = (top.class_hash, ext_payload(self._pack(obj, oob)), oob)
             else:
                 written = write_value(obj)
         except stops:
@@ -110,6 +110,18 @@ class ImplicitWriter:
         table = array_header(len(scope.definitions)) + b"".join(scope.definitions)
         section = b"".join((bin_header(len(pickled)), pickled, self.structs_hash, table, class_hash, in_band or b""))
         return _PYOBJECTS_HASH, section, oob
+
+    def _tables_for(self, schemas: dict[type, ImplicitSchema]) -> ImplicitTables:
+        """The tables the codec reads with ``schemas`` added to the registry's (the last ones kept)."""
+        snapshot = self._snapshot()
+        key = tuple(schemas.values())
+        kept_for, kept_key, tables = self._last_tables
+        if kept_for is snapshot and kept_key == key:
+            return tables  # type: ignore[no-any-return]
+        tables = ImplicitTables(snapshot, {cls: s.ext_writer() for cls, s in schemas.items()},
+                                {cls: s.list_writer for cls, s in schemas.items() if s.list_writer is not None})
+        self._last_tables = (snapshot, key, tables)
+        return tables
 
     def _walk(self, obj: Any) -> Optional[dict[type, tuple[str, ...]]]:
         """The plain classes of ``obj`` and their field names, or None (give up)."""

@@ -79,7 +79,10 @@ class TableSerializer(Serializer):
     def deserialize(self, in_band: Any, oob: Any) -> Any:
         in_band = memoryview(in_band)
         scope, offset = self.frames.open_table(in_band)
-        inner = in_band[offset:]
+        return self.read_value(scope, in_band[offset:], oob)
+
+    def read_value(self, scope: Any, inner: memoryview, oob: Any) -> Any:
+        """The value after a table (its own section ``inner``) read with the table's DecodeScope ``scope``."""
         if inner.nbytes < CLASS_ID_HASH_SIZE:
             raise DeserializationError("the value after the struct table is too short to hold a ClassIDHash")
         token = DECODE_SCOPE.set(scope)
