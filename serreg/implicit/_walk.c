@@ -80,8 +80,14 @@ static inline int is_atom(PyTypeObject *t) {
            t == Py_TYPE(Py_None) || t == &PyBytes_Type || t == &PyComplex_Type;
 }
 
+/* The field names of the plain class met last (borrowed from found, which holds them). */
+typedef struct {
+    PyTypeObject *type;
+    PyObject *names;
+} LastNames;
+
 /* The state of a plain object checked against (and, first met, recorded in) found: 1 fine, 0 give up, -1 error. */
-static int plain_fields(PyObject *obj, PyObject *found, Seen *seen, Stack *st) {
+static int plain_fields(PyObject *obj, PyObject *found, Seen *seen, Stack *st, LastNames *last) {
     PyObject *state = PyObject_GenericGetDict(obj, NULL);
     if (state == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError)) { PyErr_Clear(); return 0; }
@@ -91,8 +97,12 @@ static int plain_fields(PyObject *obj, PyObject *found, Seen *seen, Stack *st) {
     if (!PyDict_CheckExact(state)) goto done;
     int added = seen_add(seen, state); /* the instance's dict is an object pickle memoizes too */
     if (added <= 0) { r = added; goto done; }
-    PyObject *names = PyDict_GetItemWithError(found, (PyObject *)Py_TYPE(obj));
+    PyObject *names = last->type == Py_TYPE(obj) ? last->names : PyDict_GetItemWithError(found, (PyObject *)Py_TYPE(obj));
     if (names == NULL && PyErr_Occurred()) { r = -1; goto done; }
+    if (names != NULL) {
+        last->type = Py_TYPE(obj);
+        last->names = names;
+    }
     Py_ssize_t pos = 0, i = 0, n = PyDict_GET_SIZE(state);
     PyObject *key, *value;
     if (names == NULL) {
@@ -138,6 +148,7 @@ static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int status = OK, failed = 0;
     PyTypeObject *last_type = NULL;
     long last_code = REFUSE;
+    LastNames last_names = {NULL, NULL};
     if (push(&st, args[0]) < 0) failed = 1;
     while (!failed && status == OK && st.len > 0) {
         PyObject *v = st.items[--st.len];
@@ -189,7 +200,7 @@ static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             }
             if (code == REFUSE) { status = GIVE_UP; break; }
             if (code == PLAIN) {
-                int r = plain_fields(v, found, &seen, &st);
+                int r = plain_fields(v, found, &seen, &st, &last_names);
                 if (r < 0) failed = 1;
                 else if (r == 0) status = GIVE_UP;
             }

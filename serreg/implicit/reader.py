@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..errors import DeserializationError
 from ..result import NO_BUFFERS, SerializationResult
 from ..serializer import Serializer
-from ..structs.scope import IMPLICIT_READ
+from ..structs.scope import DECODE_SCOPE, IMPLICIT_READ
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .class_pickles import ClassUnpickles
 from .classes import IMPLICIT_PREFIX, PYOBJECTS_CLASS_ID, qualifies
@@ -36,6 +36,11 @@ class ImplicitRead:
         self.classes = classes
         self.taken = 0
         self._schemas = schemas
+        self._top: list[tuple[bytes, type]] = []
+
+    def top_classes(self) -> dict[bytes, type]:
+        """ClassIDHash of each implicit definition taken -> its class (a top-level instance's inner section)."""
+        return dict(self._top)
 
     def take(self, index: int, class_id: str, names: list[Any], types: list[Any]) -> tuple[Any, Any]:
         """(reader, compiled plan or None) of table definition ``index``, an implicit one."""
@@ -49,6 +54,7 @@ class ImplicitRead:
         cls = self.classes[self.taken]
         self.taken += 1
         schema = self._schemas.get(cls, tuple(names))
+        self._top.append((schema.class_hash, cls))
         return schema.reader(), schema.plan
 
 
@@ -71,7 +77,8 @@ class PyObjectsSerializer(Serializer):
         self._snapshot = snapshot
         self._structs_hash = structs_hash
         self._schemas = schemas
-        self._last: tuple[Any, ...] = (None, None, b"", None, 0)  # (snapshot, classes, head, scope, table length)
+        # (snapshot, classes, head, scope, table length, top-level class of each implicit ClassIDHash)
+        self._last: tuple[Any, ...] = (None, None, b"", None, 0, {})
 
     def serialize(self, obj: Any) -> SerializationResult:
         raise TypeError("serreg.pyobjects is written by the registry around a value, never on its own")
@@ -95,13 +102,27 @@ class PyObjectsSerializer(Serializer):
         section = rest[CLASS_ID_HASH_SIZE:]
         tables = self._tables()
         snapshot = self._snapshot()
-        last_snapshot, last_classes, head, scope, offset = self._last
+        last_snapshot, last_classes, head, scope, offset, top = self._last
         if last_snapshot is not snapshot or last_classes is not classes or section[:offset] != head:
-            scope, offset = self._open_table(tables, classes, section)
-            self._last = (snapshot, classes, bytes(section[:offset]), scope, offset)
-        return tables.read_value(scope, section[offset:], oob)
+            scope, offset, top = self._open_table(tables, classes, section)
+            self._last = (snapshot, classes, bytes(section[:offset]), scope, offset, top)
+        inner = section[offset:]
+        cls = top.get(inner[:CLASS_ID_HASH_SIZE].tobytes())
+        if cls is None:
+            return tables.read_value(scope, inner, oob)
+        # A top-level implicit struct: its instance array read as the ext 1 it is inside a document
+        # (the compiled codec builds it from the class's plan), one level deep as the full path reads it.
+        token = DECODE_SCOPE.set(scope)
+        try:
+            value = tables.codec.unpack(_ext1(inner[CLASS_ID_HASH_SIZE:]), oob)
+        finally:
+            DECODE_SCOPE.reset(token)
+        if type(value) is not cls:
+            raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the top-level struct's ClassIDHash is not the class "
+                                       "ID of the definition it names")
+        return value
 
-    def _open_table(self, tables: Any, classes: tuple[type, ...], section: memoryview) -> tuple[Any, int]:
+    def _open_table(self, tables: Any, classes: tuple[type, ...], section: memoryview) -> tuple[Any, int, Any]:
         implicit = ImplicitRead(classes, self._schemas)
         token = IMPLICIT_READ.set(implicit)
         try:
@@ -111,7 +132,7 @@ class PyObjectsSerializer(Serializer):
         if implicit.taken != len(classes):
             raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the section pickles {len(classes)} class(es), and its "
                                        f"struct table has {implicit.taken} implicit definition(s)")
-        return scope, offset
+        return scope, offset, implicit.top_classes()
 
     @staticmethod
     def _unpickled(unpickle: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -136,6 +157,19 @@ def _checked(classes: Any) -> tuple[type, ...]:
             raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: pickled class {k} ({cls!r}) is not a class whose "
                                        "instances are plain objects (10.9)")
     return classes
+
+
+def _ext1(payload: memoryview) -> bytes:
+    """The msgpack ext 1 (a struct instance) whose payload is ``payload``."""
+    size = payload.nbytes
+    head = _FIXEXT.get(size)
+    if head is None:
+        head = (b"\xc7" + bytes((size,)) if size < 256 else
+                b"\xc8" + size.to_bytes(2, "big") if size < 65536 else b"\xc9" + size.to_bytes(4, "big"))
+    return b"".join((head, b"\x01", payload))
+
+
+_FIXEXT = {1: b"\xd4", 2: b"\xd5", 4: b"\xd6", 8: b"\xd7", 16: b"\xd8"}
 
 
 def unpickle_with(fallback: Any) -> Callable[[Any], Any]:
