@@ -207,11 +207,11 @@ class Encoder:
             _PICKLE_WHOLE.reset(token)
         if written is not None:
             return written
+        if not met_inside:  # the value itself is the fallback's: the next one of its type takes the short way
+            self._remember_pickled(type(obj))
         implicit = self._with_implicit_structs(obj, whole)
         if implicit is not None:
             return implicit
-        if not met_inside:  # the value itself is the fallback's: the next one of its type takes the short way
-            self._remember_pickled(type(obj))
         return self._pickle_whole(obj, whole)
 
     def _with_implicit_structs(self, obj: Any, whole: Registration) -> Optional[tuple[bytes, Any, Any]]:

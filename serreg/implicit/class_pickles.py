@@ -30,12 +30,24 @@ _CACHE_MAX = 256
 _ABSENT = object()
 
 
+_PARTS_MAX = 4096
+_parts: dict[str, list[str]] = {}  # qualified name -> its parts
+
+
 def _found_by_name(cls: type) -> bool:
     """True if the module and qualified name of ``cls`` lead to it."""
+    global _parts
     found: Any = sys.modules.get(cls.__module__, _ABSENT)
     if found is _ABSENT:
         return False
-    for part in cls.__qualname__.split("."):
+    qualname = cls.__qualname__
+    parts = _parts.get(qualname)
+    if parts is None:
+        parts = qualname.split(".")
+        cache = {} if len(_parts) >= _PARTS_MAX else dict(_parts)
+        cache[qualname] = parts
+        _parts = cache
+    for part in parts:
         found = getattr(found, part, _ABSENT)
         if found is _ABSENT:
             return False
@@ -51,6 +63,14 @@ def _same_attributes(cls: type, kept: tuple[tuple[str, Any], ...]) -> bool:
     return len(now) == len(kept) and all(now.get(name, _ABSENT) is value for name, value in kept)
 
 
+def _all_found(entry: Any) -> bool:
+    """Whether the classes of a kept entry (classes, led to by their names then) are still so."""
+    classes, by_name = entry
+    if len(classes) == 1:
+        return not by_name[0] or _found_by_name(classes[0])
+    return all(not named or _found_by_name(cls) for cls, named in zip(classes, by_name))
+
+
 class ClassPickles:
     """The pickle of a tuple of classes, made by ``pickle_classes`` (the fallback's), remembered."""
 
@@ -61,8 +81,13 @@ class ClassPickles:
     def pickle(self, classes: tuple[type, ...], pickle_classes: Callable[[Any], tuple[Any, list[Any]]]) -> Optional[bytes]:
         """The pickle of ``classes`` (None: it has out-of-band buffers, which 10.9 does not allow)."""
         kept = self._kept.get(classes)
-        if kept is not None and all(self._holds(cls, check) for cls, check in zip(classes, kept[1])):
-            return kept[0]
+        if kept is not None:
+            checks = kept[1]
+            if len(classes) == 1:
+                if self._holds(classes[0], checks[0]):
+                    return kept[0]
+            elif all(self._holds(cls, check) for cls, check in zip(classes, checks)):
+                return kept[0]
         pickled, buffers = pickle_classes(classes)
         if buffers:
             return None
@@ -92,16 +117,21 @@ class ClassUnpickles:
         self._unpickle = unpickle
         self._check = check
         self._kept: dict[bytes, tuple[tuple[type, ...], tuple[bool, ...]]] = {}
+        self._last: tuple[bytes, Any] = (b"", None)  # the pickle read last and its entry
 
     def classes(self, pickled: Any) -> tuple[type, ...]:
+        last_key, last = self._last
+        if len(pickled) == len(last_key) and pickled.tobytes() == last_key and _all_found(last):
+            return last[0]
         key = bytes(pickled)
         kept = self._kept.get(key)
         if kept is not None:
-            classes, by_name = kept
-            if all(not named or _found_by_name(cls) for cls, named in zip(classes, by_name)):
-                return classes
+            if _all_found(kept):
+                self._last = (key, kept)
+                return kept[0]
         classes = self._check(self._unpickle(pickled))
         cache = {} if len(self._kept) >= _CACHE_MAX else dict(self._kept)
-        cache[key] = (classes, tuple(_found_by_name(cls) for cls in classes))
+        cache[key] = entry = (classes, tuple(_found_by_name(cls) for cls in classes))
         self._kept = cache
+        self._last = (key, entry)
         return classes

@@ -77,8 +77,9 @@ class PyObjectsSerializer(Serializer):
         self._snapshot = snapshot
         self._structs_hash = structs_hash
         self._schemas = schemas
-        # (snapshot, classes, head, scope, table length, top-level class of each implicit ClassIDHash)
-        self._last: tuple[Any, ...] = (None, None, b"", None, 0, {})
+        # (snapshot, classes, head, scope, table length, top-level class of each implicit ClassIDHash,
+        # the serreg.structs serializer)
+        self._last: tuple[Any, ...] = (None, None, b"", None, 0, {}, None)
 
     def serialize(self, obj: Any) -> SerializationResult:
         raise TypeError("serreg.pyobjects is written by the registry around a value, never on its own")
@@ -96,16 +97,16 @@ class PyObjectsSerializer(Serializer):
                                        f"section do not fit the {view.nbytes} bytes of the in-band")
         classes = self._classes(view[start:start + length])
         rest = view[start + length:]
-        if rest[:CLASS_ID_HASH_SIZE] != self._structs_hash:
+        if rest[:CLASS_ID_HASH_SIZE].tobytes() != self._structs_hash:
             raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the pickled classes must be followed by a "
                                        "serreg.structs section")
         section = rest[CLASS_ID_HASH_SIZE:]
-        tables = self._tables()
         snapshot = self._snapshot()
-        last_snapshot, last_classes, head, scope, offset, top = self._last
-        if last_snapshot is not snapshot or last_classes is not classes or section[:offset] != head:
+        last_snapshot, last_classes, head, scope, offset, top, tables = self._last
+        if last_snapshot is not snapshot or last_classes is not classes or section[:offset].tobytes() != head:
+            tables = self._tables()
             scope, offset, top = self._open_table(tables, classes, section)
-            self._last = (snapshot, classes, bytes(section[:offset]), scope, offset, top)
+            self._last = (snapshot, classes, bytes(section[:offset]), scope, offset, top, tables)
         inner = section[offset:]
         cls = top.get(inner[:CLASS_ID_HASH_SIZE].tobytes())
         if cls is None:

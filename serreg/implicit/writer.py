@@ -83,6 +83,9 @@ class ImplicitWriter:
         tables = self._tables_for(schemas)
         stops: tuple[type[BaseException], ...] = (Abandon, Exception, *give_up)
         scope = EncodeScope()
+        if len(schemas) == 1:  # one definition: it is the first used, whatever the order the codec meets things in
+            (only,) = schemas.values()
+            scope.add(only.key, only.definition)
         scope_token = ENCODE_SCOPE.set(scope)
         tables_token = IMPLICIT_TABLES.set(tables)
         try:
