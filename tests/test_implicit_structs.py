@@ -160,6 +160,33 @@ def test_instances_are_rebuilt_as_pickle_rebuilds_them():
     assert [vars(r) for r in extra] == [vars(r) for r in VALUES["extra attributes"]]
 
 
+class Guarded:
+    """``x`` is a property whose setter refuses: pickle puts the state into ``__dict__`` past it."""
+
+    def __init__(self, x: int) -> None:
+        self.__dict__["x"] = x
+        self.y = [x]
+
+    @property
+    def x(self) -> int:
+        return self.__dict__["x"]  # type: ignore[no-any-return]
+
+    @x.setter
+    def x(self, value: int) -> None:
+        raise AttributeError("read only")
+
+
+def test_the_state_goes_into_dict_past_descriptors_as_pickle_puts_it():
+    value = [Guarded(1), Guarded(2)]
+    frame = _frame(COMPILED, value)
+    assert _class_hash(frame) == PYOBJECTS and frame == _frame(PURE, value)
+    for registry in REGISTRIES:
+        for data in (frame, _frame(COMPILED, Guarded(3))):
+            back = registry.deserialize(data)
+            back = back if type(back) is list else [back]
+            assert all(type(b) is Guarded and vars(b)["x"] == b.x and b.y == [b.x] for b in back)
+
+
 def test_a_class_defined_in_a_function_travels_by_value():
     @dataclasses.dataclass
     class Local:
@@ -395,6 +422,10 @@ HOSTILE = {
                            "definition 5"),
     "field count": (_hostile(_GOOD_CLASSES, _RECORD_DEFINITION, _RECORD_HASH + b"\x93\x00\x01\xa1a"),
                     "field value"),
+    "top-level hash of another definition": (
+        _hostile(pickle.dumps((Record, Plain), protocol=5),
+                 [*_RECORD_DEFINITION, ["serreg.pyobject:t:Plain", [["a", "any"], ["b", "any"]]]],
+                 _RECORD_HASH + b"\x93\x01\x01\x02"), "ClassIDHash is not the class ID"),
     "no struct section": (with_class_hash(PYOBJECTS, b"\xc4" + bytes([len(_GOOD_CLASSES)]) + _GOOD_CLASSES
                                           + class_id_hash("list") + b"\x90", []).to_bytes(), "serreg.structs section"),
 }
