@@ -117,11 +117,12 @@ class ClassUnpickles:
         self._unpickle = unpickle
         self._check = check
         self._kept: dict[bytes, tuple[tuple[type, ...], tuple[bool, ...]]] = {}
-        self._last: tuple[bytes, Any] = (b"", None)  # the pickle read last and its entry
+        # The pickle read last and its entry.
+        self._last: tuple[bytes, tuple[tuple[type, ...], tuple[bool, ...]]] = (b"", ((), ()))
 
     def classes(self, pickled: Any) -> tuple[type, ...]:
         last_key, last = self._last
-        if len(pickled) == len(last_key) and pickled.tobytes() == last_key and _all_found(last):
+        if len(pickled) == len(last_key) and pickled.tobytes() == last_key and last[0] and _all_found(last):
             return last[0]
         key = bytes(pickled)
         kept = self._kept.get(key)

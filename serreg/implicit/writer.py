@@ -48,6 +48,24 @@ class ImplicitSchemas:
         return schema
 
 
+class _Plan:
+    """The schemas and tables for the plain classes one walk found; with one class, its pickle's
+    frame head (bin header, pickle, ClassIDHash("serreg.structs"), table) once made."""
+
+    __slots__ = ("snapshot", "found", "schemas", "tables", "only", "by_key", "classes", "head")
+
+    def __init__(self, snapshot: Any, found: dict[type, tuple[str, ...]], schemas: dict[type, ImplicitSchema],
+                 tables: ImplicitTables) -> None:
+        self.snapshot = snapshot
+        self.found = found
+        self.schemas = schemas
+        self.tables = tables
+        self.only = next(iter(schemas.values())) if len(schemas) == 1 else None
+        self.by_key = {s.key: cls for cls, s in schemas.items()}
+        self.classes = tuple(schemas)
+        self.head: Optional[tuple[bytes, bytes]] = None
+
+
 class ImplicitWriter:
     """Implicit structs for one registry.
 
@@ -67,6 +85,7 @@ class ImplicitWriter:
         self._kinds: tuple[Any, dict[type, int]] = (None, {})
         self._pickles = ClassPickles(by_value_modules)
         self._last_tables: tuple[Any, Any, Any] = (None, None, None)  # (snapshot, schemas, their ImplicitTables)
+        self._last_plan: Optional[_Plan] = None
 
     def attempt(self, obj: Any, write_value: Callable[[Any], Optional[tuple[Any, ...]]],
                 pickle_classes: Callable[[tuple[type, ...]], tuple[Any, list[Any]]],
@@ -79,12 +98,11 @@ class ImplicitWriter:
         found = self._walk(obj)
         if not found:
             return None
-        schemas = {cls: self.schemas.get(cls, names) for cls, names in found.items()}
-        tables = self._tables_for(schemas)
+        plan = self._plan_for(found)
+        schemas, tables, only = plan.schemas, plan.tables, plan.only
         stops: tuple[type[BaseException], ...] = (Abandon, Exception, *give_up)
         scope = EncodeScope()
-        if len(schemas) == 1:  # one definition: it is the first used, whatever the order the codec meets things in
-            (only,) = schemas.values()
+        if only is not None:  # one definition: it is the first used, whatever the order the codec meets things in
             scope.add(only.key, only.definition)
         scope_token = ENCODE_SCOPE.set(scope)
         tables_token = IMPLICIT_TABLES.set(tables)
@@ -103,16 +121,31 @@ class ImplicitWriter:
         if written is None:
             return None
         class_hash, in_band, oob = written
-        by_key = {s.key: cls for cls, s in schemas.items()}
-        classes = [by_key[key] for key in scope.index if key in by_key]  # dicts keep first-use order
+        by_key = plan.by_key
+        classes = plan.classes if only is not None else tuple(by_key[k] for k in scope.index if k in by_key)
         if not classes:
             return None
-        pickled = self._pickles.pickle(tuple(classes), pickle_classes)
+        pickled = self._pickles.pickle(classes, pickle_classes)
         if pickled is None:
             return None
-        table = array_header(len(scope.definitions)) + b"".join(scope.definitions)
-        section = b"".join((bin_header(len(pickled)), pickled, self.structs_hash, table, class_hash, in_band or b""))
-        return _PYOBJECTS_HASH, section, oob
+        head = plan.head
+        if only is None or head is None or head[0] is not pickled:
+            table = array_header(len(scope.definitions)) + b"".join(scope.definitions)
+            head = (pickled, b"".join((bin_header(len(pickled)), pickled, self.structs_hash, table)))
+            if only is not None:
+                plan.head = head  # one definition: the same table every time
+        return _PYOBJECTS_HASH, b"".join((head[1], class_hash, in_band or b"")), oob
+
+    def _plan_for(self, found: dict[type, tuple[str, ...]]) -> "_Plan":
+        """What writing a value whose walk found ``found`` needs (the last one kept, per registry state)."""
+        snapshot = self._snapshot()
+        last = self._last_plan
+        if last is not None and last.snapshot is snapshot and last.found == found:
+            return last
+        schemas = {cls: self.schemas.get(cls, names) for cls, names in found.items()}
+        plan = _Plan(snapshot, found, schemas, self._tables_for(schemas))
+        self._last_plan = plan
+        return plan
 
     def _tables_for(self, schemas: dict[type, ImplicitSchema]) -> ImplicitTables:
         """The tables the codec reads with ``schemas`` added to the registry's (the last ones kept)."""
