@@ -444,3 +444,26 @@ def test_hostile_frames_are_refused_saying_where(name):
         with pytest.raises(serreg.DeserializationError) as raised:
             registry.deserialize(frame)
         assert words in str(raised.value), str(raised.value)
+
+
+def test_the_worked_example_of_the_format_document():
+    import types
+
+    module = types.ModuleType("shop")
+    point = type("Point", (), {"__module__": "shop"})
+    module.Point = point  # type: ignore[attr-defined]
+    sys.modules["shop"] = module
+    try:
+        obj = point()
+        obj.x, obj.y = 1, 2
+        expected = bytes.fromhex(
+            "353e9ef6194f852e" "c41f" "80059514000000000000008c0473686f70948c05506f696e749493948594" "2e"
+            "989b856529bd77a0" "91" "92ba" + b"serreg.pyobject:shop:Point".hex()
+            + "9292a178a3616e7992a179a3616e79" "472fe6d27f654761" "93000102"
+        )
+        for registry in REGISTRIES:
+            assert bytes(registry.serialize(obj).in_band_buffer) == expected
+            back = registry.deserialize(registry.serialize(obj).to_bytes())
+            assert type(back) is point and vars(back) == {"x": 1, "y": 2}
+    finally:
+        del sys.modules["shop"]
