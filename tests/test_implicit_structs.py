@@ -467,3 +467,12 @@ def test_the_worked_example_of_the_format_document():
             assert type(back) is point and vars(back) == {"x": 1, "y": 2}
     finally:
         del sys.modules["shop"]
+
+
+def test_serreg_inspect_shows_the_section_without_unpickling(tmp_path):
+    path = tmp_path / "plain.srg"
+    path.write_bytes(_frame(COMPILED, VALUES["list"]))
+    out = subprocess.run([sys.executable, "-m", "serreg", "inspect", str(path)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "serreg.pyobjects" in out.stdout and "not unpickled" in out.stdout
