@@ -21,6 +21,7 @@ Both caches are bounded and replaced whole (no lock needed).
 
 from __future__ import annotations
 
+import copyreg
 import sys
 from typing import Any, Callable, Optional
 
@@ -88,6 +89,11 @@ class ClassPickles:
                     return kept[0]
             elif all(self._holds(cls, check) for cls, check in zip(classes, checks)):
                 return kept[0]
+        for cls in classes:
+            # What pickling an instance does to its class first (object.__reduce_ex__ caches the class's
+            # slot names as __slotnames__), done here too: the frame never pickles an instance, and a
+            # class written by value must not change its bytes when someone pickles an instance later.
+            copyreg._slotnames(cls)  # type: ignore[attr-defined]
         pickled, buffers = pickle_classes(classes)
         if buffers:
             return None
