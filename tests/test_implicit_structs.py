@@ -23,7 +23,6 @@ import serreg
 import serreg.registry
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 from serreg.implicit.walk import GIVE_UP, OK, PLAIN, walk, walk_python
-from serreg.result import with_class_hash
 from serreg.wire.class_id import class_id_hash
 
 from pickling import pickling_registry
@@ -385,65 +384,6 @@ def test_the_compiled_walk_answers_as_the_python_walk(name):
         assert compiled[1] == python[1]
     if name in ("shared list", "cycle", "instance twice", "shared tuple holding a list", "key lists differ"):
         assert compiled[0] == GIVE_UP
-
-
-# ------------------------------------------------------------------ hostile frames
-
-_RECORD_DEFINITION = [["serreg.pyobject:t:Record", [["id", "any"], ["name", "any"], ["tags", "any"]]]]
-
-
-def _hostile(classes: bytes, table: Any, inner: bytes, bin_header: bytes | None = None) -> bytes:
-    import msgpack
-
-    header = bin_header if bin_header is not None else b"\xc5" + len(classes).to_bytes(2, "big")
-    in_band = header + classes + STRUCTS + msgpack.packb(table) + inner
-    return with_class_hash(PYOBJECTS, in_band, []).to_bytes()
-
-
-_GOOD_CLASSES = pickle.dumps((Record,), protocol=5)
-_RECORD_HASH = class_id_hash("serreg.pyobject:t:Record")
-HOSTILE = {
-    "no bin": (with_class_hash(PYOBJECTS, b"\x90", []).to_bytes(), "msgpack bin"),
-    "bin too long": (_hostile(_GOOD_CLASSES, _RECORD_DEFINITION, _RECORD_HASH + b"\x94\x00\x01\xa1a\xc0",
-                              b"\xc6\xff\xff\xff\x00"), "do not fit"),
-    "not a pickle": (_hostile(b"\x80\x05garbage", _RECORD_DEFINITION, _RECORD_HASH + b"\x94\x00\x01\xa1a\xc0"),
-                     "cannot be unpickled"),
-    "not a tuple": (_hostile(pickle.dumps(Record, protocol=5), _RECORD_DEFINITION, _RECORD_HASH + b"\x94\x00\x01\xa1a\xc0"),
-                    "tuple of classes"),
-    "not a plain class": (_hostile(pickle.dumps((collections.OrderedDict,), protocol=5), _RECORD_DEFINITION,
-                                   _RECORD_HASH + b"\x94\x00\x01\xa1a\xc0"), "plain objects"),
-    "classes outnumber definitions": (_hostile(pickle.dumps((Record, Plain), protocol=5), _RECORD_DEFINITION,
-                                               _RECORD_HASH + b"\x94\x00\x01\xa1a\xc0"), "implicit definition"),
-    "definitions outnumber classes": (_hostile(_GOOD_CLASSES, _RECORD_DEFINITION * 2,
-                                               _RECORD_HASH + b"\x94\x00\x01\xa1a\xc0"), "implicit definition 2"),
-    "typed field": (_hostile(_GOOD_CLASSES, [["serreg.pyobject:t:Record", [["id", "int64"]]]],
-                             _RECORD_HASH + b"\x92\x00\x01"), "implicit fields are 'any'"),
-    "index out of range": (_hostile(_GOOD_CLASSES, _RECORD_DEFINITION, class_id_hash("list") + b"\x91\xd5\x01\x91\x05"),
-                           "definition 5"),
-    "field count": (_hostile(_GOOD_CLASSES, _RECORD_DEFINITION, _RECORD_HASH + b"\x93\x00\x01\xa1a"),
-                    "field value"),
-    "top-level hash of another definition": (
-        _hostile(pickle.dumps((Record, Plain), protocol=5),
-                 [*_RECORD_DEFINITION, ["serreg.pyobject:t:Plain", [["a", "any"], ["b", "any"]]]],
-                 _RECORD_HASH + b"\x93\x01\x01\x02"), "ClassIDHash is not the class ID"),
-    "no struct section": (with_class_hash(PYOBJECTS, b"\xc4" + bytes([len(_GOOD_CLASSES)]) + _GOOD_CLASSES
-                                          + class_id_hash("list") + b"\x90", []).to_bytes(), "serreg.structs section"),
-}
-
-
-def test_a_well_formed_hand_made_frame_reads():
-    frame = _hostile(_GOOD_CLASSES, _RECORD_DEFINITION, _RECORD_HASH + b"\x94\x00\x01\xa1a\xc0")
-    for registry in REGISTRIES:
-        assert registry.deserialize(frame) == Record(1, "a", None)
-
-
-@pytest.mark.parametrize("name", HOSTILE)
-def test_hostile_frames_are_refused_saying_where(name):
-    frame, words = HOSTILE[name]
-    for registry in REGISTRIES:
-        with pytest.raises(serreg.DeserializationError) as raised:
-            registry.deserialize(frame)
-        assert words in str(raised.value), str(raised.value)
 
 
 def test_the_worked_example_of_the_format_document():

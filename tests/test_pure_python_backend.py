@@ -25,6 +25,7 @@ MODULES = [
     "test_trust.py",
     "test_structs.py",
     "test_implicit_structs.py",
+    "test_implicit_structs_hostile.py",
     "test_plain_fast_path.py",
 ]
 
