@@ -25,7 +25,7 @@ import copyreg
 import sys
 from typing import Any, Callable, Optional
 
-__all__ = ["ClassPickles", "ClassUnpickles"]
+__all__ = ["ClassPickles", "ClassUnpickles", "still_found"]
 
 _CACHE_MAX = 256
 _ABSENT = object()
@@ -42,6 +42,8 @@ def _found_by_name(cls: type) -> bool:
     if found is _ABSENT:
         return False
     qualname = cls.__qualname__
+    if "." not in qualname:
+        return getattr(found, qualname, _ABSENT) is cls
     parts = _parts.get(qualname)
     if parts is None:
         parts = qualname.split(".")
@@ -64,8 +66,9 @@ def _same_attributes(cls: type, kept: tuple[tuple[str, Any], ...]) -> bool:
     return len(now) == len(kept) and all(now.get(name, _ABSENT) is value for name, value in kept)
 
 
-def _all_found(entry: Any) -> bool:
-    """Whether the classes of a kept entry (classes, led to by their names then) are still so."""
+def still_found(entry: Any) -> bool:
+    """Whether the classes of an entry (classes, whether each was led to by its name) that were
+    found by name are still found so."""
     classes, by_name = entry
     if len(classes) == 1:
         return not by_name[0] or _found_by_name(classes[0])
@@ -126,19 +129,20 @@ class ClassUnpickles:
         # The pickle read last and its entry.
         self._last: tuple[bytes, tuple[tuple[type, ...], tuple[bool, ...]]] = (b"", ((), ()))
 
-    def classes(self, pickled: Any) -> tuple[type, ...]:
+    def classes(self, pickled: Any) -> tuple[tuple[type, ...], tuple[bool, ...]]:
+        """(the classes of ``pickled``, whether each was found by its name when read)."""
         last_key, last = self._last
-        if len(pickled) == len(last_key) and pickled.tobytes() == last_key and last[0] and _all_found(last):
-            return last[0]
+        if len(pickled) == len(last_key) and pickled.tobytes() == last_key and last[0] and still_found(last):
+            return last
         key = bytes(pickled)
         kept = self._kept.get(key)
         if kept is not None:
-            if _all_found(kept):
+            if still_found(kept):
                 self._last = (key, kept)
-                return kept[0]
+                return kept
         classes = self._check(self._unpickle(pickled))
         cache = {} if len(self._kept) >= _CACHE_MAX else dict(self._kept)
         cache[key] = entry = (classes, tuple(_found_by_name(cls) for cls in classes))
         self._kept = cache
         self._last = (key, entry)
-        return classes
+        return entry

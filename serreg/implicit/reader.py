@@ -18,7 +18,7 @@ from ..result import NO_BUFFERS, SerializationResult
 from ..serializer import Serializer
 from ..structs.scope import DECODE_SCOPE, IMPLICIT_READ
 from ..wire.class_id import CLASS_ID_HASH_SIZE
-from .class_pickles import ClassUnpickles
+from .class_pickles import ClassUnpickles, still_found
 from .classes import IMPLICIT_PREFIX, PYOBJECTS_CLASS_ID, qualifies
 from .writer import ImplicitSchemas
 
@@ -77,15 +77,23 @@ class PyObjectsSerializer(Serializer):
         self._snapshot = snapshot
         self._structs_hash = structs_hash
         self._schemas = schemas
-        # (snapshot, classes, head, scope, table length, top-level class of each implicit ClassIDHash,
-        # the serreg.structs serializer)
-        self._last: tuple[Any, ...] = (None, None, b"", None, 0, {}, None)
+        # (snapshot, the in-band up to the end of the table, (classes, found by name), scope, the class
+        # of each implicit ClassIDHash (a top-level instance), the serreg.structs serializer)
+        self._last: tuple[Any, ...] = (None, b"", ((), ()), None, {}, None)
 
     def serialize(self, obj: Any) -> SerializationResult:
         raise TypeError("serreg.pyobjects is written by the registry around a value, never on its own")
 
     def deserialize(self, in_band: Any, oob: Any) -> Any:
         view = memoryview(in_band)
+        last = self._last
+        prefix = last[1]
+        n = len(prefix)
+        # The same classes and table as the last frame read, under the same registry state: the
+        # prefix's bytes are those it was read from, so they read the same (the classes checked again).
+        if (last[0] is self._snapshot() and view.nbytes >= n + CLASS_ID_HASH_SIZE and view[:n].tobytes() == prefix
+                and still_found(last[2])):
+            return self._value(view[n:], oob, last[3], last[4], last[5])
         size = _BIN_SIZES.get(view[0]) if view.nbytes else None
         if size is None or view.nbytes < 1 + size:
             raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the in-band must open with a msgpack bin holding "
@@ -95,19 +103,22 @@ class PyObjectsSerializer(Serializer):
         if view.nbytes < start + length + CLASS_ID_HASH_SIZE:
             raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the pickled classes ({length} bytes) and the struct "
                                        f"section do not fit the {view.nbytes} bytes of the in-band")
-        classes = self._classes(view[start:start + length])
+        entry = self._classes(view[start:start + length])
+        classes = entry[0]
         rest = view[start + length:]
         if rest[:CLASS_ID_HASH_SIZE].tobytes() != self._structs_hash:
             raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the pickled classes must be followed by a "
                                        "serreg.structs section")
         section = rest[CLASS_ID_HASH_SIZE:]
         snapshot = self._snapshot()
-        last_snapshot, last_classes, head, scope, offset, top, tables = self._last
-        if last_snapshot is not snapshot or last_classes is not classes or section[:offset].tobytes() != head:
-            tables = self._tables()
-            scope, offset, top = self._open_table(tables, classes, section)
-            self._last = (snapshot, classes, bytes(section[:offset]), scope, offset, top, tables)
-        inner = section[offset:]
+        tables = self._tables()
+        scope, offset, top = self._open_table(tables, classes, section)
+        end = start + length + CLASS_ID_HASH_SIZE + offset
+        self._last = (snapshot, view[:end].tobytes(), entry, scope, top, tables)
+        return self._value(section[offset:], oob, scope, top, tables)
+
+    def _value(self, inner: memoryview, oob: Any, scope: Any, top: dict[bytes, type], tables: Any) -> Any:
+        """The value after the table (its own section ``inner``), read with the table's ``scope``."""
         cls = top.get(inner[:CLASS_ID_HASH_SIZE].tobytes())
         if cls is None:
             return tables.read_value(scope, inner, oob)
