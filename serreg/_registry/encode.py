@@ -52,6 +52,10 @@ class _FallbackMet(BaseException):
     """
 
 
+# What the pack raises when it meets a value only the fallback takes: the implicit structs' attempt gives up.
+_GIVE_UP = (_FallbackMet,)
+
+
 class NestedEncoder:
     """Serializes one value with the serializer the registry's lookup picks for it."""
 
@@ -221,8 +225,7 @@ class Encoder:
         fallback: Pickle5Serializer = whole.serializer
         token = _PICKLE_WHOLE.set(True)
         try:
-            return self._implicit.attempt(obj, lambda value: self._serialize(value, whole), fallback.pickle_parts,
-                                          (_FallbackMet,))
+            return self._implicit.attempt(obj, self._serialize, whole, fallback.pickle_parts, _GIVE_UP)
         finally:
             _PICKLE_WHOLE.reset(token)
 

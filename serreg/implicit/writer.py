@@ -86,24 +86,29 @@ class ImplicitWriter:
         self._pickles = ClassPickles(by_value_modules)
         self._last_tables: tuple[Any, Any, Any] = (None, None, None)  # (snapshot, schemas, their ImplicitTables)
         self._last_plan: Optional[_Plan] = None
+        self._stops: tuple[Any, tuple[type[BaseException], ...]] = ((), ())  # (give_up, what the attempt catches)
 
-    def attempt(self, obj: Any, write_value: Callable[[Any], Optional[tuple[Any, ...]]],
+    def attempt(self, obj: Any, write_value: Callable[[Any, Any], Optional[tuple[Any, ...]]], whole: Any,
                 pickle_classes: Callable[[tuple[type, ...]], tuple[Any, list[Any]]],
                 give_up: tuple[type[BaseException], ...]) -> Optional[tuple[bytes, bytes, list[Any]]]:
         """The frame's (ClassIDHash, in-band, buffers) with implicit structs, or None (pickle it).
 
-        ``write_value(obj)``: the value's (ClassIDHash, in-band, buffers) as the encoder writes it
-        (None: the fallback's); ``give_up``: what it raises when it meets a value only the fallback takes.
+        ``write_value(obj, whole)``: the value's (ClassIDHash, in-band, buffers) as the encoder writes
+        it (None: the fallback ``whole``'s); ``give_up``: what it raises when it meets a value only the
+        fallback takes.
         """
         found = self._walk(obj)
         if not found:
             return None
         plan = self._plan_for(found)
         schemas, tables, only = plan.schemas, plan.tables, plan.only
-        stops: tuple[type[BaseException], ...] = (Abandon, Exception, *give_up)
+        stops = self._stops
+        if stops[0] is not give_up:
+            stops = self._stops = (give_up, (Abandon, Exception, *give_up))
         scope = EncodeScope()
         if only is not None:  # one definition: it is the first used, whatever the order the codec meets things in
-            scope.add(only.key, only.definition)
+            scope.index[only.key] = 0
+            scope.definitions.append(only.definition)
         scope_token = ENCODE_SCOPE.set(scope)
         tables_token = IMPLICIT_TABLES.set(tables)
         try:
@@ -112,8 +117,8 @@ class ImplicitWriter:
                 oob: list[Any] = []
                 written: Optional[tuple[Any, ...]] = (top.class_hash, ext_payload(self._pack(obj, oob)), oob)
             else:
-                written = write_value(obj)
-        except stops:
+                written = write_value(obj, whole)
+        except stops[1]:
             return None  # the fallback pickles it (and reports what went wrong, as it always did)
         finally:
             IMPLICIT_TABLES.reset(tables_token)
@@ -163,7 +168,13 @@ class ImplicitWriter:
         """The plain classes of ``obj`` and their field names, or None (give up)."""
         snapshot = self._snapshot()
         cached_for, kinds = self._kinds
-        if cached_for is not snapshot:
+        if cached_for is snapshot:
+            status, answer = walk(obj, kinds)  # the common case: every type known
+            if status == OK:
+                return answer  # type: ignore[no-any-return]
+            if status == GIVE_UP:
+                return None
+        else:
             kinds = {}
             self._kinds = (snapshot, kinds)
         for _ in range(_MAX_CLASSIFIED):
