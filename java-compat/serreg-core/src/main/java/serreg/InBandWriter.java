@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import serreg.types.HasClassId;
 import serreg.types.OpaqueValue;
 
 /**
@@ -143,7 +144,7 @@ public final class InBandWriter {
         }
         writeArrayHeader(n);
         if (list instanceof ArrayList<?>) {
-            for (int i = 0; i < n; i++) {
+            for (int i = writeNestedValues(list, 0); i < n; i++) {
                 writeValue(list.get(i));
             }
         } else {
@@ -162,6 +163,62 @@ public final class InBandWriter {
     private static boolean mayBeStruct(Object first) {
         return first != null && !(first instanceof String) && !(first instanceof Long) && !(first instanceof Double)
                 && !(first instanceof Map) && !(first instanceof List) && !(first instanceof Boolean);
+    }
+
+    /**
+     * Writes the run of nested values that starts at index {@code from} of {@code list}: items of
+     * one class whose serializer is a {@link MsgpackSerializer} writing them as ext 0 (not inline,
+     * not a struct), each exactly as {@link #writeValue} writes it, in one loop without looking
+     * the class up again. Stops before the first item of another class (or null) and returns its
+     * index; returns {@code from} when the item there is not such a value (a String, a number, a
+     * map, ...). A list writer calls it before its loop: a list of points is then written in one
+     * call, a list of anything else costs one check.
+     *
+     * @param list the items (a list with fast indexed access)
+     * @param from the index of the first item to write
+     * @return the index of the first item not written
+     */
+    public int writeNestedValues(List<?> list, int from) {
+        int n = list.size();
+        if (from >= n) {
+            return from;
+        }
+        Object first = list.get(from);
+        if (!mayBeStruct(first) || first instanceof OpaqueValue || first instanceof HasClassId) {
+            return from;
+        }
+        RegistrationTable.Registration registration = classes.forValue(first);
+        MsgpackSerializer<Object> msgpack = registration.msgpack();
+        if (msgpack == null || registration.inline() != null || registration.struct()) {
+            return from;
+        }
+        return writeNestedRun(list, from, n, first.getClass(), registration, msgpack);
+    }
+
+    /** The loop of {@link #writeNestedValues}: ext 0 headers patched in place, the ClassIDHash written once per item. */
+    private int writeNestedRun(List<?> list, int from, int n, Class<?> cls, RegistrationTable.Registration registration,
+            MsgpackSerializer<Object> msgpack) {
+        long hash = registration.hash().toLong();
+        int i = from;
+        Object value = null;
+        try {
+            for (; i < n; i++) {
+                value = list.get(i);
+                if (value == null || value.getClass() != cls) {
+                    break;
+                }
+                int headerAt = reserveExtHeader();
+                Bytes.putLongLE(buf, pos, hash); // reserveExtHeader made room for it
+                pos += 8;
+                msgpack.write(value, this);
+                patchExtHeader(headerAt, headerAt + RESERVED_EXT_HEADER, InBandLayout.NESTED_EXT_TYPE);
+            }
+            return i;
+        } catch (SerregException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw ValueEncoder.failure(registration, value, e);
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package serreg;
 
+import java.util.List;
 import serreg.wire.ClassIdHash;
 
 /**
@@ -89,6 +90,67 @@ final class NestedReader {
             state.exitValue();
             in.exitDocument(savedNesting);
             in.unbound(savedLimit, end);
+        }
+    }
+
+    /**
+     * Reads the run of ext values at the reader's position into {@code into}, at most {@code max}
+     * of them, and stops before the first value that is not an ext value (left unread). A value
+     * of the class met last with an ext 8 header takes the short way of {@link #read}; a run of
+     * them (a list of one class's values, the common case) is read by {@link #readKnownRun} in
+     * one loop that opens the level and the document once. Any other ext value is read by
+     * {@link #read}, with every check, and its class becomes the one met last.
+     *
+     * @return how many values were read
+     */
+    int readRun(List<Object> into, int max) {
+        int read = 0;
+        while (read < max && in.index() < in.end() && InBandLayout.isExt(in.u8(in.index()))) {
+            MsgpackSerializer<Object> msgpack = lastMsgpack;
+            int start = msgpack != null ? knownPayload() : -1;
+            if (start < 0) {
+                into.add(read());
+                read++;
+            } else {
+                read += readKnownRun(into, max - read, msgpack, start);
+            }
+        }
+        return read;
+    }
+
+    /**
+     * Reads consecutive values of the class met last (each with an ext 8 header, see
+     * {@link #knownPayload}), the first's payload at {@code start}, at most {@code max}: the
+     * depth limit is checked once for the run (its values are siblings, at one level) and each
+     * value is read in place, bounded to its payload, exactly as {@link #read} reads it.
+     */
+    private int readKnownRun(List<Object> into, int max, MsgpackSerializer<Object> msgpack, int start) {
+        RegistrationTable.Registration registration = lastRegistration; // the one msgpack is of
+        int outer = in.end();
+        state.enterValue(in.offsetOf(start));
+        int savedNesting = in.enterDocument();
+        int read = 0;
+        try {
+            do {
+                int end = payloadEnd;
+                in.bound(start + ClassIdHash.SIZE, end);
+                Object value = msgpack.read(in);
+                in.expectEnd();
+                in.unbound(outer, end);
+                into.add(value);
+                read++;
+            } while (read < max && in.index() < outer && (start = knownPayload()) >= 0);
+            return read;
+        } catch (DeserializationException e) {
+            throw e.enclosedIn(registration.classId()); // offsets are already from this reader's start
+        } catch (SerregException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+        } finally {
+            state.exitValue();
+            in.exitDocument(savedNesting);
+            in.unbound(outer, payloadEnd);
         }
     }
 

@@ -130,8 +130,13 @@ final class ValueEncoder {
         } catch (SerregException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new SerializationException("serializer for class ID '" + registration.classId()
-                    + "' failed on a " + value.getClass().getName() + ": " + e, e);
+            throw failure(registration, value, e);
         }
+    }
+
+    /** What a serializer's failure on {@code value} becomes: a SerializationException naming the class ID. */
+    static SerializationException failure(RegistrationTable.Registration registration, Object value, RuntimeException e) {
+        return new SerializationException("serializer for class ID '" + registration.classId()
+                + "' failed on a " + value.getClass().getName() + ": " + e, e);
     }
 }
