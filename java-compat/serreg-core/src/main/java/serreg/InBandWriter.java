@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import serreg.types.HasClassId;
 import serreg.types.OpaqueValue;
 
@@ -42,6 +43,11 @@ public final class InBandWriter {
     private ByteBuffer view;
     /** The thread whose pool this writer goes back to on {@link #release}, or null when it is not pooled. */
     private final PerThread home;
+    /** What {@link #writeMap} hands to {@code Map.forEach}: one per writer, so writing a map allocates nothing. */
+    private final BiConsumer<Object, Object> entryWriter = (key, value) -> {
+        writeValue(key);
+        writeValue(value);
+    };
 
     /**
      * A writer for one document.
@@ -230,12 +236,18 @@ public final class InBandWriter {
         return mayBeStruct(first) && classes.forValue(first).struct() && SerializerRegistry.STRUCTS.writeStructList(list, this);
     }
 
-    private InBandWriter writeMap(Map<?, ?> map) {
+    /**
+     * Writes a map: its header, then each key and value as {@link #writeValue} writes them, in
+     * the map's iteration order. Through {@code Map.forEach} (this writer's one entry writer):
+     * no iterator or entry object per map, whatever the map's class.
+     *
+     * @param map the map
+     * @return this writer
+     */
+    @SuppressWarnings("unchecked")
+    public InBandWriter writeMap(Map<?, ?> map) {
         writeMapHeader(map.size());
-        for (Map.Entry<?, ?> entry : map.entrySet()) {
-            writeValue(entry.getKey());
-            writeValue(entry.getValue());
-        }
+        ((Map<Object, Object>) map).forEach(entryWriter);
         return this;
     }
 
