@@ -313,7 +313,7 @@ public final class InBandWriter {
     void writeRaw(ByteBuffer bytes) {
         int n = bytes.remaining();
         ensure(n);
-        bytes.duplicate().get(buf, pos, n);
+        bytes.get(bytes.position(), buf, pos, n); // absolute: no view made, the caller's position kept
         pos += n;
     }
 
