@@ -3,7 +3,8 @@
  *
  * top_method(kind, function) wraps the Python method ``function``. Called with the value alone
  * (``registry.serialize(obj)``, ``serreg.deserialize(frame)``), it tries the codec's top-level
- * entry (_core_top.h) with no Python frame in between, and on NotImplemented calls the registry's
+ * entry (_core_top.h; deserialize then _core_top_value.h) with no Python frame in between, and on
+ * NotImplemented calls the registry's
  * full path as the Python method would after its own try (the callables given to
  * MsgpackCodec.bind_registry). Called with anything else (options, keywords, wrong arguments), or
  * on a registry whose codec is not bound, it calls ``function`` itself, which does everything
@@ -72,7 +73,7 @@ static PyObject *serialize_top_adaptive(Codec *codec, PyObject *value) {
         Py_ssize_t cap = wasted / 1024 < SKIP_MAX ? wasted / 1024 : SKIP_MAX;
         Py_ssize_t next = codec->skip_next == 0 ? 1 : 2 * (Py_ssize_t)codec->skip_next;
         codec->skip_left = codec->skip_next = (int)(next < cap ? next : cap);
-    } else if (result != NULL && result != Py_NotImplemented) {
+    } else if (codec->skip_next > 0 && result != NULL && result != Py_NotImplemented) {
         codec->skip_next /= 2;
     }
     return result;
@@ -100,6 +101,10 @@ static PyObject *TopMethod_vectorcall(TopMethod *self, PyObject *const *args, si
         }
     } else {
         result = unpack_top(codec, value, top_plain(codec));
+        if (result == Py_NotImplemented) { /* not plain: read by its serializer (_core_top_value.h) */
+            Py_DECREF(result);
+            result = top_value(codec, value);
+        }
         if (result == Py_NotImplemented) {
             Py_DECREF(result);
             full[1] = full[2] = full[3] = full[4] = Py_None;
