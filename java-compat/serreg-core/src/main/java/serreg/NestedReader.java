@@ -14,6 +14,8 @@ import serreg.wire.ClassIdHash;
  * runs. Package-private; one per reader, not thread-safe.
  */
 final class NestedReader {
+    /** How a payload of ext type 0, 1 and 2 is named in an error (the only types read). */
+    private static final String[] PAYLOAD_NAMES = {"ext 0 payload", "ext 1 payload", "ext 2 payload"};
     private final InBandReader in;
     private ValueDecoder decoder;
     private DecodeState state;
@@ -210,7 +212,7 @@ final class NestedReader {
                     + " ext 2 (struct columns)", at);
         }
         in.seek(p + header);
-        int n = in.payloadLength(length, at, "ext " + type + " payload");
+        int n = in.payloadLength(length, at, PAYLOAD_NAMES[type]); // a constant: no text made per value
         int start = p + header;
         payloadEnd = start + n;
         payloadType = type;
@@ -253,10 +255,10 @@ final class NestedReader {
         return msgpack;
     }
 
-    /** An ext 0 payload read through the decoder, with a view of its section. */
+    /** An ext 0 payload read through the decoder, where it lies in this reader's buffer (no view of the section made). */
     private Object readSection(int start, int end) {
         try {
-            return decoder.readSection(in.view(start, end - start), in.outOfBand(), false, state);
+            return decoder.readSectionAt(in.source(), in.sourceIndex(start), end - start, in.outOfBand(), state);
         } catch (DeserializationException e) {
             throw e.shiftOffset(in.offsetOf(start));
         }

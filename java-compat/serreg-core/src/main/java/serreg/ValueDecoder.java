@@ -274,6 +274,15 @@ final class ValueDecoder {
         }
     }
 
+    /**
+     * A nested value's section, the {@code length} bytes at index {@code from} of {@code buf} (the
+     * reader's own buffer: no view of the section is made), within the call {@code state}; errors
+     * at offsets from the section's start.
+     */
+    Object readSectionAt(ByteBuffer buf, int from, int length, Iterator<ByteBuffer> oob, DecodeState state) {
+        return readSection(buf, from, length, oob, false, state);
+    }
+
     /** A section inside a value being read (the top-level one when it is the outermost value). */
     Object readNestedSection(ByteBuffer section, Iterator<ByteBuffer> oob) {
         DecodeState state = DecodeState.current();

@@ -55,6 +55,36 @@ class PlainSerializerNestingTest {
     }
 
     @Test
+    void readingANestedValueMakesOneViewOfItsInBandAndNoOther() {
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().getId();
+        SerializerRegistry registry = new SerializerRegistry();
+        registry.registerSerializer("test.Tag", Tag.class, new TagSerializer());
+        ByteBuffer small = registry.serializeToFrame(tags(1_000));
+        ByteBuffer large = registry.serializeToFrame(tags(3_000));
+        for (int i = 0; i < 3; i++) {
+            registry.deserialize(small.duplicate()); // the caches' first lookups
+            registry.deserialize(large.duplicate());
+        }
+        long before = mx.getThreadAllocatedBytes(thread);
+        registry.deserialize(small.duplicate());
+        long between = mx.getThreadAllocatedBytes(thread);
+        registry.deserialize(large.duplicate());
+        long perValue = (mx.getThreadAllocatedBytes(thread) - between - (between - before)) / 2_000;
+        // a Tag (16 B), its slot in the list (4 B) and the one view its serializer is given (48 to 56 B)
+        assertTrue(perValue < 90, perValue + " bytes allocated per nested value read");
+    }
+
+    private static List<Object> tags(int n) {
+        List<Object> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(new Tag(i & 127));
+        }
+        return out;
+    }
+
+    @Test
     void writingANestedValueAllocatesNothingBeyondTheSerializersResult() {
         assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
