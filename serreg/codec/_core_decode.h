@@ -59,16 +59,17 @@ static void note_open_exts(Dec *d) {
 
 /* Whether the pure codec words a fault of the document the decoder is in as this file does: the
  * call's own document, or the in-band of a value read in place (one msgpack document each; an
- * untrusted one longer than STRUCTURE_CHECK_THRESHOLD excepted: checks.py walks it first, and so
- * does _core_unpack.h for the call's own); with in_structs 1 a struct instance's payload too (read
- * by an Unpacker whose errors the pure codec words as its own), with 2 an ext 2's columns too (for
+ * untrusted one longer than STRUCTURE_CHECK_THRESHOLD is walked first, as checks.py walks it: by
+ * _core_unpack.h for the call's own, by walk_in_place for one read in place, so what is left to
+ * find in it is found alike); with in_structs 1 a struct instance's payload too (read by an
+ * Unpacker whose errors the pure codec words as its own), with 2 an ext 2's columns too (for
  * faults their reader meets as any document's reader does: refused ext types). */
 static int worded_alike(const Dec *d, int in_structs) {
     for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
         const DFrame *f = &d->stack[i];
         if (f->kind != D_EXT) continue;
         if (f->ext_kind >= N_KINDS) return in_structs >= (f->ext_kind == K_STRUCT ? 1 : 2);
-        return !(d->untrusted && d->doc_end - f->doc_start > STRUCTURE_CHECK_THRESHOLD);
+        return 1;
     }
     return 1;
 }
@@ -161,6 +162,39 @@ static int refuse_ext(Dec *d, signed char type, Py_ssize_t n) {
                      "struct, and ext 2, list of structs)", (int)type);
     else
         PyErr_Format(decode_error_type, "nested value of %zd bytes is too short to hold a ClassIDHash", n);
+    note_open_exts(d);
+    return -1;
+}
+
+/* A container header while MSGPACK_MAX_NESTING containers of the document are open (an empty one
+ * too, as msgpack counts): once nested values were decoded, refused with the pure codec's words
+ * (serreg/codec/pure.py: msgpack's StackError) where it reads the document alike; else left to the
+ * pure codec, which decodes the document again (-2). */
+static int refuse_too_deep(Dec *d) {
+    if (!d->called || limit_error_type == NULL || !worded_alike(d, 0)) return -2;
+    PyErr_Format(limit_error_type, "msgpack containers are nested more than %d deep (msgpack's own limit)",
+                 MSGPACK_MAX_NESTING);
+    note_open_exts(d);
+    return -1;
+}
+
+/* The in-band of a tuple, set or frozenset about to be read in place, p[0..n): in untrusted mode,
+ * one longer than STRUCTURE_CHECK_THRESHOLD is walked first (walk_structure), as its serializer's
+ * codec walks it before decoding any of it (serreg/codec/checks.py, check_structure), and a fault
+ * the walk finds is refused with check_structure's words, also after nested values were decoded
+ * (else left to the pure codec, which decodes the document again: -2). 0: read it. */
+static int walk_in_place(Dec *d, const unsigned char *p, Py_ssize_t n) {
+    if (!d->untrusted || n <= STRUCTURE_CHECK_THRESHOLD) return 0;
+    int fault = walk_structure(p, n);
+    if (fault == WALK_SOUND) return 0;
+    if (fault == WALK_NO_MEMORY) return -1;
+    if (!d->called || decode_error_type == NULL || limit_error_type == NULL) return -2;
+    if (fault == WALK_TOO_DEEP)
+        PyErr_Format(limit_error_type, "msgpack containers are nested more than %d deep (msgpack's own limit)",
+                     MSGPACK_MAX_NESTING);
+    else
+        PyErr_Format(decode_error_type, "invalid msgpack in-band data: %s: the document is truncated or declares "
+                     "more items than it holds", fault == WALK_FORMAT ? "FormatError" : "OutOfData");
     note_open_exts(d);
     return -1;
 }
@@ -262,11 +296,11 @@ static int dec_run(Dec *d) {
             }
         }
         if (container >= 0) {
+            if (d->doc_depth >= MSGPACK_MAX_NESTING) return refuse_too_deep(d);
             if (n == 0) {
                 v = container == D_ARRAY ? PyList_New(0) : PyDict_New();
             } else {
                 Py_ssize_t items = container == D_MAP ? 2 * n : n;
-                if (d->doc_depth >= MSGPACK_MAX_NESTING) return -2;
                 if (items > d->doc_end - d->pos || d->pending + items > d->end - d->pos) {
                     int r = count_beyond_bytes(d, container, n);
                     if (r < 0) return r;
@@ -318,6 +352,8 @@ static int dec_run(Dec *d) {
                     f->doc_start = d->pos;
                     d->doc_depth = 0;
                     d->depth++;
+                    int walked = walk_in_place(d, d->p + d->pos, n - HASH_SIZE);
+                    if (walked < 0) return walked;
                     continue;
                 }
                 v = dec_leaf(kind, payload + HASH_SIZE, n - HASH_SIZE);
