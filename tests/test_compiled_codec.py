@@ -113,6 +113,8 @@ def nested_ext(class_id: str, in_band: bytes) -> msgpack.ExtType:
     return msgpack.ExtType(0, class_id_hash(class_id) + in_band)
 
 
+DECIMAL_EXT = msgpack.packb(nested_ext("decimal", b"\xa10"))  # a nested value, decoded by its serializer
+
 HOSTILE = {
     "truncated array": frame_of("list", b"\x93\x01\x02"),
     "array claims more than it holds": frame_of("list", b"\xdd\xff\xff\xff\xff\x01"),
@@ -161,6 +163,16 @@ HOSTILE = {
     "1,025 nested arrays after a nested value": frame_of("list", b"\x92" + msgpack.packb(nested_ext("decimal", b"\xa10")) + b"\x91" * 1024 + b"\xc0"),
     "an empty array 1,025 deep": frame_of("list", b"\x91" * 1024 + b"\x90"),
     "an empty map 1,025 deep": frame_of("list", b"\x91" * 1024 + b"\x80"),
+    # Keys and members that are not hashable, after nested values; in trusted mode msgpack puts each
+    # pair into its dict as it is read, so an earlier unhashable key is refused before a later fault.
+    "unhashable map key after a nested value": frame_of("dict", b"\x82\xa1k" + DECIMAL_EXT + b"\x91\x01\x01"),
+    "unhashable set member after a nested value": frame_of("list", b"\x92" + DECIMAL_EXT + msgpack.packb(nested_ext("set", b"\x92\x01\x91\x01"))),
+    "unhashable frozenset member after a nested value inside": frame_of("list", b"\x91" + msgpack.packb(nested_ext("frozenset", b"\x92" + DECIMAL_EXT + b"\x81\x01\x02"))),
+    "70 map keys, one unhashable, after a nested value": frame_of("dict", b"\xde\x00\x46" + b"".join(msgpack.packb(f"k{i}") + b"\x01" for i in range(68)) + b"\xa1k" + DECIMAL_EXT + b"\x91\x01\x01"),
+    "70 set members, one unhashable, after a nested value": frame_of("list", b"\x92" + DECIMAL_EXT + msgpack.packb(nested_ext("set", b"\xdc\x00\x46" + bytes(range(69)) + b"\x91\x01"))),
+    "unhashable key, a nested value, then invalid utf-8": frame_of("dict", b"\x83\x91\x01\x01\xa1k" + DECIMAL_EXT + b"\xa1a\xa2\xff\xfe"),
+    "unhashable key, then invalid utf-8 in a tuple": frame_of("dict", b"\x83\xa1k" + DECIMAL_EXT + b"\x91\x01\x01\xa1t" + msgpack.packb(nested_ext("tuple", b"\x91\xa2\xff\xfe"))),
+    "unhashable key, then a nested value that refuses its in-band": frame_of("dict", b"\x83\xa1k" + DECIMAL_EXT + b"\x91\x01\x01\xa1t" + msgpack.packb(nested_ext("decimal", b"\xa2zz"))),
 }
 
 

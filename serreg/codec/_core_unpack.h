@@ -43,6 +43,7 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
         }
     }
     if (r == 0) r = dec_run(&d);
+    if (r < 0) r = refuse_earlier_key(&d, r);
     PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
     for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
     PyMem_Free(d.vals);
