@@ -111,6 +111,7 @@ static int dec_run(Dec *d) {
                     if (push_frame(d, D_EXT, 0) < 0) return -1;
                     DFrame *f = &d->stack[d->sp - 1];
                     f->ext_kind = type == 1 ? K_STRUCT : K_STRUCTS;
+                    f->doc_start = d->pos;
                     f->saved_doc_end = d->doc_end;
                     f->saved_doc_depth = d->doc_depth;
                     d->doc_end = d->pos + n;

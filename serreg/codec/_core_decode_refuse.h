@@ -88,14 +88,16 @@ static int refuse_extra_data(Dec *d, Py_ssize_t start, Py_ssize_t end) {
 
 /* A container declaring more items than the bytes left hold. Before any nested value was decoded:
  * left to the pure codec (-2), which decodes the document again. After: where the pure codec reads
- * the document alike, refused with msgpack's words when the count is beyond its reader's limits
- * (the document's length, half of it for a map's pairs), else read on (0) as msgpack reads on, to
- * the fault it meets first (a value cut short, a refused ext...): never more items than the
- * document's length, and a container costs nothing before its items are read. */
+ * the document alike (a struct instance's payload too: walked whole before it is opened, so only
+ * what the containers around it still owe is beyond its bytes, which its own reader never sees),
+ * refused with msgpack's words when the count is beyond its reader's limits (the document's
+ * length, half of it for a map's pairs), else read on (0) as msgpack reads on, to the fault it
+ * meets first (a value cut short, a refused ext...): never more items than the document's length,
+ * and a container costs nothing before its items are read. */
 static int count_beyond_bytes(Dec *d, int container, Py_ssize_t n) {
     Py_ssize_t limit = d->doc_end - doc_start(d);
     if (container == D_MAP) limit /= 2;
-    if (!d->called || decode_error_type == NULL || !worded_alike(d, 0)) return -2;
+    if (!d->called || decode_error_type == NULL || !worded_alike(d, 1)) return -2;
     if (n <= limit) return 0;
     PyErr_Format(decode_error_type, "invalid msgpack in-band data: ValueError: %zd exceeds max_%s_len(%zd)", n,
                  container == D_MAP ? "map" : "array", limit);
@@ -231,12 +233,17 @@ static int refuse_unhashable(Dec *d, int set, Py_ssize_t keys) {
     Py_XDECREF(type);
     Py_XDECREF(tb);
     if (cause == NULL) return -2;
+    PyObject *name = PyType_GetName(Py_TYPE(cause));
+    if (name == NULL) {
+        Py_DECREF(cause);
+        return -1;
+    }
     if (keys > MAX_KEYS_PER_HASH && d->untrusted)
         PyErr_Format(decode_error_type, "a %s key or member is not hashable: %S", set ? "set" : "map", cause);
-    else if (set)
-        PyErr_Format(decode_error_type, "could not decode the value: TypeError: %S", cause);
     else
-        PyErr_Format(decode_error_type, "invalid msgpack in-band data: TypeError: %S", cause);
+        PyErr_Format(decode_error_type, "%s: %U: %S", set ? "could not decode the value" : "invalid msgpack in-band data",
+                     name, cause);
+    Py_DECREF(name);
     PyObject *etype, *error, *etb;
     PyErr_Fetch(&etype, &error, &etb);
     PyErr_NormalizeException(&etype, &error, &etb);
@@ -247,34 +254,42 @@ static int refuse_unhashable(Dec *d, int set, Py_ssize_t keys) {
     return -1;
 }
 
-/* Trusted mode, a fault met (r: -1 or -2) once nested values were decoded: the pure codec's msgpack
- * reader puts each pair of a map into its dict as soon as the pair is read, so a key that is not
- * hashable, in a pair completed before the fault (in any map still open, outermost first: the
- * order it was read in), is what it refuses first. Then refused with its words, named by the values
- * read in place around that map; else r. (Untrusted, the pure codec builds a map when it ends, as
- * the decode loop does.) */
+/* Trusted mode, a fault met (r: -1 or -2) once nested values were decoded, or a nested value met in
+ * plain_only (-5): the pure codec's msgpack reader puts each pair of a map into its dict as soon as
+ * the pair is read, so a key that is not hashable, in a pair completed before that point (in any
+ * map still open, outermost first: the order it was read in), is what it refuses first. Then
+ * refused with its words, named by the values read in place around that map (before any nested
+ * value was decoded: left to the pure codec, -2); else r. (Untrusted, the pure codec builds a map
+ * when it ends, as the decode loop does.) */
 static int refuse_earlier_key(Dec *d, int r) {
-    if (!d->called || d->untrusted || decode_error_type == NULL) return r;
+    if ((!d->called && r != -5) || decode_error_type == NULL || (d->state_loaded && d->untrusted)) return r;
+    PyObject *saved_type, *saved, *saved_tb; /* the fault's error, if any: kept while keys are hashed */
+    PyErr_Fetch(&saved_type, &saved, &saved_tb);
     for (Py_ssize_t i = 0; i < d->sp; i++) {
         const DFrame *f = &d->stack[i];
         if (f->kind != D_MAP) continue;
         Py_ssize_t end = i + 1 < d->sp ? d->stack[i + 1].vstart : d->nvals;
         for (Py_ssize_t k = f->vstart; k + 1 < end; k += 2) {
             if (PyObject_Hash(d->vals[k]) != -1 || !PyErr_Occurred()) continue;
-            Py_ssize_t sp = d->sp;
-            d->sp = i + 1; /* the map's document, as when its pair was read */
-            if (!PyErr_ExceptionMatches(PyExc_TypeError) || !worded_alike(d, 0)) {
-                PyErr_Clear();
-                d->sp = sp;
-                return r;
-            }
             PyObject *type, *cause, *tb;
             PyErr_Fetch(&type, &cause, &tb);
             PyErr_NormalizeException(&type, &cause, &tb);
-            Py_XDECREF(type);
             Py_XDECREF(tb);
-            PyErr_Clear(); /* the later fault's error, if any */
-            if (cause == NULL) { d->sp = sp; return r; }
+            Py_ssize_t sp = d->sp;
+            d->sp = i + 1; /* the map's document, as when its pair was read */
+            int alike = cause != NULL && type == PyExc_TypeError && worded_alike(d, 0) && dec_load_state(d) == 0 &&
+                        !d->untrusted;
+            Py_XDECREF(type);
+            PyErr_Clear();
+            if (!alike || !d->called) {
+                d->sp = sp;
+                Py_XDECREF(cause);
+                PyErr_Restore(saved_type, saved, saved_tb);
+                return alike ? -2 : r; /* plain_only, an unhashable key first: the pure codec refuses it */
+            }
+            Py_XDECREF(saved_type);
+            Py_XDECREF(saved);
+            Py_XDECREF(saved_tb);
             PyMem_Free(d->ext_kinds);
             d->ext_kinds = NULL;
             d->ext_open = 0;
@@ -283,5 +298,6 @@ static int refuse_earlier_key(Dec *d, int r) {
             return refuse_unhashable(d, 0, 0);
         }
     }
+    PyErr_Restore(saved_type, saved, saved_tb);
     return r;
 }

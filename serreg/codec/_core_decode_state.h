@@ -14,7 +14,7 @@ enum { D_ARRAY, D_MAP, D_EXT };
 typedef struct {
     int kind, ext_kind, saved_doc_depth;
     Py_ssize_t remaining, vstart, saved_doc_end;
-    Py_ssize_t doc_start; /* a D_EXT frame of a value read in place: where its in-band starts */
+    Py_ssize_t doc_start; /* a D_EXT frame: where its document (an in-band read in place, a struct payload) starts */
 } DFrame;
 
 typedef struct {
