@@ -10,7 +10,6 @@ again with ``SERREG_PURE_PYTHON=1``.
 
 from __future__ import annotations
 
-
 import datetime
 import decimal
 import threading
