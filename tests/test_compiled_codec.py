@@ -171,6 +171,15 @@ HOSTILE = {
     "70 set members, one unhashable, after a nested value": frame_of("list", b"\x92" + DECIMAL_EXT + msgpack.packb(nested_ext("set", b"\xdc\x00\x46" + bytes(range(69)) + b"\x91\x01"))),
     "unhashable key, a nested value, then invalid utf-8": frame_of("dict", b"\x83\x91\x01\x01\xa1k" + DECIMAL_EXT + b"\xa1a\xa2\xff\xfe"),
     "unhashable key, then invalid utf-8 in a tuple": frame_of("dict", b"\x83\xa1k" + DECIMAL_EXT + b"\x91\x01\x01\xa1t" + msgpack.packb(nested_ext("tuple", b"\x91\xa2\xff\xfe"))),
+    # A timestamp (ext -1) after nested values: msgpack refuses a bad one at once; the pure codec refuses a
+    # good one when the document holding it ends (the tuple's, for one inside a tuple), after any fault first.
+    "a timestamp after a nested value": frame_of("list", b"\x92" + DECIMAL_EXT + b"\xd6\xff\x00\x00\x00\x01"),
+    "a timestamp after a nested value, then invalid utf-8": frame_of("list", b"\x93" + DECIMAL_EXT + b"\xd6\xff\x00\x00\x00\x01\xa2\xff\xfe"),
+    "a timestamp of 999,999,999+ nanoseconds after a nested value": frame_of("list", b"\x92" + DECIMAL_EXT + b"\xc7\x0c\xff" + b"\xff" * 4 + b"\x00" * 8),
+    "a 64-bit timestamp of 999,999,999+ nanoseconds after a nested value": frame_of("list", b"\x92" + DECIMAL_EXT + b"\xd7\xff" + b"\xff" * 8),
+    "a timestamp in a tuple after a nested value": frame_of("list", b"\x92" + DECIMAL_EXT + msgpack.packb(nested_ext("tuple", b"\x91\xd6\xff\x00\x00\x00\x01"))),
+    "a timestamp as a tuple's in-band after a nested value": frame_of("list", b"\x92" + DECIMAL_EXT + msgpack.packb(nested_ext("tuple", b"\xd6\xff\x00\x00\x00\x01"))),
+    "a timestamp in a set beside a list after a nested value": frame_of("list", b"\x92" + DECIMAL_EXT + msgpack.packb(nested_ext("set", b"\x92\xd6\xff\x00\x00\x00\x01\x91\x01"))),
     "unhashable key, then a nested value that refuses its in-band": frame_of("dict", b"\x83\xa1k" + DECIMAL_EXT + b"\x91\x01\x01\xa1t" + msgpack.packb(nested_ext("decimal", b"\xa2zz"))),
 }
 

@@ -126,7 +126,14 @@ static int dec_run(Dec *d) {
                 d->pos += n;
                 goto complete;
             }
-            if (type != 0 || n < HASH_SIZE) return refuse_ext(d, type, n); /* reserved types, ext -1, short payloads */
+            if (type == -1) {
+                int held = read_timestamp(d, payload, n);
+                if (held < 0) return held;
+                v = Py_NewRef(Py_None); /* stands in: the document holding it is refused when it ends */
+                d->pos += n;
+                goto complete;
+            }
+            if (type != 0 || n < HASH_SIZE) return refuse_ext(d, type, n); /* reserved types, short payloads */
             if (dec_load_state(d) < 0) return -2;
             int kind = hash_kind(d, payload);
             if (kind != K_NONE && d->inline_ok && d->allowed[kind] && d->depth < d->max_depth) {
@@ -170,10 +177,11 @@ static int dec_run(Dec *d) {
         int r = push_val(d, v);
         if (r < 0) return r;
         for (;;) {
-            if (d->sp == 0) return d->pos == d->end ? 0 : refuse_extra_data(d, 0, d->end);
+            if (d->sp == 0) return d->pos != d->end ? refuse_extra_data(d, 0, d->end) : d->top_timestamp ? refuse_timestamp(d) : 0;
             DFrame *f = &d->stack[d->sp - 1];
             if (f->kind == D_EXT) {
                 if (d->pos != d->doc_end) return f->ext_kind < N_KINDS ? refuse_extra_data(d, f->doc_start, d->doc_end) : -2;
+                if (f->holds_timestamp) return refuse_timestamp(d);
                 PyObject *inner = d->vals[--d->nvals];
                 if (f->ext_kind < N_KINDS && !PyList_CheckExact(inner)) {
                     r = refuse_not_array(d, f->ext_kind, inner);

@@ -137,24 +137,61 @@ static int refuse_not_array(Dec *d, int kind, PyObject *inner) {
     return -1;
 }
 
-/* An ext the pure codec's hook refuses (serreg/codec/pure.py): refused here with its words, also after
- * nested values were decoded (so not "malformed ..., after nested values"). Ext -1, which msgpack
- * decodes itself and the pure codec refuses after the document, is left to the caller (-2), but for
- * a length msgpack's reader refuses at once (after nested values, where the pure codec reads the
- * document alike). */
+/* An ext the pure codec's hook refuses (serreg/codec/pure.py), ext -1 aside (read_timestamp): refused
+ * here with its words, also after nested values were decoded (so not "malformed ..., after nested
+ * values"). */
 static int refuse_ext(Dec *d, signed char type, Py_ssize_t n) {
-    if (type == -1) { /* msgpack's own reader refuses a timestamp of another length at once */
-        if (n == 4 || n == 8 || n == 12 || !d->called || decode_error_type == NULL || !worded_alike(d, 1)) return -2;
-        PyErr_Format(decode_error_type, "invalid msgpack in-band data: ValueError: invalid timestamp data (length %zd)", n);
-        note_open_exts(d);
-        return -1;
-    }
     if (decode_error_type == NULL || !worded_alike(d, 2)) return -2;
     if (type != 0)
         PyErr_Format(decode_error_type, "msgpack ext type %d is not used by serreg (only ext 0, nested value, ext 1, "
                      "struct, and ext 2, list of structs)", (int)type);
     else
         PyErr_Format(decode_error_type, "nested value of %zd bytes is too short to hold a ClassIDHash", n);
+    note_open_exts(d);
+    return -1;
+}
+
+#define TIMESTAMP_REFUSAL "msgpack ext type -1 (timestamp) is not used by serreg and is refused (docs/FORMAT.md, " \
+    "section 3); serreg writes datetime values as class ID 'datetime'"
+
+/* Ext -1, a timestamp: msgpack's reader decodes it itself, refusing at once a length or a nanoseconds
+ * field it cannot take, and the pure codec refuses what it made only once the document holding it is
+ * read (serreg/codec/checks.py, refuse_timestamps), so a fault after it in that document comes first.
+ * Before nested values were decoded: left to the pure codec (-2). After, where the pure codec reads
+ * the document alike: msgpack's refusal in its words (-1), else 0: the document (the call's own, or
+ * the in-band of the value read in place around it) is marked and read on, a None standing in, and
+ * refused when it ends (refuse_timestamp). */
+static int read_timestamp(Dec *d, const unsigned char *p, Py_ssize_t n) {
+    if (!d->called || decode_error_type == NULL || !worded_alike(d, 1)) return -2;
+    if (n != 4 && n != 8 && n != 12) {
+        PyErr_Format(decode_error_type, "invalid msgpack in-band data: ValueError: invalid timestamp data (length %zd)", n);
+        note_open_exts(d);
+        return -1;
+    }
+    unsigned long long head = 0; /* the nanoseconds: 32 bits of 96, or the top 30 bits of 64 */
+    for (int k = 0; k < (n == 8 ? 8 : 4); k++) head = (head << 8) | p[k];
+    unsigned long long nanoseconds = n == 12 ? head : n == 8 ? head >> 34 : 0;
+    if (nanoseconds > 999999999ULL) {
+        PyErr_SetString(decode_error_type, "invalid msgpack in-band data: ValueError: nanoseconds must be a "
+                        "non-negative integer not greater than 999999999.");
+        note_open_exts(d);
+        return -1;
+    }
+    if (!worded_alike(d, 0)) return -2;
+    for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
+        if (d->stack[i].kind == D_EXT) {
+            d->stack[i].holds_timestamp = 1;
+            return 0;
+        }
+    }
+    d->top_timestamp = 1;
+    return 0;
+}
+
+/* A document marked by read_timestamp, read to its end without another fault: refused as the pure
+ * codec refuses it then, named by the values read in place around it. */
+static int refuse_timestamp(Dec *d) {
+    PyErr_SetString(decode_error_type, TIMESTAMP_REFUSAL);
     note_open_exts(d);
     return -1;
 }

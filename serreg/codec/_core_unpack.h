@@ -86,9 +86,7 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
         /* Malformed after nested values were decoded: refused here, not decoded again (see above). */
         PyErr_Clear();
         if (d.saw_timestamp) {
-            PyErr_SetString(decode_error_type != NULL ? decode_error_type : PyExc_ValueError,
-                            "msgpack ext type -1 (timestamp) is not used by serreg and is refused (docs/FORMAT.md, "
-                            "section 3); serreg writes datetime values as class ID 'datetime'");
+            PyErr_SetString(decode_error_type != NULL ? decode_error_type : PyExc_ValueError, TIMESTAMP_REFUSAL);
         } else {
             PyErr_Format(decode_error_type != NULL ? decode_error_type : PyExc_ValueError,
                          "invalid msgpack in-band data: malformed at byte %zd, after nested values", d.pos);
