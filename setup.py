@@ -10,7 +10,9 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension("serreg.codec._scan", ["serreg/codec/_scan.c"], optional=True),
-        Extension("serreg.wire._frame", ["serreg/wire/_frame.c"], optional=True),
+        Extension(
+            "serreg.wire._frame", ["serreg/wire/_frame.c"], optional=True, depends=["serreg/wire/_frame_layout.h"]
+        ),
         Extension(
             "serreg.codec._core", ["serreg/codec/_core.c"], optional=True,
             depends=[
@@ -27,6 +29,8 @@ setup(
                 "serreg/codec/_core_encode_calls.h", "serreg/codec/_core_encode_leaves.h",
                 "serreg/codec/_core_pack.h", "serreg/codec/_core_structs_scope.h",
                 "serreg/codec/_core_structs_put.h", "serreg/codec/_core_out.h",
+                "serreg/codec/_core_top_value.h", "serreg/codec/_core_top_value_setup.h",
+                "serreg/wire/_frame_layout.h",
             ],
         ),
     ]

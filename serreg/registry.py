@@ -11,7 +11,9 @@ call each other through the callables they were given. ``serialize`` and
 top-level entries (``serreg/codec/top.py``), which write or read a plain
 value (a dict, list, str ... of msgpack data only) in one call and answer
 NotImplemented for anything else; with the compiled codec that call is made
-from C (``top_method``), before any Python frame of this module runs.
+from C (``top_method``), before any Python frame of this module runs, and a
+trusted frame or result of any other value is then read by the codec's
+``top_value`` (the twin of ``Decoder._top_value``), also from C.
 
 Thread safety: lookups read immutable snapshots and take no lock; registration
 changes are serialized by a lock and publish new snapshots atomically, so a
@@ -88,6 +90,7 @@ class Registry:
         self._decoder = Decoder(nested_decoder, table, self._settings)
         self._serialize_top, self._unpack_top = codec.serialize_top, codec.unpack_top
         codec.bind_registry(self, self._settings, self._encoder.serialize, self._decoder.deserialize)
+        self._decoder.bind_codec(codec)
         self.allow_class_ids(*allowed_class_ids)
         if standard:
             with table.origin(STANDARD_ORIGIN):

@@ -34,15 +34,19 @@ class Settings:
 
     ``plain`` is what the codec's ``unpack_top`` is told of them, kept up to
     date by the setters: None in untrusted mode (the allow-list needs the full
-    path), else (``max_depth``, ``max_frame_size``).
+    path), else (``max_depth``, ``max_frame_size``). ``top`` is what the
+    compiled codec's ``top_value`` (the twin of :meth:`Decoder._top_value`)
+    reads: None in untrusted mode, else (``max_depth``, ``max_frame_size``,
+    ``max_buffers``, ``memory_per_byte``, ``memory_allowance``).
     """
 
-    __slots__ = ("_trusted", "_limits", "plain")
+    __slots__ = ("_trusted", "_limits", "plain", "top")
 
     def __init__(self, trusted: bool, limits: Limits) -> None:
         self._trusted = trusted
         self._limits = limits
         self.plain: PlainSettings = None
+        self.top: Optional[tuple[Optional[int], ...]] = None
         self._update()
 
     @property
@@ -66,6 +70,8 @@ class Settings:
     def _update(self) -> None:
         limits = self._limits
         self.plain = (limits.max_depth, limits.max_frame_size) if self._trusted else None
+        self.top = (limits.max_depth, limits.max_frame_size, limits.max_buffers, limits.memory_per_byte,
+                    limits.memory_allowance) if self._trusted else None
 
 
 class NestedDecoder:
@@ -178,6 +184,11 @@ class Decoder:
         self._table = table
         self._settings = settings
 
+    def bind_codec(self, codec: Any) -> None:
+        """Hand the codec what its compiled ``top_value`` (the twin of :meth:`_top_value`) needs: the
+        owner of the states it makes, and the helpers that word a serializer's error and an unused buffer."""
+        codec.bind_decoder(self._nested, _raise_located, _check_all_used)
+
     def deserialize(
         self,
         data: Any,
@@ -259,7 +270,9 @@ class Decoder:
         deserialize call, for a frame or result whose top-level value is not plain msgpack (the
         codec's ``unpack_top`` read those): its value decoded as ``deserialize`` would, with the
         same state (depth, memory budget) for the values decoded inside it; NotImplemented for
-        anything this does not read (the long way then reads it and says what is wrong)."""
+        anything this does not read (the long way then reads it and says what is wrong). The
+        compiled codec's ``top_value`` (``_core_top_value.h``) is its twin, which
+        ``Registry.deserialize`` calls from C before this runs."""
         limits = self._settings._limits
         if limits.max_depth == 0:
             return NotImplemented

@@ -24,7 +24,8 @@
  *
  * MsgpackCodec.serialize_top and unpack_top (_core_top.h, with _core_top_setup.h) are Registry.serialize and
  * deserialize for plain values, in one call each (also for values holding structs with a plan,
- * _core_structs_top.h); _core_entry.h makes those two methods C methods that call them with no
+ * _core_structs_top.h); top_value (_core_top_value.h, with _core_top_value_setup.h) reads a trusted frame or
+ * result whose value its serializer reads, out-of-band buffers included; _core_entry.h makes those two methods C methods that call them with no
  * Python frame first; _core_keys.h keeps one str per short map key. The output buffer and the
  * msgpack writing primitives are in _core_out.h; the encoder is _core_encode*.h with _core_pack.h,
  * the decoder _core_decode*.h with _core_unpack.h. */
@@ -56,7 +57,8 @@ static PyTypeObject *uuid_type;   /* uuid.UUID */
 static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_native_overrides,
     *str_standard_writers, *str_standard_readers, *str_depth, *str_allowed, *str_max_depth, *str_budget,
     *str_pack, *str_pack_array, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
-    *decode_state_var, *decode_error_type, *hash_spread_check, *str_packed_as_is, *str_unpacked_as_is, *str_plain;
+    *decode_state_var, *decode_error_type, *hash_spread_check, *str_packed_as_is, *str_unpacked_as_is, *str_plain,
+    *str_by_hash;
 static PyObject *limit_error_type; /* LimitExceededError: msgpack's nesting limit, as the pure codec words it */
 
 /* What the registry's current snapshot lets this codec do itself. */
@@ -67,6 +69,7 @@ typedef struct {
     PyObject *ext_writers;           /* type -> struct writer (borrowed from the cached snapshot); NULL: none */
     PyObject *packed_as_is, *unpacked_as_is; /* plain top-level types <-> ClassIDHashes (borrowed, as above) */
     char top_write[2], top_read[2];  /* float, bytes: served by their standard serializers (_core_top.h) */
+    PyObject *by_hash;               /* ClassIDHash -> Registration (borrowed, as above; _core_top_value.h) */
 } Tables;
 
 static unsigned char kind_hash[N_KINDS][HASH_SIZE];
@@ -89,6 +92,7 @@ typedef struct {
     PyObject *owner;        /* the registry bound (borrowed: only compared, never used) */
     int skip_left, skip_next; /* calls the registry's serialize sends to the full path (_core_entry.h) */
     Py_ssize_t plain_slot;
+    PyObject *top_reading;  /* (owner, located, all_used) of the registry's decoder (_core_top_value.h) */
     PyObject *plain_seen;   /* the last "plain" unpack_top was given, parsed into the two below */
     long long plain_depth;
     uint64_t plain_size;
@@ -228,6 +232,9 @@ static int current_tables(Codec *self, Tables *out) {
 #include "_core_top_setup.h"
 #include "_core_structs_top.h"
 #include "_core_top.h"
+#include "../wire/_frame_layout.h"
+#include "_core_top_value_setup.h"
+#include "_core_top_value.h"
 #include "_core_entry.h"
 
 /* ------------------------------------------------------------------ the type */
@@ -255,6 +262,7 @@ static int Codec_traverse(Codec *self, visitproc visit, void *arg) {
     Py_VISIT(self->full_serialize);
     Py_VISIT(self->full_deserialize);
     Py_VISIT(self->plain_seen);
+    Py_VISIT(self->top_reading);
     return 0;
 }
 
@@ -268,6 +276,7 @@ static int Codec_clear(Codec *self) {
     Py_CLEAR(self->full_serialize);
     Py_CLEAR(self->full_deserialize);
     Py_CLEAR(self->plain_seen);
+    Py_CLEAR(self->top_reading);
     return 0;
 }
 
@@ -296,6 +305,7 @@ static PyMethodDef Codec_methods[] = {
      "bind_registry(registry, settings, full_serialize, full_deserialize): what registry's top_method entries call "
      "(see _core_entry.h): settings.plain is unpack_top's plain; full_serialize(obj, False, False, None) and "
      "full_deserialize(data, None, None, None, None) are its full paths."},
+    TOP_VALUE_METHODS /* bind_decoder, top_value (_core_top_value_setup.h) */
     {NULL, NULL, 0, NULL},
 };
 
@@ -358,6 +368,8 @@ static PyMethodDef module_methods[] = {
      "set_top_level(SerializationResult, {'float': hash, 'bytes': hash}, bytes_out_of_band_threshold): the class "
      "serialize_top returns and unpack_top reads, the ClassIDHashes of the scalars they write and read themselves, "
      "and the length from which bytes travel out of band (those are left to the full path)."},
+    {"set_top_value", set_top_value, METH_VARARGS,
+     "set_top_value(DecodeState, OutOfBandBuffers, NO_BUFFERS): what top_value builds a call's state from."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -398,6 +410,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     INTERN(str_unpacked_as_is, "unpacked_as_is");
     INTERN(str_codec, "codec");
     INTERN(str_plain, "plain");
+    INTERN(str_by_hash, "by_hash");
     if (PyType_Ready(&CodecType) < 0 || PyType_Ready(&TopMethodType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;

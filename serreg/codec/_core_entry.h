@@ -3,7 +3,8 @@
  *
  * top_method(kind, function) wraps the Python method ``function``. Called with the value alone
  * (``registry.serialize(obj)``, ``serreg.deserialize(frame)``), it tries the codec's top-level
- * entry (_core_top.h) with no Python frame in between, and on NotImplemented calls the registry's
+ * entry (_core_top.h; deserialize then _core_top_value.h) with no Python frame in between, and on
+ * NotImplemented calls the registry's
  * full path as the Python method would after its own try (the callables given to
  * MsgpackCodec.bind_registry). Called with anything else (options, keywords, wrong arguments), or
  * on a registry whose codec is not bound, it calls ``function`` itself, which does everything
@@ -100,6 +101,10 @@ static PyObject *TopMethod_vectorcall(TopMethod *self, PyObject *const *args, si
         }
     } else {
         result = unpack_top(codec, value, top_plain(codec));
+        if (result == Py_NotImplemented) { /* not plain: read by its serializer (_core_top_value.h) */
+            Py_DECREF(result);
+            result = top_value(codec, value);
+        }
         if (result == Py_NotImplemented) {
             Py_DECREF(result);
             full[1] = full[2] = full[3] = full[4] = Py_None;

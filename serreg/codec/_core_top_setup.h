@@ -28,7 +28,11 @@ static int plain_tables(PyObject *snapshot, Tables *t) {
     t->unpacked_as_is = unpacked != NULL && PyDict_CheckExact(unpacked) ? unpacked : NULL;
     Py_DECREF(packed);
     Py_XDECREF(unpacked);
-    return unpacked == NULL ? -1 : 0;
+    if (unpacked == NULL) return -1;
+    PyObject *by_hash = PyObject_GetAttr(snapshot, str_by_hash);
+    t->by_hash = by_hash != NULL && PyDict_CheckExact(by_hash) ? by_hash : NULL;
+    Py_XDECREF(by_hash);
+    return by_hash == NULL ? -1 : 0;
 }
 
 /* The tables of the registry's snapshot now: current_tables without a call when nothing was

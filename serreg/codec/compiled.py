@@ -7,7 +7,9 @@ does not know, and every document it finds something wrong with (so errors
 are worded exactly as the pure codec words them). It is told once the
 ClassIDHashes of the standard types it writes and reads in place, where a
 deserialize call keeps its state (trust, depth, budget), the result class
-its top-level entries build and read (``_core_top.h``, twin ``top.py``), and
+its top-level entries build and read (``_core_top.h``, twin ``top.py``), what
+the entry of a value read by its serializer builds a call's state from
+(``_core_top_value.h``, twin ``Decoder._top_value``), and
 where a call keeps its struct table (``StructPlan`` is how it writes and reads
 one struct class). ``top_method`` makes ``Registry.serialize`` and
 ``deserialize`` C methods that call the codec first (``_core_entry.h``).
@@ -18,12 +20,12 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, TypeVar
 
 from ..errors import DeserializationError, LimitExceededError
-from ..limits import DECODE_STATE
+from ..limits import DECODE_STATE, DecodeState
 from ..standard import STRUCTS_CLASS_ID
 from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
-from ..result import SerializationResult
-from ._core import StructPlan, set_class_hashes, set_decode_state, set_struct_state, set_top_level
+from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
+from ._core import StructPlan, set_class_hashes, set_decode_state, set_struct_state, set_top_level, set_top_value
 from ._core import top_method as core_top_method
 from .checks import check_hash_spread
 from .layout import BYTES_OUT_OF_BAND_THRESHOLD
@@ -52,6 +54,7 @@ set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLA
 set_decode_state(DECODE_STATE, DeserializationError, check_hash_spread, LimitExceededError)
 set_top_level(SerializationResult, {"float": class_id_hash("float"), "bytes": class_id_hash("bytes")},
               BYTES_OUT_OF_BAND_THRESHOLD)
+set_top_value(DecodeState, OutOfBandBuffers, NO_BUFFERS)
 
 
 class _CheckState:

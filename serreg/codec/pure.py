@@ -92,6 +92,8 @@ class MsgpackCodec:
         self.serialize_top = entries.serialize_top
         self.unpack_top = entries.unpack_top
         self.bind_registry = entries.bind_registry
+        self.bind_decoder = entries.bind_decoder
+        self.top_value = entries.top_value
 
     def _new_packer(self) -> tuple[Any, ...]:
         state = PackState(self._encode_nested)

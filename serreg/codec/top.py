@@ -13,6 +13,10 @@ cheaper way to tell that a value is plain than packing it, so its
 ``serialize_top`` always answers NotImplemented; its ``unpack_top`` reads
 frames and results of msgpack data only.
 
+The compiled codec also has ``top_value``, which reads a trusted frame or result
+whose value a registered serializer reads (``_core_top_value.h``); the pure
+codec's answers NotImplemented, as ``Decoder._top_value`` does that work here.
+
 ``top_method(kind)`` decorates ``Registry.serialize`` and ``deserialize``: the
 compiled twin (``_core_entry.h``) makes them C methods that call the codec's
 entry with no Python frame in between; this one leaves them as they are.
@@ -70,6 +74,13 @@ class TopLevelEntries:
 
     def bind_registry(self, registry: Any, settings: Any, full_serialize: Any, full_deserialize: Any) -> None:
         """Nothing to bind: the pure codec has no C methods calling it (see the compiled twin)."""
+
+    def bind_decoder(self, owner: Any, located: Any, all_used: Any) -> None:
+        """Nothing to bind: the pure codec has no ``top_value`` of its own (``Decoder._top_value`` is it)."""
+
+    def top_value(self, data: Any) -> Any:
+        """NotImplemented: with the pure codec, ``Decoder._top_value`` reads these values itself."""
+        return NotImplemented
 
     def serialize_top(self, obj: Any) -> Any:
         """NotImplemented: the pure codec tells a plain value only by packing it (the full path does)."""

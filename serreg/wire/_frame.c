@@ -5,8 +5,8 @@
  * copied once; join_section(class_hash, in_band) the same for a frame without buffers, from
  * the two pieces a serialization result keeps (what to_bytes writes most often).  parse_frame(data, max_frame_size, max_buffers) -> (in-band offset, in-band
  * length, buffer offsets and lengths) when data is a valid unsigned frame within the limits,
- * None otherwise: the caller then reads it with FrameView, which reports what is wrong at
- * which offset.  Same answers as the pure-Python functions (the tests run both).
+ * None otherwise (the checks are _frame_layout.h's, which the codec's top-level entry shares): the
+ * caller then reads it with FrameView, which reports what is wrong at which offset.  Same answers as the pure-Python functions (the tests run both).
  *
  * to_bytes_method(function) makes SerializationResult.to_bytes a C method: for a result without
  * signing key and without out-of-band buffers it is join_section of the result's two slots,
@@ -18,6 +18,8 @@
 #include <structmember.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "_frame_layout.h"
 
 #define HEADER_SIZE 32
 #define ENTRY_SIZE 16
@@ -38,12 +40,6 @@ static inline void put_le(unsigned char *p, uint64_t v, int n) {
 
 /* The first 16 bytes of an unsigned frame without out-of-band buffers. */
 static const unsigned char SECTION_HEAD[16] = {'S', 'R', 'E', 'G', 1};
-
-static uint64_t get_le(const unsigned char *p, int n) {
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
 
 static PyObject *join_frame(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
@@ -144,7 +140,7 @@ done:
 
 /* Limits are None (no limit) or non-negative ints. */
 static int read_limit(PyObject *o, uint64_t *out) {
-    if (o == Py_None) { *out = UINT64_MAX; return 0; }
+    if (o == Py_None) { *out = FRAME_NO_LIMIT; return 0; }
     unsigned long long v = PyLong_AsUnsignedLongLong(o);
     if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
     *out = v;
@@ -163,35 +159,23 @@ static PyObject *parse_frame(PyObject *module, PyObject *const *args, Py_ssize_t
         PyErr_Clear();
         Py_RETURN_NONE; /* strided and the like: FrameView explains */
     }
-    PyObject *result = NULL;
+    PyObject *result = NULL, *entries;
     const unsigned char *p = view.buf;
-    uint64_t size = (uint64_t)view.len;
-    if (size < HEADER_SIZE || memcmp(p, "SREG", 4) != 0 || p[4] != 1 || p[5] != 0 || p[6] || p[7] ||
-        get_le(p + 12, 4) != 0)
-        goto invalid;
-    uint64_t count = get_le(p + 8, 4), in_band = get_le(p + 16, 8), total = get_le(p + 24, 8);
-    if (total > max_size || size > max_size || total != size || count > max_buffers) goto invalid;
-    uint64_t table_end = HEADER_SIZE + ENTRY_SIZE * count;
-    if (table_end > size || in_band < CLASS_ID_HASH_SIZE || in_band > size - table_end) goto invalid;
-    uint64_t expected = table_end + in_band;
-    PyObject *entries = PyTuple_New((Py_ssize_t)count);
-    if (entries == NULL) goto done;
-    for (uint64_t i = 0; i < count; i++) {
-        uint64_t offset = get_le(p + HEADER_SIZE + ENTRY_SIZE * i, 8), length = get_le(p + HEADER_SIZE + ENTRY_SIZE * i + 8, 8);
-        if (offset != align64(expected) || offset > size || length > size - offset) { Py_DECREF(entries); goto invalid; }
-        for (uint64_t k = expected; k < offset; k++) {
-            if (p[k]) { Py_DECREF(entries); goto invalid; }
-        }
+    FrameLayout layout;
+    if (!frame_layout(p, (uint64_t)view.len, max_size, max_buffers, &layout)) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if ((entries = PyTuple_New((Py_ssize_t)layout.count)) == NULL) goto done;
+    for (uint64_t i = 0; i < layout.count; i++) {
+        uint64_t offset, length;
+        frame_entry(p, i, &offset, &length);
         PyObject *entry = Py_BuildValue("(KK)", (unsigned long long)offset, (unsigned long long)length);
         if (entry == NULL) { Py_DECREF(entries); goto done; }
         PyTuple_SET_ITEM(entries, (Py_ssize_t)i, entry);
-        expected = offset + length;
     }
-    if (expected != size) { Py_DECREF(entries); goto invalid; }
-    result = Py_BuildValue("(KKN)", (unsigned long long)table_end, (unsigned long long)in_band, entries);
-    goto done;
-invalid:
-    result = Py_NewRef(Py_None);
+    result = Py_BuildValue("(KKN)", (unsigned long long)layout.in_band_offset, (unsigned long long)layout.in_band_len,
+                           entries);
 done:
     PyBuffer_Release(&view);
     return result;
