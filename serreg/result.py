@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .wire.frame import ALIGNMENT, HEADER_SIZE, TABLE_ENTRY, frame_pieces, join_frame, join_section, to_bytes_method
+from .wire.frame import ALIGNMENT, HEADER_SIZE, TABLE_ENTRY, compile_to_bytes, frame_pieces, join_frame, join_section, track
+from .wire.class_id import CLASS_ID_HASH_SIZE
 from .wire.signing import SIGNATURE_SIZE
 
 __all__ = ["OutOfBandBuffers", "SerializationResult"]
 
 _TABLE_ENTRY_SIZE = TABLE_ENTRY.size
+_SECTION_BODY = HEADER_SIZE + CLASS_ID_HASH_SIZE  # where a frame's in-band starts after its ClassIDHash
 
 BytesLike = Union[bytes, bytearray, memoryview]
 
@@ -44,23 +46,54 @@ class SerializationResult:
     (``to_bytes``, ``write_to``) carries an HMAC-SHA256 trailer under that key.
     """
 
-    __slots__ = ("_in_band", "_class_hash", "out_of_band_buffers", "_key")
+    # _frame: None, or the frame (``to_bytes``) of this result while it has no key and no buffers, as the
+    # compiled codec writes it in one allocation; its in-band section is then _frame[HEADER_SIZE:], and
+    # _in_band is None until Python code asks for the parts (``_split``), at the latest when the result
+    # is given a list of buffers (so a reader that finds buffers finds the parts). _buffers: None stands
+    # for an empty list, made when ``out_of_band_buffers`` is first read. A result the compiled codec made with
+    # neither (bytes and None only) cannot be in a reference cycle: the garbage collector does not track it
+    # until it is given a container here (``track``), as CPython does with tuples and dicts of atoms.
+    __slots__ = ("_in_band", "_class_hash", "_buffers", "_key", "_frame")
 
     def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None) -> None:
         self._in_band = in_band_buffer
         self._class_hash: Optional[bytes] = None
-        self.out_of_band_buffers = [] if out_of_band_buffers is None else out_of_band_buffers
+        self._buffers: Optional[List[memoryview]] = [] if out_of_band_buffers is None else out_of_band_buffers
         self._key: Optional[bytes] = None
+        self._frame: Optional[bytes] = None
+
+    @property
+    def out_of_band_buffers(self) -> List[memoryview]:
+        """The out-of-band buffers, in order (a list the caller may change)."""
+        buffers = self._buffers
+        if buffers is None:
+            self._split()
+            buffers = self._buffers = []
+            track(self)
+        return buffers
+
+    @out_of_band_buffers.setter
+    def out_of_band_buffers(self, buffers: List[memoryview]) -> None:
+        self._split()
+        self._buffers = buffers
+        track(self)
 
     @property
     def signed(self) -> bool:
         """True if this result's frame is signed (it came from ``serialize(..., key=...)``)."""
         return self._key is not None
 
+    def _split(self) -> None:
+        """Give _in_band its value when the result was written as a frame (the parts read from it)."""
+        if self._in_band is None and self._frame is not None:
+            self._in_band = self._frame[_SECTION_BODY:]
+
     @property
     def in_band_buffer(self) -> Optional[BytesLike]:
         if self._class_hash is not None:
-            self._in_band = self._class_hash + (self._in_band if self._in_band is not None else b"")
+            frame, in_band = self._frame, self._in_band
+            # the in-band section: one slice of the frame when there is one, else the hash and the rest joined
+            self._in_band = frame[HEADER_SIZE:] if frame is not None else self._class_hash + (in_band if in_band is not None else b"")
             self._class_hash = None
         return self._in_band
 
@@ -68,8 +101,11 @@ class SerializationResult:
     def in_band_buffer(self, value: Optional[BytesLike]) -> None:
         self._in_band = value
         self._class_hash = None
+        self._frame = None
+        track(self)
 
     def _in_band_parts(self) -> list[BytesLike]:
+        self._split()
         parts: list[BytesLike] = [] if self._class_hash is None else [self._class_hash]
         if self._in_band is not None:
             parts.append(self._in_band)
@@ -94,6 +130,9 @@ class SerializationResult:
     @property
     def nbytes(self) -> int:
         """The size in bytes of the contiguous frame (what ``to_bytes`` returns)."""
+        if self._frame is not None and not self._buffers and self._key is None:
+            return len(self._frame)
+        self._split()
         class_hash, in_band, buffers = self._class_hash, self._in_band, self.out_of_band_buffers
         in_band_len = (0 if class_hash is None else len(class_hash)) + (0 if in_band is None else len(in_band))
         if not buffers and self._key is None:
@@ -103,14 +142,15 @@ class SerializationResult:
             end = ((end + ALIGNMENT - 1) & -ALIGNMENT) + (buffer.nbytes if type(buffer) is memoryview else memoryview(buffer).nbytes)
         return end if self._key is None else end + SIGNATURE_SIZE
 
-    @to_bytes_method  # compiled: the common case (no key, no buffers) with no Python frame
     def to_bytes(self) -> bytes:
         """Return the contiguous frame (docs/FORMAT.md, section 4) as one bytes object.
 
         Each buffer is copied exactly once, into the result.
         """
         if self._key is None:
-            if not self.out_of_band_buffers:
+            if not self._buffers:
+                if self._frame is not None:
+                    return self._frame  # written whole with the in-band: bytes, shared safely
                 return join_section(self._class_hash, self._in_band)
             return join_frame(self._in_band_parts(), self._buffer_views())
         pieces, _ = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
@@ -130,6 +170,13 @@ class SerializationResult:
         in_band_len = sum(len(p) for p in self._in_band_parts())
         sizes = [memoryview(b).nbytes for b in self.out_of_band_buffers]
         return f"SerializationResult(in_band={in_band_len} bytes, out_of_band={sizes})"
+
+
+# The Python ``to_bytes``; a compiled build makes ``SerializationResult.to_bytes`` a C method of the class
+# (the common case, no key and no buffers, with no Python frame and no call frame of its own) that calls
+# this one for anything else.
+python_to_bytes = SerializationResult.to_bytes
+compile_to_bytes(SerializationResult)
 
 
 class OutOfBandBuffers:
@@ -202,20 +249,23 @@ def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Op
     result = SerializationResult.__new__(SerializationResult)
     result._in_band = in_band
     result._class_hash = class_hash
-    result.out_of_band_buffers = buffers
+    result._buffers = buffers
     result._key = key
+    result._frame = None
     return result
 
 
 def sections(result: SerializationResult) -> tuple[Any, Any]:
     """(ClassIDHash or None, in-band): the hash is None when it is not kept apart from the in-band."""
+    result._split()
     return result._class_hash, result._in_band
 
 
 def sections_and_size(result: SerializationResult) -> tuple[Any, Any, int]:
     """``sections(result)`` and ``result.nbytes``, in one call."""
+    result._split()
     class_hash, in_band = result._class_hash, result._in_band
-    if result.out_of_band_buffers or result._key is not None:
+    if result._buffers or result._key is not None:
         return class_hash, in_band, result.nbytes
     return class_hash, in_band, HEADER_SIZE + (0 if class_hash is None else len(class_hash)) + (0 if in_band is None else len(in_band))
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import inspect
 import pickle
+import types
 
 import pytest
 
 import serreg
 from serreg.codec import COMPILED
-from serreg.result import SerializationResult
+from serreg.result import SerializationResult, python_to_bytes
 from serreg.wire.frame import join_frame
 
 KEY = b"k" * 32
@@ -46,8 +47,13 @@ def test_the_methods_keep_their_signature_doc_and_name():
         assert method.__name__ == name and method.__qualname__ == f"Registry.{name}"
         assert pickle.loads(pickle.dumps(method)) is method
     assert serreg.SerializationResult.to_bytes.__doc__.startswith("Return the contiguous frame")
+    assert serreg.SerializationResult.to_bytes.__doc__ == python_to_bytes.__doc__
+    assert serreg.SerializationResult.to_bytes.__qualname__ == "SerializationResult.to_bytes"
+    assert list(inspect.signature(serreg.SerializationResult.to_bytes).parameters) == ["self"]
+    assert pickle.loads(pickle.dumps(serreg.SerializationResult.to_bytes)) is serreg.SerializationResult.to_bytes
     if COMPILED:
         assert type(serreg.Registry.serialize).__name__ == "TopMethod"
+        assert type(serreg.SerializationResult.to_bytes) is types.MethodDescriptorType  # called without a frame
 
 
 def test_registrations_take_effect_between_calls_of_two_registries():
@@ -180,8 +186,11 @@ def test_to_bytes_given_another_object_raises_and_forgets_nothing():
         __slots__ = ("padding", "_class_hash")
 
     for other in (object(), Lookalike()):
-        with pytest.raises(AttributeError):
+        # compiled, a method of the class refuses other objects (TypeError); the Python method finds no slot
+        with pytest.raises(TypeError if COMPILED else AttributeError):
             SerializationResult.to_bytes(other)
+        with pytest.raises(AttributeError):
+            python_to_bytes(other)
         assert result.to_bytes() == frame
 
 

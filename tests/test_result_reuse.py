@@ -1,7 +1,8 @@
-"""Results of the one-call path are made from freed ones (and their emptied buffer lists): every
-new result is still a separate object with its own empty ``out_of_band_buffers``, whatever was done
-with the results freed before it; and the struct table a call opens at its first struct (none when
-it meets none) leaves the next call's frame as a fresh registry's, and as the pure codec writes it."""
+"""Results of the one-call path, whatever was done with the results made before them: every new
+result is a separate object with its own empty ``out_of_band_buffers`` (the codec collects buffers in
+a list it keeps while a call meets none, and a result without buffers makes its list when it is first
+read); and the struct table a call opens at its first struct (none when it meets none) leaves the next
+call's frame as a fresh registry's, and as the pure codec writes it."""
 
 from __future__ import annotations
 

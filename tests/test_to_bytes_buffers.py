@@ -11,9 +11,9 @@ import pytest
 
 import serreg
 from serreg import DeserializationError, SerializationError
-from serreg.result import SerializationResult
+from serreg.result import SerializationResult, python_to_bytes
 
-PYTHON_TO_BYTES = getattr(SerializationResult.to_bytes, "__wrapped__", SerializationResult.to_bytes)
+PYTHON_TO_BYTES = python_to_bytes  # the Python method (compiled, SerializationResult.to_bytes is in C)
 
 
 def _results() -> list[SerializationResult]:

@@ -85,6 +85,7 @@ typedef struct {
     void *kept[3];          /* the top-level entries' stacks, kept for the next call (_core_top_setup.h) */
     Py_ssize_t kept_cap[3];
     int kept_busy;
+    PyObject *oob_scratch;  /* an empty list serialize_top collects buffers in, kept while none is met (_core_top.h) */
     Py_ssize_t snapshot_slot; /* offset of the snapshot source's "snapshot" slot; <= 0: read the attribute */
     /* Set by bind_registry (_core_entry.h): the registry's Settings (its "plain" slot at plain_slot), and
        its full paths, Encoder.serialize(obj, False, False, None) and Decoder.deserialize(data, None x 4). */
@@ -262,6 +263,7 @@ static int Codec_traverse(Codec *self, visitproc visit, void *arg) {
     Py_VISIT(self->full_serialize);
     Py_VISIT(self->full_deserialize);
     Py_VISIT(self->plain_seen);
+    Py_VISIT(self->oob_scratch);
     Py_VISIT(self->top_reading);
     return 0;
 }
@@ -276,6 +278,7 @@ static int Codec_clear(Codec *self) {
     Py_CLEAR(self->full_serialize);
     Py_CLEAR(self->full_deserialize);
     Py_CLEAR(self->plain_seen);
+    Py_CLEAR(self->oob_scratch);
     Py_CLEAR(self->top_reading);
     return 0;
 }
@@ -365,9 +368,10 @@ static PyMethodDef module_methods[] = {
      "top_method(kind, function) -> method: the Registry method function ('serialize' or 'deserialize') "
      "calling the registry's codec first when called with the value alone (see _core_entry.h)."},
     {"set_top_level", set_top_level, METH_VARARGS,
-     "set_top_level(SerializationResult, {'float': hash, 'bytes': hash}, bytes_out_of_band_threshold): the class "
-     "serialize_top returns and unpack_top reads, the ClassIDHashes of the scalars they write and read themselves, "
-     "and the length from which bytes travel out of band (those are left to the full path)."},
+     "set_top_level(SerializationResult, {'float': hash, 'bytes': hash}, bytes_out_of_band_threshold, untracked_ok): "
+     "the class serialize_top returns and unpack_top reads, the ClassIDHashes of the scalars they write and read "
+     "themselves, the length from which bytes travel out of band (those are left to the full path), and whether a "
+     "result without buffers may be left untracked by the garbage collector (see _core_top_setup.h)."},
     {"set_top_value", set_top_value, METH_VARARGS,
      "set_top_value(DecodeState, OutOfBandBuffers, NO_BUFFERS): what top_value builds a call's state from."},
     {NULL, NULL, 0, NULL},

@@ -73,7 +73,7 @@ static PyObject *serialize_top_adaptive(Codec *codec, PyObject *value) {
         Py_ssize_t cap = wasted / 1024 < SKIP_MAX ? wasted / 1024 : SKIP_MAX;
         Py_ssize_t next = codec->skip_next == 0 ? 1 : 2 * (Py_ssize_t)codec->skip_next;
         codec->skip_left = codec->skip_next = (int)(next < cap ? next : cap);
-    } else if (result != NULL && result != Py_NotImplemented) {
+    } else if (codec->skip_next > 0 && result != NULL && result != Py_NotImplemented) {
         codec->skip_next /= 2;
     }
     return result;

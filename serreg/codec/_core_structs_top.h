@@ -31,12 +31,12 @@ static void top_structs_close(Enc *e) {
     Py_CLEAR(e->scope_definitions);
 }
 
-/* The in-band of serialize_top's result from the value's bytes: as they are without structs; with
- * them, the table in front (docs/FORMAT.md 10.1: the definitions, then the value's ClassIDHash *hash
- * and bytes), *hash then replaced by ClassIDHash("serreg.structs"). */
-static PyObject *top_in_band(Enc *e, PyObject **hash, const char *body, Py_ssize_t n) {
+/* The frame of serialize_top's result (section_frame) from the value's bytes: its in-band section is
+ * the value's ClassIDHash *hash and bytes without structs; with them, the table in front (docs/FORMAT.md
+ * 10.1: the definitions, then *hash and the bytes), *hash then replaced by ClassIDHash("serreg.structs"). */
+static PyObject *top_result_frame(Enc *e, PyObject **hash, const char *body, Py_ssize_t n) {
     Py_ssize_t count = e->scope_definitions == NULL ? 0 : PyList_GET_SIZE(e->scope_definitions);
-    if (count == 0) return PyBytes_FromStringAndSize(body, n); /* no struct table: the plain in-band */
+    if (count == 0) return section_frame(PyBytes_AS_STRING(*hash), body, n); /* no struct table */
     Py_ssize_t size = 5 + HASH_SIZE + n;
     for (Py_ssize_t i = 0; i < count; i++) size += PyBytes_GET_SIZE(PyList_GET_ITEM(e->scope_definitions, i));
     Out o = {0};
@@ -50,10 +50,10 @@ static PyObject *top_in_band(Enc *e, PyObject **hash, const char *body, Py_ssize
     o.len += HASH_SIZE;
     memcpy(o.buf + o.len, body, n);
     o.len += n;
-    PyObject *in_band = PyBytes_FromStringAndSize(o.buf, o.len);
+    PyObject *frame = section_frame(PyBytes_AS_STRING(structs_hash), o.buf, o.len);
     PyMem_Free(o.buf);
-    if (in_band != NULL) Py_SETREF(*hash, Py_NewRef(structs_hash));
-    return in_band;
+    if (frame != NULL) Py_SETREF(*hash, Py_NewRef(structs_hash));
+    return frame;
 }
 
 /* A struct table's value (after its ClassIDHash) read as unpack_plain_value reads a plain one, its

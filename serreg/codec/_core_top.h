@@ -12,6 +12,12 @@
  * classes with a plan are the exception: both entries write and read them with a struct table of
  * their own (_core_structs_top.h). */
 
+/* Keep the empty list oob (a reference given) for serialize_top's next call, when no one else holds it. */
+static void keep_oob_list(Codec *self, PyObject *oob) {
+    if (self->oob_scratch == NULL && Py_REFCNT(oob) == 1 && PyList_GET_SIZE(oob) == 0) self->oob_scratch = oob;
+    else Py_DECREF(oob);
+}
+
 /* obj's SerializationResult, or NotImplemented; *wasted is the bytes written before a value that is
  * not plain was met (0 otherwise). */
 static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
@@ -30,8 +36,11 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     }
     if (!PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE) Py_RETURN_NOTIMPLEMENTED;
     Py_INCREF(hash);
-    PyObject *oob = new_buffer_list(), *packed = NULL;
-    if (oob == NULL) { Py_DECREF(hash); return NULL; }
+    /* The buffers are collected in the codec's kept empty list (taken: a call inside this one makes its own);
+       a result gets the list only when a buffer was met, else None, and the list stays kept. */
+    PyObject *oob = self->oob_scratch, *frame = NULL;
+    self->oob_scratch = NULL;
+    if (oob == NULL && (oob = PyList_New(0)) == NULL) { Py_DECREF(hash); return NULL; }
     e.codec = self;
     e.oob = oob;
     e.plain_top = 1;
@@ -65,29 +74,44 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
             skip = ext_header(buf); /* an ext 0 (its hash too), or a struct's ext 1; not a list's ext 2 */
             skip = buf[skip - 1] == 0 ? skip + HASH_SIZE : top_plan != NULL ? skip : 0;
         }
-        packed = top_in_band(&e, &hash, e.out.buf + skip, e.out.len - skip);
+        frame = top_result_frame(&e, &hash, e.out.buf + skip, e.out.len - skip);
     }
     top_structs_close(&e);
     give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
-    if (packed != NULL) {
-        result = result_fast ? new_result() : result_type->tp_alloc(result_type, 0);
+    if (frame != NULL) {
+        /* With buffers (a bytearray met), the frame is not the result's: its in-band is kept as bytes. */
+        PyObject *in_band = PyList_GET_SIZE(oob) == 0 ? Py_NewRef(Py_None) :
+            PyBytes_FromStringAndSize(PyBytes_AS_STRING(frame) + FRAME_HEADER + HASH_SIZE,
+                                      PyBytes_GET_SIZE(frame) - FRAME_HEADER - HASH_SIZE);
+        if (in_band != NULL && in_band != Py_None) Py_SETREF(frame, Py_NewRef(Py_None));
+        result = in_band == NULL ? NULL : result_fast ? (PyObject *)PyObject_GC_New(PyObject, result_type)
+                                                      : result_type->tp_alloc(result_type, 0);
         if (result != NULL) {
-            SLOT(result, R_IN_BAND) = packed;
+            SLOT(result, R_IN_BAND) = in_band; /* None: the frame's, read from it (serreg/result.py) */
             SLOT(result, R_CLASS_HASH) = hash;
-            SLOT(result, R_BUFFERS) = oob;
             SLOT(result, R_KEY) = Py_NewRef(Py_None);
-            if (result_fast) PyObject_GC_Track(result);
+            SLOT(result, R_FRAME) = frame;
+            if (PyList_GET_SIZE(oob) == 0) {
+                SLOT(result, R_BUFFERS) = Py_NewRef(Py_None);
+                keep_oob_list(self, oob);
+                if (result_fast && !result_untracked_ok) PyObject_GC_Track(result); /* (see result_untracked_ok) */
+            } else {
+                SLOT(result, R_BUFFERS) = oob;
+                if (result_fast) PyObject_GC_Track(result);
+            }
             return result;
         }
-        Py_DECREF(packed);
+        Py_XDECREF(in_band);
+        Py_DECREF(frame);
     } else if (r < 0 && !(r == -1 && PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception))) {
         /* Not plain, or an error the full path reports with its own words. */
         PyErr_Clear();
         result = Py_NewRef(Py_NotImplemented);
     }
     Py_DECREF(hash);
-    Py_DECREF(oob);
+    if (PyList_GET_SIZE(oob) > 0 && PyList_SetSlice(oob, 0, PY_SSIZE_T_MAX, NULL) < 0) PyErr_Clear();
+    keep_oob_list(self, oob);
     return result;
 }
 
@@ -243,8 +267,20 @@ static PyObject *unpack_top(Codec *self, PyObject *data, PyObject *plain) {
     Py_buffer view;
     if (Py_TYPE(data) == result_type) {
         PyObject *hash = SLOT(data, R_CLASS_HASH), *in_band = SLOT(data, R_IN_BAND), *buffers = SLOT(data, R_BUFFERS);
+        PyObject *frame = SLOT(data, R_FRAME);
+        if (buffers == NULL || (buffers != Py_None && (!PyList_CheckExact(buffers) || PyList_GET_SIZE(buffers) != 0)))
+            Py_RETURN_NOTIMPLEMENTED;
+        if (frame != NULL && PyBytes_CheckExact(frame) && PyBytes_GET_SIZE(frame) >= FRAME_HEADER + HASH_SIZE) {
+            /* written whole by serialize_top: the in-band section is the frame's (bytes: read in place) */
+            const unsigned char *f = (const unsigned char *)PyBytes_AS_STRING(frame);
+            Py_INCREF(frame);
+            value = unpack_section(self, &t, f + FRAME_HEADER, f + FRAME_HEADER + HASH_SIZE,
+                                   PyBytes_GET_SIZE(frame) - FRAME_HEADER - HASH_SIZE, max_depth);
+            Py_DECREF(frame);
+            return value;
+        }
         if (hash == NULL || !PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE || in_band == NULL ||
-            in_band == Py_None || buffers == NULL || !PyList_CheckExact(buffers) || PyList_GET_SIZE(buffers) != 0)
+            in_band == Py_None)
             Py_RETURN_NOTIMPLEMENTED;
         Py_INCREF(hash); /* the result may be changed while the value is built */
         if (PyBytes_CheckExact(in_band)) {

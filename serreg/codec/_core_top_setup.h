@@ -138,9 +138,10 @@ static PyObject *unpacked_as_is(Codec *self, Tables *t, const char *p) {
 }
 
 static PyTypeObject *result_type; /* serreg.result.SerializationResult */
-/* Offsets of its slots: _in_band, _class_hash, out_of_band_buffers, _key. */
-enum { R_IN_BAND, R_CLASS_HASH, R_BUFFERS, R_KEY, N_RESULT_SLOTS };
-static const char *RESULT_SLOTS[N_RESULT_SLOTS] = {"_in_band", "_class_hash", "out_of_band_buffers", "_key"};
+/* Offsets of its slots (serreg/result.py): _in_band, _class_hash, _buffers (None: no buffers), _key, _frame
+ * (None, or the result's whole frame, its in-band section after the header: then _in_band is None). */
+enum { R_IN_BAND, R_CLASS_HASH, R_BUFFERS, R_KEY, R_FRAME, N_RESULT_SLOTS };
+static const char *RESULT_SLOTS[N_RESULT_SLOTS] = {"_in_band", "_class_hash", "_buffers", "_key", "_frame"};
 static Py_ssize_t result_slot[N_RESULT_SLOTS];
 
 #define SLOT(obj, i) (*(PyObject **)((char *)(obj) + result_slot[i]))
@@ -198,9 +199,9 @@ static PyObject *kind_hash_bytes[N_KINDS]; /* kind_hash as bytes objects */
 static Py_ssize_t bytes_in_band_max;   /* bytes at least this long travel out of band: not here */
 
 /* Results made and freed cheaply. SerializationResult is a Python class whose instances are the
- * object header and its four slots, nothing else (no __dict__, no __weakref__, no finalizer, base
+ * object header and its five slots, nothing else (no __dict__, no __weakref__, no finalizer, base
  * object): when set_top_level finds it so, serialize_top makes one without zeroing it first (every
- * slot is set at once), and its tp_dealloc is result_dealloc, which frees the four slots and the
+ * slot is set at once), and its tp_dealloc is result_dealloc, which frees the five slots and the
  * object: what subtype_dealloc does for such a class, without its general steps. A subclass keeps
  * subtype_dealloc, which clears the subclass's own slots and then calls result_dealloc for these. */
 static int result_fast;
@@ -213,45 +214,54 @@ static int plain_result_layout(PyTypeObject *type) {
            type->tp_free == PyObject_GC_Del;
 }
 
-/* Freed results and their emptied buffer lists, kept for the next serialize_top: a round trip then
- * allocates neither a GC object nor a list for its result. A kept result is untracked memory with no
- * reference to it (nor to its type); PyObject_Init makes it an object again. A kept list is an empty
- * list no one else refers to (a result held the only reference). Emptied when the class changes. */
-#define RESULT_KEEP 8
-static PyObject *kept_results[RESULT_KEEP], *kept_lists[RESULT_KEEP];
-static int n_kept_results, n_kept_lists;
-
 static void result_dealloc(PyObject *self) {
     PyTypeObject *type = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
-    PyObject *buffers = SLOT(self, R_BUFFERS);
-    if (buffers != NULL && PyList_CheckExact(buffers) && Py_REFCNT(buffers) == 1 && PyList_GET_SIZE(buffers) == 0 &&
-        n_kept_lists < RESULT_KEEP) {
-        kept_lists[n_kept_lists++] = buffers;
-        SLOT(self, R_BUFFERS) = NULL;
-    }
-    for (int i = 0; i < N_RESULT_SLOTS; i++) Py_CLEAR(SLOT(self, i));
-    if (type == result_type && n_kept_results < RESULT_KEEP) kept_results[n_kept_results++] = self;
-    else type->tp_free(self);
+    for (int i = 0; i < N_RESULT_SLOTS; i++) Py_XDECREF(SLOT(self, i)); /* freed: no slot is read again */
+    type->tp_free(self);
     Py_DECREF(type); /* a heap type's instances hold a reference to it */
 }
 
-/* An empty list for a result's buffers (a kept one when there is one). */
-static PyObject *new_buffer_list(void) {
-    return n_kept_lists > 0 ? kept_lists[--n_kept_lists] : PyList_New(0);
+/* The first 16 bytes of an unsigned frame without out-of-band buffers (docs/FORMAT.md, section 4):
+ * magic, format version 1, flags, reserved, no buffers, reserved. */
+static const unsigned char SECTION_HEAD[16] = {'S', 'R', 'E', 'G', 1};
+
+/* A new bytes object holding the unsigned frame, without out-of-band buffers, of the in-band section
+ * hash (8 bytes) + body (n bytes): the frame a result's to_bytes returns, written in one allocation. */
+static PyObject *section_frame(const char *hash, const char *body, Py_ssize_t n) {
+    PyObject *frame = PyBytes_FromStringAndSize(NULL, FRAME_HEADER + HASH_SIZE + n);
+    if (frame == NULL) return NULL;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(frame);
+    uint64_t in_band = (uint64_t)(HASH_SIZE + n), total = in_band + FRAME_HEADER;
+    memcpy(out, SECTION_HEAD, 16);
+#if !PY_BIG_ENDIAN
+    memcpy(out + 16, &in_band, 8);
+    memcpy(out + 24, &total, 8);
+#else
+    for (int i = 0; i < 8; i++) {
+        out[16 + i] = (unsigned char)(in_band >> (8 * i));
+        out[24 + i] = (unsigned char)(total >> (8 * i));
+    }
+#endif
+    memcpy(out + FRAME_HEADER, hash, HASH_SIZE);
+    if (n) memcpy(out + FRAME_HEADER + HASH_SIZE, body, n);
+    return frame;
 }
 
-/* A result_type instance whose slots are all to be set, untracked (result_fast only). */
-static PyObject *new_result(void) {
-    if (n_kept_results == 0) return (PyObject *)PyObject_GC_New(PyObject, result_type);
-    return PyObject_Init(kept_results[--n_kept_results], result_type);
-}
+/* A result without buffers made by serialize_top holds only bytes and None: no reference cycle can pass
+ * through it, so the garbage collector need not track it, until Python code gives it a container (the
+ * out_of_band_buffers property, the in_band_buffer setter): serreg/result.py then tracks it (track, in
+ * serreg/wire/_frame.c). Set when that twin is compiled; 0: every result is tracked. */
+static int result_untracked_ok;
 
-/* set_top_level(SerializationResult, {"float": hash, "bytes": hash}, bytes out-of-band threshold) */
+/* set_top_level(SerializationResult, {"float": hash, "bytes": hash}, bytes out-of-band threshold,
+ *               results may be left untracked) */
 static PyObject *set_top_level(PyObject *module, PyObject *args) {
     PyObject *type, *hashes;
     Py_ssize_t threshold;
-    if (!PyArg_ParseTuple(args, "O!O!n", &PyType_Type, &type, &PyDict_Type, &hashes, &threshold)) return NULL;
+    int untracked_ok;
+    if (!PyArg_ParseTuple(args, "O!O!np", &PyType_Type, &type, &PyDict_Type, &hashes, &threshold, &untracked_ok))
+        return NULL;
     Py_ssize_t offsets[N_RESULT_SLOTS];
     for (int i = 0; i < N_RESULT_SLOTS; i++) {
         PyObject *descr = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict, RESULT_SLOTS[i]);
@@ -276,12 +286,12 @@ static PyObject *set_top_level(PyObject *module, PyObject *args) {
         if (h == NULL) return NULL;
         Py_XSETREF(kind_hash_bytes[k], h);
     }
-    while (n_kept_results > 0) PyObject_GC_Del(kept_results[--n_kept_results]); /* of the class set before */
     memcpy(result_slot, offsets, sizeof offsets);
     bytes_in_band_max = threshold;
     Py_INCREF(type);
     Py_XSETREF(result_type, (PyTypeObject *)type);
     result_fast = plain_result_layout(result_type);
+    result_untracked_ok = untracked_ok;
     if (result_fast) result_type->tp_dealloc = result_dealloc;
     Py_RETURN_NONE;
 }

@@ -28,6 +28,7 @@ from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
 from ._core import StructPlan, set_class_hashes, set_decode_state, set_struct_state, set_top_level, set_top_value
 from ._core import top_method as core_top_method
 from .checks import check_hash_spread
+from ..wire.frame import COMPILED as FRAME_COMPILED
 from .layout import BYTES_OUT_OF_BAND_THRESHOLD
 from .pack_state import EncodeNested
 from .pure import DecodeNested, SnapshotSource
@@ -52,8 +53,10 @@ IN_PLACE_CLASS_IDS = (
 
 set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLASS_IDS})
 set_decode_state(DECODE_STATE, DeserializationError, check_hash_spread, LimitExceededError)
+# Results without buffers are left untracked by the garbage collector when the result's compiled
+# twin (wire/_frame.c: track) tracks them once they are given a container (serreg/result.py).
 set_top_level(SerializationResult, {"float": class_id_hash("float"), "bytes": class_id_hash("bytes")},
-              BYTES_OUT_OF_BAND_THRESHOLD)
+              BYTES_OUT_OF_BAND_THRESHOLD, FRAME_COMPILED)
 set_top_value(DecodeState, OutOfBandBuffers, NO_BUFFERS)
 
 

@@ -8,11 +8,12 @@
  * None otherwise (the checks are _frame_layout.h's, which the codec's top-level entry shares): the
  * caller then reads it with FrameView, which reports what is wrong at which offset.  Same answers as the pure-Python functions (the tests run both).
  *
- * to_bytes_method(function) makes SerializationResult.to_bytes a C method: for a result without
- * signing key and without out-of-band buffers it is join_section of the result's two slots,
- * and with buffers that are all memoryviews of contiguous bytes join_frame of them, with no
- * Python frame; for anything else it calls function, the Python method (twin in frame.py: the
- * Python method unchanged). */
+ * to_bytes_descriptor(cls, function) makes SerializationResult.to_bytes a C method of the class (a
+ * method descriptor, which the interpreter calls directly): for a result without signing key and
+ * without out-of-band buffers it is the frame the compiled codec wrote whole (the result's _frame:
+ * bytes, immutable, handed out as it is) or join_section of the result's two slots, and with buffers
+ * that are all memoryviews of contiguous bytes join_frame of them, with no Python frame; for anything
+ * else it calls function, the Python method (twin in frame.py: the Python method unchanged). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
@@ -181,22 +182,21 @@ done:
     return result;
 }
 
-/* ------------------------------------------------------------------ to_bytes_method */
+/* ------------------------------------------------------------------ to_bytes_descriptor */
 
-enum { S_CLASS_HASH, S_IN_BAND, S_BUFFERS, S_KEY, N_SLOTS };
-static const char *SLOT_NAMES[N_SLOTS] = {"_class_hash", "_in_band", "out_of_band_buffers", "_key"};
+/* The result's slots (serreg/result.py): _buffers None stands for no buffers; _frame is None or the
+ * result's whole frame while it has no key and no buffers (then _in_band may be None: read from it). */
+enum { S_CLASS_HASH, S_IN_BAND, S_BUFFERS, S_KEY, S_FRAME, N_SLOTS };
+static const char *SLOT_NAMES[N_SLOTS] = {"_class_hash", "_in_band", "_buffers", "_key", "_frame"};
 
-typedef struct {
-    PyObject_HEAD
-    PyObject *function; /* the Python method */
-    vectorcallfunc vectorcall;
-    PyTypeObject *seen_type; /* the type whose slot offsets are below (borrowed: compared only) */
-    Py_ssize_t slot[N_SLOTS];
-} ToBytesMethod;
+static PyObject *to_bytes_python; /* the Python method: what the C method calls for anything else */
+static PyObject *to_bytes_doc;    /* bytes: the text signature and the Python method's docstring */
+static PyTypeObject *seen_type;   /* the class whose slot offsets are below (held) */
+static Py_ssize_t seen_slot[N_SLOTS];
 
-/* Find the offsets of type's four slots; 0 if one is not an object slot (no error set; the offsets
+/* Find the offsets of type's five slots; 0 if one is not an object slot (no error set; the offsets
  * of the type seen before are kept). */
-static int find_slots(ToBytesMethod *self, PyTypeObject *type) {
+static int find_slots(PyTypeObject *type) {
     Py_ssize_t slot[N_SLOTS];
     for (int i = 0; i < N_SLOTS; i++) {
         PyObject *name = PyUnicode_FromString(SLOT_NAMES[i]);
@@ -211,8 +211,9 @@ static int find_slots(ToBytesMethod *self, PyTypeObject *type) {
         if (member->type != T_OBJECT_EX && member->type != T_OBJECT) return 0;
         slot[i] = member->offset;
     }
-    memcpy(self->slot, slot, sizeof slot);
-    self->seen_type = type;
+    memcpy(seen_slot, slot, sizeof slot);
+    Py_INCREF(type);
+    Py_XSETREF(seen_type, type);
     return 1;
 }
 
@@ -236,116 +237,92 @@ static int plain_buffers(PyObject *buffers) {
     return 1;
 }
 
-static PyObject *ToBytesMethod_vectorcall(ToBytesMethod *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-    if (PyVectorcall_NARGS(nargsf) == 1 && kwnames == NULL) {
-        PyObject *result = args[0];
-        PyTypeObject *type = Py_TYPE(result);
-        if (type == self->seen_type || find_slots(self, type)) {
-#define AT(i) (*(PyObject **)((char *)result + self->slot[i]))
-            PyObject *key = AT(S_KEY), *buffers = AT(S_BUFFERS), *pieces[2] = {AT(S_CLASS_HASH), AT(S_IN_BAND)};
+/* SerializationResult.to_bytes(): a method of the class (METH_NOARGS), so the interpreter calls it
+ * directly. The frame the compiled codec wrote with the result, join_section of the two parts, or
+ * join_frame of them and buffers that are all plain memoryviews; the Python method for anything else. */
+static PyObject *to_bytes_c(PyObject *result, PyObject *unused) {
+    PyTypeObject *type = Py_TYPE(result);
+    if (type == seen_type || find_slots(type)) {
+#define AT(i) (*(PyObject **)((char *)result + seen_slot[i]))
+        PyObject *key = AT(S_KEY), *buffers = AT(S_BUFFERS), *frame = AT(S_FRAME);
+        if (frame != NULL && frame != Py_None && key == Py_None && buffers == Py_None && PyBytes_CheckExact(frame))
+            return Py_NewRef(frame); /* written whole with the in-band section: bytes, shared safely */
+        PyObject *pieces[2] = {AT(S_CLASS_HASH), AT(S_IN_BAND)};
 #undef AT
-            if (key == Py_None && buffers != NULL && PyList_CheckExact(buffers) && pieces[0] != NULL && pieces[1] != NULL) {
-                if (PyList_GET_SIZE(buffers) == 0) return join_section(NULL, pieces, 2);
-                if (plain_buffers(buffers)) { /* join_frame(_in_band_parts(), buffers), as the Python method does */
-                    PyObject *parts = PyList_New(0), *frame = NULL;
-                    if (parts == NULL) return NULL;
-                    if ((pieces[0] == Py_None || PyList_Append(parts, pieces[0]) == 0) &&
-                        (pieces[1] == Py_None || PyList_Append(parts, pieces[1]) == 0)) {
-                        PyObject *call[2] = {parts, buffers};
-                        Py_INCREF(buffers); /* the result's list may be replaced while it is read */
-                        frame = join_frame(NULL, call, 2);
-                        Py_DECREF(buffers);
-                    }
-                    Py_DECREF(parts);
-                    return frame;
+        int no_buffers = buffers == Py_None || (buffers != NULL && PyList_CheckExact(buffers) && PyList_GET_SIZE(buffers) == 0);
+        if (key == Py_None && no_buffers && frame != NULL && PyBytes_CheckExact(frame))
+            return Py_NewRef(frame);
+        if (key == Py_None && buffers != NULL && pieces[0] != NULL && pieces[1] != NULL &&
+            frame == Py_None) { /* (with a frame and buffers, the Python method reads the parts from it) */
+            if (no_buffers) return join_section(NULL, pieces, 2);
+            if (PyList_CheckExact(buffers) && plain_buffers(buffers)) { /* join_frame(_in_band_parts(), buffers) */
+                PyObject *parts = PyList_New(0), *joined = NULL;
+                if (parts == NULL) return NULL;
+                if ((pieces[0] == Py_None || PyList_Append(parts, pieces[0]) == 0) &&
+                    (pieces[1] == Py_None || PyList_Append(parts, pieces[1]) == 0)) {
+                    PyObject *call[2] = {parts, buffers};
+                    Py_INCREF(buffers); /* the result's list may be replaced while it is read */
+                    joined = join_frame(NULL, call, 2);
+                    Py_DECREF(buffers);
                 }
+                Py_DECREF(parts);
+                return joined;
             }
         }
     }
-    return PyObject_Vectorcall(self->function, args, nargsf, kwnames);
-}
-
-static PyObject *ToBytesMethod_get(PyObject *self, PyObject *obj, PyObject *type) {
-    if (obj == NULL || obj == Py_None) return Py_NewRef(self);
-    return PyMethod_New(self, obj);
-}
-
-/* __name__, __qualname__, __module__ ...: the Python method's. */
-static PyObject *ToBytesMethod_getattro(ToBytesMethod *self, PyObject *name) {
-    PyObject *found = PyObject_GenericGetAttr((PyObject *)self, name);
-    if (found != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError)) return found;
-    PyErr_Clear();
-    return PyObject_GetAttr(self->function, name);
-}
-
-static PyObject *ToBytesMethod_doc(ToBytesMethod *self, void *closure) {
-    return PyObject_GetAttrString(self->function, "__doc__");
-}
-
-static PyObject *ToBytesMethod_reduce(ToBytesMethod *self, PyObject *unused) {
-    return PyObject_GetAttrString(self->function, "__qualname__");
-}
-
-static int ToBytesMethod_traverse(ToBytesMethod *self, visitproc visit, void *arg) {
-    Py_VISIT(self->function);
-    return 0;
-}
-
-static void ToBytesMethod_dealloc(ToBytesMethod *self) {
-    PyObject_GC_UnTrack(self);
-    Py_CLEAR(self->function);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static PyMemberDef ToBytesMethod_members[] = {
-    {"__wrapped__", T_OBJECT, offsetof(ToBytesMethod, function), READONLY, "the Python method"},
-    {NULL, 0, 0, 0, NULL},
-};
-
-static PyGetSetDef ToBytesMethod_getset[] = {
-    {"__doc__", (getter)ToBytesMethod_doc, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-static PyMethodDef ToBytesMethod_methods[] = {
-    {"__reduce__", (PyCFunction)ToBytesMethod_reduce, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyTypeObject ToBytesMethodType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "serreg.wire._frame.ToBytesMethod",
-    .tp_basicsize = sizeof(ToBytesMethod),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_vectorcall_offset = offsetof(ToBytesMethod, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_descr_get = ToBytesMethod_get,
-    .tp_getattro = (getattrofunc)ToBytesMethod_getattro,
-    .tp_dealloc = (destructor)ToBytesMethod_dealloc,
-    .tp_traverse = (traverseproc)ToBytesMethod_traverse,
-    .tp_members = ToBytesMethod_members,
-    .tp_getset = ToBytesMethod_getset,
-    .tp_methods = ToBytesMethod_methods,
-};
-
-static PyObject *to_bytes_method(PyObject *module, PyObject *function) {
-    if (!PyCallable_Check(function)) {
-        PyErr_SetString(PyExc_TypeError, "to_bytes_method(function): function must be callable");
+    if (to_bytes_python == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "to_bytes_descriptor was not called");
         return NULL;
     }
-    ToBytesMethod *self = PyObject_GC_New(ToBytesMethod, &ToBytesMethodType);
-    if (self == NULL) return NULL;
-    self->function = Py_NewRef(function);
-    self->vectorcall = (vectorcallfunc)ToBytesMethod_vectorcall;
-    self->seen_type = NULL;
-    PyObject_GC_Track(self);
-    return (PyObject *)self;
+    return PyObject_CallOneArg(to_bytes_python, result);
+}
+
+static PyMethodDef to_bytes_def = {"to_bytes", to_bytes_c, METH_NOARGS, NULL};
+
+/* to_bytes_descriptor(cls, function) -> the method descriptor of cls named to_bytes, to_bytes_c, whose
+ * docstring is function's and which calls function (the Python method) for what it does not write. */
+static PyObject *to_bytes_descriptor(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyType_Check(args[0]) || !PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "to_bytes_descriptor(cls: type, function: callable)");
+        return NULL;
+    }
+    PyObject *doc = PyObject_GetAttrString(args[1], "__doc__"), *text;
+    if (doc == NULL) return NULL;
+    if (doc == Py_None) text = PyBytes_FromString("to_bytes($self, /)\n--\n\n");
+    else {
+        const char *utf8 = PyUnicode_Check(doc) ? PyUnicode_AsUTF8(doc) : NULL;
+        if (utf8 == NULL && !PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "to_bytes_descriptor: the function's __doc__ is not a str");
+        text = utf8 == NULL ? NULL : PyBytes_FromFormat("to_bytes($self, /)\n--\n\n%s", utf8);
+    }
+    Py_DECREF(doc);
+    if (text == NULL) return NULL;
+    PyObject *descr = PyDescr_NewMethod((PyTypeObject *)args[0], &to_bytes_def);
+    if (descr == NULL) {
+        Py_DECREF(text);
+        return NULL;
+    }
+    to_bytes_def.ml_doc = PyBytes_AS_STRING(text); /* kept alive below: read by every descriptor made here */
+    Py_XSETREF(to_bytes_doc, text);
+    Py_XSETREF(to_bytes_python, Py_NewRef(args[1]));
+    Py_CLEAR(seen_type);
+    return descr;
+}
+
+/* track(obj): let the garbage collector see obj if it is a container it does not track yet. */
+static PyObject *track(PyObject *module, PyObject *obj) {
+    if (PyObject_IS_GC(obj) && !PyObject_GC_IsTracked(obj)) PyObject_GC_Track(obj);
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
-    {"to_bytes_method", to_bytes_method, METH_O,
-     "to_bytes_method(function) -> method: SerializationResult.to_bytes, written in C for a result without key "
-     "whose buffers (if any) are memoryviews of contiguous bytes, function (the Python method) for anything else."},
+    {"track", track, METH_O,
+     "track(obj): the garbage collector tracks obj from now on, if it is a container it does not track yet "
+     "(a result the compiled codec made without references to other containers, when it is given one)."},
+    {"to_bytes_descriptor", (PyCFunction)(void (*)(void))to_bytes_descriptor, METH_FASTCALL,
+     "to_bytes_descriptor(cls, function) -> method descriptor: SerializationResult.to_bytes written in C for a "
+     "result whose frame the codec wrote, or without key whose buffers (if any) are memoryviews of contiguous "
+     "bytes; function (the Python method) for anything else."},
     {"join_frame", (PyCFunction)(void (*)(void))join_frame, METH_FASTCALL,
      "join_frame(in_band_parts: list, buffers: list) -> bytes: the unsigned frame of these parts."},
     {"join_section", (PyCFunction)(void (*)(void))join_section, METH_FASTCALL,
@@ -360,6 +337,5 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "serreg.wire._frame", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__frame(void) {
-    if (PyType_Ready(&ToBytesMethodType) < 0) return NULL;
     return PyModule_Create(&module);
 }
