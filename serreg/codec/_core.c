@@ -364,6 +364,9 @@ static PyMethodDef module_methods[] = {
      "set_struct_state(encode scope contextvar, decode scope contextvar, read_instance, check state): where "
      "a serialize or deserialize call keeps its struct table, what words a refused instance, and the state "
      "a struct field's Python writer is called with when its check refuses a value."},
+    {"set_implicit_state", set_implicit_state, METH_O,
+     "set_implicit_state(implicit tables contextvar): where a pack call finds the tables it reads instead of the "
+     "snapshot's while a value is written with implicit structs (docs/FORMAT.md 10.9)."},
     {"top_method", top_method, METH_VARARGS,
      "top_method(kind, function) -> method: the Registry method function ('serialize' or 'deserialize') "
      "calling the registry's codec first when called with the value alone (see _core_entry.h)."},

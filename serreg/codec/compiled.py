@@ -25,7 +25,9 @@ from ..standard import STRUCTS_CLASS_ID
 from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
-from ._core import StructPlan, set_class_hashes, set_decode_state, set_struct_state, set_top_level, set_top_value
+from ._core import (
+    StructPlan, set_class_hashes, set_decode_state, set_implicit_state, set_struct_state, set_top_level, set_top_value,
+)
 from ._core import top_method as core_top_method
 from .checks import check_hash_spread
 from ..wire.frame import COMPILED as FRAME_COMPILED
@@ -33,7 +35,7 @@ from .layout import BYTES_OUT_OF_BAND_THRESHOLD
 from .pack_state import EncodeNested
 from .pure import DecodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
-from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, read_instance
+from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, IMPLICIT_TABLES, read_instance
 
 __all__ = ["MsgpackCodec", "StructPlan", "top_method"]
 
@@ -78,6 +80,7 @@ class _CheckState:
 
 
 set_struct_state(ENCODE_SCOPE, DECODE_SCOPE, read_instance, _CheckState(), class_id_hash(STRUCTS_CLASS_ID))
+set_implicit_state(IMPLICIT_TABLES)  # a value written with implicit structs: the tables a pack reads (10.9)
 
 
 class MsgpackCodec(CoreCodec):

@@ -116,6 +116,20 @@ abstract class InBandBytes {
         pos = end;
     }
 
+    /**
+     * The buffer this reader reads (the one it was given, or a view of it when that is direct or
+     * read-only), for the decoder to read a section in it without a view of its own; see
+     * {@link #sourceIndex}.
+     */
+    final ByteBuffer source() {
+        return source;
+    }
+
+    /** The index in {@link #source} of an index of this reader. */
+    final int sourceIndex(int index) {
+        return index - sourceShift;
+    }
+
     /** A view of {@code n} bytes at an index, sharing the in-band's memory. */
     final ByteBuffer view(int index, int n) {
         return source.slice(index - sourceShift, n);
