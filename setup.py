@@ -1,4 +1,5 @@
-"""Build the optional compiled parts (serreg/codec/_core.c, _scan.c, serreg/wire/_frame.c);
+"""Build the optional compiled parts (serreg/codec/_core.c, _scan.c, serreg/wire/_frame.c,
+serreg/implicit/_walk.c);
 everything else is in pyproject.toml.
 
 The extensions are optional: if they cannot be compiled, serreg uses their pure-Python twins
@@ -13,6 +14,7 @@ setup(
         Extension(
             "serreg.wire._frame", ["serreg/wire/_frame.c"], optional=True, depends=["serreg/wire/_frame_layout.h"]
         ),
+        Extension("serreg.implicit._walk", ["serreg/implicit/_walk.c"], optional=True),
         Extension(
             "serreg.codec._core", ["serreg/codec/_core.c"], optional=True,
             depends=[
@@ -24,7 +26,7 @@ setup(
                 "serreg/codec/_core_structs_list_decode.h", "serreg/codec/_core_structs_top.h",
                 "serreg/codec/_core_walk.h",
                 "serreg/codec/_core_decode_state.h", "serreg/codec/_core_decode_values.h",
-                "serreg/codec/_core_decode_calls.h", "serreg/codec/_core_decode_scalars.h",
+                "serreg/codec/_core_decode_calls.h", "serreg/codec/_core_decode_scalars.h", "serreg/codec/_core_decode_refuse.h",
                 "serreg/codec/_core_unpack.h", "serreg/codec/_core_encode_state.h",
                 "serreg/codec/_core_encode_calls.h", "serreg/codec/_core_encode_leaves.h",
                 "serreg/codec/_core_pack.h", "serreg/codec/_core_structs_scope.h",

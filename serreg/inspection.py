@@ -27,7 +27,9 @@ from typing import Any, Iterator, Optional
 from .errors import DeserializationError
 from .inspection_walk import Bin, MapEntries, ValueNode, Walker
 from .limits import DEFAULT_LIMITS, DecodeState, Limits
-from .standard import FALLBACK_CLASS_ID, STANDARD_CLASS_IDS, STRUCT_CARRIER_CLASS_ID, STRUCTS_CLASS_ID
+from .standard import (
+    FALLBACK_CLASS_ID, PYOBJECTS_CLASS_ID, STANDARD_CLASS_IDS, STRUCT_CARRIER_CLASS_ID, STRUCTS_CLASS_ID,
+)
 from .wire.class_id import class_id_hash
 from .wire.frame import HEADER, HEADER_SIZE, FrameView
 
@@ -48,7 +50,8 @@ __all__ = [
 
 # docs/FORMAT.md, section 6: the standard class IDs whose serializer in-band is one msgpack value.
 # The struct table (docs/FORMAT.md section 10) is not one msgpack value: shown, not walked.
-MSGPACK_CLASS_IDS = STANDARD_CLASS_IDS - {FALLBACK_CLASS_ID, STRUCTS_CLASS_ID, STRUCT_CARRIER_CLASS_ID}
+MSGPACK_CLASS_IDS = STANDARD_CLASS_IDS - {FALLBACK_CLASS_ID, STRUCTS_CLASS_ID, STRUCT_CARRIER_CLASS_ID,
+                                          PYOBJECTS_CLASS_ID}
 
 
 def standard_class_names() -> dict[bytes, str]:

@@ -42,6 +42,7 @@ from .standard import (
     NUMPY_GENERIC_CLASS_IDS,
     PANDAS_DATAFRAME_CLASS_ID,
     PANDAS_SERIES_CLASS_ID,
+    PYOBJECTS_CLASS_ID,
     STRUCTS_CLASS_ID,
 )
 from .wire.class_id import CLASS_ID_HASH_SIZE
@@ -203,6 +204,9 @@ class Walker:
         else:
             if class_id == STRUCTS_CLASS_ID:
                 node.note = "a struct table and the value after it (docs/FORMAT.md section 10): not walked"
+            elif class_id == PYOBJECTS_CLASS_ID:
+                node.note = ("plain Python objects: their pickled classes (not unpickled), then a struct table and the "
+                             "value after it (docs/FORMAT.md section 10.9): not walked")
             else:
                 node.note = "not a standard class ID: its in-band is not walked" if class_id else "unknown class ID"
             # Whose buffers are whose is certain only where docs/FORMAT.md, section 3, says so:

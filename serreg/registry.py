@@ -44,6 +44,7 @@ from .result import SerializationResult
 from .serializer import DeserializeFunction, FunctionSerializer, SerializeFunction, SerializerLike, serializer_of_class
 from .standard import DATA_CLASS_IDS, FALLBACK_CLASS_ID, install
 from .standard.pickle5 import Pickle5Serializer
+from .implicit.install import install_reader, make_writer
 from .structs.registrar import StructRegistrar, install_structs
 
 __all__ = ["Registration", "Registry"]
@@ -86,7 +87,8 @@ class Registry:
         canonical_structs = CanonicalStructs(structs.struct_id_of, structs.by_class_id, structs.frames.structs_hash)
         self._canonical = CanonicalForm(dispatch.registration_for, lambda: table.snapshot.native_overrides,
                                         dispatch.refusal_for, canonical_structs)
-        self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames)
+        implicit = make_writer(table, dispatch, codec, structs)
+        self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames, implicit)
         self._decoder = Decoder(nested_decoder, table, self._settings)
         self._serialize_top, self._unpack_top = codec.serialize_top, codec.unpack_top
         codec.bind_registry(self, self._settings, self._encoder.serialize, self._decoder.deserialize)
@@ -100,6 +102,9 @@ class Registry:
             pickle5 = Pickle5Serializer(FALLBACK_CLASS_ID, dispatch.resolve_type, dispatch.serializer_by_id)
             with table.origin(FALLBACK_ORIGIN):
                 table.register_fallback(pickle5, pickle5.on_register)
+            if standard:
+                with table.origin(STANDARD_ORIGIN):
+                    install_reader(table, dispatch, implicit, pickle5)
 
     # ----------------------------------------------------------------- settings
 
@@ -220,7 +225,7 @@ class Registry:
         (see :func:`serreg.configure_dataclasses`)."""
         self._table.use_dataclass(enabled)
 
-    def configure_fallback(self, *, whole_values: bool = True) -> None:
+    def configure_fallback(self, *, whole_values: bool = True, implicit_structs: bool = True) -> None:
         """How the pickle fallback writes a value that holds values only it takes.
 
         ``whole_values=True`` (the default): the whole value is one pickle, so
@@ -229,10 +234,18 @@ class Registry:
         their serializers, their buffers out-of-band. ``False``: each such
         value is pickled on its own, and the rest of the value stays readable
         by other languages (they keep each pickle opaque).
+
+        ``implicit_structs=True`` (the default): before pickling a whole value,
+        write its plain objects (dataclasses, ordinary instances) as implicit
+        structs when that keeps what pickle keeps (no object shared, nothing
+        pickle-specific; docs/FORMAT.md 10.9); ``False``: always pickle.
         """
         if type(whole_values) is not bool:
             raise TypeError(f"whole_values must be True or False, not {whole_values!r}")
+        if type(implicit_structs) is not bool:
+            raise TypeError(f"implicit_structs must be True or False, not {implicit_structs!r}")
         self._encoder.whole_values = whole_values
+        self._encoder.implicit_structs = implicit_structs
 
     def allow_class_ids(self, *class_ids: str) -> None:
         """Let untrusted deserialize calls decode these class IDs.

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import UntrustedClassIDError
-from .standard import CODE_LOADING_CLASS_IDS
+from .standard import CODE_LOADING_CLASS_IDS, PYOBJECTS_CLASS_ID
 from .wire.class_id import class_id_hash
 
 
@@ -35,6 +35,14 @@ def check_allowable(class_id: str, fallback_class_id: str) -> None:
 
 def refusal(class_hash: bytes, class_id: str | None, is_fallback: bool, offset: Any) -> UntrustedClassIDError:
     """The error for a class ID that untrusted mode does not decode: why, and how to allow it."""
+    if class_id == PYOBJECTS_CLASS_ID:
+        return UntrustedClassIDError(
+            f"the frame holds plain Python objects (class ID {class_id!r}: their classes travel pickled), and "
+            "this is an untrusted deserialize: unpickling runs code chosen by whoever wrote the frame, so nothing "
+            "was unpickled. Pass trusted=True only for frames from a sender you trust, or declare the classes "
+            "as structs (serreg.register_struct) on both sides",
+            class_id=class_id, offset=offset,
+        )
     if class_id in CODE_LOADING_CLASS_IDS and not is_fallback:
         return UntrustedClassIDError(
             f"the frame holds a {class_id!r} value, and this is an untrusted deserialize: decoding it imports "

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import serreg
+from pickling import pickling_registry
 from serreg.result import with_class_hash
 from serreg.wire.class_id import class_id_hash
 
@@ -84,7 +85,7 @@ def class_hash_of(value) -> bytes:
 
 
 def test_off_by_default_but_always_readable():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     assert bytes(registry.serialize(Point(1, 2.0)).in_band_buffer)[:8] == PICKLE5
     frame = serreg.serialize([Point(1, 2.0)]).to_bytes()  # written by the default registry, switched on
     assert registry.deserialize(frame) == [Point(1, 2.0)]
@@ -146,13 +147,19 @@ def test_dataclasses_that_pickle_differently_go_to_the_fallback(value):
     assert back == value and type(back) is type(value)
 
 
-def test_dataclass_defined_in_a_function_goes_to_the_fallback():
+def test_dataclass_defined_in_a_function_goes_to_the_fallback_or_implicit_structs():
     @dataclasses.dataclass
     class Local:
         a: int
 
-    assert class_hash_of(Local(1)) == PICKLE5
+    # Not serreg.dataclass (it could not be imported by name): an implicit struct whose class
+    # travels by value (docs/FORMAT.md 10.9), or the pickle when those are off.
+    assert class_hash_of(Local(1)) == class_id_hash("serreg.pyobjects")
     assert serreg.deserialize(serreg.serialize(Local(1))).a == 1
+    pickling = pickling_registry()
+    serreg.configure_dataclasses(pickling)
+    assert pickling.serialize(Local(1)).in_band_buffer[:8] == PICKLE5
+    assert pickling.deserialize(pickling.serialize(Local(1))).a == 1
 
 
 def test_cross_language_still_refuses_dataclasses():
@@ -162,7 +169,7 @@ def test_cross_language_still_refuses_dataclasses():
 
 
 def test_a_registered_serializer_for_the_class_wins():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     serreg.configure_dataclasses(registry)
 
     class PointSerializer(serreg.Serializer):
@@ -178,7 +185,7 @@ def test_a_registered_serializer_for_the_class_wins():
 
 
 def test_unregistering_it_sends_dataclasses_to_the_fallback():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     serreg.configure_dataclasses(registry)
     registry.unregister_serializer("serreg.dataclass")
     assert bytes(registry.serialize(Point(1, 2.0)).in_band_buffer)[:8] == PICKLE5
@@ -238,14 +245,14 @@ def _same(back, value):
 
 def test_frames_written_before_structs_still_decode_and_are_written_the_same():
     value = _before_structs_value()
-    _same(serreg.Registry().deserialize(BEFORE_STRUCTS), value)  # reading needs no configure_dataclasses
+    _same(pickling_registry().deserialize(BEFORE_STRUCTS), value)  # reading needs no configure_dataclasses
     assert serreg.serialize(value).to_bytes() == BEFORE_STRUCTS  # the writer is unchanged too
     with pytest.raises(serreg.UntrustedClassIDError, match="serreg.dataclass"):
-        serreg.Registry().deserialize(BEFORE_STRUCTS, trusted=False)
+        pickling_registry().deserialize(BEFORE_STRUCTS, trusted=False)
 
 
 def test_frames_written_before_structs_decode_where_the_class_is_now_a_struct():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     registry.register_struct(Point, "legacy.Point")  # declared a struct since: new frames differ, old ones read
     _same(registry.deserialize(BEFORE_STRUCTS), _before_structs_value())
     assert registry.serialize(Point(1, 2.5)).to_bytes() != serreg.serialize(Point(1, 2.5)).to_bytes()

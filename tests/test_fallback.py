@@ -9,9 +9,20 @@ import pyarrow as pa
 import pytest
 
 import serreg
+from pickling import pickling_registry
 from serreg.wire.class_id import class_id_hash
 
 from values import arrow_table
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _plain_objects_pickled():
+    """These tests pin the pickle fallback's own frames: plain objects are pickled here, not written as
+    implicit structs (docs/FORMAT.md 10.9; test_implicit_structs.py covers those)."""
+    serreg.default_registry().configure_fallback(implicit_structs=False)
+    yield
+    serreg.default_registry().configure_fallback()
+
 
 
 @dataclasses.dataclass
@@ -201,7 +212,7 @@ def test_memoryview_and_registered_types_inside_a_whole_value_pickle():
         def deserialize(self, in_band, oob):
             return Celsius(float(bytes(in_band)))
 
-    registry = serreg.Registry()
+    registry = pickling_registry()
     registry.register_serializer("test.Celsius", Celsius, CelsiusSerializer())  # the register callback sees it
     value = [memoryview(b"abc"), Plain(1, payload=Celsius(21.5)), Celsius(3.0)]
     back = registry.deserialize(_frame(value, registry))
@@ -217,7 +228,7 @@ def test_a_failing_whole_value_pickle_names_the_culprit():
 
 
 def test_per_value_mode_pickles_each_fallback_value_on_its_own():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     registry.configure_fallback(whole_values=False)
     value = [1, Plain(1), Plain(2)]
     result = registry.serialize(value)
@@ -235,7 +246,7 @@ def test_a_user_serializer_for_a_type_pickle_writes_itself_keeps_per_value_mode(
         def deserialize(self, in_band, oob):
             return ("mine",) + tuple(bytes(in_band)[1:])
 
-    registry = serreg.Registry()
+    registry = pickling_registry()
     registry.register_serializer("test.tuple", tuple, TupleAsList())
     back = registry.deserialize(_frame([(1, 2), Plain(3)], registry))
     assert back == [("mine", 1, 2), Plain(3)]  # pickle would have written the tuple itself
@@ -256,7 +267,7 @@ def test_a_fallback_of_the_users_own_is_given_one_value_at_a_time():
         def deserialize(self, in_band, oob):
             return Plain(int(bytes(in_band)))
 
-    registry = serreg.Registry()
+    registry = pickling_registry()
     registry.register_fallback_serializer(Repr())
     assert registry.deserialize(_frame([Plain(1), Plain(2)], registry)) == [Plain(1), Plain(2)]
     assert seen == [Plain, Plain]
@@ -273,6 +284,7 @@ class Reading:
     unit: str
 
 value = [Reading(i, i * 0.5, "degC") for i in range(1000)]
+serreg.default_registry().configure_fallback(implicit_structs=False)  # the pickle, not implicit structs
 frame = serreg.serialize(value).to_bytes()
 back = serreg.deserialize(frame)
 assert back == value and type(back[0]) is Reading
@@ -340,7 +352,7 @@ def test_copyreg_reducers_and_own_reduce_methods_are_honoured_in_a_whole_value_p
 
 
 def test_a_serializer_called_directly_writes_fallback_values_one_by_one():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     serializer = registry.get_serializer(tuple)
     result = serializer.serialize((1, Plain(2)))  # no serialize() call around it: nothing to pickle whole
     assert isinstance(result, serreg.SerializationResult)

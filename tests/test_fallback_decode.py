@@ -18,10 +18,21 @@ import pyarrow as pa
 import pytest
 
 import serreg
+from pickling import pickling_registry
 from serreg.errors import DeserializationError, LimitExceededError, UntrustedClassIDError
 from serreg.limits import DECODE_STATE
 from serreg.result import NO_BUFFERS, OutOfBandBuffers
 from serreg.wire.class_id import class_id_hash
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _plain_objects_pickled():
+    """These tests pin the pickle fallback's own frames: plain objects are pickled here, not written as
+    implicit structs (docs/FORMAT.md 10.9; test_implicit_structs.py covers those)."""
+    serreg.default_registry().configure_fallback(implicit_structs=False)
+    yield
+    serreg.default_registry().configure_fallback()
+
 
 
 @dataclasses.dataclass
@@ -48,7 +59,7 @@ def _same_error(short: Any, long: Any, kind: type) -> None:
 
 @pytest.mark.parametrize("via", ["result", "bytes"])
 def test_values_and_out_of_band_buffers(via: str):
-    registry = serreg.Registry()
+    registry = pickling_registry()
     value = Row("array", np.arange(1000.0))
     for _ in range(3):
         result = registry.serialize(value)
@@ -62,7 +73,7 @@ def test_values_and_out_of_band_buffers(via: str):
 def test_the_memory_budget_applies_inside_the_pickle(via: str):
     table = pa.table({"x": list(range(1000))})
     value = Row("table", table)
-    writer = serreg.Registry()
+    writer = pickling_registry()
     result = writer.serialize(value)
     data = result if via == "result" else result.to_bytes()
     tight = serreg.Limits(memory_per_byte=0, memory_allowance=64)
@@ -76,7 +87,7 @@ def test_the_memory_budget_applies_inside_the_pickle(via: str):
 
 @pytest.mark.parametrize("via", ["result", "bytes"])
 def test_max_depth_zero_refuses_the_value(via: str):
-    result = serreg.Registry().serialize(Row("d", 1))
+    result = pickling_registry().serialize(Row("d", 1))
     data = result if via == "result" else result.to_bytes()
     registry = serreg.Registry(limits=serreg.Limits(max_depth=0))
     with pytest.raises(LimitExceededError, match="max_depth=0"):
@@ -84,7 +95,7 @@ def test_max_depth_zero_refuses_the_value(via: str):
 
 
 def test_a_broken_pickle_names_the_class_id_and_offset_as_the_long_way():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     frame = bytearray(registry.serialize(Row("broken", 1)).to_bytes())
     frame[-5] ^= 0xFF  # a byte near the pickle's end: pickle fails
     short, long = _both_ways(registry, bytes(frame))
@@ -93,12 +104,12 @@ def test_a_broken_pickle_names_the_class_id_and_offset_as_the_long_way():
 
 
 def test_untrusted_registries_still_refuse_pickles():
-    frame = serreg.Registry().serialize(Row("u", 1)).to_bytes()
+    frame = pickling_registry().serialize(Row("u", 1)).to_bytes()
     registry = serreg.Registry(trusted=False)
     with pytest.raises(UntrustedClassIDError):
         registry.deserialize(frame)
     with pytest.raises(UntrustedClassIDError):
-        registry.deserialize(serreg.Registry().serialize(Row("u", 1)))
+        registry.deserialize(pickling_registry().serialize(Row("u", 1)))
 
 
 _SEEN: list[Any] = []
@@ -116,7 +127,7 @@ class Probe:
 
 
 def test_code_run_by_the_unpickle_sees_the_state_of_the_call():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     frame = registry.serialize(Row("p", Probe())).to_bytes()
     _SEEN.clear()
     short, long = _both_ways(registry, frame)
@@ -125,7 +136,7 @@ def test_code_run_by_the_unpickle_sees_the_state_of_the_call():
 
 
 def test_a_nested_deserialize_inside_the_unpickle_joins_the_call():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     _NESTED_REGISTRY[:] = [registry]
     inner = registry.serialize(Row("inner", np.arange(3))).to_bytes()
     outer = registry.serialize(Row("outer", _Nested(inner))).to_bytes()
@@ -157,7 +168,7 @@ def _nested_deserialize(frame: bytes) -> Any:
 
 
 def test_the_fallback_called_directly_still_restores_registered_values():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     result = registry.serialize(Row("direct", np.arange(5)))
     pickle5 = registry.get_serializer("serreg.pickle5")
     in_band = memoryview(bytes(result.in_band_buffer))[8:]
@@ -169,7 +180,7 @@ def test_the_fallback_called_directly_still_restores_registered_values():
 
 
 def test_a_frame_of_another_class_id_takes_the_same_short_way():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     registry.register_serializer(
         "test.Row", Row, serialize=lambda r: r.name.encode(), deserialize=lambda b: Row(bytes(b).decode(), None)
     )
@@ -181,7 +192,7 @@ def test_a_frame_of_another_class_id_takes_the_same_short_way():
 
 
 def test_a_pickle_asking_for_a_missing_buffer_fails_the_same_with_or_without_the_shared_empty_iterator():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     result = registry.serialize(Row("buffer", pickle.PickleBuffer(bytearray(b"x" * 100))))
     assert len(result.out_of_band_buffers) == 1
     pickle5 = registry.get_serializer("serreg.pickle5")

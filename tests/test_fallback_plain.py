@@ -23,8 +23,19 @@ import numpy as np
 import pytest
 
 import serreg
+from pickling import pickling_registry
 from serreg.standard.pickle5 import Pickle5Serializer
 from serreg.wire.class_id import class_id_hash
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _plain_objects_pickled():
+    """These tests pin the pickle fallback's own frames: plain objects are pickled here, not written as
+    implicit structs (docs/FORMAT.md 10.9; test_implicit_structs.py covers those)."""
+    serreg.default_registry().configure_fallback(implicit_structs=False)
+    yield
+    serreg.default_registry().configure_fallback()
+
 
 PICKLE5 = class_id_hash("serreg.pickle5")
 
@@ -90,13 +101,13 @@ def _assert_cloudpickles(registry: serreg.Registry, value: Any) -> None:
     ],
 )
 def test_by_reference_values_are_cloudpickles_pickle_through_pickles_own_pickler(value: Any):
-    registry = serreg.Registry()
+    registry = pickling_registry()
     _assert_cloudpickles(registry, value)
     assert _fallback(registry).plain_pickles > 0  # pickle's own Pickler made the later ones
 
 
 def test_a_lambda_field_is_written_by_value():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     value = Row("lambda", lambda x: x + 1)
     _assert_cloudpickles(registry, value)
     assert _fallback(registry).plain_pickles == 0  # never pickle's own Pickler
@@ -111,7 +122,7 @@ def _in_main(obj: Any) -> Any:
 
 def test_a_class_of_main_is_written_by_value_though_pickle_finds_it():
     cls = _in_main(dataclasses.make_dataclass("PlainMainThing", [("v", int)]))
-    registry = serreg.Registry()
+    registry = pickling_registry()
     try:
         _assert_cloudpickles(registry, cls(5))
         _assert_cloudpickles(registry, Row("main inside", cls(6)))
@@ -129,7 +140,7 @@ def test_a_function_of_main_is_written_by_value_though_pickle_finds_it():
 
     plain_main_function.__qualname__ = "plain_main_function"
     function = _in_main(plain_main_function)
-    registry = serreg.Registry()
+    registry = pickling_registry()
     try:
         value = Row("main function", function)
         _assert_cloudpickles(registry, value)
@@ -139,7 +150,7 @@ def test_a_function_of_main_is_written_by_value_though_pickle_finds_it():
 
 
 def test_types_with_cloudpickles_own_reducers_are_left_to_it():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     _assert_cloudpickles(registry, Row("logger", logging.getLogger("serreg.test.plain")))
     _assert_cloudpickles(registry, Row("module", dataclasses))
     _assert_cloudpickles(registry, Row("type variable", TYPE_VARIABLE))  # cloudpickle: getattr(module, name)
@@ -155,7 +166,7 @@ def _module(name: str) -> types.ModuleType:
 def test_a_class_rebound_between_calls():
     name = "serreg_test_plain_rebound"
     module = _module(name)
-    registry = serreg.Registry()
+    registry = pickling_registry()
     try:
         old = module.Thing
         _assert_cloudpickles(registry, old(1))
@@ -171,7 +182,7 @@ def test_a_class_rebound_between_calls():
 def test_register_pickle_by_value_after_a_first_call():
     name = "serreg_test_plain_by_value"
     module = _module(name)
-    registry = serreg.Registry()
+    registry = pickling_registry()
     try:
         _assert_cloudpickles(registry, Row("t", module.Thing(1)))
         cloudpickle.register_pickle_by_value(module)
@@ -187,7 +198,7 @@ def test_register_pickle_by_value_after_a_first_call():
 
 
 def test_a_registered_ndarray_inside_a_dataclass_stays_out_of_band():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     array = np.arange(100_000, dtype=np.float64)
     value = Row("array", array)
     for _ in range(4):
@@ -200,7 +211,7 @@ def test_a_registered_ndarray_inside_a_dataclass_stays_out_of_band():
 
 
 def test_a_registration_made_later_reaches_inside_the_pickle():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     before = Row("before", Celsius(21.5))
     _assert_cloudpickles(registry, before)  # Celsius's instances and class: pickle's own way, learnt
     registry.register_serializer(
@@ -214,7 +225,7 @@ def test_a_registration_made_later_reaches_inside_the_pickle():
 
 def test_pickles_in_threads_mixing_by_reference_and_by_value_values():
     cls = _in_main(dataclasses.make_dataclass("PlainThreadThing", [("v", int)]))
-    registry = serreg.Registry()
+    registry = pickling_registry()
     errors: list[BaseException] = []
 
     def run(k: int) -> None:
@@ -246,7 +257,7 @@ def test_a_serialize_call_inside_a_pickle():
             # A nested serialize call on the same registry while the outer pickle is being made.
             return _rebuild, (registry.serialize(Row("inner", self.inner)).to_bytes(),)
 
-    registry = serreg.Registry()
+    registry = pickling_registry()
     global _REGISTRY
     _REGISTRY = registry
     Wrapper.__module__ = __name__
@@ -269,14 +280,14 @@ def _rebuild(frame: bytes) -> Any:
 
 
 def test_a_pickle_error_names_the_type_as_before():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     for _ in range(2):
         with pytest.raises(serreg.errors.SerializationError, match="pickle fallback failed"):
             registry.serialize(Row("lock", threading.Lock()))
 
 
 def test_a_type_pickle_gave_up_on_is_left_to_cloudpickle_for_a_while_then_tried_again():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     fallback = _fallback(registry)
     for i in range(10):  # pickle's own Pickler gives up on every one (the lambda): it is tried less and less
         value = Row("lambda", lambda x, i=i: x + i)

@@ -19,7 +19,18 @@ import cloudpickle
 import pytest
 
 import serreg
+from pickling import pickling_registry
 from serreg.wire.class_id import class_id_hash
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _plain_objects_pickled():
+    """These tests pin the pickle fallback's own frames: plain objects are pickled here, not written as
+    implicit structs (docs/FORMAT.md 10.9; test_implicit_structs.py covers those)."""
+    serreg.default_registry().configure_fallback(implicit_structs=False)
+    yield
+    serreg.default_registry().configure_fallback()
+
 
 
 @dataclasses.dataclass
@@ -40,21 +51,21 @@ def _frames(registry: serreg.Registry, value: Any, times: int = 3) -> list[bytes
 
 def test_later_frames_equal_the_first_and_a_fresh_registrys():
     value = Holder("a", [1, 2.5, "three"])
-    registry = serreg.Registry()
+    registry = pickling_registry()
     frames = _frames(registry, value)
     assert len(set(frames)) == 1
-    assert frames[0] == serreg.Registry().serialize(value).to_bytes()
+    assert frames[0] == pickling_registry().serialize(value).to_bytes()
     assert registry.deserialize(frames[-1]) == value
     assert registry.deserialize(registry.serialize(value)) == value
 
 
 def test_a_struct_inside_a_pickled_value_gets_its_table_on_every_call():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     registry.register_struct(Point, "test.Point")
     value = Holder("p", Point(1, 2))
     frames = _frames(registry, value)
     assert len(set(frames)) == 1
-    fresh = serreg.Registry()
+    fresh = pickling_registry()
     fresh.register_struct(Point, "test.Point")
     assert frames[0] == fresh.serialize(value).to_bytes()
     assert b"test.Point" in frames[0]  # the struct's definition is in the table in front of the pickle
@@ -65,29 +76,29 @@ def test_a_struct_inside_a_pickled_value_gets_its_table_on_every_call():
 
 
 def test_a_struct_written_alone_after_pickled_values_still_needs_serialize():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     registry.register_struct(Point, "test.Point")
     _frames(registry, Holder("x", 1))
     assert registry.deserialize(registry.serialize(Point(3, 4))) == Point(3, 4)
 
 
 def test_a_registration_made_later_is_used_at_once():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     value = Holder("r", 1)
     _frames(registry, value)
     registry.register_serializer(
         "test.Holder", Holder, serialize=lambda h: h.name.encode(), deserialize=lambda b: Holder(bytes(b).decode(), 1)
     )
     frame = registry.serialize(value).to_bytes()
-    assert frame != serreg.Registry().serialize(value).to_bytes()  # no longer the pickle
+    assert frame != pickling_registry().serialize(value).to_bytes()  # no longer the pickle
     assert frame.endswith(class_id_hash("test.Holder") + b"r")
     assert registry.deserialize(frame) == value
     registry.unregister_serializer("test.Holder")
-    assert registry.serialize(value).to_bytes() == serreg.Registry().serialize(value).to_bytes()
+    assert registry.serialize(value).to_bytes() == pickling_registry().serialize(value).to_bytes()
 
 
 def test_untrusted_still_refuses_the_later_frames():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     frames = _frames(registry, Holder("u", 1))
     with pytest.raises(serreg.errors.UntrustedClassIDError):
         registry.deserialize(frames[-1], trusted=False)
@@ -103,7 +114,7 @@ def _module(name: str) -> types.ModuleType:
 def test_register_pickle_by_value_after_by_reference_frames_writes_the_class_by_value():
     name = "serreg_test_by_value_module"
     module = _module(name)
-    registry = serreg.Registry()
+    registry = pickling_registry()
     try:
         by_reference = _frames(registry, module.Thing(1))
         assert len(by_reference[-1]) < 200  # module and name only
@@ -124,13 +135,13 @@ def test_register_pickle_by_value_after_by_reference_frames_writes_the_class_by_
 def test_a_class_rebound_under_its_name_is_pickled_by_value_afterwards():
     name = "serreg_test_rebound_module"
     module = _module(name)
-    registry = serreg.Registry()
+    registry = pickling_registry()
     try:
         old = module.Thing
         _frames(registry, old(1))
         _module(name)  # a new module object and class under the same names (a reload)
         frame = registry.serialize(old(2)).to_bytes()  # old class: no longer found at its name
-        assert frame == serreg.Registry().serialize(old(2)).to_bytes()
+        assert frame == pickling_registry().serialize(old(2)).to_bytes()
         assert pickle.loads(cloudpickle.dumps(old(2))).v == 2
         assert registry.deserialize(frame).v == 2
     finally:
@@ -140,7 +151,7 @@ def test_a_class_rebound_under_its_name_is_pickled_by_value_afterwards():
 def test_classes_of_main_are_written_by_value_on_every_call():
     cls = dataclasses.make_dataclass("MainThing", [("v", int)])
     cls.__module__ = "__main__"
-    registry = serreg.Registry()
+    registry = pickling_registry()
     frames = _frames(registry, cls(5))
     assert len(set(frames)) == 1
     assert b"MainThing" in frames[-1] and len(frames[-1]) > 300
@@ -151,7 +162,7 @@ def test_a_pickled_value_is_not_kept_alive_by_the_fallback():
     import gc
     import weakref
 
-    registry = serreg.Registry()
+    registry = pickling_registry()
     value = Holder("w", [1, 2])
     _frames(registry, value)
     gone = weakref.ref(value)
@@ -163,7 +174,7 @@ def test_a_pickled_value_is_not_kept_alive_by_the_fallback():
 def test_pickles_made_in_threads_and_inside_pickles_do_not_mix():
     import threading
 
-    registry = serreg.Registry()
+    registry = pickling_registry()
 
     class Inner:
         def __init__(self, v: int) -> None:
@@ -202,7 +213,7 @@ def test_the_in_band_is_cloudpickles_pickle_on_every_call(main: bool):
         value = cls(3)
     else:
         value = Holder("c", [Point(1, 2), {"k": (1.5, None)}])
-    registry = serreg.Registry()
+    registry = pickling_registry()
     for _ in range(3):
         in_band = bytes(registry.serialize(value).in_band_buffer)
         assert in_band[:8] == class_id_hash("serreg.pickle5")
@@ -211,7 +222,7 @@ def test_the_in_band_is_cloudpickles_pickle_on_every_call(main: bool):
 
 def test_signed_frames_of_later_calls_are_checked_with_their_key():
     key = b"k" * 32
-    registry = serreg.Registry()
+    registry = pickling_registry()
     value = Holder("s", 1)
     frames = [registry.serialize(value, key=key).to_bytes() for _ in range(3)]
     assert len(set(frames)) == 1
@@ -223,7 +234,7 @@ def test_signed_frames_of_later_calls_are_checked_with_their_key():
 
 
 def test_a_list_of_fallback_values_stays_one_pickle_after_single_values():
-    registry = serreg.Registry()
+    registry = pickling_registry()
     _frames(registry, Holder("single", 1))
     values = [Holder(str(i), i) for i in range(50)]
     in_band = bytes(registry.serialize(values).in_band_buffer)
@@ -234,7 +245,7 @@ def test_a_list_of_fallback_values_stays_one_pickle_after_single_values():
 def test_a_pickler_that_made_a_large_pickle_is_not_kept():
     from serreg.standard.pickle5 import Pickle5Serializer
 
-    registry = serreg.Registry()
+    registry = pickling_registry()
     pickle5 = registry.get_serializer("serreg.pickle5")
     assert isinstance(pickle5, Pickle5Serializer)
     registry.serialize(Holder("small", 1))  # cloudpickle's Pickler (its verdict about Holder is learnt)

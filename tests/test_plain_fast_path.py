@@ -24,7 +24,7 @@ import serreg
 import serreg.registry
 from serreg.codec import COMPILED
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
-from serreg.standard import FALLBACK_CLASS_ID
+from serreg.standard import FALLBACK_CLASS_ID, PYOBJECTS_CLASS_ID
 from serreg.wire import frame as wire_frame
 from serreg.wire.class_id import class_id_hash
 
@@ -286,6 +286,11 @@ def test_values_not_plain_keep_their_paths_and_errors(make):
         def __eq__(self, other):
             return type(other) is type(self)
 
+    whole = registry.serialize({"a": [1, Local()]})
+    # Not plain: the full path writes its plain object as an implicit struct (docs/FORMAT.md 10.9).
+    assert bytes(whole.in_band_buffer[:8]) == class_id_hash(PYOBJECTS_CLASS_ID)
+    assert registry.deserialize(whole)["a"] == [1, Local()]
+    registry.configure_fallback(implicit_structs=False)
     whole = registry.serialize({"a": [1, Local()]})
     assert bytes(whole.in_band_buffer[:8]) == class_id_hash(FALLBACK_CLASS_ID)  # pickled whole
     assert registry.deserialize(whole)["a"][0] == 1

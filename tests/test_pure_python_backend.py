@@ -24,6 +24,8 @@ MODULES = [
     "test_mutations.py",
     "test_trust.py",
     "test_structs.py",
+    "test_implicit_structs.py",
+    "test_implicit_structs_hostile.py",
     "test_plain_fast_path.py",
 ]
 

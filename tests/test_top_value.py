@@ -352,3 +352,16 @@ def test_the_c_reader_takes_no_frame_frameview_refuses(frame, max_buffers, max_f
     except DeserializationError as expected:
         same_error(error_of(registry.deserialize, frame), expected)
     # else: a signed frame, valid as such; only FrameView reads those
+
+
+def test_frames_in_other_memoryviews_are_read_by_the_full_path():
+    frame = serreg.serialize(ARRAY).to_bytes()
+    assert len(frame) % 64 == 0
+    shaped = memoryview(frame).cast("B", (len(frame) // 64, 64))  # 2-d: FrameView casts it
+    words = memoryview(bytearray(frame)).cast("Q")  # 8-byte items: the same
+    for data in (shaped, words):
+        assert np.array_equal(serreg.deserialize(data), ARRAY)
+        if COMPILED:
+            assert serreg.default_registry().codec.top_value(data) is NotImplemented
+    strided = memoryview(frame + frame)[::2]
+    assert "contiguous" in str(error_of(serreg.deserialize, strided))

@@ -30,7 +30,9 @@ from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
 from ..result import SerializationResult, as_result, with_class_hash
 from ..standard.pickle5 import PICKLED_NATIVELY, Pickle5Serializer
+from ..implicit.writer import ImplicitWriter
 from ..structs.frames import StructFrames
+from ..structs.scope import IMPLICIT_TABLES
 from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
 from .paths import attach_path
@@ -50,6 +52,10 @@ class _FallbackMet(BaseException):
     """
 
 
+# What the pack raises when it meets a value only the fallback takes: the implicit structs' attempt gives up.
+_GIVE_UP = (_FallbackMet,)
+
+
 class NestedEncoder:
     """Serializes one value with the serializer the registry's lookup picks for it."""
 
@@ -61,6 +67,14 @@ class NestedEncoder:
         registration = self.registration_for(value)
         if registration.fallback and _PICKLE_WHOLE.get():
             raise _FallbackMet
+        if registration.origin != STANDARD_ORIGIN and IMPLICIT_TABLES.get() is not None:
+            # A serializer of a value written with implicit structs around it writes the values
+            # inside as it always does: the walk did not look into them (docs/FORMAT.md 10.9).
+            token = IMPLICIT_TABLES.set(None)
+            try:
+                return self.encode_with(registration, value)
+            finally:
+                IMPLICIT_TABLES.reset(token)
         return self.encode_with(registration, value)
 
     def encode_with(
@@ -119,14 +133,17 @@ class Encoder:
     """
 
     def __init__(
-        self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table, structs: StructFrames
+        self, nested: NestedEncoder, codec: MsgpackCodec, canonical: CanonicalForm, table: Table, structs: StructFrames,
+        implicit: ImplicitWriter,
     ) -> None:
         self._nested = nested
+        self._implicit = implicit
         self._pack = codec.pack
         self._canonical = canonical
         self._table = table
         self._structs = structs
         self.whole_values = True
+        self.implicit_structs = True  # plain objects as implicit structs before pickling a whole value (10.9)
         self._whole_for: tuple[Any, Optional[Registration]] = (None, None)  # (snapshot, its whole-value fallback)
         # (snapshot, types whose top-level values the whole-value fallback pickled under it): see _pickled_top.
         self._pickled_types: tuple[Any, set[type]] = (None, set())
@@ -196,7 +213,21 @@ class Encoder:
             return written
         if not met_inside:  # the value itself is the fallback's: the next one of its type takes the short way
             self._remember_pickled(type(obj))
+        implicit = self._with_implicit_structs(obj, whole)
+        if implicit is not None:
+            return implicit
         return self._pickle_whole(obj, whole)
+
+    def _with_implicit_structs(self, obj: Any, whole: Registration) -> Optional[tuple[bytes, Any, Any]]:
+        """The value written with implicit structs (docs/FORMAT.md 10.9), or None: it is pickled whole."""
+        if not self.implicit_structs:
+            return None
+        fallback: Pickle5Serializer = whole.serializer
+        token = _PICKLE_WHOLE.set(True)
+        try:
+            return self._implicit.attempt(obj, self._serialize, whole, fallback.pickle_parts, _GIVE_UP)
+        finally:
+            _PICKLE_WHOLE.reset(token)
 
     def _remember_pickled(self, cls: type) -> None:
         """The next top-level values of ``cls`` take the short way (``_pickled_top``) while the registrations
@@ -232,6 +263,9 @@ class Encoder:
             whole = self._whole_value_fallback()
         if whole is None:
             return None
+        implicit = self._with_implicit_structs(obj, whole)
+        if implicit is not None:
+            return implicit
         fallback: Pickle5Serializer = whole.serializer
         try:
             in_band, buffers = fallback.pickle_parts(obj, structs.open_lazily)

@@ -29,6 +29,11 @@ static PyObject *Codec_pack(Codec *self, PyObject *const *args, Py_ssize_t nargs
     e.codec = self;
     e.oob = oob;
     if (current_tables(self, &e.t) < 0) return NULL;
+    if (implicit_tables_var != NULL) { /* a value written with implicit structs: their writers added */
+        PyObject *implicit = implicit_ext_writers();
+        if (implicit == NULL && PyErr_Occurred()) return NULL;
+        if (implicit != NULL) e.t.ext_writers = implicit;
+    }
     /* Held for the call: another thread may publish a new snapshot while a serializer runs. */
     Py_XINCREF(e.t.ext_writers);
     Py_ssize_t oob_start = PyList_GET_SIZE(oob);

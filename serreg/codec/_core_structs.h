@@ -15,8 +15,10 @@ enum {
     FT_OPTIONAL, FT_LIST, FT_SET, FT_MAP, FT_TUPLE, FT_LAST
 };
 /* How instances are built: fill __dict__, set slots, a tuple subclass, or B_CALL: the class called
-   with the fields as keyword arguments (a class only its constructor makes, a msgspec Struct). */
-enum { B_DICT = 0, B_SLOTS = 1, B_TUPLE = 2, B_CALL = 3 };
+   with the fields as keyword arguments (a class only its constructor makes, a msgspec Struct).
+   B_IMPLICIT: an implicit struct (docs/FORMAT.md 10.9), its fields read from and put into its
+   __dict__ itself, past any descriptor, as pickle does. */
+enum { B_DICT = 0, B_SLOTS = 1, B_TUPLE = 2, B_CALL = 3, B_IMPLICIT = 4 };
 #define MAX_TYPE_NODES 4096
 
 typedef struct TNode {
@@ -45,6 +47,9 @@ typedef struct {
        version tag is the one they were found under (a changed class is read through getattr). */
     Py_ssize_t *offsets;
     unsigned int version_tag;
+    /* B_IMPLICIT: no field name is a data descriptor of the class (as of version_tag), so setting the
+       attribute puts it into the instance's own attributes exactly as filling its __dict__ would. */
+    int implicit_direct;
 } StructPlan;
 
 static PyTypeObject StructPlanType;
@@ -119,9 +124,26 @@ static int tnode_checked(TNode *t) {
 }
 
 /* The slot offsets of the fields, when every field is a writable object slot of the class. */
+/* B_IMPLICIT: whether instances may be filled by setting attributes (no field has a data descriptor). */
+static void plan_find_direct(StructPlan *self) {
+    PyTypeObject *cls = (PyTypeObject *)self->cls;
+    self->implicit_direct = 0;
+    if (!(cls->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) return;
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        PyObject *descr = _PyType_Lookup(cls, PyTuple_GET_ITEM(self->names, i)); /* borrowed */
+        if (descr != NULL && Py_TYPE(descr)->tp_descr_set != NULL) return;
+    }
+    self->version_tag = cls->tp_version_tag;
+    self->implicit_direct = 1;
+}
+
 static int plan_find_slots(StructPlan *self) {
     PyTypeObject *cls = (PyTypeObject *)self->cls;
-    if (self->n == 0 || self->build == B_TUPLE) return 0;
+    if (self->build == B_IMPLICIT) {
+        plan_find_direct(self);
+        return 0;
+    }
+    if (self->n == 0 || self->build == B_TUPLE || self->build == B_IMPLICIT) return 0;
     Py_ssize_t *offsets = PyMem_Malloc(self->n * sizeof(Py_ssize_t));
     if (offsets == NULL) { PyErr_NoMemory(); return -1; }
     for (Py_ssize_t i = 0; i < self->n; i++) {
@@ -152,7 +174,7 @@ static int Plan_init(StructPlan *self, PyObject *args, PyObject *kwds) {
     }
     Py_ssize_t n = PyTuple_GET_SIZE(names);
     if (self->fields != NULL || PyTuple_GET_SIZE(nodes) != n || PyTuple_GET_SIZE(converters) != n ||
-        PyTuple_GET_SIZE(setters) != n || build < B_DICT || build > B_CALL || !PyType_Check(cls) ||
+        PyTuple_GET_SIZE(setters) != n || build < B_DICT || build > B_IMPLICIT || !PyType_Check(cls) ||
         !PyBytes_Check(key) || !PyBytes_Check(definition)) {
         PyErr_SetString(PyExc_TypeError, "StructPlan: one name, type, converter and setter per field, once");
         return -1;
@@ -274,6 +296,35 @@ static PyObject *structs_hash; /* ClassIDHash("serreg.structs"): serialize_top w
 static PyObject *encode_scope_var, *decode_scope_var, *read_instance_fn, *check_state, *str_index, *str_add,
     *str_plans, *str_readers, *str_leaves, *str_definitions, *str_name, *empty_tuple, *str_by_hash, *str_serializer,
     *str_frames, *str_open_table;
+
+/* The context variable holding the tables a pack call reads instead of the snapshot's while a value is
+   written with implicit structs (serreg.structs.scope.IMPLICIT_TABLES); set by set_implicit_state. */
+static PyObject *implicit_tables_var, *str_ext_writers_attr;
+
+static PyObject *set_implicit_state(PyObject *module, PyObject *var) {
+    if (str_ext_writers_attr == NULL && (str_ext_writers_attr = PyUnicode_InternFromString("ext_writers")) == NULL)
+        return NULL;
+    Py_XSETREF(implicit_tables_var, Py_NewRef(var));
+    Py_RETURN_NONE;
+}
+
+/* The ext_writers of the implicit tables in force (borrowed: the context variable's value holds it), or
+   NULL: none (or an error, set). */
+static PyObject *implicit_ext_writers(void) {
+    if (implicit_tables_var == NULL) return NULL;
+    PyObject *tables;
+    if (PyContextVar_Get(implicit_tables_var, NULL, &tables) < 0) return NULL;
+    if (tables == NULL || tables == Py_None) {
+        Py_XDECREF(tables);
+        return NULL;
+    }
+    PyObject *writers = PyObject_GetAttr(tables, str_ext_writers_attr);
+    Py_DECREF(tables);
+    if (writers == NULL) return NULL;
+    PyObject *found = PyDict_Check(writers) ? writers : NULL;
+    Py_DECREF(writers); /* the tables object keeps it alive, and the context variable keeps the tables */
+    return found;
+}
 
 static PyObject *set_struct_state(PyObject *module, PyObject *args) {
     PyObject *enc, *dec, *read, *check, *hash = NULL;

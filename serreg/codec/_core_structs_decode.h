@@ -145,7 +145,20 @@ static PyObject *plan_build(StructPlan *plan, PyObject **vals) {
     }
     obj = PyBaseObject_Type.tp_new(cls, empty_tuple, NULL);
     if (obj == NULL) goto fail;
-    if (plan->build == B_DICT) {
+    if (plan->build == B_IMPLICIT && plan->implicit_direct && (cls->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) &&
+        cls->tp_version_tag == plan->version_tag) {
+        /* No field is a data descriptor: its own attributes, where pickle's __dict__ would put them. */
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (PyObject_GenericSetAttr(obj, PyTuple_GET_ITEM(plan->names, i), vals[i]) < 0) goto fail;
+        }
+    } else if (plan->build == B_IMPLICIT) { /* its __dict__ filled directly, as pickle fills it */
+        PyObject *dict = PyObject_GenericGetDict(obj, NULL);
+        if (dict == NULL) goto fail;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (PyDict_SetItem(dict, PyTuple_GET_ITEM(plan->names, i), vals[i]) < 0) { Py_DECREF(dict); goto fail; }
+        }
+        Py_DECREF(dict);
+    } else if (plan->build == B_DICT) {
         /* Into the instance's own attributes (its __dict__), past the class's __setattr__ (frozen
            classes refuse it) as the Python reader fills __dict__ directly. */
         for (Py_ssize_t i = 0; i < n; i++) {

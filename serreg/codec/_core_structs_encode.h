@@ -233,6 +233,27 @@ static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py
     return r;
 }
 
+/* An implicit struct's __dict__ (new reference) if its keys are the plan's names in order; NULL (no
+   error set) if not: the pure codec's writer then gives the frame up (docs/FORMAT.md 10.9). */
+static PyObject *implicit_state(PyObject *obj, StructPlan *plan) {
+    PyObject *state = PyObject_GenericGetDict(obj, NULL);
+    if (state == NULL) return NULL;
+    if (!PyDict_CheckExact(state) || PyDict_GET_SIZE(state) != plan->n) goto differs;
+    Py_ssize_t pos = 0, i = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(state, &pos, &key, &value)) {
+        PyObject *name = PyTuple_GET_ITEM(plan->names, i++);
+        if (key == name) continue;
+        int same = PyUnicode_CheckExact(key) ? PyUnicode_Compare(key, name) : 1;
+        if (same == -1 && PyErr_Occurred()) PyErr_Clear();
+        if (same != 0) goto differs;
+    }
+    return state;
+differs:
+    Py_DECREF(state);
+    return NULL;
+}
+
 static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
     if (e->struct_level >= MAX_STRUCT_LEVELS || plan->fields == NULL) return -2;
     long long at;
@@ -247,6 +268,9 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
     if ((r = put_int(o, at)) < 0) return r;
     int tuple = plan->build == B_TUPLE;
     if (tuple && (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != plan->n)) return -2;
+    PyObject *state = NULL; /* B_IMPLICIT: the instance's __dict__, its keys the plan's names in order */
+    Py_ssize_t state_pos = 0;
+    if (plan->build == B_IMPLICIT && (state = implicit_state(obj, plan)) == NULL) return PyErr_Occurred() ? -1 : -2;
     PyTypeObject *type = Py_TYPE(obj);
     Py_ssize_t *slots = plan->offsets != NULL && type == (PyTypeObject *)plan->cls &&
                         (type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && type->tp_version_tag == plan->version_tag
@@ -256,6 +280,10 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
         PyObject *v;
         if (tuple) {
             v = Py_NewRef(PyTuple_GET_ITEM(obj, i));
+        } else if (state != NULL) {
+            PyObject *key;
+            if (!PyDict_Next(state, &state_pos, &key, &v)) { r = -2; break; }
+            Py_INCREF(v);
         } else if (slots != NULL && (v = *(PyObject **)((char *)obj + slots[i])) != NULL) {
             Py_INCREF(v);
         } else {
@@ -268,6 +296,7 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
         Py_DECREF(v);
     }
     e->struct_level--;
+    Py_XDECREF(state);
     if (r < 0) return r;
     return struct_ext_end(o, start, 1);
 }

@@ -50,6 +50,15 @@ static StructPlan *list_plan(Enc *e, PyObject *const *items, Py_ssize_t n, int *
 /* Field k of an instance (new reference): from its tuple, its slot, or its attribute. */
 static inline PyObject *list_field(StructPlan *plan, PyObject *obj, Py_ssize_t k, Py_ssize_t *slots) {
     if (plan->build == B_TUPLE) return Py_NewRef(PyTuple_GET_ITEM(obj, k));
+    if (plan->build == B_IMPLICIT) { /* from its __dict__ (the walk checked its keys, 10.9) */
+        PyObject *state = PyObject_GenericGetDict(obj, NULL);
+        if (state == NULL) return NULL;
+        PyObject *v = PyDict_GetItemWithError(state, PyTuple_GET_ITEM(plan->names, k));
+        if (v == NULL && !PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(plan->names, k));
+        Py_XINCREF(v);
+        Py_DECREF(state);
+        return v;
+    }
     if (slots != NULL) {
         PyObject *v = *(PyObject **)((char *)obj + slots[k]);
         if (v != NULL) return Py_NewRef(v);
@@ -204,6 +213,33 @@ static int col_values(Enc *e, StructPlan *plan, PyObject **objs, Py_ssize_t coun
     return r;
 }
 
+/* The columns of a list of implicit structs (docs/FORMAT.md 10.9, every field of type any): each
+ * instance's __dict__ read once, its keys checked to be the plan's names in order (else -2: the pure
+ * codec's writer gives the frame up), its values held while the columns are written. */
+static int implicit_columns(Enc *e, StructPlan *plan, PyObject **objs, Py_ssize_t count) {
+    Py_ssize_t n = plan->n, held = 0;
+    PyObject **vals = PyMem_Malloc(count * n * sizeof(PyObject *));
+    if (vals == NULL) { PyErr_NoMemory(); return -1; }
+    int r = 0;
+    for (Py_ssize_t j = 0; j < count && r == 0; j++) {
+        PyObject *state = implicit_state(objs[j], plan);
+        if (state == NULL) { r = PyErr_Occurred() ? -1 : -2; break; }
+        Py_ssize_t pos = 0, i = 0;
+        PyObject *key, *value;
+        while (i < n && PyDict_Next(state, &pos, &key, &value)) vals[held++] = Py_NewRef(value), i++;
+        Py_DECREF(state);
+        if (i != n) r = -2;
+    }
+    for (Py_ssize_t k = 0; k < n && r >= 0; k++) {
+        r = ARRAY_HEADER(&e->out, count);
+        for (Py_ssize_t j = 0; j < count && r >= 0; j++) r = enc_field(e, vals[j * n + k], &plan->fields[k], 2);
+        if (r == CONVERT) r = -2; /* an any field refuses nothing */
+    }
+    for (Py_ssize_t i = 0; i < held; i++) Py_DECREF(vals[i]);
+    PyMem_Free(vals);
+    return r;
+}
+
 /* A field of type ["list", item] may hold instances of this plan's class. */
 static int item_takes(TNode *item, StructPlan *plan) {
     if (item == NULL) return 1;
@@ -271,7 +307,8 @@ static int enc_struct_list(Enc *e, PyObject *seq, TNode *item, int depth) {
     if (r == 0) r = put_int(o, n);
     PyTypeObject *type = (PyTypeObject *)plan->cls;
     e->struct_level++;
-    for (Py_ssize_t k = 0; k < plan->n && r >= 0; k++) {
+    if (r >= 0 && plan->build == B_IMPLICIT) r = implicit_columns(e, plan, objs, n);
+    for (Py_ssize_t k = 0; k < plan->n && r >= 0 && plan->build != B_IMPLICIT; k++) {
         /* Slots are read directly while the class is as it was at registration (checked per column). */
         Py_ssize_t *slots = plan->offsets != NULL && Py_TYPE(objs[0]) == type &&
                             (type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && type->tp_version_tag == plan->version_tag

@@ -237,6 +237,10 @@ static PyObject *top_value(Codec *self, PyObject *data) {
     if (reading == NULL || state_type == NULL || result_type == NULL || decode_state_var == NULL || self->settings == NULL)
         Py_RETURN_NOTIMPLEMENTED;
     PyObject *top = read_top(self);
+    if (top == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear(); /* settings without "top": the full path */
+        Py_RETURN_NOTIMPLEMENTED;
+    }
     int parsed = top == NULL ? -1 : parse_top(top);
     if (parsed <= 0) return parsed < 0 ? NULL : Py_NewRef(Py_NotImplemented);
     if (top_depth_zero) Py_RETURN_NOTIMPLEMENTED; /* max_depth 0 refuses the top-level value: the full path says so */

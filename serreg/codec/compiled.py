@@ -19,13 +19,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, TypeVar
 
-from ..errors import DeserializationError
+from ..errors import DeserializationError, LimitExceededError
 from ..limits import DECODE_STATE, DecodeState
 from ..standard import STRUCTS_CLASS_ID
 from ..wire.class_id import class_id_hash
 from ._core import MsgpackCodec as CoreCodec
 from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult
-from ._core import StructPlan, set_class_hashes, set_decode_state, set_struct_state, set_top_level, set_top_value
+from ._core import (
+    StructPlan, set_class_hashes, set_decode_state, set_implicit_state, set_struct_state, set_top_level, set_top_value,
+)
 from ._core import top_method as core_top_method
 from .checks import check_hash_spread
 from ..wire.frame import COMPILED as FRAME_COMPILED
@@ -33,7 +35,7 @@ from .layout import BYTES_OUT_OF_BAND_THRESHOLD
 from .pack_state import EncodeNested
 from .pure import DecodeNested, SnapshotSource
 from .pure import MsgpackCodec as PureMsgpackCodec
-from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, read_instance
+from ..structs.scope import DECODE_SCOPE, ENCODE_SCOPE, IMPLICIT_TABLES, read_instance
 
 __all__ = ["MsgpackCodec", "StructPlan", "top_method"]
 
@@ -52,7 +54,7 @@ IN_PLACE_CLASS_IDS = (
 )
 
 set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLASS_IDS})
-set_decode_state(DECODE_STATE, DeserializationError, check_hash_spread)
+set_decode_state(DECODE_STATE, DeserializationError, check_hash_spread, LimitExceededError)
 # Results without buffers are left untracked by the garbage collector when the result's compiled
 # twin (wire/_frame.c: track) tracks them once they are given a container (serreg/result.py).
 set_top_level(SerializationResult, {"float": class_id_hash("float"), "bytes": class_id_hash("bytes")},
@@ -78,6 +80,7 @@ class _CheckState:
 
 
 set_struct_state(ENCODE_SCOPE, DECODE_SCOPE, read_instance, _CheckState(), class_id_hash(STRUCTS_CLASS_ID))
+set_implicit_state(IMPLICIT_TABLES)  # a value written with implicit structs: the tables a pack reads (10.9)
 
 
 class MsgpackCodec(CoreCodec):

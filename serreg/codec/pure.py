@@ -23,7 +23,7 @@ from .._registry.paths import locate
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from ..structs.lists import read_struct_list
-from ..structs.scope import DECODE_SCOPE, read_instance
+from ..structs.scope import DECODE_SCOPE, IMPLICIT_TABLES, read_instance
 from ..result import NO_BUFFERS, OutOfBandBuffers
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
@@ -117,7 +117,7 @@ class MsgpackCodec:
         state.oob = oob
         packed: Optional[bytes] = None
         try:
-            state.use(self._snapshots.snapshot)
+            state.use(IMPLICIT_TABLES.get() or self._snapshots.snapshot)
             if holds_any(obj, state.scan):
                 obj = substitute(obj, state.rewritten, state.struct_list, root=True, list_value=list_value)
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises

@@ -45,6 +45,7 @@ __all__ = [
     "NDARRAY_CLASS_ID",
     "NUMPY_GENERIC_CLASS_IDS",
     "NUMPY_SCALAR_CLASS_IDS",
+    "PYOBJECTS_CLASS_ID",
     "STANDARD_CLASS_IDS",
     "STRUCTS_CLASS_ID",
     "STRUCT_CARRIER_CLASS_ID",
@@ -58,6 +59,7 @@ DATACLASS_CLASS_ID = "serreg.dataclass"  # dataclass instances, when switched on
 ERROR_CLASS_ID = "serreg.error"  # the error frame (section 4)
 STRUCTS_CLASS_ID = "serreg.structs"  # a frame's struct table, in front of its value (section 10.1)
 STRUCT_CARRIER_CLASS_ID = "serreg.struct"  # the data carrier of unregistered struct class IDs (section 10.4)
+PYOBJECTS_CLASS_ID = "serreg.pyobjects"  # pickled classes + a struct section of implicit structs (10.9, Python only)
 
 # Section 6.1: plain data every implementation reads.
 CORE_CLASS_IDS = (
@@ -106,7 +108,7 @@ EXTRA_OF_CLASS_ID = {
 }
 
 # Decoding these runs code the writer chooses (unpickling, or importing the module a frame names).
-CODE_LOADING_CLASS_IDS = frozenset({FALLBACK_CLASS_ID, DATACLASS_CLASS_ID})
+CODE_LOADING_CLASS_IDS = frozenset({FALLBACK_CLASS_ID, DATACLASS_CLASS_ID, PYOBJECTS_CLASS_ID})
 # Plain data, safe to decode from untrusted bytes: the default allow-list of untrusted mode.
 DATA_CLASS_IDS = frozenset(CORE_CLASS_IDS) | frozenset(EXTRA_OF_CLASS_ID)
 STANDARD_CLASS_IDS = DATA_CLASS_IDS | CODE_LOADING_CLASS_IDS

@@ -16,6 +16,8 @@ from ..result import SerializationResult
 from .base import StandardSerializer
 from typing import Union, Iterator, Any
 
+__all__ = ["DataclassSerializer", "pickled_by_reference", "pickles_as_state"]
+
 _OBJECT_GETSTATE = getattr(object, "__getstate__", None)  # Python 3.11+
 _VERDICTS_MAX = 4096  # classes remembered by DataclassSerializer; dynamic classes must not pile up
 
@@ -34,6 +36,15 @@ def pickled_by_reference(cls: type) -> bool:
         found = getattr(found, part, None)
     if found is not cls:
         return False  # defined in a function, or not reachable under its name
+    return pickles_as_state(cls)
+
+
+def pickles_as_state(cls: Any) -> bool:
+    """True if nothing in ``cls`` changes how pickle writes its instances: ``cls.__new__(cls)`` plus
+    the instance's ``__dict__`` (object's ``__reduce_ex__``, ``__reduce__`` and ``__getstate__``; no
+    ``__setstate__``, ``__getnewargs__``, ``__getnewargs_ex__``, ``__slots__`` or ``copyreg`` entry)."""
+    if cls in copyreg.dispatch_table:
+        return False
     if cls.__reduce_ex__ is not object.__reduce_ex__ or cls.__reduce__ is not object.__reduce__:
         return False
     if getattr(cls, "__getstate__", None) is not _OBJECT_GETSTATE:

@@ -37,7 +37,7 @@ from ..serializer import Serializer, hooks_of
 from .pickle_plain import NotPlain, PlainPickler
 from .pickle_views import flat_views, release_all, view_of
 
-__all__ = ["PICKLED_NATIVELY", "Pickle5Serializer", "restore_registered"]
+__all__ = ["PICKLED_NATIVELY", "Pickle5Serializer", "by_value_modules", "restore_registered"]
 
 # While a Pickle5Serializer unpickles outside a deserialize call: its registry's lookup of a serializer
 # by class ID (inside one, the call's DecodeState holds it).
@@ -71,6 +71,12 @@ _PLAIN_BACKOFF_TYPES_MAX = 1024
 # pickle's own dump, called without cloudpickle's Python wrapper (whose one job, the RecursionError
 # below, ``Pickle5Serializer._pickle`` does itself).
 _dump = pickle.Pickler.dump
+
+
+def by_value_modules() -> Optional[set[str]]:
+    """The modules registered with ``cloudpickle.register_pickle_by_value`` (cloudpickle's own set, read
+    only), or None for a cloudpickle without that set."""
+    return _BY_VALUE_MODULES
 
 
 class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloudpickle ships no types

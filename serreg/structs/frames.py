@@ -18,7 +18,7 @@ from ..wire.class_id import class_id_hash
 from .carrier import StructValue
 from .compile import compile_writer, is_leaf
 from .lists import make_list_writer
-from .scope import ENCODE_SCOPE, MAX_DEFINITIONS, DecodeScope, EncodeScope
+from .scope import ENCODE_SCOPE, IMPLICIT_READ, MAX_DEFINITIONS, DecodeScope, EncodeScope
 from .types import parse
 from .values import read_converter, write_converter
 from typing import Optional, NoReturn, Callable, Any
@@ -131,6 +131,9 @@ class StructFrames:
         if count > MAX_DEFINITIONS:
             raise DeserializationError(f"the struct table declares {count} definitions; at most {MAX_DEFINITIONS}")
         readers, class_ids, leaves, plans, layouts = [], [], [], [], []
+        implicit = IMPLICIT_READ.get()  # a serreg.pyobjects section's classes (10.9): for this table only
+        if implicit is not None:
+            IMPLICIT_READ.set(None)
         for index in range(count):
             start = unpacker.tell()
             try:
@@ -142,7 +145,7 @@ class StructFrames:
             except (ValueError, TypeError, UnicodeDecodeError) as error:
                 raise DeserializationError(f"struct definition {index} is not valid msgpack: {error}") from error
             raw = bytes(in_band[start:unpacker.tell()])
-            class_id, reader, leaf, plan, layout = self._reader(index, definition, raw)
+            class_id, reader, leaf, plan, layout = self._reader(index, definition, raw, implicit)
             layouts.append(layout)
             readers.append(reader)
             plans.append(plan)
@@ -151,7 +154,7 @@ class StructFrames:
                 leaves.append(reader if leaf else None)
         return DecodeScope(readers, class_ids, leaves, plans, layouts), unpacker.tell()
 
-    def _reader(self, index: int, definition: Any, raw: bytes) -> tuple[Any, ...]:
+    def _reader(self, index: int, definition: Any, raw: bytes, implicit: Any) -> tuple[Any, ...]:
         parsed = self._parsed.get(raw)
         if parsed is None:
             parsed = self._parse(index, definition)
@@ -160,6 +163,9 @@ class StructFrames:
             self._parsed = cache
         class_id, names, types, leaf = parsed
         layout = (class_id, names, types)
+        if implicit is not None and class_id.startswith(implicit.prefix):
+            reader, plan = implicit.take(index, class_id, names, types)
+            return class_id, reader, leaf, plan, layout
         schema = self._schemas.by_class_id(class_id)  # asked every time: a class ID may be registered since
         if schema is not None:
             return class_id, schema.reader(raw, names, types), leaf, schema.plan_for(raw), layout

@@ -28,7 +28,7 @@ _CODES = {
 }
 _STANDARD, _STRUCT, _OPTIONAL, _LIST, _SET, _MAP, _TUPLE = 16, 17, 18, 19, 20, 21, 22
 _CONTAINERS = {"optional": _OPTIONAL, "list": _LIST, "set": _SET, "map": _MAP, "tuple": _TUPLE}
-_BUILDS = {"dict": 0, "slots": 1, "tuple": 2, "call": 3}
+_BUILDS = {"dict": 0, "slots": 1, "tuple": 2, "call": 3, "implicit": 4}
 
 
 def _node(ftype: FieldType) -> tuple[Any, ...]:
@@ -57,12 +57,15 @@ def _descriptor(cls: type, name: str) -> Any:
 
 def make_plan(writer: Callable[..., Any], definition: bytes, class_id: str, cls: type, build: str,
               names: list[str], types: tuple[FieldType, ...], converters: list[Any],
-              pure_leaf: bool) -> Optional[Callable[..., Any]]:
-    """The compiled codec's StructPlan of a class (callable as its ext 1 writer), or None with the pure codec."""
+              pure_leaf: bool, key: Optional[bytes] = None) -> Optional[Callable[..., Any]]:
+    """The compiled codec's StructPlan of a class (callable as its ext 1 writer), or None with the pure codec.
+
+    ``key``: the definition's key in a frame's EncodeScope (its bytes unless given); build "implicit"
+    reads and fills the instance's ``__dict__`` itself (an implicit struct, docs/FORMAT.md 10.9)."""
     if STRUCT_PLAN is None or any(t.kind == "enum" and t.py is None for t in types):
         return None
     plan: Callable[..., Any] = STRUCT_PLAN(
-        writer, definition, definition, class_id, cls, _BUILDS[build], tuple(names),
+        writer, definition if key is None else key, definition, class_id, cls, _BUILDS[build], tuple(names),
         tuple(_node(t) for t in types), tuple(converters),
         tuple(_descriptor(cls, n) if build == "slots" else None for n in names), pure_leaf, class_id_hash(class_id),
     )

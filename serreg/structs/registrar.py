@@ -14,6 +14,7 @@ import functools
 import threading
 from typing import Any, Optional
 
+from ..implicit.classes import IMPLICIT_PREFIX
 from ..standard import STRUCT_CARRIER_CLASS_ID, STRUCTS_CLASS_ID
 from ..wire.class_id import class_id_hash
 from .carrier import StructValue
@@ -39,6 +40,9 @@ class StructRegistrar:
     def register(self, cls: type, class_id: str) -> StructSchema:
         if not isinstance(class_id, str) or not class_id:
             raise TypeError(f"class_id must be a non-empty str, not {class_id!r}")
+        if class_id.startswith(IMPLICIT_PREFIX):
+            raise TypeError(f"class IDs starting with {IMPLICIT_PREFIX!r} are reserved for implicit structs "
+                            f"(docs/FORMAT.md 10.9); register {cls.__qualname__} under another, not {class_id!r}")
         schema = StructSchema(cls, class_id, self)
         with self._lock:
             existing = self._by_id.get(class_id)

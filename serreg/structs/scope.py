@@ -15,7 +15,8 @@ from typing import Any, Optional
 
 from ..errors import DeserializationError, LimitExceededError
 
-__all__ = ["DECODE_SCOPE", "ENCODE_SCOPE", "DecodeScope", "EncodeScope", "read_instance"]
+__all__ = ["DECODE_SCOPE", "ENCODE_SCOPE", "IMPLICIT_READ", "IMPLICIT_TABLES", "DecodeScope", "EncodeScope",
+           "ImplicitTables", "read_instance"]
 
 MAX_DEFINITIONS = 65535
 
@@ -60,8 +61,24 @@ class DecodeScope:
         self.layouts = layouts if layouts is not None else []
 
 
+class ImplicitTables:
+    """The registry's tables as the codec reads them while a value is written with implicit structs
+    (docs/FORMAT.md 10.9): the snapshot's, with the implicit classes' ext 1 and ext 2 writers added."""
+
+    __slots__ = ("rewritten_types", "ext_writers", "list_writers")
+
+    def __init__(self, snapshot: Any, ext_writers: dict[Any, Any], list_writers: dict[Any, Any]) -> None:
+        self.rewritten_types = snapshot.rewritten_types
+        self.ext_writers = {**snapshot.ext_writers, **ext_writers}
+        self.list_writers = {**snapshot.list_writers, **list_writers}
+
+
 ENCODE_SCOPE: ContextVar[Optional[EncodeScope]] = ContextVar("serreg_struct_encode", default=None)
 DECODE_SCOPE: ContextVar[Optional[DecodeScope]] = ContextVar("serreg_struct_decode", default=None)
+# Set while a value is written with implicit structs: the tables the codec reads instead of the snapshot's.
+IMPLICIT_TABLES: ContextVar[Optional[ImplicitTables]] = ContextVar("serreg_implicit_tables", default=None)
+# Set while a serreg.pyobjects section is read: what reads the table's implicit definitions (10.9).
+IMPLICIT_READ: ContextVar[Any] = ContextVar("serreg_implicit_read", default=None)
 
 
 def read_instance(items: Any) -> Any:

@@ -19,10 +19,10 @@ from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .scope import DECODE_SCOPE, read_instance
 from typing import Any
 
-__all__ = ["CarrierSerializer", "StructSerializer", "TableSerializer"]
+__all__ = ["CarrierSerializer", "StructSerializer", "TableSerializer", "ext_payload"]
 
 
-def _ext_payload(packed: bytes) -> bytes:
+def ext_payload(packed: bytes) -> bytes:
     """The payload of the one msgpack ext value ``packed`` (its header stripped)."""
     first = packed[0]
     if 0xD4 <= first <= 0xD8:
@@ -39,7 +39,7 @@ class _InstanceSerializer(Serializer):
 
     def serialize(self, obj: Any) -> SerializationResult:
         oob: list[Any] = []
-        return SerializationResult(_ext_payload(self.codec.pack(obj, oob)), oob)
+        return SerializationResult(ext_payload(self.codec.pack(obj, oob)), oob)
 
     def deserialize(self, in_band: Any, oob: Any) -> Any:
         if DECODE_SCOPE.get() is None:
@@ -79,7 +79,10 @@ class TableSerializer(Serializer):
     def deserialize(self, in_band: Any, oob: Any) -> Any:
         in_band = memoryview(in_band)
         scope, offset = self.frames.open_table(in_band)
-        inner = in_band[offset:]
+        return self.read_value(scope, in_band[offset:], oob)
+
+    def read_value(self, scope: Any, inner: memoryview, oob: Any) -> Any:
+        """The value after a table (its own section ``inner``) read with the table's DecodeScope ``scope``."""
         if inner.nbytes < CLASS_ID_HASH_SIZE:
             raise DeserializationError("the value after the struct table is too short to hold a ClassIDHash")
         token = DECODE_SCOPE.set(scope)

@@ -109,12 +109,12 @@ class FrameView:
 
     def __init__(self, data: Any, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None, owned: bool = False) -> None:
         view = memoryview(data)
+        if not view.c_contiguous:  # a strided view of bytes too
+            raise DeserializationError(
+                "a frame must be one contiguous run of bytes (bytes, bytearray, mmap, a contiguous "
+                "memoryview); copy a strided view first, e.g. with bytes(view)"
+            )
         if view.ndim != 1 or view.itemsize != 1:
-            if not view.c_contiguous:
-                raise DeserializationError(
-                    "a frame must be one contiguous run of bytes (bytes, bytearray, mmap, a contiguous "
-                    "memoryview); copy a strided view first, e.g. with bytes(view)"
-                )
             view = view.cast("B")
         size = view.nbytes
         if key is not None and not owned:

@@ -38,7 +38,8 @@ def registry(whole_values: bool = True) -> serreg.Registry:
     r = serreg.Registry()
     register_point(r)
     r.register_serializer(UNSHARED_CLASS_ID, Unshared, UnsharedSerializer())
-    r.configure_fallback(whole_values=whole_values)
+    # The pickle5_* vectors pin the fallback's frames: plain objects are pickled, not implicit structs.
+    r.configure_fallback(whole_values=whole_values, implicit_structs=False)
     return r
 
 

@@ -109,7 +109,11 @@ final class ContainerReader {
                         if (InBandLayout.isContainer(b)) {
                             break flat;
                         }
-                        list.add(InBandLayout.isExt(b) ? nested().read() : in.readScalar(b));
+                        if (InBandLayout.isExt(b)) {
+                            left -= nested().readRun(list, left) - 1; // at least this one; the loop counts it
+                        } else {
+                            list.add(in.readScalar(b));
+                        }
                     }
                 }
                 return container;

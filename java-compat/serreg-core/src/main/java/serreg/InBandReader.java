@@ -207,6 +207,34 @@ public final class InBandReader extends ScalarReader {
     }
 
     /**
+     * Reads the next {@code count} values when each is a short ASCII str (a fixstr of bytes below
+     * 0x80: its text is its bytes) and returns a view of their bytes, msgpack headers included,
+     * for a caller that makes the strings as it needs them (a struct list's str column, read by
+     * the pass that builds the instances); otherwise reads nothing and returns null (the values
+     * are then read one by one, with their checks and errors). The view shares the in-band's
+     * memory; it has an array whenever this reader reads an array.
+     */
+    public ByteBuffer readAsciiStrRun(int count) {
+        return asciiRun(count);
+    }
+
+    /**
+     * Reads the run of nested values (ext 0, and struct instances) at the position, at most
+     * {@code max} of them, into {@code into}, and stops before any other value, which
+     * {@link #readValue} reads. Values of one class in a row (a list of points) are read in one
+     * loop, without going through {@link #readValue} for each; each is checked and limited as
+     * {@link #readValue} would. A list reader calls it before its loop, as it calls
+     * {@link #readAsciiStrings}: a list of anything else costs one check.
+     *
+     * @param into the list the values are added to, in order
+     * @param max the most values to read
+     * @return how many values were read (0 when the next value is not a nested value)
+     */
+    public int readNestedValues(List<Object> into, int max) {
+        return max > 0 && remaining() > 0 && InBandLayout.isExt(u8(index())) ? nested().readRun(into, max) : 0;
+    }
+
+    /**
      * Reads a map key: any value, as {@link #readValue}, but a short ASCII str may be one read
      * before with the same bytes (keys repeat from record to record; strings are immutable).
      */

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
+import serreg.types.HasClassId;
 import serreg.types.OpaqueValue;
 
 /**
@@ -41,6 +43,11 @@ public final class InBandWriter {
     private ByteBuffer view;
     /** The thread whose pool this writer goes back to on {@link #release}, or null when it is not pooled. */
     private final PerThread home;
+    /** What {@link #writeMap} hands to {@code Map.forEach}: one per writer, so writing a map allocates nothing. */
+    private final BiConsumer<Object, Object> entryWriter = (key, value) -> {
+        writeValue(key);
+        writeValue(value);
+    };
 
     /**
      * A writer for one document.
@@ -143,7 +150,7 @@ public final class InBandWriter {
         }
         writeArrayHeader(n);
         if (list instanceof ArrayList<?>) {
-            for (int i = 0; i < n; i++) {
+            for (int i = writeNestedValues(list, 0); i < n; i++) {
                 writeValue(list.get(i));
             }
         } else {
@@ -165,6 +172,62 @@ public final class InBandWriter {
     }
 
     /**
+     * Writes the run of nested values that starts at index {@code from} of {@code list}: items of
+     * one class whose serializer is a {@link MsgpackSerializer} writing them as ext 0 (not inline,
+     * not a struct), each exactly as {@link #writeValue} writes it, in one loop without looking
+     * the class up again. Stops before the first item of another class (or null) and returns its
+     * index; returns {@code from} when the item there is not such a value (a String, a number, a
+     * map, ...). A list writer calls it before its loop: a list of points is then written in one
+     * call, a list of anything else costs one check.
+     *
+     * @param list the items (a list with fast indexed access)
+     * @param from the index of the first item to write
+     * @return the index of the first item not written
+     */
+    public int writeNestedValues(List<?> list, int from) {
+        int n = list.size();
+        if (from >= n) {
+            return from;
+        }
+        Object first = list.get(from);
+        if (!mayBeStruct(first) || first instanceof OpaqueValue || first instanceof HasClassId) {
+            return from;
+        }
+        RegistrationTable.Registration registration = classes.forValue(first);
+        MsgpackSerializer<Object> msgpack = registration.msgpack();
+        if (msgpack == null || registration.inline() != null || registration.struct()) {
+            return from;
+        }
+        return writeNestedRun(list, from, n, first.getClass(), registration, msgpack);
+    }
+
+    /** The loop of {@link #writeNestedValues}: ext 0 headers patched in place, the ClassIDHash written once per item. */
+    private int writeNestedRun(List<?> list, int from, int n, Class<?> cls, RegistrationTable.Registration registration,
+            MsgpackSerializer<Object> msgpack) {
+        long hash = registration.hash().toLong();
+        int i = from;
+        Object value = null;
+        try {
+            for (; i < n; i++) {
+                value = list.get(i);
+                if (value == null || value.getClass() != cls) {
+                    break;
+                }
+                int headerAt = reserveExtHeader();
+                Bytes.putLongLE(buf, pos, hash); // reserveExtHeader made room for it
+                pos += 8;
+                msgpack.write(value, this);
+                patchExtHeader(headerAt, headerAt + RESERVED_EXT_HEADER, InBandLayout.NESTED_EXT_TYPE);
+            }
+            return i;
+        } catch (SerregException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw ValueEncoder.failure(registration, value, e);
+        }
+    }
+
+    /**
      * Writes a non-empty list as ext 2 (struct columns, docs/FORMAT.md section 10.3) when its items
      * are struct instances of one definition; false (nothing written) when it stays an array.
      */
@@ -173,12 +236,18 @@ public final class InBandWriter {
         return mayBeStruct(first) && classes.forValue(first).struct() && SerializerRegistry.STRUCTS.writeStructList(list, this);
     }
 
-    private InBandWriter writeMap(Map<?, ?> map) {
+    /**
+     * Writes a map: its header, then each key and value as {@link #writeValue} writes them, in
+     * the map's iteration order. Through {@code Map.forEach} (this writer's one entry writer):
+     * no iterator or entry object per map, whatever the map's class.
+     *
+     * @param map the map
+     * @return this writer
+     */
+    @SuppressWarnings("unchecked")
+    public InBandWriter writeMap(Map<?, ?> map) {
         writeMapHeader(map.size());
-        for (Map.Entry<?, ?> entry : map.entrySet()) {
-            writeValue(entry.getKey());
-            writeValue(entry.getValue());
-        }
+        ((Map<Object, Object>) map).forEach(entryWriter);
         return this;
     }
 
@@ -244,7 +313,7 @@ public final class InBandWriter {
     void writeRaw(ByteBuffer bytes) {
         int n = bytes.remaining();
         ensure(n);
-        bytes.duplicate().get(buf, pos, n);
+        bytes.get(bytes.position(), buf, pos, n); // absolute: no view made, the caller's position kept
         pos += n;
     }
 
@@ -364,6 +433,24 @@ public final class InBandWriter {
         return this;
     }
 
+    /**
+     * Writes {@code values[from]}, {@code values[from + 1]} ... (at most {@code count}), each a
+     * String, as {@link #writeString} writes it, and stops before the first that is not a String
+     * (null included), leaving it unwritten: a column of strings in one loop, the twin of
+     * {@link InBandReader#readStrings}.
+     *
+     * @return how many values it wrote
+     */
+    public int writeStrings(Object[] values, int from, int count) {
+        for (int i = 0; i < count; i++) {
+            if (!(values[from + i] instanceof String s)) {
+                return i;
+            }
+            writeString(s);
+        }
+        return count;
+    }
+
     /** A str that is not all ASCII: its UTF-8 length first (for the header), then its bytes. */
     private InBandWriter writeUtf8(String s) {
         int length = Utf8.strLength(s);
@@ -432,17 +519,6 @@ public final class InBandWriter {
         System.arraycopy(msgpack, offset, buf, pos, length);
         pos += length;
         return this;
-    }
-
-    /**
-     * Writes the msgpack str header for {@code n} bytes of UTF-8 (fixstr, str 8, 16 or 32: the
-     * shortest) into {@code b} at {@code at}, for a caller building msgpack in an array of its own
-     * to append with {@link #writeEncoded(byte[], int, int)}; the caller made room for 5 bytes.
-     *
-     * @return the index after the header
-     */
-    public static int putStrHeader(byte[] b, int at, int n) {
-        return InBandLayout.putStrHeader(b, at, n);
     }
 
     /** Appends an OOB buffer (held by reference, not copied). */

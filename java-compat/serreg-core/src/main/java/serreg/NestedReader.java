@@ -1,5 +1,6 @@
 package serreg;
 
+import java.util.List;
 import serreg.wire.ClassIdHash;
 
 /**
@@ -13,6 +14,8 @@ import serreg.wire.ClassIdHash;
  * runs. Package-private; one per reader, not thread-safe.
  */
 final class NestedReader {
+    /** How a payload of ext type 0, 1 and 2 is named in an error (the only types read). */
+    private static final String[] PAYLOAD_NAMES = {"ext 0 payload", "ext 1 payload", "ext 2 payload"};
     private final InBandReader in;
     private ValueDecoder decoder;
     private DecodeState state;
@@ -93,6 +96,67 @@ final class NestedReader {
     }
 
     /**
+     * Reads the run of ext values at the reader's position into {@code into}, at most {@code max}
+     * of them, and stops before the first value that is not an ext value (left unread). A value
+     * of the class met last with an ext 8 header takes the short way of {@link #read}; a run of
+     * them (a list of one class's values, the common case) is read by {@link #readKnownRun} in
+     * one loop that opens the level and the document once. Any other ext value is read by
+     * {@link #read}, with every check, and its class becomes the one met last.
+     *
+     * @return how many values were read
+     */
+    int readRun(List<Object> into, int max) {
+        int read = 0;
+        while (read < max && in.index() < in.end() && InBandLayout.isExt(in.u8(in.index()))) {
+            MsgpackSerializer<Object> msgpack = lastMsgpack;
+            int start = msgpack != null ? knownPayload() : -1;
+            if (start < 0) {
+                into.add(read());
+                read++;
+            } else {
+                read += readKnownRun(into, max - read, msgpack, start);
+            }
+        }
+        return read;
+    }
+
+    /**
+     * Reads consecutive values of the class met last (each with an ext 8 header, see
+     * {@link #knownPayload}), the first's payload at {@code start}, at most {@code max}: the
+     * depth limit is checked once for the run (its values are siblings, at one level) and each
+     * value is read in place, bounded to its payload, exactly as {@link #read} reads it.
+     */
+    private int readKnownRun(List<Object> into, int max, MsgpackSerializer<Object> msgpack, int start) {
+        RegistrationTable.Registration registration = lastRegistration; // the one msgpack is of
+        int outer = in.end();
+        state.enterValue(in.offsetOf(start));
+        int savedNesting = in.enterDocument();
+        int read = 0;
+        try {
+            do {
+                int end = payloadEnd;
+                in.bound(start + ClassIdHash.SIZE, end);
+                Object value = msgpack.read(in);
+                in.expectEnd();
+                in.unbound(outer, end);
+                into.add(value);
+                read++;
+            } while (read < max && in.index() < outer && (start = knownPayload()) >= 0);
+            return read;
+        } catch (DeserializationException e) {
+            throw e.enclosedIn(registration.classId()); // offsets are already from this reader's start
+        } catch (SerregException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+        } finally {
+            state.exitValue();
+            in.exitDocument(savedNesting);
+            in.unbound(outer, payloadEnd);
+        }
+    }
+
+    /**
      * The payload start of an ext 0 value at the position whose header is ext 8 and whose
      * ClassIDHash is the last one met (whose trust was checked then, in this same call), its
      * end in {@link #payloadEnd}; -1 for any other value (whose header {@link #openPayload} then
@@ -148,7 +212,7 @@ final class NestedReader {
                     + " ext 2 (struct columns)", at);
         }
         in.seek(p + header);
-        int n = in.payloadLength(length, at, "ext " + type + " payload");
+        int n = in.payloadLength(length, at, PAYLOAD_NAMES[type]); // a constant: no text made per value
         int start = p + header;
         payloadEnd = start + n;
         payloadType = type;
@@ -191,10 +255,10 @@ final class NestedReader {
         return msgpack;
     }
 
-    /** An ext 0 payload read through the decoder, with a view of its section. */
+    /** An ext 0 payload read through the decoder, where it lies in this reader's buffer (no view of the section made). */
     private Object readSection(int start, int end) {
         try {
-            return decoder.readSection(in.view(start, end - start), in.outOfBand(), false, state);
+            return decoder.readSectionAt(in.source(), in.sourceIndex(start), end - start, in.outOfBand(), state);
         } catch (DeserializationException e) {
             throw e.shiftOffset(in.offsetOf(start));
         }

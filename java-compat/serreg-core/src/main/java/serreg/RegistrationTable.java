@@ -58,6 +58,8 @@ final class RegistrationTable {
     private volatile Map<Class<?>, Registration> resolved = new ConcurrentHashMap<>();
     /** Counts registration changes: a cache of lookups made at one generation is stale at another. */
     private volatile int generation;
+    /** The registrations by ClassIDHash as u64, rebuilt whole at each change: readers look a hash up with no allocation. */
+    private volatile HashIndex hashIndex = HashIndex.of(List.of());
 
     RegistrationTable(Function<String, ClassIdHash> hasher) {
         this.hasher = hasher;
@@ -95,6 +97,7 @@ final class RegistrationTable {
             idsByClass.put(cls, List.copyOf(ids));
         }
         resolved = new ConcurrentHashMap<>();
+        hashIndex = HashIndex.of(byHash.values());
         generation++;
     }
 
@@ -114,6 +117,7 @@ final class RegistrationTable {
             }
         }
         resolved = new ConcurrentHashMap<>();
+        hashIndex = HashIndex.of(byHash.values());
         generation++;
     }
 
@@ -130,6 +134,48 @@ final class RegistrationTable {
     /** The registration under {@code hash}, or null. */
     Registration byHash(ClassIdHash hash) {
         return byHash.get(hash);
+    }
+
+    /** The registration under the ClassIDHash whose wire bytes read as this u64 little-endian, or null (no allocation). */
+    Registration byHash(long hash) {
+        return hashIndex.get(hash);
+    }
+
+    /**
+     * An immutable open-addressed table from ClassIDHash (as u64) to registration, at most half
+     * full, built whole after each registration change; a reader holds one snapshot for a lookup.
+     */
+    private record HashIndex(long[] hashes, Registration[] registrations, int mask) {
+        static HashIndex of(java.util.Collection<Registration> all) {
+            int size = Integer.highestOneBit(Math.max(4, all.size() * 2 - 1)) << 1;
+            long[] hashes = new long[size];
+            Registration[] registrations = new Registration[size];
+            for (Registration r : all) {
+                long h = r.hash().toLong();
+                int i = slot(h, size - 1);
+                while (registrations[i] != null) {
+                    i = (i + 1) & (size - 1);
+                }
+                hashes[i] = h;
+                registrations[i] = r;
+            }
+            return new HashIndex(hashes, registrations, size - 1);
+        }
+
+        private static int slot(long hash, int mask) {
+            return (int) (hash ^ (hash >>> 32)) & mask; // the bytes of a SHA-256 prefix: already spread
+        }
+
+        Registration get(long hash) {
+            int i = slot(hash, mask);
+            while (true) {
+                Registration r = registrations[i];
+                if (r == null || hashes[i] == hash) {
+                    return r;
+                }
+                i = (i + 1) & mask;
+            }
+        }
     }
 
     /** The newest class ID of exactly this class. */

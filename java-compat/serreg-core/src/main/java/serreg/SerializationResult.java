@@ -78,6 +78,16 @@ public final class SerializationResult {
         return inBand.duplicate();
     }
 
+    /** The in-band bytes as held (for the writer, which copies them without moving the position). */
+    ByteBuffer inBandHeld() {
+        return inBand;
+    }
+
+    /** The OOB buffers as held (for the writer, whose own result makes views of them again). */
+    List<ByteBuffer> outOfBandHeld() {
+        return outOfBand;
+    }
+
     /** The OOB buffers in order (fresh views). */
     public List<ByteBuffer> outOfBand() {
         int n = outOfBand.size();

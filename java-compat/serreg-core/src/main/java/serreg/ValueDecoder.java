@@ -29,8 +29,6 @@ final class ValueDecoder {
     private volatile boolean trusted = true;
     private volatile Set<String> allowedIds = Trust.dataClassIds();
     private volatile long[] allowedHashes = Trust.allowedHashes(Trust.dataClassIds());
-    /** See {@link Lookup} (a plain field: any thread's last lookup will do). */
-    private Lookup last;
 
     ValueDecoder(RegistrationTable table) {
         this.table = table;
@@ -70,7 +68,7 @@ final class ValueDecoder {
 
     /** The refusal of an untrusted call for this ClassIDHash (u64 little-endian), at {@code offset}. */
     UntrustedClassIdException refusal(long hash, long offset) {
-        RegistrationTable.Registration registration = table.byHash(ClassIdHash.fromLong(hash));
+        RegistrationTable.Registration registration = table.byHash(hash);
         String classId = registration != null ? registration.classId() : null;
         if (classId == null) {
             for (String codeLoading : Trust.CODE_LOADING_CLASS_IDS) {
@@ -276,32 +274,24 @@ final class ValueDecoder {
         }
     }
 
+    /**
+     * A nested value's section, the {@code length} bytes at index {@code from} of {@code buf} (the
+     * reader's own buffer: no view of the section is made), within the call {@code state}; errors
+     * at offsets from the section's start.
+     */
+    Object readSectionAt(ByteBuffer buf, int from, int length, Iterator<ByteBuffer> oob, DecodeState state) {
+        return readSection(buf, from, length, oob, false, state);
+    }
+
     /** A section inside a value being read (the top-level one when it is the outermost value). */
     Object readNestedSection(ByteBuffer section, Iterator<ByteBuffer> oob) {
         DecodeState state = DecodeState.current();
         return readSection(section, oob, state == null || state.depth() <= 1);
     }
 
-    /** The registration under the ClassIDHash whose wire bytes read as this u64 little-endian, or null. */
+    /** The registration under the ClassIDHash whose wire bytes read as this u64 little-endian, or null (no allocation). */
     RegistrationTable.Registration registration(long hash) {
-        Lookup known = last;
-        int generation = table.generation();
-        if (known != null && known.hash == hash && known.generation == generation) {
-            return known.registration;
-        }
-        RegistrationTable.Registration found = table.byHash(ClassIdHash.fromLong(hash));
-        if (found != null) {
-            last = new Lookup(hash, found, generation);
-        }
-        return found;
-    }
-
-    /**
-     * The last lookup by ClassIDHash (most frames of a program hold one top-level class), stamped
-     * with the registrations' generation it was made in. Immutable, so a thread racing with
-     * another sees a whole one; a lookup stamped before a registration change never matches after.
-     */
-    private record Lookup(long hash, RegistrationTable.Registration registration, int generation) {
+        return table.byHash(hash);
     }
 
     /**

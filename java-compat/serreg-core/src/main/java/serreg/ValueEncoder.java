@@ -121,17 +121,24 @@ final class ValueEncoder {
             if (msgpack != null) {
                 msgpack.write(value, out);
             } else {
+                // Copied in from the result as it is held: no view of it, no list of views, per value.
                 SerializationResult own = ((Serializer<T>) registration.serializer()).serialize((T) value);
-                out.writeRaw(own.inBand());
-                for (ByteBuffer b : own.outOfBand()) {
-                    out.addOutOfBand(b);
+                out.writeRaw(own.inBandHeld());
+                List<ByteBuffer> buffers = own.outOfBandHeld();
+                for (int i = 0, n = buffers.size(); i < n; i++) {
+                    out.addOutOfBand(buffers.get(i));
                 }
             }
         } catch (SerregException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new SerializationException("serializer for class ID '" + registration.classId()
-                    + "' failed on a " + value.getClass().getName() + ": " + e, e);
+            throw failure(registration, value, e);
         }
+    }
+
+    /** What a serializer's failure on {@code value} becomes: a SerializationException naming the class ID. */
+    static SerializationException failure(RegistrationTable.Registration registration, Object value, RuntimeException e) {
+        return new SerializationException("serializer for class ID '" + registration.classId()
+                + "' failed on a " + value.getClass().getName() + ": " + e, e);
     }
 }

@@ -30,11 +30,7 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
 
     @Override
     protected void write(Map<?, ?> value, InBandWriter out) {
-        out.writeMapHeader(value.size());
-        for (Map.Entry<?, ?> entry : value.entrySet()) {
-            out.writeValue(entry.getKey());
-            out.writeValue(entry.getValue());
-        }
+        out.writeMap(value); // header, then each key and value, without an iterator
     }
 
     @Override

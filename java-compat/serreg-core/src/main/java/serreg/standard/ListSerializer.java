@@ -33,7 +33,8 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
         }
         out.writeArrayHeader(n);
         if (value instanceof RandomAccess) {
-            for (int i = 0; i < n; i++) {
+            // A run of nested values of one class (a list of points) in one call, then value by value.
+            for (int i = out.writeNestedValues(value, 0); i < n; i++) {
                 out.writeValue(value.get(i));
             }
             return;
@@ -51,8 +52,11 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
         }
         int n = in.readArrayHeader();
         List<Object> list = in.newListForItems(n);
-        // A list of short ASCII strs in one call; the rest (or a list of anything else) value by value.
-        for (int i = in.readAsciiStrings(list, n); i < n; i++) {
+        // A list of short ASCII strs, or of nested values, in one call; the rest (or a list of
+        // anything else) value by value.
+        int i = in.readAsciiStrings(list, n);
+        i += in.readNestedValues(list, n - i);
+        for (; i < n; i++) {
             list.add(in.readValue());
         }
         return list;
