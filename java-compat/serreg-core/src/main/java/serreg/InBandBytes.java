@@ -130,6 +130,29 @@ abstract class InBandBytes {
         return index - sourceShift;
     }
 
+    /** Whether the {@code expected.length} bytes at an index, within the bytes this reader may read, are {@code expected}. */
+    final boolean sameBytes(int index, byte[] expected) {
+        int n = expected.length;
+        if (limit - index < n) {
+            return false;
+        }
+        if (array != null) {
+            return java.util.Arrays.equals(array, index, index + n, expected, 0, n);
+        }
+        return source.slice(index - sourceShift, n).equals(ByteBuffer.wrap(expected));
+    }
+
+    /** A copy of the {@code n} bytes at an index. */
+    final byte[] copy(int index, int n) {
+        byte[] out = new byte[n];
+        if (array != null) {
+            System.arraycopy(array, index, out, 0, n);
+        } else {
+            source.get(index - sourceShift, out);
+        }
+        return out;
+    }
+
     /** A view of {@code n} bytes at an index, sharing the in-band's memory. */
     final ByteBuffer view(int index, int n) {
         return source.slice(index - sourceShift, n);

@@ -255,6 +255,72 @@ public final class InBandReader extends ScalarReader {
         return list;
     }
 
+    /**
+     * Whether the next {@code expected.length} bytes of this document are {@code expected}
+     * (nothing is read; false when fewer bytes are left).
+     *
+     * @param expected the bytes
+     * @return whether they come next
+     */
+    public boolean nextBytesAre(byte[] expected) {
+        return sameBytes(index(), expected);
+    }
+
+    /**
+     * A copy of the bytes of this document from offset {@code from} to the position (bytes
+     * already read, for example one value's encoding).
+     *
+     * @param from an offset at most {@link #offset()}
+     * @return the bytes
+     */
+    public byte[] copyReadSince(long from) {
+        long n = offset() - from;
+        if (from < 0 || n < 0) {
+            throw new IllegalArgumentException("offset " + from + " is not before the position " + offset());
+        }
+        return copy(index() - (int) n, (int) n);
+    }
+
+    /**
+     * Skips {@code n} bytes (ones {@link #nextBytesAre} has checked, or a ClassIDHash).
+     *
+     * @param n how many
+     * @param what what they are, for the error when fewer are left
+     */
+    public void skip(int n, String what) {
+        if (n < 0 || remaining() < n) {
+            throw error("the document ends inside " + what, offset());
+        }
+        seek(index() + n);
+    }
+
+    /**
+     * The ClassIDHash (8 bytes, little-endian) at the position, not read.
+     *
+     * @param what what the section is, for the error when fewer than 8 bytes are left
+     * @return the hash
+     */
+    public long peekClassIdHash(String what) {
+        if (remaining() < serreg.wire.ClassIdHash.SIZE) {
+            throw error(what + " is too short to hold a ClassIDHash", offset());
+        }
+        return hashAt(index());
+    }
+
+    /**
+     * Reads the in-band section (ClassIDHash + serializer in-band) that fills the rest of this
+     * document, as a value nested one level down: in place, with this same reader, when its
+     * serializer reads msgpack, else through the registry with a view of the section. What a
+     * serializer that puts another value's whole section after its own bytes calls (the struct
+     * table, for the value after it). Limits, depth and the allow-list of an untrusted call apply
+     * as to any nested value; errors carry offsets from this document's start.
+     *
+     * @return the value
+     */
+    public Object readTrailingSection() {
+        return nested().readTrailingSection();
+    }
+
     @Override
     Object readExt() {
         return nested().read();

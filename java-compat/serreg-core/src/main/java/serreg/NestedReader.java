@@ -255,6 +255,52 @@ final class NestedReader {
         return msgpack;
     }
 
+    /**
+     * Reads the in-band section from the reader's position to its end (see
+     * {@link InBandReader#readTrailingSection}): as {@link #read} reads an ext 0 payload, in place
+     * when its serializer reads msgpack (the allow-list checked first), else through the decoder,
+     * which keeps an unknown class's value opaque with the OOB buffers left when the enclosing
+     * value is the outermost.
+     */
+    Object readTrailingSection() {
+        int start = in.index();
+        int end = in.end();
+        if (end - start < ClassIdHash.SIZE) {
+            throw in.error("an in-band section starts with an 8-byte ClassIDHash but only " + (end - start)
+                    + " bytes are there", in.offsetOf(start));
+        }
+        MsgpackSerializer<Object> msgpack = inPlaceSerializer(start, end);
+        if (msgpack == null) {
+            Object value;
+            try {
+                value = decoder.readTrailingSectionAt(in.source(), in.sourceIndex(start), end - start, in.outOfBand(), state);
+            } catch (DeserializationException e) {
+                throw e.shiftOffset(in.offsetOf(start));
+            }
+            in.seek(end);
+            return value;
+        }
+        RegistrationTable.Registration registration = lastRegistration; // the one msgpack is of
+        state.enterValue(in.offsetOf(start));
+        int savedLimit = in.bound(start + ClassIdHash.SIZE, end);
+        int savedNesting = in.enterDocument();
+        try {
+            Object value = msgpack.read(in);
+            in.expectEnd();
+            return value;
+        } catch (DeserializationException e) {
+            throw e.enclosedIn(registration.classId());
+        } catch (SerregException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+        } finally {
+            state.exitValue();
+            in.exitDocument(savedNesting);
+            in.unbound(savedLimit, end);
+        }
+    }
+
     /** An ext 0 payload read through the decoder, where it lies in this reader's buffer (no view of the section made). */
     private Object readSection(int start, int end) {
         try {

@@ -283,6 +283,15 @@ final class ValueDecoder {
         return readSection(buf, from, length, oob, false, state);
     }
 
+    /**
+     * A section that ends the document of the value being read ({@link InBandReader#readTrailingSection}),
+     * the {@code length} bytes at index {@code from} of {@code buf}, within the call {@code state}:
+     * the top-level one when that value is the outermost.
+     */
+    Object readTrailingSectionAt(ByteBuffer buf, int from, int length, Iterator<ByteBuffer> oob, DecodeState state) {
+        return readSection(buf, from, length, oob, state.depth() <= 1, state);
+    }
+
     /** A section inside a value being read (the top-level one when it is the outermost value). */
     Object readNestedSection(ByteBuffer section, Iterator<ByteBuffer> oob) {
         DecodeState state = DecodeState.current();

@@ -1,6 +1,5 @@
 package serreg.structs;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -119,10 +118,6 @@ public final class StructRegistry implements StructSupport {
         }
     }
 
-    /** A table read: its entries and the offset just past it. */
-    record ReadTable(List<StructFrames.Entry> entries, int end) {
-    }
-
     /**
      * The last table read whose bytes were at most {@link #CACHED_TABLE_MAX} long, with what each
      * definition is read by (a {@link ReadPlan} or a {@link CarrierReader}), made under the
@@ -137,20 +132,18 @@ public final class StructRegistry implements StructSupport {
     /** Bumped by each registration (a class ID read as a carrier may have become a class). */
     private volatile int generation;
 
-    /** Reads a table (the msgpack array at {@code in}'s position); {@code inBand} is the bytes {@code in} reads. */
-    ReadTable readTable(InBandReader in, ByteBuffer inBand) {
-        int start = (int) in.offset();
+    /** Reads a table (the msgpack array at {@code in}'s position), leaving {@code in} just past it. */
+    List<StructFrames.Entry> readTable(InBandReader in) {
+        long start = in.offset();
         CachedTable cached = lastTable;
-        if (cached != null && cached.generation() == generation && cached.limits() == in.limits()) {
-            int n = cached.bytes().length;
-            int at = inBand.position() + start;
-            if (inBand.limit() - at >= n && sameBytes(inBand, at, cached.bytes())) {
-                List<StructFrames.Entry> table = new ArrayList<>(cached.parsed().length);
-                for (int i = 0; i < cached.parsed().length; i++) {
-                    table.add(entryOf(cached.parsed()[i], cached.readers()[i]));
-                }
-                return new ReadTable(table, start + n);
+        if (cached != null && cached.generation() == generation && cached.limits() == in.limits()
+                && in.nextBytesAre(cached.bytes())) {
+            in.skip(cached.bytes().length, "the struct table");
+            List<StructFrames.Entry> table = new ArrayList<>(cached.parsed().length);
+            for (int i = 0; i < cached.parsed().length; i++) {
+                table.add(entryOf(cached.parsed()[i], cached.readers()[i]));
             }
+            return table;
         }
         int seen = generation;
         long at = in.offset();
@@ -163,10 +156,9 @@ public final class StructRegistry implements StructSupport {
         Parsed[] parsedAll = new Parsed[Math.min(count, 64)];
         Object[] readers = new Object[parsedAll.length];
         for (int i = 0; i < count; i++) {
-            int defStart = (int) in.offset();
+            long defStart = in.offset();
             Object definition = in.readValue();
-            byte[] raw = new byte[(int) in.offset() - defStart];
-            inBand.duplicate().position(inBand.position() + defStart).get(raw);
+            byte[] raw = in.copyReadSince(defStart);
             StructSchema.DefinitionKey key = new StructSchema.DefinitionKey(raw);
             Parsed p = parsed(i, definition, key, defStart);
             Object reader = readerOf(p, key);
@@ -176,23 +168,10 @@ public final class StructRegistry implements StructSupport {
             }
             table.add(entryOf(p, reader));
         }
-        int end = (int) in.offset();
-        if (count <= parsedAll.length && end - start <= CACHED_TABLE_MAX) {
-            byte[] bytes = new byte[end - start];
-            inBand.duplicate().position(inBand.position() + start).get(bytes);
-            lastTable = new CachedTable(bytes, seen, in.limits(), parsedAll, readers);
+        if (count <= parsedAll.length && in.offset() - start <= CACHED_TABLE_MAX) {
+            lastTable = new CachedTable(in.copyReadSince(start), seen, in.limits(), parsedAll, readers);
         }
-        return new ReadTable(table, end);
-    }
-
-    /** Whether the bytes of {@code b} from index {@code at} are {@code expected} (compared in its array when it has one). */
-    private static boolean sameBytes(ByteBuffer b, int at, byte[] expected) {
-        int n = expected.length;
-        if (b.hasArray()) {
-            int from = b.arrayOffset() + at;
-            return java.util.Arrays.equals(b.array(), from, from + n, expected, 0, n);
-        }
-        return b.slice(at, n).equals(ByteBuffer.wrap(expected));
+        return table;
     }
 
     /** A definition read from a frame, checked: class ID, its hash, field names and types. */

@@ -1,13 +1,9 @@
 package serreg.structs;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.Iterator;
 import java.util.List;
-import serreg.DeserializationException;
 import serreg.InBandReader;
-import serreg.SerializationResult;
-import serreg.Serializer;
+import serreg.InBandWriter;
+import serreg.MsgpackSerializer;
 import serreg.SerializerRegistry;
 import serreg.wire.ClassIdHash;
 
@@ -15,15 +11,18 @@ import serreg.wire.ClassIdHash;
  * {@code serreg.structs} (docs/FORMAT.md section 10.1): reads a frame's struct table, then the
  * value's own section after it with the table in scope. Never written on its own: the registry
  * puts the table in front of a value that holds structs.
+ *
+ * <p>Reading takes the reader the registry hands a msgpack serializer (inside a frame, the
+ * thread's pooled one), and the value after the table is read by that same reader: a struct
+ * instance directly, any other section as a nested value ({@link InBandReader#readTrailingSection}),
+ * so a round trip makes no reader of its own.
  */
-public final class TableSerializer implements Serializer<Object> {
+public final class TableSerializer extends MsgpackSerializer<Object> {
     /** The type {@code serreg.structs} is bound to; no value is ever of this type. */
     public static final class Marker {
         private Marker() {
         }
     }
-
-    private final SerializerRegistry registry;
 
     /**
      * The table reader of {@code registry}.
@@ -31,45 +30,34 @@ public final class TableSerializer implements Serializer<Object> {
      * @param registry the registry
      */
     public TableSerializer(SerializerRegistry registry) {
-        this.registry = registry;
+        super(registry);
     }
 
+    /** Never called with a value: the registry writes the table around a value. */
     @Override
-    public SerializationResult serialize(Object value) {
+    protected void write(Object value, InBandWriter out) {
         throw new UnsupportedOperationException("serreg.structs is written by the registry around a value");
     }
 
     /**
      * Reads the table and the value after it.
      *
-     * @param inBand this section's in-band (table + inner section)
-     * @param outOfBand the frame's OOB buffers
+     * @param in a reader of this section's in-band (table + inner section)
      * @return the value
      */
     @Override
-    public Object deserialize(ByteBuffer inBand, Iterator<ByteBuffer> outOfBand) {
-        ByteBuffer bytes = inBand.slice();
-        InBandReader in = new InBandReader(registry, bytes, outOfBand);
-        StructRegistry.ReadTable read = ((StructRegistry) registry.structs()).readTable(in, bytes);
-        List<StructFrames.Entry> table = read.entries();
-        int offset = read.end();
-        ByteBuffer inner = bytes.slice(offset, bytes.remaining() - offset);
-        if (inner.remaining() < ClassIdHash.SIZE) {
-            throw new DeserializationException("the value after the struct table is too short to hold a ClassIDHash", offset);
-        }
-        long hash = inner.order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+    protected Object read(InBandReader in) {
+        List<StructFrames.Entry> table = ((StructRegistry) registry.structs()).readTable(in);
+        long hash = in.peekClassIdHash("the value after the struct table");
         StructFrames.push(table);
         try {
-            for (StructFrames.Entry entry : table) {
-                if (entry.hash() == hash) {
-                    InBandReader body = new InBandReader(registry, inner.slice(ClassIdHash.SIZE,
-                            inner.remaining() - ClassIdHash.SIZE), outOfBand);
-                    Object value = StructFrames.readInstance(body);
-                    body.expectEnd();
-                    return value;
+            for (int i = 0, n = table.size(); i < n; i++) {
+                if (table.get(i).hash() == hash) {
+                    in.skip(ClassIdHash.SIZE, "a ClassIDHash");
+                    return StructFrames.readInstance(in);
                 }
             }
-            return registry.deserializeSection(inner.order(ByteOrder.BIG_ENDIAN), outOfBand);
+            return in.readTrailingSection();
         } finally {
             StructFrames.pop();
         }
