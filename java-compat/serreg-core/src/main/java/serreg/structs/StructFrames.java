@@ -2,7 +2,6 @@ package serreg.structs;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -221,13 +220,15 @@ public final class StructFrames {
      * @return the new in-band section, or null
      */
     public static byte[] wrap(Scope scope, ByteBuffer section, Object value) {
-        byte[] head = head(scope, value);
-        if (head == null) {
+        if (scope.isEmpty()) {
             return null;
         }
-        ByteBuffer rest = rest(section, value);
-        byte[] out = Arrays.copyOf(head, head.length + rest.remaining());
-        rest.get(out, head.length, rest.remaining());
+        int skip = value instanceof StructValue ? ClassIdHash.SIZE : 0;
+        int headSize = headSize(scope, value);
+        int restSize = section.remaining() - skip;
+        byte[] out = new byte[headSize + restSize];
+        writeHead(scope, value, out);
+        section.get(section.position() + skip, out, headSize, restSize);
         return out;
     }
 
@@ -252,24 +253,50 @@ public final class StructFrames {
         if (scope.isEmpty()) {
             return null;
         }
-        int count = scope.definitions.size();
-        ByteBuffer h = count < 16 ? ByteBuffer.wrap(new byte[] {(byte) (0x90 | count)})
-                : ByteBuffer.allocate(3).put((byte) 0xdc).putShort((short) count).flip();
-        boolean carrier = value instanceof StructValue;
-        int size = 8 + h.remaining() + (carrier ? 8 : 0);
-        for (byte[] d : scope.definitions) {
-            size += d.length;
+        byte[] out = new byte[headSize(scope, value)];
+        writeHead(scope, value, out);
+        return out;
+    }
+
+    /** The size of what {@link #head} holds. */
+    private static int headSize(Scope scope, Object value) {
+        List<byte[]> definitions = scope.definitions;
+        int count = definitions.size();
+        int size = ClassIdHash.SIZE + (count < 16 ? 1 : 3) + (value instanceof StructValue ? ClassIdHash.SIZE : 0);
+        for (int i = 0; i < count; i++) {
+            size += definitions.get(i).length;
         }
-        ByteBuffer out = ByteBuffer.allocate(size);
-        STRUCTS_HASH.writeTo(out);
-        out.put(h);
-        for (byte[] d : scope.definitions) {
-            out.put(d);
+        return size;
+    }
+
+    /** Writes what {@link #head} holds at the start of {@code out} (written straight into the array: no buffer made). */
+    private static void writeHead(Scope scope, Object value, byte[] out) {
+        List<byte[]> definitions = scope.definitions;
+        int count = definitions.size();
+        int p = putHash(out, 0, STRUCTS_HASH.toLong());
+        if (count < 16) {
+            out[p++] = (byte) (0x90 | count);
+        } else {
+            out[p++] = (byte) 0xdc;
+            out[p++] = (byte) (count >>> 8);
+            out[p++] = (byte) count;
+        }
+        for (int i = 0; i < count; i++) {
+            byte[] d = definitions.get(i);
+            System.arraycopy(d, 0, out, p, d.length);
+            p += d.length;
         }
         if (value instanceof StructValue c) {
-            ClassIdHash.of(c.classId()).writeTo(out);
+            putHash(out, p, ClassIdHash.of(c.classId()).toLong());
         }
-        return out.array();
+    }
+
+    /** Writes a ClassIDHash (8 bytes, little-endian) at {@code at}; returns the index after it. */
+    private static int putHash(byte[] out, int at, long hash) {
+        for (int i = 0; i < ClassIdHash.SIZE; i++) {
+            out[at + i] = (byte) (hash >>> (8 * i));
+        }
+        return at + ClassIdHash.SIZE;
     }
 
     /** The section after what {@link #head} holds of it: all of it, or a carrier's without its ClassIDHash. */
