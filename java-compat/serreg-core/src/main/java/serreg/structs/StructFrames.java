@@ -308,8 +308,8 @@ public final class StructFrames {
         return rest;
     }
 
-    static void push(List<Entry> table) {
-        ThreadTables.current().push(table.toArray(new Entry[0]));
+    static void push(Entry[] table) {
+        ThreadTables.current().push(table);
     }
 
     static void pop() {

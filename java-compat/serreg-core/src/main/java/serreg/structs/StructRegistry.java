@@ -133,15 +133,15 @@ public final class StructRegistry implements StructSupport {
     private volatile int generation;
 
     /** Reads a table (the msgpack array at {@code in}'s position), leaving {@code in} just past it. */
-    List<StructFrames.Entry> readTable(InBandReader in) {
+    StructFrames.Entry[] readTable(InBandReader in) {
         long start = in.offset();
         CachedTable cached = lastTable;
         if (cached != null && cached.generation() == generation && cached.limits() == in.limits()
                 && in.nextBytesAre(cached.bytes())) {
             in.skip(cached.bytes().length, "the struct table");
-            List<StructFrames.Entry> table = new ArrayList<>(cached.parsed().length);
-            for (int i = 0; i < cached.parsed().length; i++) {
-                table.add(entryOf(cached.parsed()[i], cached.readers()[i]));
+            StructFrames.Entry[] table = new StructFrames.Entry[cached.parsed().length];
+            for (int i = 0; i < table.length; i++) {
+                table[i] = entryOf(cached.parsed()[i], cached.readers()[i]);
             }
             return table;
         }
@@ -171,7 +171,7 @@ public final class StructRegistry implements StructSupport {
         if (count <= parsedAll.length && in.offset() - start <= CACHED_TABLE_MAX) {
             lastTable = new CachedTable(in.copyReadSince(start), seen, in.limits(), parsedAll, readers);
         }
-        return table;
+        return table.toArray(new StructFrames.Entry[0]);
     }
 
     /** A definition read from a frame, checked: class ID, its hash, field names and types. */

@@ -1,6 +1,5 @@
 package serreg.structs;
 
-import java.util.List;
 import serreg.InBandReader;
 import serreg.InBandWriter;
 import serreg.MsgpackSerializer;
@@ -47,12 +46,12 @@ public final class TableSerializer extends MsgpackSerializer<Object> {
      */
     @Override
     protected Object read(InBandReader in) {
-        List<StructFrames.Entry> table = ((StructRegistry) registry.structs()).readTable(in);
+        StructFrames.Entry[] table = ((StructRegistry) registry.structs()).readTable(in);
         long hash = in.peekClassIdHash("the value after the struct table");
         StructFrames.push(table);
         try {
-            for (int i = 0, n = table.size(); i < n; i++) {
-                if (table.get(i).hash() == hash) {
+            for (StructFrames.Entry entry : table) {
+                if (entry.hash() == hash) {
                     in.skip(ClassIdHash.SIZE, "a ClassIDHash");
                     return StructFrames.readInstance(in);
                 }
