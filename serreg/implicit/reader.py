@@ -18,13 +18,15 @@ from ..result import NO_BUFFERS, SerializationResult
 from ..serializer import Serializer
 from ..structs.scope import DECODE_SCOPE, IMPLICIT_READ
 from ..wire.class_id import CLASS_ID_HASH_SIZE
-from .class_pickles import ClassUnpickles, still_found
+from .class_pickles import ClassUnpickles, found_by_name, still_found
 from .classes import IMPLICIT_PREFIX, PYOBJECTS_CLASS_ID, qualifies
 from .writer import ImplicitSchemas
 
 __all__ = ["ImplicitRead", "PyObjectsSerializer", "unpickle_with"]
 
 _BIN_SIZES = {0xC4: 1, 0xC5: 2, 0xC6: 4}
+_NOT_ITS_CLASS = (f"{PYOBJECTS_CLASS_ID}: the top-level struct's ClassIDHash is not the class ID of the definition "
+                  "it names")
 
 
 class ImplicitRead:
@@ -91,9 +93,29 @@ class PyObjectsSerializer(Serializer):
         n = len(prefix)
         # The same classes and table as the last frame read, under the same registry state: the
         # prefix's bytes are those it was read from, so they read the same (the classes checked again).
-        if (last[0] is self._snapshot() and view.nbytes >= n + CLASS_ID_HASH_SIZE and view[:n].tobytes() == prefix
-                and still_found(last[2])):
-            return self._value(view[n:], oob, last[3], last[4], last[5])
+        if last[0] is self._snapshot() and view.nbytes >= n + CLASS_ID_HASH_SIZE and view[:n].tobytes() == prefix:
+            classes, by_name = last[2]
+            if len(classes) == 1 and (not by_name[0] or found_by_name(classes[0])):
+                # One class, still found: _value's top-level case inline, the others through it.
+                cls = last[4].get(view[n:n + CLASS_ID_HASH_SIZE].tobytes())
+                if cls is None:
+                    return self._value(view[n:], oob, last[3], last[4], last[5])
+                payload = view[n + CLASS_ID_HASH_SIZE:]
+                payload_size = payload.nbytes
+                head = _FIXEXT.get(payload_size)
+                if head is None and payload_size < 256:
+                    head = b"\xc7" + bytes((payload_size,))
+                packed = b"".join((head, b"\x01", payload)) if head is not None else _ext1(payload)
+                token = DECODE_SCOPE.set(last[3])
+                try:
+                    value = last[5].codec.unpack(packed, oob)
+                finally:
+                    DECODE_SCOPE.reset(token)
+                if type(value) is not cls:
+                    raise DeserializationError(_NOT_ITS_CLASS)
+                return value
+            if still_found(last[2]):
+                return self._value(view[n:], oob, last[3], last[4], last[5])
         size = _BIN_SIZES.get(view[0]) if view.nbytes else None
         if size is None or view.nbytes < 1 + size:
             raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the in-band must open with a msgpack bin holding "
@@ -130,8 +152,7 @@ class PyObjectsSerializer(Serializer):
         finally:
             DECODE_SCOPE.reset(token)
         if type(value) is not cls:
-            raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the top-level struct's ClassIDHash is not the class "
-                                       "ID of the definition it names")
+            raise DeserializationError(_NOT_ITS_CLASS)
         return value
 
     def _open_table(self, tables: Any, classes: tuple[type, ...], section: memoryview) -> tuple[Any, int, Any]:
