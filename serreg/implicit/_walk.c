@@ -9,45 +9,28 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
-#include <string.h>
 
 enum { LEAF = 0, PLAIN = 1, REFUSE = 2 };
 enum { OK = 0, GIVE_UP = 1, UNKNOWN = 2 };
 
-/* A small value (the common case: one instance, a short list) is walked without touching the
- * allocator: both the set and the stack start in arrays of the walk's own frame. */
-#define SEEN_INLINE 32
-#define STACK_INLINE 32
-
 typedef struct {
-    uintptr_t *slots; /* inline until it grows */
+    uintptr_t *slots;
     size_t mask, used;
-    uintptr_t inline_slots[SEEN_INLINE];
 } Seen;
 
-static void seen_init(Seen *s) {
-    memset(s->inline_slots, 0, sizeof(s->inline_slots));
-    s->slots = s->inline_slots;
-    s->mask = SEEN_INLINE - 1;
-    s->used = 0;
-}
-
-static void seen_free(Seen *s) {
-    if (s->slots != s->inline_slots) PyMem_Free(s->slots);
-}
-
 static int seen_grow(Seen *s) {
-    size_t cap = 2 * (s->mask + 1) < 256 ? 256 : 2 * (s->mask + 1);
+    /* Small first (a value holding a few objects pays for no large calloc), then large at once. */
+    size_t cap = s->slots == NULL ? 32 : s->mask + 1 < 256 ? 256 : 2 * (s->mask + 1);
     uintptr_t *slots = PyMem_Calloc(cap, sizeof(uintptr_t));
     if (slots == NULL) { PyErr_NoMemory(); return -1; }
-    for (size_t i = 0; i <= s->mask; i++) {
+    for (size_t i = 0; s->slots != NULL && i <= s->mask; i++) {
         uintptr_t p = s->slots[i];
         if (p == 0) continue;
         size_t j = (size_t)((p >> 4) * 0x9E3779B97F4A7C15ULL) & (cap - 1);
         while (slots[j] != 0) j = (j + 1) & (cap - 1);
         slots[j] = p;
     }
-    seen_free(s);
+    PyMem_Free(s->slots);
     s->slots = slots;
     s->mask = cap - 1;
     return 0;
@@ -55,7 +38,7 @@ static int seen_grow(Seen *s) {
 
 /* 1 if p was new (now remembered), 0 if met before, -1 on error. */
 static int seen_add(Seen *s, const void *ptr) {
-    if ((s->used + 1) * 2 > s->mask + 1) {
+    if ((s->used + 1) * 2 > s->mask + 1 || s->slots == NULL) {
         if (seen_grow(s) < 0) return -1;
     }
     uintptr_t p = (uintptr_t)ptr;
@@ -70,31 +53,14 @@ static int seen_add(Seen *s, const void *ptr) {
 }
 
 typedef struct {
-    PyObject **items; /* inline until it grows */
+    PyObject **items;
     Py_ssize_t len, cap;
-    PyObject *inline_items[STACK_INLINE];
 } Stack;
-
-static void stack_init(Stack *st) {
-    st->items = st->inline_items;
-    st->len = 0;
-    st->cap = STACK_INLINE;
-}
-
-static void stack_free(Stack *st) {
-    if (st->items != st->inline_items) PyMem_Free(st->items);
-}
 
 static int push(Stack *st, PyObject *o) {
     if (st->len == st->cap) {
-        Py_ssize_t cap = st->cap < 128 ? 256 : 2 * st->cap;
-        PyObject **items;
-        if (st->items == st->inline_items) {
-            items = PyMem_Malloc(cap * sizeof(PyObject *));
-            if (items != NULL) memcpy(items, st->inline_items, st->len * sizeof(PyObject *));
-        } else {
-            items = PyMem_Realloc(st->items, cap * sizeof(PyObject *));
-        }
+        Py_ssize_t cap = st->cap == 0 ? 32 : st->cap < 256 ? 256 : 2 * st->cap;
+        PyObject **items = PyMem_Realloc(st->items, cap * sizeof(PyObject *));
         if (items == NULL) { PyErr_NoMemory(); return -1; }
         st->items = items;
         st->cap = cap;
@@ -178,10 +144,8 @@ static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *kinds = args[1], *found = PyDict_New(), *unknown = NULL;
     if (found == NULL) return NULL;
-    Seen seen;
-    Stack st;
-    seen_init(&seen);
-    stack_init(&st);
+    Seen seen = {0};
+    Stack st = {0};
     int status = OK, failed = 0;
     PyTypeObject *last_type = NULL;
     long last_code = REFUSE;
@@ -243,20 +207,19 @@ static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             }
         }
     }
-    seen_free(&seen);
-    stack_free(&st);
+    PyMem_Free(seen.slots);
+    PyMem_Free(st.items);
     if (failed) {
         Py_DECREF(found);
         return NULL;
     }
-    PyObject *code = PyLong_FromLong(status); /* a small int: no allocation */
-    if (code == NULL) {
+    PyObject *answer;
+    if (status == OK) {
+        answer = Py_BuildValue("(iN)", OK, found);
+    } else {
         Py_DECREF(found);
-        return NULL;
+        answer = Py_BuildValue("(iO)", status, status == UNKNOWN ? unknown : Py_None);
     }
-    PyObject *answer = PyTuple_Pack(2, code, status == OK ? found : status == UNKNOWN ? unknown : Py_None);
-    Py_DECREF(code);
-    Py_DECREF(found);
     return answer;
 }
 
