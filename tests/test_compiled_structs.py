@@ -321,6 +321,7 @@ HOSTILE = {
     "tuple cut short after a nested value": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(0, class_id_hash("tuple") + b"\x93\x01\x00"))),
     "tuple of more items than bytes, then ext 5, after a nested value": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(0, class_id_hash("tuple") + b"\x99\xc7\x05\x0512345"))),
     "list of more items than bytes, then a tuple's fault, after a nested value": table_frame([ANY_DEF], b"\x9f" + msgpack.packb(DECIMAL) + msgpack.packb(msgpack.ExtType(0, class_id_hash("tuple") + b"\x91\x83\x01\x00"))),
+    "list of more items than bytes, then a struct holding a short ext 0, after a nested value": table_frame([ANY_DEF], b"\x9a" + msgpack.packb(DECIMAL) + msgpack.packb(msgpack.ExtType(1, b"\x93\x00" + msgpack.packb(msgpack.ExtType(0, b"12345")) + b"\x01"))),
     "tuple of more items than bytes after a nested value": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(0, class_id_hash("tuple") + b"\x95\x01\x00"))),
     "map of more pairs than bytes after a nested value": table_frame([ANY_DEF], listed(DECIMAL, msgpack.ExtType(0, class_id_hash("tuple") + b"\x91\x83\x01\x00"))),
     "invalid utf-8 after a nested value": table_frame([ANY_DEF], b"\x92" + msgpack.packb(DECIMAL) + b"\xa2\xff\xfe"),

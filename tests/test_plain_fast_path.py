@@ -139,6 +139,8 @@ def test_the_compiled_entries_take_plain_values_only():
         with pytest.raises(serreg.LimitExceededError):
             REGISTRY.deserialize(frame, limits=serreg.Limits(max_depth=1))
     for value in NOT_PLAIN:
+        if type(value) is bytes:  # out of band: serialize_top writes it as its serializer does (test_top_bytes.py)
+            continue
         assert codec.serialize_top(value) is NotImplemented
         frame = REGISTRY.serialize(value).to_bytes()
         read = codec.unpack_top(frame, (None, None))  # sets are read in place, though written by a serializer

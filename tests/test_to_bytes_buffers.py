@@ -29,6 +29,7 @@ def _results() -> list[SerializationResult]:
         SerializationResult(b"not views", [b"bytes", bytearray(b"bytearray")]),  # the Python method's way
         SerializationResult(b"cast", [memoryview(array.array("d", [1.5, 2.5])), memoryview(b"abcd").cast("B", (2, 2))]),
         SerializationResult(b"numpy", [memoryview(np.arange(4.0))]),
+        SerializationResult(b"many", [memoryview(bytes([i]) * (7 * i)) for i in range(9)]),  # more views than kept on the stack
     ]
 
 
@@ -62,8 +63,9 @@ def test_buffers_the_python_method_refuses_are_refused_as_before():
     ]
     for buffer, error, message in cases:
         for to_bytes in (SerializationResult.to_bytes, PYTHON_TO_BYTES):
-            with pytest.raises(error, match=message):
-                to_bytes(SerializationResult(b"x", [memoryview(b"fine"), buffer]))
+            for before in (1, 6):  # (6: more views than kept on the stack)
+                with pytest.raises(error, match=message):
+                    to_bytes(SerializationResult(b"x", [memoryview(b"fine")] * before + [buffer]))
 
 
 def test_a_signed_result_with_buffers_is_signed():

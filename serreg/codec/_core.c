@@ -59,6 +59,7 @@ static PyObject *str_in_band, *str_oob_buffers, *str_int, *str_snapshot, *str_na
     *str_pack, *str_pack_array, *str_unpack, *str_explain, *str_via, *str_position, *str_rewind, *str_ext_writers,
     *decode_state_var, *decode_error_type, *hash_spread_check, *str_packed_as_is, *str_unpacked_as_is, *str_plain,
     *str_by_hash;
+static PyObject *limit_error_type; /* LimitExceededError: msgpack's nesting limit, as the pure codec words it */
 
 /* What the registry's current snapshot lets this codec do itself. */
 typedef struct {
@@ -224,6 +225,7 @@ static int current_tables(Codec *self, Tables *out) {
 #include "_core_decode_values.h"
 #include "_core_decode_calls.h"
 #include "_core_decode_scalars.h"
+#include "_core_decode_refuse.h"
 #include "_core_decode.h"
 #include "_core_unpack.h"
 #include "_core_structs_decode.h"
@@ -339,8 +341,10 @@ static PyObject *set_class_hashes(PyObject *module, PyObject *hashes) {
 }
 
 static PyObject *set_decode_state(PyObject *module, PyObject *args) {
-    PyObject *var, *error_type, *check;
-    if (!PyArg_ParseTuple(args, "OOO", &var, &error_type, &check)) return NULL;
+    PyObject *var, *error_type, *check, *limit_type = NULL;
+    if (!PyArg_ParseTuple(args, "OOO|O", &var, &error_type, &check, &limit_type)) return NULL;
+    Py_XINCREF(limit_type);
+    Py_XSETREF(limit_error_type, limit_type);
     Py_INCREF(check);
     Py_XSETREF(hash_spread_check, check);
     Py_INCREF(var);
@@ -353,8 +357,9 @@ static PyObject *set_decode_state(PyObject *module, PyObject *args) {
 static PyMethodDef module_methods[] = {
     {"set_class_hashes", set_class_hashes, METH_O, "set_class_hashes({class ID: ClassIDHash}) for the types written in place."},
     {"set_decode_state", set_decode_state, METH_VARARGS,
-     "set_decode_state(contextvar, DeserializationError, check_hash_spread): where a deserialize call keeps "
-     "its DecodeState, the error raised for malformed documents, and what refuses hash-flooded keys."},
+     "set_decode_state(contextvar, DeserializationError, check_hash_spread, LimitExceededError=None): where a "
+     "deserialize call keeps its DecodeState, the error raised for malformed documents, what refuses "
+     "hash-flooded keys, and the error raised for documents nested beyond msgpack's limit."},
     {"set_struct_state", set_struct_state, METH_VARARGS,
      "set_struct_state(encode scope contextvar, decode scope contextvar, read_instance, check state): where "
      "a serialize or deserialize call keeps its struct table, what words a refused instance, and the state "

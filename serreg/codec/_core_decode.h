@@ -1,6 +1,7 @@
 /* The decode loop of MsgpackCodec.unpack (serreg/codec/_core.c): one msgpack document read item
  * by item on the decoder's stacks (_core_decode_state.h), values built by _core_decode_values.h,
- * handed to Python by _core_decode_calls.h, runs of scalars by _core_decode_scalars.h.
+ * handed to Python by _core_decode_calls.h, runs of scalars by _core_decode_scalars.h, faults
+ * refused in the pure codec's words by _core_decode_refuse.h.
  * Return codes: -1 a Python error, -2 not handled here, -5 a nested value met in plain_only. */
 
 #define NEED(k) do { if (d->doc_end - d->pos < (Py_ssize_t)(k)) return refuse_cut_short(d); } while (0)
@@ -10,185 +11,6 @@ static uint64_t rd_be(Dec *d, int n) {
     for (int i = 0; i < n; i++) v = (v << 8) | d->p[d->pos + i];
     d->pos += n;
     return v;
-}
-
-/* Remember which values read in place (ext 0 tuples, sets) enclose a failure, innermost first: the
- * error names them outermost first (_core_unpack.h), as their nested decoders would
- * (serreg/_registry/decode.py, _locate): an error not located yet (raised here, or by a struct reader)
- * is named by the innermost one, a located one gets them all in its nesting. */
-static void note_open_exts(Dec *d) {
-    Py_ssize_t count = 0;
-    int innermost = K_NONE, skip = 0;
-    for (Py_ssize_t i = 0; i < d->sp; i++) {
-        if (d->stack[i].kind == D_EXT && d->stack[i].ext_kind < N_KINDS) {
-            count++;
-            innermost = d->stack[i].ext_kind;
-        }
-    }
-    if (count > 0 && decode_error_type != NULL && PyErr_Occurred()) {
-        PyObject *type, *error, *tb;
-        PyErr_Fetch(&type, &error, &tb);
-        PyErr_NormalizeException(&type, &error, &tb);
-        if (error != NULL && PyObject_IsInstance(error, decode_error_type) == 1) {
-            PyObject *located = PyObject_GetAttrString(error, "located");
-            PyObject *class_id = PyObject_GetAttrString(error, "class_id");
-            if (located == Py_False && class_id != NULL) {
-                PyObject *id = class_id == Py_None ? PyUnicode_FromString(KIND_IDS[innermost]) : NULL;
-                if ((class_id == Py_None && (id == NULL || PyObject_SetAttrString(error, "class_id", id) < 0)) ||
-                    PyObject_SetAttrString(error, "located", Py_True) < 0)
-                    PyErr_Clear();
-                else
-                    skip = 1;
-                Py_XDECREF(id);
-            }
-            Py_XDECREF(located);
-            Py_XDECREF(class_id);
-        }
-        PyErr_Clear();
-        PyErr_Restore(type, error, tb);
-    }
-    d->ext_kinds = PyMem_Malloc((count ? count : 1) * sizeof(int));
-    if (d->ext_kinds == NULL) return;
-    for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
-        if (d->stack[i].kind == D_EXT && d->stack[i].ext_kind < N_KINDS) {
-            if (skip) skip = 0;
-            else d->ext_kinds[d->ext_open++] = d->stack[i].ext_kind;
-        }
-    }
-}
-
-/* Whether the pure codec words a fault of the document the decoder is in as this file does: the
- * call's own document, or the in-band of a value read in place (one msgpack document each; an
- * untrusted one longer than STRUCTURE_CHECK_THRESHOLD excepted: checks.py walks it first, and so
- * does _core_unpack.h for the call's own); with in_structs 1 a struct instance's payload too (read
- * by an Unpacker whose errors the pure codec words as its own), with 2 an ext 2's columns too (for
- * faults their reader meets as any document's reader does: refused ext types). */
-static int worded_alike(const Dec *d, int in_structs) {
-    for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
-        const DFrame *f = &d->stack[i];
-        if (f->kind != D_EXT) continue;
-        if (f->ext_kind >= N_KINDS) return in_structs >= (f->ext_kind == K_STRUCT ? 1 : 2);
-        return !(d->untrusted && d->doc_end - f->doc_start > STRUCTURE_CHECK_THRESHOLD);
-    }
-    return 1;
-}
-
-/* Where the document the decoder is in starts (worded_alike without in_structs). */
-static Py_ssize_t doc_start(const Dec *d) {
-    for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
-        if (d->stack[i].kind == D_EXT) return d->stack[i].doc_start;
-    }
-    return 0;
-}
-
-/* A document [start, end) (the call's own, or the in-band of a value read in place) holding bytes
- * after its one msgpack value: refused with the pure codec's words (serreg/codec/pure.py,
- * _extra_data), counted from the document's start, also after nested values were decoded (so not
- * "malformed ..., after nested values"). */
-static int refuse_extra_data(Dec *d, Py_ssize_t start, Py_ssize_t end) {
-    if (decode_error_type == NULL || !worded_alike(d, 0)) return -2;
-    PyErr_Format(decode_error_type,
-                 "invalid msgpack in-band data: %zd bytes of extra data after the value, which ends at byte %zd of %zd",
-                 end - d->pos, d->pos - start, end - start);
-    note_open_exts(d);
-    return -1;
-}
-
-/* A container declaring more items than the bytes left hold. Before any nested value was decoded:
- * left to the pure codec (-2), which decodes the document again. After: where the pure codec reads
- * the document alike, refused with msgpack's words when the count is beyond its reader's limits
- * (the document's length, half of it for a map's pairs), else read on (0) as msgpack reads on, to
- * the fault it meets first (a value cut short, a refused ext...): never more items than the
- * document's length, and a container costs nothing before its items are read. */
-static int count_beyond_bytes(Dec *d, int container, Py_ssize_t n) {
-    Py_ssize_t limit = d->doc_end - doc_start(d);
-    if (container == D_MAP) limit /= 2;
-    if (!d->called || decode_error_type == NULL || !worded_alike(d, 0)) return -2;
-    if (n <= limit) return 0;
-    PyErr_Format(decode_error_type, "invalid msgpack in-band data: ValueError: %zd exceeds max_%s_len(%zd)", n,
-                 container == D_MAP ? "map" : "array", limit);
-    note_open_exts(d);
-    return -1;
-}
-
-/* A value whose bytes run past the end of its document: once nested values were decoded, refused
- * with the pure codec's words (serreg/codec/pure.py) where it reads that document alike; else left
- * to the pure codec, which decodes the document again (-2). */
-static int refuse_cut_short(Dec *d) {
-    if (!d->called || decode_error_type == NULL || !worded_alike(d, 0)) return -2;
-    PyErr_SetString(decode_error_type, "invalid msgpack in-band data: it ends inside a value");
-    note_open_exts(d);
-    return -1;
-}
-
-/* The byte 0xc1, which msgpack never uses: once nested values were decoded, refused with the words
- * of msgpack's reader (FormatError, without a message) where the pure codec reads the document alike. */
-static int refuse_format(Dec *d) {
-    if (!d->called || decode_error_type == NULL || !worded_alike(d, 0)) return -2;
-    PyErr_SetString(decode_error_type, "invalid msgpack in-band data: FormatError: ");
-    note_open_exts(d);
-    return -1;
-}
-
-/* A tuple, set or frozenset read in place whose in-band is one msgpack value but not an array:
- * refused with its serializer's words (serreg/standard/base.py, unpack_array, describe_value),
- * once nested values were decoded, where the pure codec reads the in-band alike. */
-static int refuse_not_array(Dec *d, int kind, PyObject *inner) {
-    if (!d->called || decode_error_type == NULL || !worded_alike(d, 0)) return -2;
-    PyObject *name = PyType_GetName(Py_TYPE(inner));
-    if (name == NULL) return -1;
-    PyErr_Format(decode_error_type, "%s in-band must be an array, got a %U", KIND_IDS[kind], name);
-    Py_DECREF(name);
-    note_open_exts(d);
-    return -1;
-}
-
-/* An ext the pure codec's hook refuses (serreg/codec/pure.py): refused here with its words, also after
- * nested values were decoded (so not "malformed ..., after nested values"). Ext -1, which msgpack
- * decodes itself and the pure codec refuses after the document, is left to the caller (-2), but for
- * a length msgpack's reader refuses at once (after nested values, where the pure codec reads the
- * document alike). */
-static int refuse_ext(Dec *d, signed char type, Py_ssize_t n) {
-    if (type == -1) { /* msgpack's own reader refuses a timestamp of another length at once */
-        if (n == 4 || n == 8 || n == 12 || !d->called || decode_error_type == NULL || !worded_alike(d, 1)) return -2;
-        PyErr_Format(decode_error_type, "invalid msgpack in-band data: ValueError: invalid timestamp data (length %zd)", n);
-        note_open_exts(d);
-        return -1;
-    }
-    if (decode_error_type == NULL || !worded_alike(d, 2)) return -2;
-    if (type != 0)
-        PyErr_Format(decode_error_type, "msgpack ext type %d is not used by serreg (only ext 0, nested value, ext 1, "
-                     "struct, and ext 2, list of structs)", (int)type);
-    else
-        PyErr_Format(decode_error_type, "nested value of %zd bytes is too short to hold a ClassIDHash", n);
-    note_open_exts(d);
-    return -1;
-}
-
-/* A str whose bytes are not UTF-8 (the UnicodeDecodeError set by decode_str): once nested values
- * were decoded, refused with the pure codec's words (serreg/codec/pure.py: msgpack's reader raises
- * the same UnicodeDecodeError, which names the byte and its position in the str) where it reads the
- * document alike (a struct instance's payload too: its reader's error passes through as the
- * document's); else left to the pure codec, which decodes the document again (-2). */
-static int refuse_bad_utf8(Dec *d) {
-    if (!d->called || decode_error_type == NULL || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError) ||
-        !worded_alike(d, 1))
-        return -2;
-    PyObject *type, *cause, *tb;
-    PyErr_Fetch(&type, &cause, &tb);
-    PyErr_NormalizeException(&type, &cause, &tb);
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-    if (cause == NULL) return -2;
-    PyErr_Format(decode_error_type, "invalid msgpack in-band data: UnicodeDecodeError: %S", cause);
-    PyObject *etype, *error, *etb;
-    PyErr_Fetch(&etype, &error, &etb);
-    PyErr_NormalizeException(&etype, &error, &etb);
-    if (error != NULL) PyException_SetCause(error, cause); /* as "raise ... from error"; steals cause */
-    else Py_DECREF(cause);
-    PyErr_Restore(etype, error, etb);
-    note_open_exts(d);
-    return -1;
 }
 
 static int dec_run(Dec *d) {
@@ -262,11 +84,11 @@ static int dec_run(Dec *d) {
             }
         }
         if (container >= 0) {
+            if (d->doc_depth >= MSGPACK_MAX_NESTING) return refuse_too_deep(d);
             if (n == 0) {
                 v = container == D_ARRAY ? PyList_New(0) : PyDict_New();
             } else {
                 Py_ssize_t items = container == D_MAP ? 2 * n : n;
-                if (d->doc_depth >= MSGPACK_MAX_NESTING) return -2;
                 if (items > d->doc_end - d->pos || d->pending + items > d->end - d->pos) {
                     int r = count_beyond_bytes(d, container, n);
                     if (r < 0) return r;
@@ -289,6 +111,7 @@ static int dec_run(Dec *d) {
                     if (push_frame(d, D_EXT, 0) < 0) return -1;
                     DFrame *f = &d->stack[d->sp - 1];
                     f->ext_kind = type == 1 ? K_STRUCT : K_STRUCTS;
+                    f->doc_start = d->pos;
                     f->saved_doc_end = d->doc_end;
                     f->saved_doc_depth = d->doc_depth;
                     d->doc_end = d->pos + n;
@@ -303,7 +126,14 @@ static int dec_run(Dec *d) {
                 d->pos += n;
                 goto complete;
             }
-            if (type != 0 || n < HASH_SIZE) return refuse_ext(d, type, n); /* reserved types, ext -1, short payloads */
+            if (type == -1) {
+                int held = read_timestamp(d, payload, n);
+                if (held < 0) return held;
+                v = Py_NewRef(Py_None); /* stands in: the document holding it is refused when it ends */
+                d->pos += n;
+                goto complete;
+            }
+            if (type != 0 || n < HASH_SIZE) return refuse_ext(d, type, n); /* reserved types, short payloads */
             if (dec_load_state(d) < 0) return -2;
             int kind = hash_kind(d, payload);
             if (kind != K_NONE && d->inline_ok && d->allowed[kind] && d->depth < d->max_depth) {
@@ -318,6 +148,8 @@ static int dec_run(Dec *d) {
                     f->doc_start = d->pos;
                     d->doc_depth = 0;
                     d->depth++;
+                    int walked = walk_in_place(d, d->p + d->pos, n - HASH_SIZE);
+                    if (walked < 0) return walked;
                     continue;
                 }
                 v = dec_leaf(kind, payload + HASH_SIZE, n - HASH_SIZE);
@@ -345,10 +177,11 @@ static int dec_run(Dec *d) {
         int r = push_val(d, v);
         if (r < 0) return r;
         for (;;) {
-            if (d->sp == 0) return d->pos == d->end ? 0 : refuse_extra_data(d, 0, d->end);
+            if (d->sp == 0) return d->pos != d->end ? refuse_extra_data(d, 0, d->end) : d->top_timestamp ? refuse_timestamp(d) : 0;
             DFrame *f = &d->stack[d->sp - 1];
             if (f->kind == D_EXT) {
                 if (d->pos != d->doc_end) return f->ext_kind < N_KINDS ? refuse_extra_data(d, f->doc_start, d->doc_end) : -2;
+                if (f->holds_timestamp) return refuse_timestamp(d);
                 PyObject *inner = d->vals[--d->nvals];
                 if (f->ext_kind < N_KINDS && !PyList_CheckExact(inner)) {
                     r = refuse_not_array(d, f->ext_kind, inner);
@@ -356,16 +189,24 @@ static int dec_run(Dec *d) {
                     return r;
                 }
                 v = finish_ext(d, f->ext_kind, inner);
+                Py_ssize_t members = PyList_GET_SIZE(inner);
                 Py_DECREF(inner);
+                if (v == NULL && (f->ext_kind == K_SET || f->ext_kind == K_FROZENSET) && PyErr_Occurred() &&
+                    (r = refuse_unhashable(d, 1, members)) == -1)
+                    return -1; /* named by the set, still open */
                 d->doc_end = f->saved_doc_end;
                 d->doc_depth = f->saved_doc_depth;
                 d->depth--;
                 d->sp--;
             } else {
                 if (--f->remaining > 0) break;
+                Py_ssize_t keys = (d->nvals - f->vstart) / 2;
                 v = build_container(d, f);
                 d->sp--;
                 d->doc_depth--;
+                if (v == NULL && f->kind == D_MAP && PyErr_Occurred() && !PyErr_ExceptionMatches(decode_error_type) &&
+                    (r = refuse_unhashable(d, 0, keys)) == -1)
+                    return -1;
             }
             if (v == NULL && PyErr_Occurred() && decode_error_type != NULL && PyErr_ExceptionMatches(decode_error_type))
                 return -1; /* refused with serreg's own error (hash flooding) */

@@ -14,7 +14,8 @@ enum { D_ARRAY, D_MAP, D_EXT };
 typedef struct {
     int kind, ext_kind, saved_doc_depth;
     Py_ssize_t remaining, vstart, saved_doc_end;
-    Py_ssize_t doc_start; /* a D_EXT frame of a value read in place: where its in-band starts */
+    Py_ssize_t doc_start; /* a D_EXT frame: where its document (an in-band read in place, a struct payload) starts */
+    int holds_timestamp;  /* a D_EXT frame: its document holds an ext -1, refused when it ends */
 } DFrame;
 
 typedef struct {
@@ -26,6 +27,7 @@ typedef struct {
     /* the DecodeState of the deserialize call running (loaded at the first need) */
     int state_loaded, inline_ok, untrusted, called, rewindable, plain_only;
     int saw_timestamp; /* an ext -1 was met: refused with the pure codec's words */
+    int top_timestamp; /* the call's own document holds an ext -1 read after nested values: refused when it ends */
     PyObject *state, *saved_budget, *saved_position;
     long long depth, initial_depth, written_depth, max_depth;
     PyObject **vals;
@@ -139,5 +141,6 @@ static int push_frame(Dec *d, int kind, Py_ssize_t items) {
     f->kind = kind;
     f->remaining = items;
     f->vstart = d->nvals;
+    f->holds_timestamp = 0;
     return 0;
 }

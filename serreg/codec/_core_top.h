@@ -18,6 +18,30 @@ static void keep_oob_list(Codec *self, PyObject *oob) {
     else Py_DECREF(oob);
 }
 
+/* The result of bytes at least bytes_in_band_max long, as its standard serializer (serreg/standard/binary.py)
+ * and the full path's leaf entry make it: in-band section ClassIDHash + msgpack nil, kept apart; one
+ * out-of-band buffer, a memoryview of obj itself (no copy); no key, no frame. */
+static PyObject *serialize_top_bytes(PyObject *obj) {
+    PyObject *view = PyMemoryView_FromObject(obj), *buffers = view == NULL ? NULL : PyList_New(1), *result = NULL;
+    if (buffers == NULL) {
+        Py_XDECREF(view);
+        return NULL;
+    }
+    PyList_SET_ITEM(buffers, 0, view);
+    result = result_fast ? (PyObject *)PyObject_GC_New(PyObject, result_type) : result_type->tp_alloc(result_type, 0);
+    if (result == NULL) {
+        Py_DECREF(buffers);
+        return NULL;
+    }
+    SLOT(result, R_IN_BAND) = Py_NewRef(nil_in_band);
+    SLOT(result, R_CLASS_HASH) = Py_NewRef(top_hash[TOP_BYTES]);
+    SLOT(result, R_BUFFERS) = buffers;
+    SLOT(result, R_KEY) = Py_NewRef(Py_None);
+    SLOT(result, R_FRAME) = Py_NewRef(Py_None);
+    if (result_fast) PyObject_GC_Track(result); /* it holds a list (tp_alloc tracks what it makes) */
+    return result;
+}
+
 /* obj's SerializationResult, or NotImplemented; *wasted is the bytes written before a value that is
  * not plain was met (0 otherwise). */
 static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
@@ -26,6 +50,8 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     if (result_type == NULL) Py_RETURN_NOTIMPLEMENTED;
     memset(&e, 0, ENC_ZEROED);
     if (top_tables(self, &e.t) < 0) return NULL;
+    if (Py_TYPE(obj) == &PyBytes_Type && PyBytes_GET_SIZE(obj) >= bytes_in_band_max && e.t.top_write[TOP_BYTES])
+        return serialize_top_bytes(obj);
     int ext;
     PyObject *hash = top_class_hash(self, &e.t, obj, &ext);
     StructPlan *top_plan = NULL; /* a struct: its inner section is its instance array (FORMAT 10.1) */

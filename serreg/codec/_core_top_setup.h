@@ -196,7 +196,8 @@ static PyObject *dec_run_kept(Codec *self, Dec *d) {
 
 static PyObject *top_hash[2];          /* ClassIDHashes of float and bytes (TOP_IDS) */
 static PyObject *kind_hash_bytes[N_KINDS]; /* kind_hash as bytes objects */
-static Py_ssize_t bytes_in_band_max;   /* bytes at least this long travel out of band: not here */
+static Py_ssize_t bytes_in_band_max;   /* bytes at least this long travel out of band (serialize_top_bytes) */
+static PyObject *nil_in_band;          /* b"\xc0": the in-band of bytes that travel out of band */
 
 /* Results made and freed cheaply. SerializationResult is a Python class whose instances are the
  * object header and its five slots, nothing else (no __dict__, no __weakref__, no finalizer, base
@@ -286,6 +287,7 @@ static PyObject *set_top_level(PyObject *module, PyObject *args) {
         if (h == NULL) return NULL;
         Py_XSETREF(kind_hash_bytes[k], h);
     }
+    if (nil_in_band == NULL && (nil_in_band = PyBytes_FromStringAndSize("\xc0", 1)) == NULL) return NULL;
     memcpy(result_slot, offsets, sizeof offsets);
     bytes_in_band_max = threshold;
     Py_INCREF(type);

@@ -33,13 +33,17 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
     d.end = d.doc_end = view.len;
     int r = current_tables(self, &d.t) < 0 ? -1 : 0;
     if (r == 0 && view.len > STRUCTURE_CHECK_THRESHOLD) {
-        /* Untrusted, as the pure codec: a document that is truncated or declares more items than it
-           holds is refused before anything in it is read (its error is the pure codec's). */
-        Py_ssize_t at = 0;
+        /* Untrusted, as the pure codec: a document that is truncated, declares more items than it
+           holds or nests deeper than msgpack's limit is refused before anything in it is read (its
+           error is the pure codec's). */
         if (dec_load_state(&d) < 0) r = -2;
-        else if (d.untrusted && !skip_value(d.p, &at, d.end)) r = -2;
+        else if (d.untrusted) {
+            int fault = walk_structure(d.p, d.end);
+            r = fault == WALK_SOUND ? 0 : fault == WALK_NO_MEMORY ? -1 : -2;
+        }
     }
     if (r == 0) r = dec_run(&d);
+    if (r < 0) r = refuse_earlier_key(&d, r);
     PyObject *value = r == 0 ? d.vals[--d.nvals] : NULL;
     for (Py_ssize_t i = 0; i < d.nvals; i++) Py_DECREF(d.vals[i]);
     PyMem_Free(d.vals);
@@ -82,9 +86,7 @@ static PyObject *Codec_unpack(Codec *self, PyObject *const *args, Py_ssize_t nar
         /* Malformed after nested values were decoded: refused here, not decoded again (see above). */
         PyErr_Clear();
         if (d.saw_timestamp) {
-            PyErr_SetString(decode_error_type != NULL ? decode_error_type : PyExc_ValueError,
-                            "msgpack ext type -1 (timestamp) is not used by serreg and is refused (docs/FORMAT.md, "
-                            "section 3); serreg writes datetime values as class ID 'datetime'");
+            PyErr_SetString(decode_error_type != NULL ? decode_error_type : PyExc_ValueError, TIMESTAMP_REFUSAL);
         } else {
             PyErr_Format(decode_error_type != NULL ? decode_error_type : PyExc_ValueError,
                          "invalid msgpack in-band data: malformed at byte %zd, after nested values", d.pos);

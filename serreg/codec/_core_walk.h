@@ -46,3 +46,63 @@ static int skip_value(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
     *at = i;
     return 1;
 }
+
+/* What walk_structure finds: the document is sound, or the fault msgpack's Unpacker.skip() meets first. */
+enum { WALK_SOUND = 0, WALK_OUT_OF_DATA = 1, WALK_FORMAT = 2, WALK_TOO_DEEP = 3, WALK_NO_MEMORY = -1 };
+
+/* One msgpack document p[0..end) walked without building it, as the pure codec walks an untrusted one
+ * (serreg/codec/checks.py, check_structure: msgpack's Unpacker.skip()), item by item with no look-ahead,
+ * so the fault found is the one msgpack meets first: a container header (empty or not) while
+ * MSGPACK_MAX_NESTING containers are open (WALK_TOO_DEEP, msgpack's StackError), the byte 0xc1
+ * (WALK_FORMAT), or the bytes running out (WALK_OUT_OF_DATA: cut short, or more items declared than
+ * follow). Bytes after the value are not looked at (the decoder refuses them). WALK_NO_MEMORY sets
+ * MemoryError. */
+static int walk_structure(const unsigned char *p, Py_ssize_t end) {
+    static const signed char fixed[32] = {/* 0xc0..0xdf as in skip_value */
+        0, -1, 0, 0, -1, -1, -1, -1, -1, -1, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 3, 5, 9, 17, -1, -1, -1, -1, -1, -1, -1};
+    Py_ssize_t small[64], *owed = small; /* items still owed by each open container, outermost first */
+    Py_ssize_t open = 0, i = 0;
+    int fault = WALK_SOUND;
+    for (;;) {
+        if (i >= end) { fault = WALK_OUT_OF_DATA; break; }
+        unsigned char b = p[i++];
+        Py_ssize_t skip = 0, items = -1; /* items >= 0: a container header */
+        if (b <= 0x7f || b >= 0xe0) skip = 0;
+        else if (b <= 0x8f) items = 2 * (b & 0x0f);
+        else if (b <= 0x9f) items = b & 0x0f;
+        else if (b <= 0xbf) skip = b & 0x1f;
+        else if (b == 0xc1) { fault = WALK_FORMAT; break; }
+        else if (fixed[b - 0xc0] >= 0) skip = fixed[b - 0xc0];
+        else {
+            int head = (b == 0xc4 || b == 0xd9 || b == 0xc7) ? 1 : (b == 0xc5 || b == 0xda || b == 0xc8 || b == 0xdc || b == 0xde) ? 2 : 4;
+            if (end - i < head) { fault = WALK_OUT_OF_DATA; break; }
+            Py_ssize_t n = 0;
+            for (int k = 0; k < head; k++) n = (n << 8) | p[i + k];
+            i += head;
+            if (b >= 0xdc) items = b >= 0xde ? 2 * n : n;
+            else skip = n + (b >= 0xc7 && b <= 0xc9); /* an ext's type byte */
+        }
+        if (items >= 0) {
+            if (open >= MSGPACK_MAX_NESTING) { fault = WALK_TOO_DEEP; break; }
+            if (items > 0) {
+                if (open == 64 && owed == small) {
+                    owed = PyMem_Malloc(MSGPACK_MAX_NESTING * sizeof(Py_ssize_t));
+                    if (owed == NULL) { PyErr_NoMemory(); return WALK_NO_MEMORY; }
+                    memcpy(owed, small, sizeof small);
+                }
+                owed[open++] = items;
+                continue;
+            }
+        } else if (skip > end - i) {
+            fault = WALK_OUT_OF_DATA;
+            break;
+        } else {
+            i += skip;
+        }
+        /* An item is complete: it fills its container, which may complete in turn. */
+        while (open > 0 && --owed[open - 1] == 0) open--;
+        if (open == 0) break;
+    }
+    if (owed != small) PyMem_Free(owed);
+    return fault;
+}

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, TypeVar
 
-from ..errors import DeserializationError
+from ..errors import DeserializationError, LimitExceededError
 from ..limits import DECODE_STATE, DecodeState
 from ..standard import STRUCTS_CLASS_ID
 from ..wire.class_id import class_id_hash
@@ -54,7 +54,7 @@ IN_PLACE_CLASS_IDS = (
 )
 
 set_class_hashes({class_id: class_id_hash(class_id) for class_id in IN_PLACE_CLASS_IDS})
-set_decode_state(DECODE_STATE, DeserializationError, check_hash_spread)
+set_decode_state(DECODE_STATE, DeserializationError, check_hash_spread, LimitExceededError)
 # Results without buffers are left untracked by the garbage collector when the result's compiled
 # twin (wire/_frame.c: track) tracks them once they are given a container (serreg/result.py).
 set_top_level(SerializationResult, {"float": class_id_hash("float"), "bytes": class_id_hash("bytes")},

@@ -1,19 +1,19 @@
 """What the cluster integrations share: which values serreg carries itself, and how a value
 travels inside another framework's pickle (a Ray object, a Dask task graph): as serreg's
-in-band bytes plus its out-of-band buffers wrapped in ``pickle.PickleBuffer``.
+in-band bytes plus its out-of-band buffers wrapped in ``pickle.PickleBuffer`` (of the
+objects the buffers' memory belongs to, never of a memoryview).
 """
 
 from __future__ import annotations
 
 import importlib
-import pickle
 from typing import Any, Optional, Sequence
 
 from ..errors import UnknownClassIDError
 from ..registry import Registry
 from ..result import SerializationResult
 from ..serializer import takes
-from ..standard.pickle_views import view_of
+from ..standard.pickle_views import pickle_buffer, view_of
 
 
 def has_own_serializer(registry: Registry, value: object) -> bool:
@@ -43,10 +43,14 @@ def to_pickle_parts(registry: Registry, value: object) -> tuple[Any, ...]:
     """``value`` as (in-band section, buffers...) for another framework's protocol-5 pickle.
 
     The in-band section is bytes, each out-of-band buffer a ``pickle.PickleBuffer``,
-    so a pickler with a buffer callback keeps the buffers out-of-band.
+    so a pickler with a buffer callback keeps the buffers out-of-band. The framework
+    may keep the PickleBuffers for long (Ray keeps them until the object store has the
+    value), so none wraps a serializer's memoryview: a PickleBuffer over a memoryview
+    holds an export of it, which a garbage collection can crash over (see
+    :func:`~serreg.standard.pickle_views.pickle_buffer`, which says which buffers are copied).
     """
     result = registry.serialize(value)
-    return (bytes(result.in_band_buffer or b""), *(pickle.PickleBuffer(buffer) for buffer in result.out_of_band_buffers))
+    return (bytes(result.in_band_buffer or b""), *(pickle_buffer(buffer) for buffer in result.out_of_band_buffers))
 
 
 def from_pickle_parts(registry: Registry, in_band: bytes, buffers: Sequence[Any], module: Optional[str] = None) -> object:

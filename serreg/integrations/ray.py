@@ -6,7 +6,11 @@ the plug-ins', which it loads first), except the standard-library types,
 which Ray already handles. Ray then pickles such a value as serreg's in-band
 bytes plus its out-of-band buffers wrapped in ``pickle.PickleBuffer``, so Ray's
 protocol-5 pickling keeps them out-of-band: they are written to the object
-store as they are and read back as views of it, without copies.
+store as they are and read back as views of it, without copies. Each
+PickleBuffer wraps the object the buffer's memory belongs to, never a
+serializer's memoryview, which CPython 3.11's garbage collector can crash over
+while Ray keeps the PickleBuffer (``serreg.standard.pickle_views.pickle_buffer``
+says which rare buffers are copied instead).
 
 Ray keeps serializers per process, so every worker must run :func:`install`
 too; one line does it for all of them::

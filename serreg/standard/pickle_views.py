@@ -7,15 +7,20 @@ garbage collector of CPython 3.11 (and of 3.12 before its fix) may clear
 ``view`` first: with an export live, the clear fails, yet drops the view's
 managed buffer, and the release of the export afterwards crashes the process.
 A view made with ``cast`` or a slice shares the managed buffer instead and
-exports nothing, so the views handed out here are made that way.
+exports nothing, so the views handed out here are made that way, and the
+PickleBuffers handed to another framework's pickler (:func:`pickle_buffer`)
+wrap the memory's own exporter, never a memoryview.
 """
 
 from __future__ import annotations
 
 import pickle
-from typing import Any, Iterable
+from types import ModuleType
+from typing import Any, Iterable, Optional
 
-__all__ = ["flat_view", "flat_views", "release_all", "view_of"]
+__all__ = ["flat_view", "flat_views", "pickle_buffer", "release_all", "view_of"]
+
+_NUMPY: list[Optional[ModuleType]] = []  # numpy once looked for: [module] or [None]
 
 
 def _flat_of_memoryview(view: memoryview) -> memoryview:
@@ -63,6 +68,54 @@ def view_of(buffer: Any) -> memoryview:
         view.release()
         return shared
     return view
+
+
+def pickle_buffer(buffer: Any) -> pickle.PickleBuffer:
+    """A PickleBuffer of ``buffer``'s bytes that holds no export of a memoryview, for a pickler that keeps it.
+
+    Zero-copy in two ways: the PickleBuffer wraps the object the view's memory
+    belongs to (a bytes, an ndarray, an Arrow buffer ...) when the view is the
+    whole of it, laid out the same way (the usual case); otherwise, for a view
+    in C order, a 1-D uint8 ndarray over it (numpy holds no export of the view).
+    Only a part of an exporter that is not in C order, or any view it cannot
+    take without numpy installed, is copied (once, as bytes, or as a bytearray
+    when the view is writable, so the reader's writability is kept).
+    """
+    view = view_of(buffer)
+    exporter = view.obj
+    if exporter is not None and not isinstance(exporter, memoryview) and _whole_of(view, exporter):
+        return pickle.PickleBuffer(exporter)
+    numpy = _numpy()
+    if numpy is not None and view.c_contiguous:
+        return pickle.PickleBuffer(numpy.frombuffer(view, dtype=numpy.uint8))  # numpy keeps the view, not an export of it
+    if not view.contiguous:
+        pickle.PickleBuffer(view).raw()  # raises the BufferError raw() raises for a buffer that is not contiguous
+    copy = view.tobytes("A")
+    return pickle.PickleBuffer(copy if view.readonly else bytearray(copy))
+
+
+def _whole_of(view: memoryview, exporter: Any) -> bool:
+    # True when ``view`` is the exporter's whole buffer with the same layout: a contiguous view of
+    # the same size inside the exporter's buffer is all of it, and the same shape, strides, format
+    # and writability mean a PickleBuffer of the exporter reads exactly as one of the view.
+    try:
+        whole = memoryview(exporter)
+    except (TypeError, ValueError, BufferError):
+        return False
+    with whole:
+        return (view.contiguous and whole.contiguous and whole.nbytes == view.nbytes and whole.format == view.format
+                and whole.shape == view.shape and whole.strides == view.strides and whole.readonly == view.readonly)
+
+
+def _numpy() -> Optional[ModuleType]:
+    if not _NUMPY:
+        try:
+            import numpy  # an optional heavy library: looked for only when a view needs it
+        except ImportError:
+            _NUMPY.append(None)
+        else:
+            _NUMPY.append(numpy)
+    return _NUMPY[0]
 
 
 def flat_views(buffers: Iterable[Any]) -> list[memoryview]:

@@ -42,29 +42,16 @@ static inline void put_le(unsigned char *p, uint64_t v, int n) {
 /* The first 16 bytes of an unsigned frame without out-of-band buffers. */
 static const unsigned char SECTION_HEAD[16] = {'S', 'R', 'E', 'G', 1};
 
-static PyObject *join_frame(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "join_frame(in_band_parts: list, buffers: list)");
-        return NULL;
-    }
-    PyObject *parts = args[0], *buffers = args[1], *frame = NULL;
-    Py_ssize_t nparts = PyList_GET_SIZE(parts), nbuf = PyList_GET_SIZE(buffers), done_parts = 0, done_bufs = 0;
-    Py_buffer *views = PyMem_Calloc((size_t)(nparts + nbuf) + 1, sizeof(Py_buffer));
-    if (views == NULL) return PyErr_NoMemory();
+/* The unsigned frame of the in-band pieces parts[0:nparts] and the buffers bufs[0:nbuf] (views the caller
+ * holds), written into one new bytes object. */
+static PyObject *write_frame(const Py_buffer *parts, Py_ssize_t nparts, const Py_buffer *bufs, Py_ssize_t nbuf) {
     uint64_t in_band = 0, end;
-    for (; done_parts < nparts; done_parts++) {
-        if (PyObject_GetBuffer(PyList_GET_ITEM(parts, done_parts), &views[done_parts], PyBUF_SIMPLE) < 0) goto done;
-        in_band += (uint64_t)views[done_parts].len;
-    }
+    for (Py_ssize_t i = 0; i < nparts; i++) in_band += (uint64_t)parts[i].len;
     end = HEADER_SIZE + (uint64_t)ENTRY_SIZE * nbuf + in_band;
-    for (; done_bufs < nbuf; done_bufs++) {
-        Py_buffer *v = &views[nparts + done_bufs];
-        if (PyObject_GetBuffer(PyList_GET_ITEM(buffers, done_bufs), v, PyBUF_SIMPLE) < 0) goto done;
-        end = align64(end) + (uint64_t)v->len;
-    }
-    if (end > (uint64_t)PY_SSIZE_T_MAX) { PyErr_NoMemory(); goto done; }
-    frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)end);
-    if (frame == NULL) goto done;
+    for (Py_ssize_t i = 0; i < nbuf; i++) end = align64(end) + (uint64_t)bufs[i].len;
+    if (end > (uint64_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
+    PyObject *frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)end);
+    if (frame == NULL) return NULL;
     unsigned char *out = (unsigned char *)PyBytes_AS_STRING(frame);
     memcpy(out, "SREG", 4);
     out[4] = 1;                       /* format version */
@@ -75,22 +62,41 @@ static PyObject *join_frame(PyObject *module, PyObject *const *args, Py_ssize_t 
     put_le(out + 24, end, 8);
     uint64_t at = HEADER_SIZE + (uint64_t)ENTRY_SIZE * nbuf + in_band;
     for (Py_ssize_t i = 0; i < nbuf; i++) {
-        uint64_t offset = align64(at), length = (uint64_t)views[nparts + i].len;
+        uint64_t offset = align64(at), length = (uint64_t)bufs[i].len;
         put_le(out + HEADER_SIZE + ENTRY_SIZE * i, offset, 8);
         put_le(out + HEADER_SIZE + ENTRY_SIZE * i + 8, length, 8);
         at = offset + length;
     }
     at = HEADER_SIZE + (uint64_t)ENTRY_SIZE * nbuf;
     for (Py_ssize_t i = 0; i < nparts; i++) {
-        memcpy(out + at, views[i].buf, views[i].len);
-        at += (uint64_t)views[i].len;
+        if (parts[i].len) memcpy(out + at, parts[i].buf, parts[i].len);
+        at += (uint64_t)parts[i].len;
     }
     for (Py_ssize_t i = 0; i < nbuf; i++) {
         uint64_t offset = align64(at);
-        memset(out + at, 0, offset - at);
-        memcpy(out + offset, views[nparts + i].buf, views[nparts + i].len);
-        at = offset + (uint64_t)views[nparts + i].len;
+        memset(out + at, 0, offset - at); /* the padding only: every other byte is written once */
+        if (bufs[i].len) memcpy(out + offset, bufs[i].buf, bufs[i].len);
+        at = offset + (uint64_t)bufs[i].len;
     }
+    return frame;
+}
+
+static PyObject *join_frame(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "join_frame(in_band_parts: list, buffers: list)");
+        return NULL;
+    }
+    PyObject *parts = args[0], *buffers = args[1], *frame = NULL;
+    Py_ssize_t nparts = PyList_GET_SIZE(parts), nbuf = PyList_GET_SIZE(buffers), done_parts = 0, done_bufs = 0;
+    Py_buffer *views = PyMem_Calloc((size_t)(nparts + nbuf) + 1, sizeof(Py_buffer));
+    if (views == NULL) return PyErr_NoMemory();
+    for (; done_parts < nparts; done_parts++) {
+        if (PyObject_GetBuffer(PyList_GET_ITEM(parts, done_parts), &views[done_parts], PyBUF_SIMPLE) < 0) goto done;
+    }
+    for (; done_bufs < nbuf; done_bufs++) {
+        if (PyObject_GetBuffer(PyList_GET_ITEM(buffers, done_bufs), &views[nparts + done_bufs], PyBUF_SIMPLE) < 0) goto done;
+    }
+    frame = write_frame(views, nparts, views + nparts, nbuf);
 done:
     for (Py_ssize_t i = 0; i < done_parts; i++) PyBuffer_Release(&views[i]);
     for (Py_ssize_t i = 0; i < done_bufs; i++) PyBuffer_Release(&views[nparts + i]);
@@ -217,24 +223,57 @@ static int find_slots(PyTypeObject *type) {
     return 1;
 }
 
-/* 1 if every buffer is a memoryview of contiguous bytes, one dimension (what the Python method's
- * _buffer_views hands join_frame as it is); 0 otherwise, no error set (the Python method then
- * checks, casts or reports each one). */
-static int plain_buffers(PyObject *buffers) {
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(buffers); i++) {
-        PyObject *item = PyList_GET_ITEM(buffers, i);
-        Py_buffer view;
-        if (Py_TYPE(item) != &PyMemoryView_Type) return 0;
-        if (PyObject_GetBuffer(item, &view, PyBUF_FULL_RO) < 0) { /* released: the Python method says so */
-            PyErr_Clear();
-            return 0;
-        }
-        int plain = view.ndim == 1 && (view.format == NULL || strcmp(view.format, "B") == 0) &&
-                    PyBuffer_IsContiguous(&view, 'C');
-        PyBuffer_Release(&view);
-        if (!plain) return 0;
+/* A piece of the in-band section (None or a buffer) as a view: bytes are read in place (view->obj NULL,
+ * nothing to release). -1: error set. */
+static int piece_view(PyObject *piece, Py_buffer *view) {
+    if (piece == Py_None || PyBytes_CheckExact(piece)) {
+        view->obj = NULL;
+        view->buf = piece == Py_None ? NULL : PyBytes_AS_STRING(piece);
+        view->len = piece == Py_None ? 0 : PyBytes_GET_SIZE(piece);
+        return 0;
     }
-    return 1;
+    return PyObject_GetBuffer(piece, view, PyBUF_SIMPLE);
+}
+
+#define FEW_BUFFERS 4
+
+/* join_frame(_in_band_parts(), buffers) of a result's two pieces when every buffer is a memoryview of
+ * contiguous bytes, one dimension (what the Python method's _buffer_views hands join_frame as it is):
+ * each buffer's view is taken once, checked and copied. NotImplemented (no error set) when one is not
+ * such a view or cannot be read (released): the Python method then checks, casts or reports each one. */
+static PyObject *join_result(PyObject *const pieces[2], PyObject *buffers) {
+    Py_ssize_t nbuf = PyList_GET_SIZE(buffers), held = 0;
+    Py_buffer few[FEW_BUFFERS], parts[2], *views = nbuf <= FEW_BUFFERS ? few : PyMem_Malloc((size_t)nbuf * sizeof(Py_buffer));
+    if (views == NULL) return PyErr_NoMemory();
+    PyObject *frame = NULL;
+    int held_parts = 0;
+    Py_INCREF(buffers); /* the result's list may be replaced while it is read */
+    for (; held < nbuf && held < PyList_GET_SIZE(buffers); held++) {
+        PyObject *item = PyList_GET_ITEM(buffers, held);
+        Py_buffer *v = &views[held];
+        if (Py_TYPE(item) != &PyMemoryView_Type || PyObject_GetBuffer(item, v, PyBUF_FULL_RO) < 0) {
+            PyErr_Clear();
+            frame = Py_NewRef(Py_NotImplemented);
+            goto done;
+        }
+        if (!(v->ndim == 1 && (v->format == NULL || strcmp(v->format, "B") == 0) && PyBuffer_IsContiguous(v, 'C'))) {
+            PyBuffer_Release(v);
+            frame = Py_NewRef(Py_NotImplemented);
+            goto done;
+        }
+    }
+    for (; held_parts < 2; held_parts++) {
+        if (piece_view(pieces[held_parts], &parts[held_parts]) < 0) goto done;
+    }
+    frame = write_frame(parts, 2, views, held);
+done:
+    for (int i = 0; i < held_parts; i++) {
+        if (parts[i].obj != NULL) PyBuffer_Release(&parts[i]);
+    }
+    for (Py_ssize_t i = 0; i < held; i++) PyBuffer_Release(&views[i]);
+    if (views != few) PyMem_Free(views);
+    Py_DECREF(buffers);
+    return frame;
 }
 
 /* SerializationResult.to_bytes(): a method of the class (METH_NOARGS), so the interpreter calls it
@@ -255,18 +294,10 @@ static PyObject *to_bytes_c(PyObject *result, PyObject *unused) {
         if (key == Py_None && buffers != NULL && pieces[0] != NULL && pieces[1] != NULL &&
             frame == Py_None) { /* (with a frame and buffers, the Python method reads the parts from it) */
             if (no_buffers) return join_section(NULL, pieces, 2);
-            if (PyList_CheckExact(buffers) && plain_buffers(buffers)) { /* join_frame(_in_band_parts(), buffers) */
-                PyObject *parts = PyList_New(0), *joined = NULL;
-                if (parts == NULL) return NULL;
-                if ((pieces[0] == Py_None || PyList_Append(parts, pieces[0]) == 0) &&
-                    (pieces[1] == Py_None || PyList_Append(parts, pieces[1]) == 0)) {
-                    PyObject *call[2] = {parts, buffers};
-                    Py_INCREF(buffers); /* the result's list may be replaced while it is read */
-                    joined = join_frame(NULL, call, 2);
-                    Py_DECREF(buffers);
-                }
-                Py_DECREF(parts);
-                return joined;
+            if (PyList_CheckExact(buffers)) {
+                PyObject *joined = join_result(pieces, buffers);
+                if (joined != Py_NotImplemented) return joined;
+                Py_DECREF(joined);
             }
         }
     }

@@ -151,11 +151,39 @@ abstract class InBandBytes {
     }
 
     /**
-     * Reads the run of short ASCII strs (fixstr, at most 31 bytes) at the position, at most
-     * {@code max} of them, into {@code into}; stops before any other value (a longer or non-ASCII
-     * str, a str cut short by the end of the in-band, anything else) and returns how many it read.
-     * One loop with the position in a local, without a call per str (each str is checked as
-     * {@link #utf8} checks it).
+     * Reads the run of short ASCII strs (fixstr, at most 31 bytes) at the position into
+     * {@code out[from]}, {@code out[from + 1]} ..., at most {@code max} of them; stops before any
+     * other value (a longer or non-ASCII str, a str cut short by the end of the in-band, anything
+     * else) and returns how many it read. One loop with the position in a local, without a call
+     * per str (each str is checked as {@link #utf8} checks it): {@link ScalarReader#readStrings}
+     * (a struct list's str column) starts with it.
+     */
+    final int readAsciiRun(Object[] out, int from, int max) {
+        byte[] a = array;
+        if (a == null) {
+            return 0;
+        }
+        int p = pos;
+        int end = limit;
+        int read = 0;
+        while (read < max && p < end) {
+            int b = a[p];
+            int n = b & 0x1f;
+            if ((b & 0xe0) != 0xa0 || n >= end - p || !Utf8.isAscii(a, p + 1, p + 1 + n)) {
+                break;
+            }
+            out[from + read] = Utf8.latin1(a, p + 1, n);
+            p += 1 + n;
+            read++;
+        }
+        pos = p;
+        return read;
+    }
+
+    /**
+     * {@link #readAsciiRun(Object[], int, int)} into a list ({@link InBandReader#readAsciiStrings}:
+     * a list's items), the same loop (a shared step returning the string or null measured 10 to
+     * 20 % slower on a list of 10,000 short strs).
      */
     final int readAsciiRun(List<Object> into, int max) {
         byte[] a = array;
@@ -177,6 +205,34 @@ abstract class InBandBytes {
         }
         pos = p;
         return read;
+    }
+
+    /**
+     * A view of the bytes of the {@code count} values at the position when each is a short ASCII
+     * str (a fixstr whose bytes are all below 0x80) and all of them lie in an array; the position
+     * moves past them. Otherwise null, and nothing is read.
+     */
+    final ByteBuffer asciiRun(int count) {
+        byte[] a = array;
+        if (a == null) {
+            return null;
+        }
+        int start = pos;
+        int p = start;
+        int end = limit;
+        for (int i = 0; i < count; i++) {
+            if (p >= end) {
+                return null;
+            }
+            int b = a[p];
+            int n = b & 0x1f;
+            if ((b & 0xe0) != 0xa0 || n >= end - p || !Utf8.isAscii(a, p + 1, p + 1 + n)) {
+                return null;
+            }
+            p += 1 + n;
+        }
+        pos = p;
+        return view(start, p - start);
     }
 
     /** The ASCII text of {@code n} bytes at an index, from {@code cache} when it has it; null if not ASCII or no array. */

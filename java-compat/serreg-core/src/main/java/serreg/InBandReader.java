@@ -207,6 +207,18 @@ public final class InBandReader extends ScalarReader {
     }
 
     /**
+     * Reads the next {@code count} values when each is a short ASCII str (a fixstr of bytes below
+     * 0x80: its text is its bytes) and returns a view of their bytes, msgpack headers included,
+     * for a caller that makes the strings as it needs them (a struct list's str column, read by
+     * the pass that builds the instances); otherwise reads nothing and returns null (the values
+     * are then read one by one, with their checks and errors). The view shares the in-band's
+     * memory; it has an array whenever this reader reads an array.
+     */
+    public ByteBuffer readAsciiStrRun(int count) {
+        return asciiRun(count);
+    }
+
+    /**
      * Reads the run of nested values (ext 0, and struct instances) at the position, at most
      * {@code max} of them, into {@code into}, and stops before any other value, which
      * {@link #readValue} reads. Values of one class in a row (a list of points) are read in one

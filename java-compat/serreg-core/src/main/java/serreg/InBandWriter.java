@@ -433,6 +433,24 @@ public final class InBandWriter {
         return this;
     }
 
+    /**
+     * Writes {@code values[from]}, {@code values[from + 1]} ... (at most {@code count}), each a
+     * String, as {@link #writeString} writes it, and stops before the first that is not a String
+     * (null included), leaving it unwritten: a column of strings in one loop, the twin of
+     * {@link InBandReader#readStrings}.
+     *
+     * @return how many values it wrote
+     */
+    public int writeStrings(Object[] values, int from, int count) {
+        for (int i = 0; i < count; i++) {
+            if (!(values[from + i] instanceof String s)) {
+                return i;
+            }
+            writeString(s);
+        }
+        return count;
+    }
+
     /** A str that is not all ASCII: its UTF-8 length first (for the header), then its bytes. */
     private InBandWriter writeUtf8(String s) {
         int length = Utf8.strLength(s);
@@ -501,17 +519,6 @@ public final class InBandWriter {
         System.arraycopy(msgpack, offset, buf, pos, length);
         pos += length;
         return this;
-    }
-
-    /**
-     * Writes the msgpack str header for {@code n} bytes of UTF-8 (fixstr, str 8, 16 or 32: the
-     * shortest) into {@code b} at {@code at}, for a caller building msgpack in an array of its own
-     * to append with {@link #writeEncoded(byte[], int, int)}; the caller made room for 5 bytes.
-     *
-     * @return the index after the header
-     */
-    public static int putStrHeader(byte[] b, int at, int n) {
-        return InBandLayout.putStrHeader(b, at, n);
     }
 
     /** Appends an OOB buffer (held by reference, not copied). */

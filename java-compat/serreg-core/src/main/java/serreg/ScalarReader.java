@@ -262,17 +262,13 @@ abstract class ScalarReader extends InBandBytes {
      * @return how many str values it read
      */
     public final int readStrings(Object[] out, int from, int max) {
-        for (int i = 0; i < max; i++) {
-            int b = remaining() > 0 ? u8(pos) : -1;
-            if (b >= 0xa0 && b <= 0xbf) {
-                out[from + i] = readFixStr(b);
-            } else if (b >= 0xd9 && b <= 0xdb) {
-                out[from + i] = readString();
-            } else {
-                return i;
-            }
+        int read = readAsciiRun(out, from, max);
+        while (read < max && remaining() > 0 && InBandLayout.isStr(u8(pos))) {
+            out[from + read] = readString(); // longer than 31 bytes, not ASCII, or an error to raise
+            read++;
+            read += readAsciiRun(out, from + read, max - read);
         }
-        return max;
+        return read;
     }
 
     /** Reads a msgpack bin as a view of the in-band bytes (no copy). */

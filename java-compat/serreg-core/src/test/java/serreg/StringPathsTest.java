@@ -30,7 +30,7 @@ class StringPathsTest {
     private static final SerializerRegistry REGISTRY = new SerializerRegistry();
 
     /** msgpack's shortest str header for {@code n} bytes, then the bytes: the reference the writer is held to. */
-    private static byte[] referenceStr(byte[] utf8) {
+    static byte[] referenceStr(byte[] utf8) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int n = utf8.length;
         if (n < 32) {
@@ -61,7 +61,7 @@ class StringPathsTest {
     }
 
     /** Strings of every length in {@code lengths}, each all ASCII and with one char of each kind at each of a few places. */
-    private static List<String> edgeStrings(int... lengths) {
+    static List<String> edgeStrings(int... lengths) {
         String[] others = {"\u00e9", "\u00ff", "\u0080", "\u20ac", "\u0100", "\uffff", "\ud83d\ude00"};
         List<String> out = new ArrayList<>();
         for (int n : lengths) {

@@ -104,41 +104,6 @@ final class ColumnCodec {
         out.writeBinary(b, 0, count);
     }
 
-    /**
-     * Writes the items of a {@code str} column (after its array header) when every value is a
-     * String of ASCII text: each a msgpack str, byte for byte what {@link InBandWriter#writeString}
-     * writes, built in this thread's column bytes and copied into the writer at once. Returns
-     * false, having written nothing, at the first value that is not (the caller then writes the
-     * values one by one, checking each).
-     */
-    static boolean writeAsciiStrings(InBandWriter out, Object[] values, int count) {
-        byte[] b = scratch(6 * count);
-        int p = 0;
-        for (int i = 0; i < count; i++) {
-            if (!(values[i] instanceof String s)) {
-                return false;
-            }
-            int n = s.length();
-            if (b.length - p < 5 + n) {
-                b = java.util.Arrays.copyOf(b, Math.max(2 * b.length, p + 5 + n));
-            }
-            p = InBandWriter.putStrHeader(b, p, n);
-            for (int k = 0; k < n; k++) {
-                char c = s.charAt(k);
-                if (c >= 0x80) {
-                    return false;
-                }
-                b[p + k] = (byte) c;
-            }
-            p += n;
-        }
-        if (b.length <= ThreadTables.SCRATCH_MAX) {
-            ThreadTables.current().columnBytes = b;
-        }
-        out.writeEncoded(b, 0, p);
-        return true;
-    }
-
     /** This thread's array for a column's bytes (filled, then copied into the writer, before anything else is written). */
     private static byte[] scratch(int n) {
         ThreadTables tables = ThreadTables.current();

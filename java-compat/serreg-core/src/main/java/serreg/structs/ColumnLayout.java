@@ -76,7 +76,8 @@ final class ColumnLayout {
      * Reads the {@link #fieldCount} columns of {@code count} instances into {@code arrays};
      * {@code cursors}: the integer columns of {@link Kind#LONG} as {@link IntCursor}s and the
      * float and bool columns of {@link Kind#DOUBLE}, {@link Kind#FLOAT} and {@link Kind#BOOL} as
-     * {@link FixedColumn}s, for a composed builder to read (then call {@link #finish}).
+     * {@link FixedColumn}s, and the str columns of {@link #strings} as {@link StrColumn}s, for a
+     * composed builder to read (then call {@link #finish}).
      */
     void decode(InBandReader in, int count, ColumnArrays arrays, boolean cursors) {
         for (int j = 0; j < types.length; j++) {
@@ -87,10 +88,27 @@ final class ColumnLayout {
                         wires[j] == ColumnCodec.Wire.FLOAT32, where[j]));
             } else if (cursors && kinds[j] == Kind.BOOL) {
                 arrays.put(j, FixedColumn.bools(ColumnCodec.bin(in, where[j], types[j]), count, where[j]));
+            } else if (cursors && strings[j]) {
+                arrays.put(j, strColumn(in, count, arrays, j));
             } else {
                 decodeColumn(in, count, arrays, j);
             }
         }
+    }
+
+    /** Whether column j is read as a {@link StrColumn} by a composed builder. */
+    boolean strColumn(int j) {
+        return strings[j];
+    }
+
+    /** The str column j of {@code count} values as a {@link StrColumn}: its bytes when all are short ASCII strs, else its values. */
+    private StrColumn strColumn(InBandReader in, int count, ColumnArrays arrays, int j) {
+        readArrayHeader(in, count, j);
+        java.nio.ByteBuffer run = in.readAsciiStrRun(count);
+        if (run != null && run.hasArray()) {
+            return StrColumn.ascii(run);
+        }
+        return StrColumn.of(readItems(in, count, arrays, j));
     }
 
     /** The checks left once every instance has read its values from the cursors {@link #decode} made. */
@@ -145,47 +163,58 @@ final class ColumnLayout {
                 }
             }
             default -> {
-                long at = in.offset();
-                int n;
-                try {
-                    n = in.readArrayHeader();
-                } catch (DeserializationException e) {
-                    throw new DeserializationException(where[j] + " (ext 2 column): the column of a " + t
-                            + " field must be an array: " + e.getMessage(), at);
-                }
-                if (n != count) {
-                    throw new DeserializationException(where[j] + " (ext 2 column): an array column of " + n
-                            + " values in a list of " + count + " instances", at);
-                }
+                readArrayHeader(in, count, j);
                 if (kind == Kind.SKIP) {
                     for (int i = 0; i < count; i++) {
                         in.readValue();
                     }
                     return;
                 }
-                Object[] o = arrays.objects(j, count);
-                boolean strs = strings[j];
-                for (int i = 0; i < count; i++) {
-                    if (strs) {
-                        i += readStrings(in, o, i, count - i, j);
-                        if (i == count) {
-                            break;
-                        }
-                    }
-                    long valueAt = in.offset();
-                    Object raw;
-                    try {
-                        raw = in.readValue();
-                    } catch (DeserializationException e) {
-                        throw inColumn(e, j, i);
-                    }
-                    try {
-                        o[i] = convert[j].read(raw);
-                    } catch (DeserializationException e) {
-                        throw e.offset() >= 0 ? e : new DeserializationException(e.getMessage(), valueAt, e);
-                    }
+                readItems(in, count, arrays, j);
+            }
+        }
+    }
+
+    /** Reads the {@code count} values of array column j (after its header) into its {@code Object[]}, converted; returns it. */
+    private Object[] readItems(InBandReader in, int count, ColumnArrays arrays, int j) {
+        Object[] o = arrays.objects(j, count);
+        boolean strs = strings[j];
+        for (int i = 0; i < count; i++) {
+            if (strs) {
+                i += readStrings(in, o, i, count - i, j);
+                if (i == count) {
+                    break;
                 }
             }
+            long valueAt = in.offset();
+            Object raw;
+            try {
+                raw = in.readValue();
+            } catch (DeserializationException e) {
+                throw inColumn(e, j, i);
+            }
+            try {
+                o[i] = convert[j].read(raw);
+            } catch (DeserializationException e) {
+                throw e.offset() >= 0 ? e : new DeserializationException(e.getMessage(), valueAt, e);
+            }
+        }
+        return o;
+    }
+
+    /** Reads the array header of column j, which must announce {@code count} values. */
+    private void readArrayHeader(InBandReader in, int count, int j) {
+        long at = in.offset();
+        int n;
+        try {
+            n = in.readArrayHeader();
+        } catch (DeserializationException e) {
+            throw new DeserializationException(where[j] + " (ext 2 column): the column of a " + types[j]
+                    + " field must be an array: " + e.getMessage(), at);
+        }
+        if (n != count) {
+            throw new DeserializationException(where[j] + " (ext 2 column): an array column of " + n
+                    + " values in a list of " + count + " instances", at);
         }
     }
 

@@ -231,14 +231,9 @@ final class ColumnWriter {
      * must be a String, written as a msgpack str).
      */
     private static void writeStrings(InBandWriter out, FieldType t, String where, Object[] values, int count) {
-        if (ColumnCodec.writeAsciiStrings(out, values, count)) {
-            return;
-        }
-        for (int i = 0; i < count; i++) {
-            if (!(values[i] instanceof String s)) {
-                throw FieldValues.bad(where, t, values[i]);
-            }
-            out.writeString(s);
+        int written = out.writeStrings(values, 0, count);
+        if (written < count) {
+            throw FieldValues.bad(where, t, values[written]);
         }
     }
 }

@@ -45,7 +45,7 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
 
     /** Builds {@code count} instances from decoded columns into {@code out} (what {@link #composeBuilder} makes). */
     interface ColumnBuilder {
-        void buildAll(Object[] cols, int count, java.util.List<Object> out);
+        void buildAll(Object[] cols, int count, Object[] out);
     }
 
     ReadPlan(String classId, Class<?> cls, StructRegistry registry, boolean record, MethodHandle constructor,
@@ -114,12 +114,13 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
             }
             columns.decode(in, count, arrays, b != null);
             Object[] cols = arrays.columns();
-            java.util.List<Object> out = new java.util.ArrayList<>(count);
             if (b != null) {
-                b.buildAll(cols, count, out);
+                Object[] items = new Object[count];
+                b.buildAll(cols, count, items);
                 ColumnLayout.finish(cols, writerFields.length, count);
-                return out;
+                return ItemsList.of(items);
             }
+            java.util.List<Object> out = new java.util.ArrayList<>(count);
             Object[] values = new Object[writerFields.length];
             for (int i = 0; i < count; i++) {
                 for (int j = 0; j < values.length; j++) {
@@ -166,7 +167,8 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
         for (int j = 0; j < getters.length; j++) {
             WriterField w = writerFields[j];
             if (w.target() >= 0) {
-                getters[j] = ColumnHandles.columnGetter(j, columns.kinds[j], ColumnCodec.wireOf(w.type()), w.raw());
+                getters[j] = ColumnHandles.columnGetter(j, columns.kinds[j], ColumnCodec.wireOf(w.type()), w.raw(),
+                        columns.strColumn(j));
                 typedSetters[j] = w.setter();
             }
         }

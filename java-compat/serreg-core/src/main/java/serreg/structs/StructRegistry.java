@@ -144,7 +144,7 @@ public final class StructRegistry implements StructSupport {
         if (cached != null && cached.generation() == generation && cached.limits() == in.limits()) {
             int n = cached.bytes().length;
             int at = inBand.position() + start;
-            if (inBand.limit() - at >= n && inBand.slice(at, n).equals(ByteBuffer.wrap(cached.bytes()))) {
+            if (inBand.limit() - at >= n && sameBytes(inBand, at, cached.bytes())) {
                 List<StructFrames.Entry> table = new ArrayList<>(cached.parsed().length);
                 for (int i = 0; i < cached.parsed().length; i++) {
                     table.add(entryOf(cached.parsed()[i], cached.readers()[i]));
@@ -183,6 +183,16 @@ public final class StructRegistry implements StructSupport {
             lastTable = new CachedTable(bytes, seen, in.limits(), parsedAll, readers);
         }
         return new ReadTable(table, end);
+    }
+
+    /** Whether the bytes of {@code b} from index {@code at} are {@code expected} (compared in its array when it has one). */
+    private static boolean sameBytes(ByteBuffer b, int at, byte[] expected) {
+        int n = expected.length;
+        if (b.hasArray()) {
+            int from = b.arrayOffset() + at;
+            return java.util.Arrays.equals(b.array(), from, from + n, expected, 0, n);
+        }
+        return b.slice(at, n).equals(ByteBuffer.wrap(expected));
     }
 
     /** A definition read from a frame, checked: class ID, its hash, field names and types. */
