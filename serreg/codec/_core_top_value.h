@@ -9,7 +9,8 @@
  * in its own words), or an in-process SerializationResult whose ClassIDHash is kept apart, with out-of-band
  * buffers or with none and its in-band a bytes object (a frame-backed in-band: the full path). It finds the
  * serializer by ClassIDHash and decodes the value as _top_value does: the in-band and the buffers as
- * memoryviews of the frame (nothing copied), a DecodeState of depth 1 with the memory budget of the frame's size in DECODE_STATE, an error of the serializer located by the decoder's own helper
+ * memoryviews of the frame (nothing copied), a DecodeState of depth 1 with the memory budget of the
+ * frame's size in DECODE_STATE, an error of the serializer located by the decoder's own helper
  * (``located``) and a buffer left unused refused by its own (``all_used``). A bytes or bytearray value held
  * in one out-of-band buffer, read by its standard serializer, is made here without calling it, as that
  * serializer makes it (a copy of the buffer; in one process the very object serialized). NotImplemented:
