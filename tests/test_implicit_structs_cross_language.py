@@ -2,8 +2,9 @@
 
 ``serreg.pyobjects`` is Python only: Java and TypeScript treat it as any
 top-level value of a class ID they do not know. Trusted, they keep it opaque
-and write it back byte for byte (a Python reader then rebuilds the objects);
-untrusted, TypeScript refuses it before reading its table.
+and write it back byte for byte (a Python reader then rebuilds the objects).
+As for ``serreg.pickle5``, untrusted they refuse it by name before reading its
+table, and TypeScript's ``crossLanguage: true`` refuses to write it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 import serreg
+from java_fixture import JAR, JVM_ARGS
 from typescript_fixture import ECHO, JS_DIR, TypeScriptBuildError, TypeScriptProcess, build, tools_missing
 
 
@@ -46,6 +48,17 @@ def test_java_keeps_it_opaque_and_writes_it_back_byte_for_byte(java_echo):
     assert serreg.deserialize(reply) == VALUE
 
 
+def test_java_refuses_it_untrusted_naming_its_class_id(java_jar, tmp_path):
+    # The fixture's mapped-echo loads a file untrusted, as MappedFrames.load does.
+    serreg.dump(VALUE, tmp_path / "pyobjects.frame")
+    assert b"serreg.pyobject:" in (tmp_path / "pyobjects.frame").read_bytes()
+    proc = subprocess.run(["java", *JVM_ARGS, "-jar", str(JAR), "mapped-echo", str(tmp_path / "pyobjects.frame"),
+                           str(tmp_path / "out.frame")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "UntrustedClassIdException" in proc.stderr, proc.stderr[-2000:]
+    assert "(class ID 'serreg.pyobjects')" in proc.stderr, proc.stderr[-2000:]
+    assert not (tmp_path / "out.frame").exists()
+
+
 @pytest.fixture(scope="module")
 def ts_built():
     reason = tools_missing()
@@ -57,7 +70,7 @@ def ts_built():
         pytest.fail(str(error), pytrace=False)
 
 
-def test_typescript_keeps_it_opaque_trusted_and_refuses_it_untrusted(ts_built):
+def test_typescript_keeps_it_opaque_trusted_and_refuses_it_untrusted_and_cross_language(ts_built):
     sent = _frame()
     process = TypeScriptProcess()
     try:
@@ -69,11 +82,15 @@ def test_typescript_keeps_it_opaque_trusted_and_refuses_it_untrusted(ts_built):
     index = (ECHO.parent.parent / "src" / "index.js").as_uri()
     script = (
         f"const m = await import({json.dumps(index)});"
-        "const frame = Buffer.from(process.argv[1], 'hex');"
-        "try { m.deserialize(new Uint8Array(frame), { trusted: false }); console.log('read'); }"
+        "const frame = new Uint8Array(Buffer.from(process.argv[1], 'hex'));"
+        "try { m.deserialize(frame, { trusted: false }); console.log('read'); }"
+        "catch (e) { console.log(e.name + ': ' + e.message); }"
+        "try { m.serialize(m.deserialize(frame), { crossLanguage: true }); console.log('written'); }"
         "catch (e) { console.log(e.name + ': ' + e.message); }"
     )
     out = subprocess.run(["node", "--input-type=module", "-e", script, sent.hex()], cwd=JS_DIR,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("UntrustedClassIdError") or "untrusted" in out.stdout.lower(), out.stdout
+    untrusted, cross_language = out.stdout.splitlines()
+    assert untrusted.startswith("UntrustedClassIDError: ") and "(class ID 'serreg.pyobjects')" in untrusted, untrusted
+    assert cross_language.startswith("CrossLanguageError: ") and "serreg.pyobjects" in cross_language, cross_language

@@ -11,11 +11,12 @@ import { DeserializationError, LimitExceededError, RemoteError, SerregError, Unt
 import { Limits } from "./limits.js";
 import { readDocument, type ExtReader } from "./msgpack/reader.js";
 import { OutOfBand } from "./oob.js";
-import type { DecodeContext, ExtensionType, Registration, RegistryTables } from "./serializer.js";
+import type { DecodeContext, ExtensionType, RegistryTables } from "./serializer.js";
 import { OpaqueValue } from "./types/opaque.js";
+import { PYOBJECTS_CLASS_ID, PYTHON_ONLY_CLASS_IDS, pythonOnlyClassId } from "./pythonOnly.js";
 
 /** Class IDs whose decoding runs code in Python: never decoded in untrusted mode. */
-export const CODE_LOADING_CLASS_IDS: ReadonlySet<string> = new Set(["serreg.pickle5", "serreg.dataclass"]);
+export const CODE_LOADING_CLASS_IDS: ReadonlySet<string> = PYTHON_ONLY_CLASS_IDS;
 
 export class Decoder implements DecodeContext {
   private depth = 0;
@@ -113,7 +114,7 @@ export class Decoder implements DecodeContext {
     }
     const key = hashKey(section);
     const registration = this.tables.byHash(key);
-    if (this.allowed !== null && !this.allowed.has(key)) throw refusal(toHex(section, 0, CLASS_ID_HASH_SIZE), registration, base);
+    if (this.allowed !== null && !this.allowed.has(key)) throw refusal(toHex(section, 0, CLASS_ID_HASH_SIZE), registration?.classId ?? pythonOnlyClassId(section), base);
     const depth = this.depth + 1;
     if (this.limits.maxDepth !== null && depth > this.limits.maxDepth) {
       throw located(new LimitExceededError(`values are nested more than maxDepth=${this.limits.maxDepth} deep; raise it with new Limits({ maxDepth }) if such values are expected`, base));
@@ -134,11 +135,13 @@ export class Decoder implements DecodeContext {
 
   private opaque(section: Uint8Array, inBand: Uint8Array, oob: OutOfBand, topLevel: boolean, base: number | null): OpaqueValue {
     const hash = section.subarray(0, CLASS_ID_HASH_SIZE);
-    if (topLevel) return new OpaqueValue(hash, null, inBand, oob.takeAll());
+    // serreg.pyobjects has no serializer here but is named, as serreg.pickle5 is.
+    const classId = pythonOnlyClassId(hash);
+    if (topLevel) return new OpaqueValue(hash, classId, inBand, oob.takeAll());
     if (oob.remaining > 0) {
       throw located(new DeserializationError(`a nested value of unknown ClassIDHash ${toHex(section, 0, CLASS_ID_HASH_SIZE)} is followed by out-of-band buffers, and without its serializer TypeScript cannot tell how many of them it owns; register a serializer for its class ID`, base));
     }
-    return new OpaqueValue(hash, null, inBand, []);
+    return new OpaqueValue(hash, classId, inBand, []);
   }
 }
 
@@ -168,11 +171,12 @@ function explain(error: unknown, classId: string, base: number | null): unknown 
   return located(new DeserializationError(`could not decode the value: ${e?.name ?? "Error"}: ${e?.message ?? String(error)}`, base, classId));
 }
 
-function refusal(key: string, registration: Registration | undefined, base: number | null): UntrustedClassIDError {
-  const classId = registration?.classId ?? null;
+function refusal(key: string, classId: string | null, base: number | null): UntrustedClassIDError {
   let message: string;
   if (classId === "serreg.pickle5") {
     message = "the frame holds a pickled value (class ID 'serreg.pickle5'), and this is an untrusted deserialize: unpickling runs code chosen by whoever wrote the frame. TypeScript never unpickles, but untrusted mode refuses such frames outright; pass trusted: true only for frames from a sender you trust (it is then carried as an opaque value)";
+  } else if (classId === PYOBJECTS_CLASS_ID) {
+    message = "the frame holds Python objects whose classes are pickled (class ID 'serreg.pyobjects'), and this is an untrusted deserialize: unpickling those classes runs code chosen by whoever wrote the frame. TypeScript never unpickles, but untrusted mode refuses such frames outright; pass trusted: true only for frames from a sender you trust (it is then carried as an opaque value)";
   } else if (classId === "serreg.dataclass") {
     message = "the frame holds a 'serreg.dataclass' value, and this is an untrusted deserialize: decoding it in Python imports the module the frame names. Pass trusted: true only for frames from a sender you trust (it is then carried as an opaque value)";
   } else if (classId === null) {

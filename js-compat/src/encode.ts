@@ -17,13 +17,12 @@ import { LoneSurrogateError, Writer } from "./msgpack/writer.js";
 import { SerializationResult } from "./result.js";
 import { Float64 } from "./types/numbers.js";
 import { OpaqueValue } from "./types/opaque.js";
+import { pythonOnlyClassId } from "./pythonOnly.js";
 import type { Encoder as EncodeContext, ExtensionType, RegistryTables } from "./serializer.js";
 
 const INT64_MIN = -(2n ** 63n);
 const UINT64_END = 2n ** 64n;
 const BUFFER_PROTO: object | null = typeof Buffer === "function" ? Buffer.prototype : null;
-/** Class IDs only Python can read: `crossLanguage: true` refuses opaque values of these. */
-export const PYTHON_ONLY_CLASS_IDS: ReadonlySet<string> = new Set(["serreg.pickle5", "serreg.dataclass"]);
 
 class ArrayFrame {
   i = 0;
@@ -226,8 +225,10 @@ export class Encoder implements EncodeContext {
   /** Writes a non-native value as ext 0: ClassIDHash + its serializer's in-band. */
   nested(w: Writer, value: unknown): void {
     if (value instanceof OpaqueValue) {
-      if (this.crossLanguage && value.classId !== null && PYTHON_ONLY_CLASS_IDS.has(value.classId)) {
-        throw new CrossLanguageError(`an opaque ${value.classId} value can only be read by Python (crossLanguage: true refuses it)`);
+      // By ClassIDHash: an opaque value built without its class ID is refused too.
+      const pythonOnly = this.crossLanguage ? pythonOnlyClassId(value.classIdHash) : null;
+      if (pythonOnly !== null) {
+        throw new CrossLanguageError(`an opaque ${pythonOnly} value can only be read by Python (crossLanguage: true refuses it)`);
       }
       const start = w.beginExt();
       w.raw(value.classIdHash);

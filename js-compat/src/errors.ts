@@ -37,7 +37,7 @@ export class SerializationError extends SerregError {
   }
 }
 
-/** `crossLanguage: true` met a value that only Python can read (an opaque pickle or dataclass). */
+/** `crossLanguage: true` met a value that only Python can read (an opaque pickle, implicit structs or dataclass). */
 export class CrossLanguageError extends SerializationError {
   override name = "CrossLanguageError";
 }
@@ -74,7 +74,7 @@ export class LimitExceededError extends DeserializationError {
   override name = "LimitExceededError";
 }
 
-/** Untrusted mode met `serreg.pickle5`, `serreg.dataclass` or a class ID outside the allow-list. */
+/** Untrusted mode met `serreg.pickle5`, `serreg.pyobjects`, `serreg.dataclass` or a class ID outside the allow-list. */
 export class UntrustedClassIDError extends DeserializationError {
   override name = "UntrustedClassIDError";
 }

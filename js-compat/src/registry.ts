@@ -64,7 +64,7 @@ export interface RegistryOptions {
 export interface SerializeOptions {
   /** Sign the frame (docs/FORMAT.md 4.2, version 2) with this key (at least 16 bytes). */
   key?: Uint8Array | SigningKey;
-  /** Refuse values only Python can read (opaque `serreg.pickle5` / `serreg.dataclass`). */
+  /** Refuse values only Python can read (opaque `serreg.pickle5` / `serreg.pyobjects` / `serreg.dataclass`). */
   crossLanguage?: boolean;
 }
 

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import {
   Complex, Decimal, Float32, Float64, FixedOffset, FrozenSet, Limits, NumpyScalar, OpaqueValue, PyByteArray, PyDate,
   PyDateTime, Registry, SerializationError, TimeDelta, Tuple, UUID, UntrustedClassIDError, LimitExceededError,
-  classIdHash, deserialize, serialize, toHex, type DecodeContext, type Encoder, type OutOfBand, Writer,
+  CrossLanguageError, classIdHash, deserialize, serialize, toHex, type DecodeContext, type Encoder, type OutOfBand, Writer,
 } from "../src/index.js";
 import { hex, vectors } from "./helpers.js";
 
@@ -99,6 +99,42 @@ test("untrusted mode refuses pickles, dataclasses and class IDs off the allow-li
   assert.throws(() => new Registry().allowClassIds("serreg.pickle5"), /cannot be allowed/);
   assert.throws(() => serialize(list, { crossLanguage: true }), /only be read by Python/);
   assert.deepEqual(deserialize(serialize({ a: [1, Tuple.of(2)] }).toBytes(), { trusted: false }), { a: [1, Tuple.of(2)] });
+});
+
+/** The frame Python writes for `shop.Point(1, 2)`, a plain class of a module `shop`: implicit structs (docs/FORMAT.md 10.9). */
+const PYOBJECTS_FRAME = Buffer.from(
+  "5352454701000000000000000000000069000000000000008900000000000000"
+  + "353e9ef6194f852ec41f80059514000000000000008c0473686f70948c05506f696e7494939485942e989b856529bd77a0"
+  + "9192ba7365727265672e70796f626a6563743a73686f703a506f696e749292a178a3616e7992a179a3616e79472fe6d27f"
+  + "65476193000102", "hex");
+
+test("implicit structs (serreg.pyobjects) are refused untrusted by name, as pickles, and carried opaque when trusted", () => {
+  const frame = new Uint8Array(PYOBJECTS_FRAME);
+  const byName = (e: unknown): boolean => e instanceof UntrustedClassIDError && e.classId === "serreg.pyobjects"
+    && e.message.includes("(class ID 'serreg.pyobjects')") && /unpickling/.test(e.message);
+  assert.throws(() => deserialize(frame, { trusted: false }), byName);
+  const value = deserialize(frame);
+  assert.ok(value instanceof OpaqueValue && value.classId === "serreg.pyobjects");
+  assert.throws(() => value.contents(), /class ID 'serreg\.pyobjects'/);
+  assert.equal(hex(serialize(value).toBytes()), hex(frame));
+  const inList = serialize([1, value]).toBytes();
+  assert.throws(() => deserialize(inList, { trusted: false }), byName);
+  assert.ok((deserialize(inList) as unknown[])[1] instanceof OpaqueValue);
+});
+
+test("serreg.pyobjects can never be allowed in untrusted mode, as serreg.pickle5", () => {
+  const registry = new Registry();
+  assert.throws(() => registry.allowClassIds("serreg.pyobjects"), /class ID 'serreg\.pyobjects' runs code.*cannot be allowed/);
+  assert.ok(!registry.allowedClassIds.has("serreg.pyobjects"));
+});
+
+test("crossLanguage: true refuses an opaque serreg.pyobjects value, as an opaque pickle", () => {
+  const value = deserialize(new Uint8Array(PYOBJECTS_FRAME)) as OpaqueValue;
+  const refused = (e: unknown): boolean => e instanceof CrossLanguageError && /opaque serreg\.pyobjects value can only be read by Python/.test(e.message);
+  assert.throws(() => serialize(value, { crossLanguage: true }), refused);
+  assert.throws(() => serialize({ v: [value] }, { crossLanguage: true }), refused);
+  // One built from the hash alone (no class ID) is refused too.
+  assert.throws(() => serialize(new OpaqueValue(value.classIdHash, null, value.inBand, []), { crossLanguage: true }), refused);
 });
 
 test("limits: depth, msgpack nesting, buffers and frame size", () => {

@@ -263,10 +263,15 @@ class Encoder:
             whole = self._whole_value_fallback()
         if whole is None:
             return None
-        implicit = self._with_implicit_structs(obj, whole)
-        if implicit is not None:
-            return implicit
         fallback: Pickle5Serializer = whole.serializer
+        if self.implicit_structs:  # _with_implicit_structs, inline (the one call on this path)
+            token = _PICKLE_WHOLE.set(True)
+            try:
+                implicit = self._implicit.attempt(obj, self._serialize, whole, fallback.pickle_parts, _GIVE_UP)
+            finally:
+                _PICKLE_WHOLE.reset(token)
+            if implicit is not None:
+                return implicit
         try:
             in_band, buffers = fallback.pickle_parts(obj, structs.open_lazily)
         except Exception as error:

@@ -6,10 +6,11 @@
  * as a plain value. It takes a bytes, bytearray or 1-d byte memoryview frame whose layout is valid and
  * within the registry's limits (_frame_layout.h: every rule of docs/FORMAT.md section 4; a frame it does not
  * take, signed frames included, goes down the full path, which reports what is wrong in the order of 4.1 and
- * in its own words), or an in-process SerializationResult with out-of-band buffers whose ClassIDHash is
- * kept apart. It finds the serializer by ClassIDHash and decodes the value as _top_value does: the in-band
- * and the buffers as memoryviews of the frame (nothing copied), a DecodeState of depth 1 with the memory
- * budget of the frame's size in DECODE_STATE, an error of the serializer located by the decoder's own helper
+ * in its own words), or an in-process SerializationResult whose ClassIDHash is kept apart, with out-of-band
+ * buffers or with none and its in-band a bytes object (a frame-backed in-band: the full path). It finds the
+ * serializer by ClassIDHash and decodes the value as _top_value does: the in-band and the buffers as
+ * memoryviews of the frame (nothing copied), a DecodeState of depth 1 with the memory budget of the
+ * frame's size in DECODE_STATE, an error of the serializer located by the decoder's own helper
  * (``located``) and a buffer left unused refused by its own (``all_used``). A bytes or bytearray value held
  * in one out-of-band buffer, read by its standard serializer, is made here without calling it, as that
  * serializer makes it (a copy of the buffer; in one process the very object serialized). NotImplemented:
@@ -173,6 +174,9 @@ static PyObject *top_result_leaf(PyObject *buffer, int kind) {
     return kind == K_NONE ? PyBytes_FromStringAndSize(view->buf, view->len) : PyByteArray_FromStringAndSize(view->buf, view->len);
 }
 
+/* The buffers of a result that has none (never changed: no serializer sees it, top_oob answers NO_BUFFERS). */
+static PyObject *empty_buffers;
+
 /* The length of a result's frame (SerializationResult.nbytes), or -1 (no error set: the full path). */
 static int64_t top_result_size(PyObject *in_band, PyObject *buffers, PyObject *key) {
     Py_ssize_t in_band_len = in_band == Py_None ? 0 : PyObject_Length(in_band);
@@ -195,10 +199,17 @@ static int64_t top_result_size(PyObject *in_band, PyObject *buffers, PyObject *k
 static PyObject *top_result(Codec *self, Tables *t, PyObject *reading, PyObject *data) {
     PyObject *hash = SLOT(data, R_CLASS_HASH), *in_band = SLOT(data, R_IN_BAND), *buffers = SLOT(data, R_BUFFERS),
              *key = SLOT(data, R_KEY);
-    /* A result without buffers is left to the full path: its in-band may be kept in another form. */
+    /* A result without buffers (None: none asked for yet, or an empty list) is read here when its in-band is a
+     * bytes object kept apart (the frame's slice or any other form: the full path). */
     if (hash == NULL || !PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE || in_band == NULL ||
-        buffers == NULL || !PyList_CheckExact(buffers) || PyList_GET_SIZE(buffers) == 0 || key == NULL)
+        buffers == NULL || key == NULL)
         Py_RETURN_NOTIMPLEMENTED;
+    if (buffers == Py_None || (PyList_CheckExact(buffers) && PyList_GET_SIZE(buffers) == 0)) {
+        if (!PyBytes_CheckExact(in_band)) Py_RETURN_NOTIMPLEMENTED;
+        buffers = empty_buffers;
+    } else if (!PyList_CheckExact(buffers)) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
     PyObject *registration = PyDict_GetItemWithError(t->by_hash, hash), *value = NULL, *made = NULL;
     if (registration == NULL) return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
     if (PyList_GET_SIZE(buffers) == 1) { /* bytes or bytearray in one buffer, read by their standard serializers */
@@ -236,6 +247,7 @@ static PyObject *top_value(Codec *self, PyObject *data) {
     PyObject *reading = self->top_reading, *state, *value;
     if (reading == NULL || state_type == NULL || result_type == NULL || decode_state_var == NULL || self->settings == NULL)
         Py_RETURN_NOTIMPLEMENTED;
+    if (empty_buffers == NULL && (empty_buffers = PyList_New(0)) == NULL) return NULL;
     PyObject *top = read_top(self);
     if (top == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyErr_Clear(); /* settings without "top": the full path */

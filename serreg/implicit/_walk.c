@@ -19,7 +19,8 @@ typedef struct {
 } Seen;
 
 static int seen_grow(Seen *s) {
-    size_t cap = s->slots == NULL ? 256 : 2 * (s->mask + 1);
+    /* Small first (a value holding a few objects pays for no large calloc), then large at once. */
+    size_t cap = s->slots == NULL ? 32 : s->mask + 1 < 256 ? 256 : 2 * (s->mask + 1);
     uintptr_t *slots = PyMem_Calloc(cap, sizeof(uintptr_t));
     if (slots == NULL) { PyErr_NoMemory(); return -1; }
     for (size_t i = 0; s->slots != NULL && i <= s->mask; i++) {
@@ -58,7 +59,7 @@ typedef struct {
 
 static int push(Stack *st, PyObject *o) {
     if (st->len == st->cap) {
-        Py_ssize_t cap = st->cap ? 2 * st->cap : 256;
+        Py_ssize_t cap = st->cap == 0 ? 32 : st->cap < 256 ? 256 : 2 * st->cap;
         PyObject **items = PyMem_Realloc(st->items, cap * sizeof(PyObject *));
         if (items == NULL) { PyErr_NoMemory(); return -1; }
         st->items = items;

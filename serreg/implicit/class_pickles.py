@@ -25,7 +25,7 @@ import copyreg
 import sys
 from typing import Any, Callable, Optional
 
-__all__ = ["ClassPickles", "ClassUnpickles", "still_found"]
+__all__ = ["ClassPickles", "ClassUnpickles", "found_by_name", "still_found"]
 
 _CACHE_MAX = 256
 _ABSENT = object()
@@ -55,6 +55,9 @@ def _found_by_name(cls: type) -> bool:
         if found is _ABSENT:
             return False
     return found is cls
+
+
+found_by_name = _found_by_name
 
 
 def _attributes(cls: type) -> tuple[tuple[str, Any], ...]:
@@ -88,7 +91,8 @@ class ClassPickles:
         if kept is not None:
             checks = kept[1]
             if len(classes) == 1:
-                if self._holds(classes[0], checks[0]):
+                check = checks[0]
+                if _found_by_name(classes[0]) if check is None else _same_attributes(classes[0], check):
                     return kept[0]
             elif all(self._holds(cls, check) for cls, check in zip(classes, checks)):
                 return kept[0]

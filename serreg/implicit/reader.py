@@ -18,13 +18,15 @@ from ..result import NO_BUFFERS, SerializationResult
 from ..serializer import Serializer
 from ..structs.scope import DECODE_SCOPE, IMPLICIT_READ
 from ..wire.class_id import CLASS_ID_HASH_SIZE
-from .class_pickles import ClassUnpickles, still_found
+from .class_pickles import ClassUnpickles, found_by_name, still_found
 from .classes import IMPLICIT_PREFIX, PYOBJECTS_CLASS_ID, qualifies
 from .writer import ImplicitSchemas
 
 __all__ = ["ImplicitRead", "PyObjectsSerializer", "unpickle_with"]
 
 _BIN_SIZES = {0xC4: 1, 0xC5: 2, 0xC6: 4}
+_NOT_ITS_CLASS = (f"{PYOBJECTS_CLASS_ID}: the top-level struct's ClassIDHash is not the class ID of the definition "
+                  "it names")
 
 
 class ImplicitRead:
@@ -78,8 +80,9 @@ class PyObjectsSerializer(Serializer):
         self._structs_hash = structs_hash
         self._schemas = schemas
         # (snapshot, the in-band up to the end of the table, (classes, found by name), scope, the class
-        # of each implicit ClassIDHash (a top-level instance), the serreg.structs serializer)
-        self._last: tuple[Any, ...] = (None, b"", ((), ()), None, {}, None)
+        # of each implicit ClassIDHash, the serreg.structs serializer, with one class: the prefix of a
+        # top-level instance of it (else b"") and that class)
+        self._last: tuple[Any, ...] = (None, b"", ((), ()), None, {}, None, b"", None)
 
     def serialize(self, obj: Any) -> SerializationResult:
         raise TypeError("serreg.pyobjects is written by the registry around a value, never on its own")
@@ -87,13 +90,31 @@ class PyObjectsSerializer(Serializer):
     def deserialize(self, in_band: Any, oob: Any) -> Any:
         view = memoryview(in_band)
         last = self._last
-        prefix = last[1]
-        n = len(prefix)
+        top_prefix = last[6]
         # The same classes and table as the last frame read, under the same registry state: the
         # prefix's bytes are those it was read from, so they read the same (the classes checked again).
-        if (last[0] is self._snapshot() and view.nbytes >= n + CLASS_ID_HASH_SIZE and view[:n].tobytes() == prefix
-                and still_found(last[2])):
-            return self._value(view[n:], oob, last[3], last[4], last[5])
+        if last[0] is self._snapshot():
+            k = len(top_prefix)
+            if k and view.nbytes >= k and view[:k].tobytes() == top_prefix:
+                # One class, and an instance of it at the top level (_value's top-level case, inline).
+                classes, by_name = last[2]
+                if not by_name[0] or found_by_name(classes[0]):
+                    payload = view[k:]
+                    payload_size = payload.nbytes
+                    packed = (b"".join((_EXT1_HEADS[payload_size], payload)) if payload_size < 256 else
+                              _ext1(payload))
+                    token = DECODE_SCOPE.set(last[3])
+                    try:
+                        value = last[5].codec.unpack(packed, oob)
+                    finally:
+                        DECODE_SCOPE.reset(token)
+                    if type(value) is not last[7]:
+                        raise DeserializationError(_NOT_ITS_CLASS)
+                    return value
+            prefix = last[1]
+            n = len(prefix)
+            if view.nbytes >= n + CLASS_ID_HASH_SIZE and view[:n].tobytes() == prefix and still_found(last[2]):
+                return self._value(view[n:], oob, last[3], last[4], last[5])
         size = _BIN_SIZES.get(view[0]) if view.nbytes else None
         if size is None or view.nbytes < 1 + size:
             raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the in-band must open with a msgpack bin holding "
@@ -114,7 +135,10 @@ class PyObjectsSerializer(Serializer):
         tables = self._tables()
         scope, offset, top = self._open_table(tables, classes, section)
         end = start + length + CLASS_ID_HASH_SIZE + offset
-        self._last = (snapshot, view[:end].tobytes(), entry, scope, top, tables)
+        prefix = view[:end].tobytes()
+        # One class: the prefix of a frame whose value is one instance of it, and the class (else b"").
+        only = next(iter(top.items())) if len(top) == 1 else (b"", None)
+        self._last = (snapshot, prefix, entry, scope, top, tables, prefix + only[0] if only[0] else b"", only[1])
         return self._value(section[offset:], oob, scope, top, tables)
 
     def _value(self, inner: memoryview, oob: Any, scope: Any, top: dict[bytes, type], tables: Any) -> Any:
@@ -130,8 +154,7 @@ class PyObjectsSerializer(Serializer):
         finally:
             DECODE_SCOPE.reset(token)
         if type(value) is not cls:
-            raise DeserializationError(f"{PYOBJECTS_CLASS_ID}: the top-level struct's ClassIDHash is not the class "
-                                       "ID of the definition it names")
+            raise DeserializationError(_NOT_ITS_CLASS)
         return value
 
     def _open_table(self, tables: Any, classes: tuple[type, ...], section: memoryview) -> tuple[Any, int, Any]:
@@ -182,6 +205,8 @@ def _ext1(payload: memoryview) -> bytes:
 
 
 _FIXEXT = {1: b"\xd4", 2: b"\xd5", 4: b"\xd6", 8: b"\xd7", 16: b"\xd8"}
+# The msgpack ext 1 header of each payload size below 256 (type byte included).
+_EXT1_HEADS = tuple(_FIXEXT.get(size, b"\xc7" + bytes((size,))) + b"\x01" for size in range(256))
 
 
 def unpickle_with(fallback: Any) -> Callable[[Any], Any]:

@@ -29,6 +29,7 @@ __all__ = ["ImplicitSchemas", "ImplicitWriter"]
 _CACHE_MAX = 1024
 _PYOBJECTS_HASH = class_id_hash(PYOBJECTS_CLASS_ID)
 _MAX_CLASSIFIED = 64  # new types classified in one walk before it gives up
+_new_scope = object.__new__
 
 
 class ImplicitSchemas:
@@ -97,18 +98,35 @@ class ImplicitWriter:
         it (None: the fallback ``whole``'s); ``give_up``: what it raises when it meets a value only the
         fallback takes.
         """
-        found = self._walk(obj)
+        # The common case inline (every type known, the plan of the last value): no Python call
+        # before the codec's but the walk's.
+        snapshot = self._snapshot()
+        cached_for, kinds = self._kinds
+        found: Any = None
+        if cached_for is snapshot:
+            status, found = walk(obj, kinds)
+            if status == GIVE_UP:
+                return None
+            if status != OK:
+                found = self._walk(obj)
+        else:
+            found = self._walk(obj)
         if not found:
             return None
-        plan = self._plan_for(found)
+        plan = self._last_plan
+        if plan is None or plan.snapshot is not snapshot or plan.found != found:
+            plan = self._plan_for(found)
         schemas, tables, only = plan.schemas, plan.tables, plan.only
         stops = self._stops
         if stops[0] is not give_up:
             stops = self._stops = (give_up, (Abandon, Exception, *give_up))
-        scope = EncodeScope()
+        scope = _new_scope(EncodeScope)  # its __init__'s work, without the call
         if only is not None:  # one definition: it is the first used, whatever the order the codec meets things in
-            scope.index[only.key] = 0
-            scope.definitions.append(only.definition)
+            scope.index = {only.key: 0}
+            scope.definitions = [only.definition]
+        else:
+            scope.index = {}
+            scope.definitions = []
         scope_token = ENCODE_SCOPE.set(scope)
         tables_token = IMPLICIT_TABLES.set(tables)
         try:

@@ -14,6 +14,7 @@ import type { OutOfBand } from "../oob.js";
 import type { DecodeContext, Encoder, ExtensionType, Registration, Serializer } from "../serializer.js";
 import { InlineSerializer } from "../standard/core.js";
 import { OpaqueValue } from "../types/opaque.js";
+import { PYOBJECTS_CLASS_ID } from "../pythonOnly.js";
 import { StructValue } from "./carrier.js";
 import { columnWriter } from "./columns.js";
 import { columnConverter, readConverter } from "./read.js";
@@ -326,7 +327,7 @@ export class StructRegistry implements SchemaContext {
       }
       const value = context.section(inner, oob, innerBase, topLevel);
       // A value of unknown class ID is kept with its table, so it is written back whole.
-      if (value instanceof OpaqueValue && value.classId === null) return new OpaqueValue(STRUCTS_HASH, STRUCTS_CLASS_ID, inBand, value.buffers);
+      if (value instanceof OpaqueValue && (value.classId === null || value.classId === PYOBJECTS_CLASS_ID)) return new OpaqueValue(STRUCTS_HASH, STRUCTS_CLASS_ID, inBand, value.buffers);
       return value;
     } finally {
       stack.pop();

@@ -1,6 +1,7 @@
 /**
  * {@link OpaqueValue}: a value TypeScript cannot read (the Python fallback
- * `serreg.pickle5`, a `serreg.dataclass`, or a class ID with no serializer here),
+ * `serreg.pickle5`, Python's implicit structs `serreg.pyobjects`, a `serreg.dataclass`,
+ * or a class ID with no serializer here),
  * kept byte-identical: its serializer in-band and its out-of-band buffers, as
  * views of the frame it came from. Serializing it writes exactly those bytes back
  * under the same ClassIDHash (docs/FORMAT.md, sections 3 and 7).

@@ -45,8 +45,8 @@ abstract class RegistryDecoder {
      * Whether {@code deserialize} calls that do not say otherwise are trusted (true for a new
      * registry, as in Python). An untrusted call (docs/FORMAT.md section 4.4) decodes only the
      * class IDs of {@link #allowedClassIds()}, checked by ClassIDHash before a serializer sees a
-     * byte, at every nesting level: {@code serreg.pickle5}, {@code serreg.dataclass} and
-     * ClassIDHashes with no serializer (which a trusted call keeps as {@link OpaqueValue}s) are
+     * byte, at every nesting level: {@code serreg.pickle5}, {@code serreg.pyobjects},
+     * {@code serreg.dataclass} and ClassIDHashes with no serializer (which a trusted call keeps as {@link OpaqueValue}s) are
      * refused with an {@link UntrustedClassIdException}. Limits apply in both modes.
      *
      * @return the default of this registry's deserialize calls
@@ -70,8 +70,8 @@ abstract class RegistryDecoder {
      * hostile bytes (they build plain data and check every length they read).
      *
      * @param classIds class IDs, registered or not
-     * @throws IllegalArgumentException for {@code serreg.pickle5} and {@code serreg.dataclass},
-     *     which can never be allowed
+     * @throws IllegalArgumentException for {@code serreg.pickle5}, {@code serreg.pyobjects} and
+     *     {@code serreg.dataclass}, which can never be allowed
      */
     public void allowClassIds(String... classIds) {
         decoder.allow(List.of(classIds));

@@ -12,20 +12,23 @@ import serreg.wire.ClassIdHash;
  *
  * <p>Unpickling or importing a module a frame names runs code chosen by whoever wrote the bytes;
  * Java does neither, but keeps such values as {@link serreg.types.OpaqueValue}s that a trusting
- * Python reader would run when they are sent on. So in untrusted mode {@code serreg.pickle5} and
- * {@code serreg.dataclass} are always refused, and so is every class ID outside the allow-list
- * (unknown ClassIDHashes included), before a serializer sees a byte, at every nesting level. The
- * default allow-list is {@link #dataClassIds()}: the standard data class IDs, whose serializers
+ * Python reader would run when they are sent on. So in untrusted mode {@code serreg.pickle5},
+ * {@code serreg.pyobjects} and {@code serreg.dataclass} are always refused, and so is every class
+ * ID outside the allow-list (unknown ClassIDHashes included), before a serializer sees a byte, at
+ * every nesting level. The default allow-list is {@link #dataClassIds()}: the standard data class IDs, whose serializers
  * build plain data and check what they read; a user's class ID is added once its serializer is
  * known to be safe on hostile bytes.
  */
 public final class Trust {
     /** The pickle protocol 5 fallback (Python only). */
     public static final String FALLBACK_CLASS_ID = "serreg.pickle5";
+    /** Implicit structs (Python only, docs/FORMAT.md 10.9): decoding unpickles their classes. */
+    public static final String PYOBJECTS_CLASS_ID = "serreg.pyobjects";
     /** Dataclass instances (Python only): decoding imports the module the frame names. */
     public static final String DATACLASS_CLASS_ID = "serreg.dataclass";
     /** Decoding these runs code the writer chooses; they can never be allowed. */
-    public static final Set<String> CODE_LOADING_CLASS_IDS = Set.of(FALLBACK_CLASS_ID, DATACLASS_CLASS_ID);
+    public static final Set<String> CODE_LOADING_CLASS_IDS = Set.of(FALLBACK_CLASS_ID, PYOBJECTS_CLASS_ID,
+            DATACLASS_CLASS_ID);
 
     private static final Set<String> DATA_CLASS_IDS = Set.of(
             // section 6.1: plain data every implementation reads
@@ -61,7 +64,8 @@ public final class Trust {
      * Refuses to put a code-loading class ID on an allow-list: untrusted mode exists to keep them out.
      *
      * @param classId the class ID to allow
-     * @throws IllegalArgumentException if it is {@code serreg.pickle5} or {@code serreg.dataclass}
+     * @throws IllegalArgumentException if it is {@code serreg.pickle5}, {@code serreg.pyobjects} or
+     *     {@code serreg.dataclass}
      */
     static void checkAllowable(String classId) {
         if (classId == null || classId.isEmpty()) {
@@ -92,6 +96,12 @@ public final class Trust {
                     + " is an untrusted deserialize: a Python reader would run code chosen by whoever wrote the frame when"
                     + " unpickling it, so it is refused. Read it in trusted mode only from a sender you trust (for example"
                     + " after checking its signature with a key)", classId, offset);
+        }
+        if (PYOBJECTS_CLASS_ID.equals(classId)) {
+            return new UntrustedClassIdException("the frame holds Python objects whose classes are pickled (class ID '"
+                    + classId + "'), and this is an untrusted deserialize: a Python reader would run code chosen by whoever"
+                    + " wrote the frame when unpickling those classes, so it is refused. Read it in trusted mode only from a"
+                    + " sender you trust (for example after checking its signature with a key)", classId, offset);
         }
         if (DATACLASS_CLASS_ID.equals(classId)) {
             return new UntrustedClassIdException("the frame holds a '" + classId + "' value, and this is an untrusted"

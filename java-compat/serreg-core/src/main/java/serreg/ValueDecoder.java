@@ -24,6 +24,7 @@ import serreg.wire.FrameView;
  * default limits, which the registry's {@code limits()} and {@code setLimits} expose.
  */
 final class ValueDecoder {
+    private static final long PYOBJECTS_HASH = ClassIdHash.of(Trust.PYOBJECTS_CLASS_ID).toLong();
     private final RegistrationTable table;
     private volatile Limits limits = Limits.DEFAULT;
     private volatile boolean trusted = true;
@@ -233,7 +234,10 @@ final class ValueDecoder {
             RegistrationTable.Registration registration = registration(hash);
             if (registration == null) {
                 ClassIdHash id = ClassIdHash.fromLong(hash);
-                return OpaqueValue.ofUnknown(id, body(buf, from, length), takeOwnedBuffers(id, oob, topLevel));
+                List<ByteBuffer> owned = takeOwnedBuffers(id, oob, topLevel);
+                // serreg.pyobjects (Python only) has no serializer here but is named, as serreg.pickle5 is.
+                return hash == PYOBJECTS_HASH ? OpaqueValue.of(Trust.PYOBJECTS_CLASS_ID, body(buf, from, length), owned)
+                        : OpaqueValue.ofUnknown(id, body(buf, from, length), owned);
             }
             state.enterValue(0);
             try {

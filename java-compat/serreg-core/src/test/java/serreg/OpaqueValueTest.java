@@ -31,6 +31,17 @@ class OpaqueValueTest {
     }
 
     @Test
+    void implicitStructsValueIsOpaqueAndNamesItsClassId() {
+        byte[] bytes = TestFrames.pyobjectsFrame();
+        OpaqueValue value = (OpaqueValue) REGISTRY.deserialize(TestFiles.direct(bytes));
+        assertEquals("serreg.pyobjects", value.classId());
+        assertEquals(ClassIdHash.of("serreg.pyobjects"), value.classIdHash());
+        OpaqueValueException e = assertThrows(OpaqueValueException.class, value::contents);
+        assertTrue(e.getMessage().contains("'serreg.pyobjects'"), e.getMessage());
+        assertArrayEquals(bytes, TestFiles.bytes(REGISTRY.serialize(value).toFrame()));
+    }
+
+    @Test
     void unknownClassIdIsOpaqueWithItsBuffersAndNamesTheHash() throws Exception {
         byte[] bytes = vector("unknown_class_id");
         OpaqueValue value = (OpaqueValue) REGISTRY.deserialize(TestFiles.direct(bytes));

@@ -19,6 +19,18 @@ public final class TestFrames {
     private TestFrames() {
     }
 
+    /**
+     * The frame Python writes for {@code shop.Point(1, 2)} of a plain class {@code Point} in a
+     * module {@code shop}: an implicit struct (docs/FORMAT.md 10.9, class ID
+     * {@code serreg.pyobjects}), with the example's in-band bytes.
+     */
+    public static byte[] pyobjectsFrame() {
+        return java.util.HexFormat.of().parseHex("5352454701000000000000000000000069000000000000008900000000000000"
+                + "353e9ef6194f852ec41f80059514000000000000008c0473686f70948c05506f696e7494939485942e989b856529bd77a0"
+                + "9192ba7365727265672e70796f626a6563743a73686f703a506f696e749292a178a3616e7992a179a3616e79472fe6d27f"
+                + "65476193000102");
+    }
+
     /** A well-formed frame around arbitrary in-band bytes and buffers. */
     public static byte[] rawFrame(String classId, byte[] inBand, byte[]... buffers) {
         ByteBuffer section = ByteBuffer.allocate(8 + inBand.length).put(ClassIdHash.of(classId).toBytes()).put(inBand).flip();

@@ -34,6 +34,7 @@ class UntrustedModeTest {
         DataClassIds.check(registry.allowedClassIds());
         assertFalse(registry.allowedClassIds().contains("serreg.pickle5"));
         assertFalse(registry.allowedClassIds().contains("serreg.dataclass"));
+        assertFalse(registry.allowedClassIds().contains("serreg.pyobjects"));
         assertEquals(Limits.DEFAULT.memoryPerByte(), 16);
         assertEquals(Limits.DEFAULT.memoryAllowance(), 32L << 20);
         assertEquals(Limits.DEFAULT.maxDepth(), 100);
@@ -120,9 +121,29 @@ class UntrustedModeTest {
     @Test
     void codeLoadingClassIdsCannotBeAllowed() {
         SerializerRegistry registry = new SerializerRegistry();
-        for (String id : List.of("serreg.pickle5", "serreg.dataclass")) {
+        for (String id : List.of("serreg.pickle5", "serreg.pyobjects", "serreg.dataclass")) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> registry.allowClassIds(id));
             assertTrue(e.getMessage().contains("runs code"), e.getMessage());
+            assertTrue(e.getMessage().contains("'" + id + "'"), e.getMessage());
+            assertFalse(registry.allowedClassIds().contains(id), id);
+        }
+    }
+
+    @Test
+    void implicitStructsAreKeptOpaqueWhenTrustedAndRefusedByNameWhenNot() {
+        // serreg.pyobjects (docs/FORMAT.md 10.9) unpickles its classes in Python: refused as serreg.pickle5 is,
+        // at the top level and nested, though Java registers no serializer for it.
+        SerializerRegistry registry = new SerializerRegistry();
+        byte[] frame = TestFrames.pyobjectsFrame();
+        OpaqueValue trusted = assertInstanceOf(OpaqueValue.class, registry.deserialize(ByteBuffer.wrap(frame), true));
+        assertEquals("serreg.pyobjects", trusted.classId());
+        byte[] inList = TestFiles.bytes(registry.serialize(List.of(1, trusted)).toFrame());
+        for (byte[] bytes : List.of(frame, inList)) {
+            UntrustedClassIdException e = assertThrows(UntrustedClassIdException.class,
+                    () -> registry.deserialize(ByteBuffer.wrap(bytes), false));
+            assertEquals("serreg.pyobjects", e.classId());
+            assertTrue(e.getMessage().contains("(class ID 'serreg.pyobjects')"), e.getMessage());
+            assertTrue(e.getMessage().contains("unpickling"), e.getMessage());
         }
     }
 
