@@ -5,13 +5,15 @@ and its position in the str; the compiled codec refuses the same str with the sa
 after it decoded nested values (where it does not hand the document to the pure codec again).
 Each in-band is written out byte by byte: a list item, a map key and a map value, a tuple's item
 read in place, each with a nested value (a decimal, which its serializer decodes) before the str
-and with a plain int there instead. Runs over the default codec (compiled, or pure with
+and with a plain int there instead; and lists of struct instances (ext 2) holding the str in a
+column, after a decimal or an int. Runs over the default codec (compiled, or pure with
 SERREG_PURE_PYTHON=1) and over a registry on the pure codec.
 """
 
 from __future__ import annotations
 
 import decimal
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -22,8 +24,11 @@ from serreg import DeserializationError
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 from serreg.wire.class_id import class_id_hash
 
+from struct_shapes import Group, Node, Pair, register
+
 with mock.patch.object(serreg.registry, "MsgpackCodec", PureMsgpackCodec):
     PURE_REGISTRY = serreg.Registry()
+    PURE_REGISTRY_FOR_STRUCTS = serreg.Registry()
 DEFAULT_REGISTRY = serreg.Registry()
 REGISTRIES = {"default": DEFAULT_REGISTRY, "pure": PURE_REGISTRY}
 
@@ -101,3 +106,52 @@ def test_the_same_documents_with_utf8_strs_are_read():
                 back = registry.deserialize(frame(class_id, data), trusted=trusted)
                 assert back == value
                 assert type(back["k"] if isinstance(back, dict) else back[0]) is decimal.Decimal
+
+
+# Lists of struct instances (ext 2, docs/FORMAT.md 10.3) holding the bad str in their columns: the
+# pure codec's ext 2 reader words msgpack's UnicodeDecodeError, naming where its count starts in the
+# ext 2's payload (byte 2: a fixarray header and index 0 before it); the compiled codec reads such a
+# list in C (its columns in frames) and must say the same, also after a nested value.
+STRUCT_REGISTRIES = {"default": register(serreg.Registry()), "pure": register(PURE_REGISTRY_FOR_STRUCTS)}
+
+
+def _nodes(label: str) -> Any:  # a str column (Optional[str]) beside a column of lists of structs
+    return [Node(value=1, label=label), Node(value=2, label="b")]
+
+
+def _child(label: str) -> Any:  # the str in an ext 2 inside another's column (a list[Node] field)
+    return [Node(value=1, children=[Node(value=3, label=label), Node(value=4)], label="a")]
+
+
+def _leader(left: str) -> Any:  # in a struct instance (ext 1) in a column
+    return [Group("g", frozenset(), {}, Pair(left, 1)), Group("h", frozenset(), {})]
+
+
+def _member(left: str) -> Any:  # in a struct instance in a frozenset in a column
+    return [Group("g", frozenset({Pair(left, 2)}), {}), Group("h", frozenset(), {})]
+
+
+STRUCT_LISTS = {"str column": (_nodes, "shapes.Node"), "ext 2 in a column": (_child, "shapes.Node"),
+                "ext 1 in a column": (_leader, "shapes.Group"), "ext 1 in a set in a column": (_member, "shapes.Group")}
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+@pytest.mark.parametrize("nested", [True, False], ids=["after a nested value", "no nested value"])
+@pytest.mark.parametrize("place", sorted(STRUCT_LISTS))
+@pytest.mark.parametrize("bad", sorted(BAD_STRS))
+def test_a_str_that_is_not_utf8_in_a_list_of_structs_is_refused_alike(trusted, nested, place, bad):
+    bad_bytes, words = BAD_STRS[bad]
+    make, class_id = STRUCT_LISTS[place]
+    stand_in = "qxyz"[: len(bad_bytes) - 1]  # a fixstr as long as the bad one: the ext 2's length holds
+    value = {"a": decimal.Decimal("1.5") if nested else 0, "b": make(stand_in)}
+    good = STRUCT_REGISTRIES["pure"].serialize(value).to_bytes()
+    assert good.count(bytes([0xA0 + len(stand_in)]) + stand_in.encode()) == 1
+    blob = good.replace(bytes([0xA0 + len(stand_in)]) + stand_in.encode(), bad_bytes)
+    expected = (f"struct {class_id!r}: a list of its instances (msgpack ext 2) is not valid msgpack after byte 2 of "
+                f"its payload: UnicodeDecodeError: {words} (class ID 'dict', inside serreg.structs)")
+    for name, registry in STRUCT_REGISTRIES.items():
+        assert registry.deserialize(good, trusted=trusted) == value
+        with pytest.raises(DeserializationError) as caught:
+            registry.deserialize(blob, trusted=trusted)
+        assert (name, str(caught.value)) == (name, expected)
+        assert type(caught.value.__cause__) is UnicodeDecodeError

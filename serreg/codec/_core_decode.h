@@ -120,6 +120,7 @@ static int dec_run(Dec *d) {
                     continue;
                 }
                 if (how == 2 && (v = dec_struct(d, start, d->pos + n)) == NULL) {
+                    if (type == 1) reword_struct_in_list(d);
                     note_open_exts(d);
                     return -1;
                 }
