@@ -29,7 +29,7 @@ from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 from serreg.wire.class_id import class_id_hash
 
 from strategies import mutations, values
-from struct_shapes import Color, Everything, Node, Pair, Point, Widths, everything, register, tree, widths
+from struct_shapes import Color, Everything, Group, Node, Pair, Point, Widths, everything, register, tree, widths
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built (or SERREG_PURE_PYTHON=1)")
 
@@ -266,6 +266,13 @@ def in_tuple(*items) -> msgpack.ExtType:
     return msgpack.ExtType(0, class_id_hash("tuple") + msgpack.packb(list(items)))
 
 
+def bad_str_in(value) -> bytes:
+    """The frame of ``value`` (holding the str "qx" once) with "qx" replaced by bytes that are not UTF-8."""
+    frame = PURE_REGISTRY.serialize(value).to_bytes()
+    assert frame.count(b"\xa2qx") == 1
+    return frame.replace(b"\xa2qx", b"\xa2\xff\xfe")
+
+
 HOSTILE = {
     "a point": table_frame([POINT_DEF], listed(ext1([0, 1, 2, 3]))),
     "too few fields": table_frame([POINT_DEF], listed(ext1([0, 1, 2]))),
@@ -327,6 +334,12 @@ HOSTILE = {
     "invalid utf-8 after a nested value": table_frame([ANY_DEF], b"\x92" + msgpack.packb(DECIMAL) + b"\xa2\xff\xfe"),
     "lone surrogate in an instance after a nested value": table_frame([ANY_DEF], listed(msgpack.ExtType(1, b"\x93\x00" + msgpack.packb(DECIMAL) + b"\xa3\xed\xa0\x80"))),
     "invalid utf-8 str field after a nested value": table_frame([FROZEN_DEF], b"\x92" + msgpack.packb(DECIMAL) + msgpack.packb(msgpack.ExtType(1, b"\x94\x00\x01\xc0\xa2\xff\xfe"))),
+    "invalid utf-8 in an ext 2's str column after a nested value": bad_str_in(
+        {"a": decimal.Decimal("1.5"), "b": [Node(value=1, label="qx"), Node(value=2, label="b")]}),
+    "invalid utf-8 in an ext 2 in an ext 2's column after a nested value": bad_str_in(
+        [decimal.Decimal("1.5"), [Node(value=1, children=[Node(value=3, label="qx"), Node(value=4)])]]),
+    "invalid utf-8 in an instance in an ext 2's column": bad_str_in(
+        [Group("g", frozenset(), {}, Pair("qx", 1)), Group("h", frozenset(), {})]),
     "cut-short utf-8 key in a tuple after an instance holding a nested value": table_frame([ANY_DEF], listed(msgpack.ExtType(1, b"\x93\x00" + msgpack.packb(DECIMAL) + b"\x01"), msgpack.ExtType(0, class_id_hash("tuple") + b"\x91\x81\xa3a\xe2\x82\x01"))),
     "str cut short after a nested value": table_frame([ANY_DEF], b"\x92" + msgpack.packb(DECIMAL) + b"\xa5ab"),
     "trailing bytes after a list holding a nested value": table_frame([ANY_DEF], listed(DECIMAL) + b"\x00\x01"),
