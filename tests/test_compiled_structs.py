@@ -266,10 +266,14 @@ def in_tuple(*items) -> msgpack.ExtType:
     return msgpack.ExtType(0, class_id_hash("tuple") + msgpack.packb(list(items)))
 
 
-def bad_str_in(value) -> bytes:
-    """The frame of ``value`` (holding the str "qx" once) with "qx" replaced by bytes that are not UTF-8."""
+def bad_str_in(value, header: bytes = b"") -> bytes:
+    """The frame of ``value`` (holding the str "qx" once) with "qx" replaced by bytes that are not UTF-8;
+    with ``header``, a list ``value`` of 2 items declares another array header (items its bytes lack)."""
     frame = PURE_REGISTRY.serialize(value).to_bytes()
     assert frame.count(b"\xa2qx") == 1
+    if header:
+        assert frame.count(class_id_hash("list") + b"\x92") == 1
+        frame = frame.replace(class_id_hash("list") + b"\x92", class_id_hash("list") + header)
     return frame.replace(b"\xa2qx", b"\xa2\xff\xfe")
 
 
@@ -338,6 +342,8 @@ HOSTILE = {
         {"a": decimal.Decimal("1.5"), "b": [Node(value=1, label="qx"), Node(value=2, label="b")]}),
     "invalid utf-8 in an ext 2 in an ext 2's column after a nested value": bad_str_in(
         [decimal.Decimal("1.5"), [Node(value=1, children=[Node(value=3, label="qx"), Node(value=4)])]]),
+    "list of more items than bytes, then invalid utf-8 in an ext 2's column, after a nested value": bad_str_in(
+        [decimal.Decimal("1.5"), [Node(value=1, children=[Node(value=3, label="qx"), Node(value=4)])]], b"\x9f"),
     "invalid utf-8 in an instance in an ext 2's column": bad_str_in(
         [Group("g", frozenset(), {}, Pair("qx", 1)), Group("h", frozenset(), {})]),
     "cut-short utf-8 key in a tuple after an instance holding a nested value": table_frame([ANY_DEF], listed(msgpack.ExtType(1, b"\x93\x00" + msgpack.packb(DECIMAL) + b"\x01"), msgpack.ExtType(0, class_id_hash("tuple") + b"\x91\x81\xa3a\xe2\x82\x01"))),

@@ -89,7 +89,9 @@ static int refuse_extra_data(Dec *d, Py_ssize_t start, Py_ssize_t end) {
 /* A container declaring more items than the bytes left hold. Before any nested value was decoded:
  * left to the pure codec (-2), which decodes the document again. After: where the pure codec reads
  * the document alike (a struct instance's payload too: walked whole before it is opened, so only
- * what the containers around it still owe is beyond its bytes, which its own reader never sees),
+ * what the containers around it still owe is beyond its bytes, which its own reader never sees; an
+ * ext 2's columns too, each checked whole by dec_struct_list_here before it is opened, and read by
+ * their own reader, serreg/structs/lists.py, whose limits are the payload's as here),
  * refused with msgpack's words when the count is beyond its reader's limits (the document's
  * length, half of it for a map's pairs), else read on (0) as msgpack reads on, to the fault it
  * meets first (a value cut short, a refused ext...): never more items than the document's length,
@@ -97,7 +99,7 @@ static int refuse_extra_data(Dec *d, Py_ssize_t start, Py_ssize_t end) {
 static int count_beyond_bytes(Dec *d, int container, Py_ssize_t n) {
     Py_ssize_t limit = d->doc_end - doc_start(d);
     if (container == D_MAP) limit /= 2;
-    if (!d->called || decode_error_type == NULL || !worded_alike(d, 1)) return -2;
+    if (!d->called || decode_error_type == NULL || !worded_alike(d, 2)) return -2;
     if (n <= limit) return 0;
     PyErr_Format(decode_error_type, "invalid msgpack in-band data: ValueError: %zd exceeds max_%s_len(%zd)", n,
                  container == D_MAP ? "map" : "array", limit);
