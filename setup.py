@@ -27,6 +27,7 @@ setup(
                 "serreg/codec/_core_walk.h",
                 "serreg/codec/_core_decode_state.h", "serreg/codec/_core_decode_values.h",
                 "serreg/codec/_core_decode_calls.h", "serreg/codec/_core_decode_scalars.h", "serreg/codec/_core_decode_refuse.h",
+                "serreg/codec/_core_decode_refuse_lists.h",
                 "serreg/codec/_core_unpack.h", "serreg/codec/_core_encode_state.h",
                 "serreg/codec/_core_encode_calls.h", "serreg/codec/_core_encode_leaves.h",
                 "serreg/codec/_core_pack.h", "serreg/codec/_core_structs_scope.h",

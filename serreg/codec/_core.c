@@ -225,6 +225,7 @@ static int current_tables(Codec *self, Tables *out) {
 #include "_core_decode_values.h"
 #include "_core_decode_calls.h"
 #include "_core_decode_scalars.h"
+#include "_core_decode_refuse_lists.h"
 #include "_core_decode_refuse.h"
 #include "_core_decode.h"
 #include "_core_unpack.h"

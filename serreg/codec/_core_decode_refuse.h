@@ -231,56 +231,6 @@ static int walk_in_place(Dec *d, const unsigned char *p, Py_ssize_t n) {
     return -1;
 }
 
-/* The list of struct instances (ext 2) whose columns the decoder is in, checked by
- * dec_struct_list_here, with only struct instances (ext 1) read in frames between: an error their
- * readers meet passes through them as msgpack's (serreg/structs/frames.py), and the ext 2's reader
- * (serreg/structs/lists.py, read_struct_list) words it. 1 with its class ID (borrowed) and where its
- * count starts in its payload (the last place that reader notes before it reads the columns); else 0. */
-static int in_struct_list(const Dec *d, PyObject **class_id, Py_ssize_t *count_at) {
-    const DFrame *f = NULL;
-    Py_ssize_t end = d->doc_end;
-    for (Py_ssize_t i = d->sp - 1; i >= 0 && f == NULL; i--) {
-        if (d->stack[i].kind != D_EXT) continue;
-        if (d->stack[i].ext_kind != K_STRUCT) f = &d->stack[i];
-        else end = d->stack[i].saved_doc_end; /* the document around this instance */
-    }
-    if (f == NULL || f->ext_kind != K_STRUCTS || d->struct_plans == NULL) return 0;
-    const unsigned char *payload = d->p + f->doc_start;
-    Py_ssize_t n = end - f->doc_start, at;
-    unsigned char b = n > 0 ? payload[0] : 0;
-    if (b >= 0x90 && b <= 0x9f) at = 1;
-    else if (b == 0xdc) at = 3;
-    else if (b == 0xdd) at = 5;
-    else return 0;
-    long long index;
-    if (at > n || !read_int(payload, &at, n, &index) || index < 0 || index >= PyList_GET_SIZE(d->struct_plans))
-        return 0;
-    PyObject *plan = PyList_GET_ITEM(d->struct_plans, index);
-    if (!IS_PLAN(plan) || ((StructPlan *)plan)->class_id == NULL) return 0;
-    *class_id = ((StructPlan *)plan)->class_id;
-    *count_at = at;
-    return 1;
-}
-
-#define BAD_UTF8_WORDS "invalid msgpack in-band data: UnicodeDecodeError: "
-
-/* Sets the error of a str that is not UTF-8 (its UnicodeDecodeError: cause, stolen) as the pure
- * codec words it: in an ext 2's columns (class_id not NULL) as its reader does, else as msgpack's
- * in-band reader (serreg/codec/pure.py); raised from the cause. */
-static void set_bad_utf8(PyObject *class_id, Py_ssize_t count_at, PyObject *cause) {
-    if (class_id != NULL)
-        PyErr_Format(decode_error_type, "struct %R: a list of its instances (msgpack ext 2) is not valid msgpack "
-                     "after byte %zd of its payload: UnicodeDecodeError: %S", class_id, count_at, cause);
-    else
-        PyErr_Format(decode_error_type, BAD_UTF8_WORDS "%S", cause);
-    PyObject *etype, *error, *etb;
-    PyErr_Fetch(&etype, &error, &etb);
-    PyErr_NormalizeException(&etype, &error, &etb);
-    if (error != NULL) PyException_SetCause(error, cause); /* as "raise ... from error"; steals cause */
-    else Py_DECREF(cause);
-    PyErr_Restore(etype, error, etb);
-}
-
 /* A str whose bytes are not UTF-8 (the UnicodeDecodeError set by decode_str): once nested values
  * were decoded, refused with the pure codec's words (serreg/codec/pure.py: msgpack's reader raises
  * the same UnicodeDecodeError, which names the byte and its position in the str) where it reads the
@@ -302,43 +252,6 @@ static int refuse_bad_utf8(Dec *d) {
     set_bad_utf8(class_id, count_at, cause);
     note_open_exts(d);
     return -1;
-}
-
-/* A struct instance (ext 1) in an ext 2's columns that the pure codec read alone (dec_struct) and
- * refused as its msgpack reader refuses a str that is not UTF-8 in a document (not located, raised
- * from the UnicodeDecodeError): in the pure codec, that error passes through the instance's reader
- * to the ext 2's reader, which words it (in_struct_list); reworded so. Any other error is kept. */
-static void reword_struct_in_list(Dec *d) {
-    PyObject *class_id = NULL;
-    Py_ssize_t count_at = 0;
-    if (decode_error_type == NULL || !PyErr_ExceptionMatches(decode_error_type) ||
-        !in_struct_list(d, &class_id, &count_at))
-        return;
-    PyObject *type, *error, *tb;
-    PyErr_Fetch(&type, &error, &tb);
-    PyErr_NormalizeException(&type, &error, &tb);
-    PyObject *cause = error != NULL ? PyException_GetCause(error) : NULL; /* new reference */
-    PyObject *located = error != NULL ? PyObject_GetAttrString(error, "located") : NULL;
-    if (located == NULL) PyErr_Clear();
-    int unicode = cause != NULL && PyObject_TypeCheck(cause, (PyTypeObject *)PyExc_UnicodeDecodeError);
-    if (unicode && located == Py_False) { /* msgpack's words, not those of a reader inside (an ext 2's) */
-        PyObject *words = PyObject_Str(error), *prefix = PyUnicode_FromString(BAD_UTF8_WORDS);
-        unicode = words != NULL && prefix != NULL && PyUnicode_Tailmatch(words, prefix, 0, PY_SSIZE_T_MAX, -1) == 1;
-        Py_XDECREF(words);
-        Py_XDECREF(prefix);
-        PyErr_Clear();
-    }
-    if (unicode && located == Py_False) {
-        Py_XDECREF(type);
-        Py_XDECREF(error);
-        Py_XDECREF(tb);
-        Py_DECREF(located);
-        set_bad_utf8(class_id, count_at, cause); /* steals cause */
-        return;
-    }
-    Py_XDECREF(located);
-    Py_XDECREF(cause);
-    PyErr_Restore(type, error, tb);
 }
 
 /* A map whose keys, or a set or frozenset whose members, are not all hashable (the TypeError of
@@ -424,3 +337,4 @@ static int refuse_earlier_key(Dec *d, int r) {
     PyErr_Restore(saved_type, saved, saved_tb);
     return r;
 }
+
