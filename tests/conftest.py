@@ -21,3 +21,14 @@ def java_echo(java_jar):
     process = JavaProcess("echo")
     yield process
     assert process.close() == 0
+
+
+@pytest.fixture(scope="module")
+def plain_objects_pickled():
+    """The default registry pickles plain objects instead of writing them as implicit structs
+    (docs/FORMAT.md 10.9), for the tests that pin the pickle fallback's own frames."""
+    import serreg
+
+    serreg.default_registry().configure_fallback(implicit_structs=False)
+    yield
+    serreg.default_registry().configure_fallback()

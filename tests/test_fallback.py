@@ -15,13 +15,8 @@ from serreg.wire.class_id import class_id_hash
 from values import arrow_table
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _plain_objects_pickled():
-    """These tests pin the pickle fallback's own frames: plain objects are pickled here, not written as
-    implicit structs (docs/FORMAT.md 10.9; test_implicit_structs.py covers those)."""
-    serreg.default_registry().configure_fallback(implicit_structs=False)
-    yield
-    serreg.default_registry().configure_fallback()
+# These tests pin the pickle fallback's own frames (conftest.py: plain objects pickled, not implicit structs).
+pytestmark = pytest.mark.usefixtures("plain_objects_pickled")
 
 
 

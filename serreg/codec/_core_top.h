@@ -172,15 +172,6 @@ static PyObject *unpack_plain_value(Codec *self, Tables *t, const unsigned char 
     Py_RETURN_NOTIMPLEMENTED;
 }
 
-static uint64_t le_at(const unsigned char *p, int n) {
-#if !PY_BIG_ENDIAN
-    if (n == 8) { uint64_t v; memcpy(&v, p, 8); return v; }
-    if (n == 4) { uint32_t v; memcpy(&v, p, 4); return v; }
-#endif
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
 
 /* The value of a top-level in-band of int, float, bytes or a kind the codec reads in place, read as
  * their standard serializers read it; NotImplemented otherwise. The value is one level deep. */
@@ -340,8 +331,8 @@ static PyObject *unpack_top(Codec *self, PyObject *data, PyObject *plain) {
     value = NULL;
     /* An unsigned frame without out-of-band buffers whose header is all in order. */
     if (size >= FRAME_HEADER + HASH_SIZE && size <= max_size && memcmp(p, "SREG", 4) == 0 && p[4] == 1 &&
-        p[5] == 0 && p[6] == 0 && p[7] == 0 && le_at(p + 8, 4) == 0 && le_at(p + 12, 4) == 0 &&
-        le_at(p + 16, 8) == size - FRAME_HEADER && le_at(p + 24, 8) == size) {
+        p[5] == 0 && p[6] == 0 && p[7] == 0 && frame_le(p + 8, 4) == 0 && frame_le(p + 12, 4) == 0 &&
+        frame_le(p + 16, 8) == size - FRAME_HEADER && frame_le(p + 24, 8) == size) {
         if (exact_bytes) Py_INCREF(data); /* bytes are immutable: kept alive, they are read in place */
         value = unpack_section(self, &t, p + FRAME_HEADER, p + FRAME_HEADER + HASH_SIZE,
                                (Py_ssize_t)size - FRAME_HEADER - HASH_SIZE, max_depth);

@@ -52,6 +52,11 @@ public class DeserializationException extends SerregException {
         return this;
     }
 
+    /** What a serializer's own unchecked exception becomes: "serializer failed", under its class ID. */
+    static DeserializationException serializerFailed(RuntimeException cause, String classId) {
+        return new DeserializationException("serializer failed: " + cause, -1, cause).enclosedIn(classId);
+    }
+
     @Override
     public String getMessage() {
         StringBuilder sb = new StringBuilder(detail);

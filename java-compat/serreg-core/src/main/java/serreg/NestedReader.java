@@ -87,7 +87,7 @@ final class NestedReader {
         } catch (SerregException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+            throw DeserializationException.serializerFailed(e, registration.classId());
         } finally {
             state.exitValue();
             in.exitDocument(savedNesting);
@@ -148,7 +148,7 @@ final class NestedReader {
         } catch (SerregException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+            throw DeserializationException.serializerFailed(e, registration.classId());
         } finally {
             state.exitValue();
             in.exitDocument(savedNesting);
@@ -293,7 +293,7 @@ final class NestedReader {
         } catch (SerregException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+            throw DeserializationException.serializerFailed(e, registration.classId());
         } finally {
             state.exitValue();
             in.exitDocument(savedNesting);

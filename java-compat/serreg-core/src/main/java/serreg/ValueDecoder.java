@@ -249,7 +249,7 @@ final class ValueDecoder {
             } catch (SerregException e) {
                 throw e;
             } catch (RuntimeException e) {
-                throw new DeserializationException("serializer failed: " + e, -1, e).enclosedIn(registration.classId());
+                throw DeserializationException.serializerFailed(e, registration.classId());
             } finally {
                 state.exitValue();
             }
