@@ -337,4 +337,3 @@ static int refuse_earlier_key(Dec *d, int r) {
     PyErr_Restore(saved_type, saved, saved_tb);
     return r;
 }
-
