@@ -10,6 +10,7 @@ from typing import Any, NoReturn, Optional, Sequence
 
 from .._version import __version__
 from ..codec import BACKEND, COMPILED, SCAN_COMPILED
+from ..implicit.walk import COMPILED as WALK_COMPILED
 from ..wire.frame import COMPILED as FRAME_COMPILED
 from ..wire.frame import FORMAT_VERSION
 from . import bench, demo, inspect, registry
@@ -21,7 +22,12 @@ COMMANDS = [demo, inspect, registry, bench]
 def version_text() -> str:
     """What ``serreg --version`` prints: the version, the frame format, the codec in use, Python."""
     # The compiled parts of the codec and the frame (each beside its pure-Python twin) in use.
-    parts = (("serreg.codec._core", COMPILED), ("serreg.codec._scan", SCAN_COMPILED), ("serreg.wire._frame", FRAME_COMPILED))
+    parts = (
+        ("serreg.codec._core", COMPILED),
+        ("serreg.codec._scan", SCAN_COMPILED),
+        ("serreg.wire._frame", FRAME_COMPILED),
+        ("serreg.implicit._walk", WALK_COMPILED),
+    )
     compiled = [name for name, in_use in parts if in_use]
     if compiled:
         codec = f"{BACKEND} (" + ", ".join(compiled) + ")"
