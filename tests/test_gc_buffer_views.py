@@ -11,15 +11,13 @@ a failed test, with both backends.
 from __future__ import annotations
 
 import dataclasses
-import os
-import subprocess
-import sys
 import textwrap
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pytest
+from gc_child import assert_collects
 
 import serreg
 
@@ -110,15 +108,7 @@ _SCENARIOS = {
 @pytest.mark.parametrize("scenario", sorted(_SCENARIOS))
 def test_collecting_kept_values_and_errors_does_not_crash(scenario: str, pure: bool) -> None:
     code = _PRELUDE + textwrap.dedent(_SCENARIOS[scenario]) + "\nprint('collected')\n"
-    env = dict(os.environ)
-    env.pop("SERREG_PURE_PYTHON", None)
-    if pure:
-        env["SERREG_PURE_PYTHON"] = "1"
-    done = subprocess.run([sys.executable, "-X", "faulthandler", "-c", code], env=env,
-                          capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0 and done.stdout.strip().endswith("collected"), (
-        f"{scenario} ({'pure' if pure else 'compiled'}): exit code {done.returncode}\n{done.stderr[-3000:]}")
-    assert "exported buffer" not in done.stderr, done.stderr[-3000:]
+    assert_collects(scenario, code, pure)
 
 
 def test_fallback_buffers_hold_no_export_of_a_memoryview() -> None:

@@ -13,15 +13,13 @@ backends; the other tests check what is handed over: whose memory, and the same 
 from __future__ import annotations
 
 import gc
-import os
 import pickle
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pyarrow as pa
 import pytest
+from gc_child import assert_collects
 
 import serreg
 from serreg.integrations.common import from_pickle_parts, to_pickle_parts
@@ -140,15 +138,7 @@ def test_collecting_kept_pickle_parts_does_not_crash(scenario: str, pure: bool) 
     if scenario in _NEEDS:
         pytest.importorskip(_NEEDS[scenario])
     code = _PRELUDE + textwrap.dedent(_SCENARIOS[scenario]) + "\nprint('collected')\n"
-    env = dict(os.environ)
-    env.pop("SERREG_PURE_PYTHON", None)
-    if pure:
-        env["SERREG_PURE_PYTHON"] = "1"
-    done = subprocess.run([sys.executable, "-X", "faulthandler", "-c", code], env=env,
-                          capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0 and done.stdout.strip().endswith("collected"), (
-        f"{scenario} ({'pure' if pure else 'compiled'}): exit code {done.returncode}\n{done.stderr[-3000:]}")
-    assert "exported buffer" not in done.stderr, done.stderr[-3000:]
+    assert_collects(scenario, code, pure)
 
 
 _DATA = bytes(range(256)) * 40

@@ -18,7 +18,8 @@ import pytest
 
 import serreg
 from java_fixture import JAR, JVM_ARGS
-from typescript_fixture import ECHO, JS_DIR, TypeScriptBuildError, TypeScriptProcess, build, tools_missing
+from test_typescript import ts_built  # noqa: F401  (module fixture: the built package)
+from typescript_fixture import ECHO, JS_DIR, TypeScriptProcess
 
 
 @dataclasses.dataclass
@@ -57,17 +58,6 @@ def test_java_refuses_it_untrusted_naming_its_class_id(java_jar, tmp_path):
     assert proc.returncode != 0 and "UntrustedClassIdException" in proc.stderr, proc.stderr[-2000:]
     assert "(class ID 'serreg.pyobjects')" in proc.stderr, proc.stderr[-2000:]
     assert not (tmp_path / "out.frame").exists()
-
-
-@pytest.fixture(scope="module")
-def ts_built():
-    reason = tools_missing()
-    if reason is not None:
-        pytest.skip(reason)
-    try:
-        build()
-    except TypeScriptBuildError as error:
-        pytest.fail(str(error), pytrace=False)
 
 
 def test_typescript_keeps_it_opaque_trusted_and_refuses_it_untrusted_and_cross_language(ts_built):
