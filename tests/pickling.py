@@ -8,6 +8,8 @@ fallback's tests turn that off to keep looking at pickles
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any
 
 import serreg
@@ -18,3 +20,11 @@ def pickling_registry(**options: Any) -> serreg.Registry:
     registry = serreg.Registry(**options)
     registry.configure_fallback(implicit_structs=False)
     return registry
+
+
+def module_with_thing(name: str) -> types.ModuleType:
+    """A module registered in ``sys.modules`` under ``name``, holding a dataclass ``Thing(v: int)``."""
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    exec("import dataclasses\n@dataclasses.dataclass\nclass Thing:\n    v: int\n", module.__dict__)  # noqa: S102
+    return module

@@ -15,7 +15,6 @@ import enum
 import logging
 import sys
 import threading
-import types
 from typing import Any, TypeVar
 
 import cloudpickle
@@ -23,7 +22,7 @@ import numpy as np
 import pytest
 
 import serreg
-from pickling import pickling_registry
+from pickling import module_with_thing, pickling_registry
 from serreg.standard.pickle5 import Pickle5Serializer
 from serreg.wire.class_id import class_id_hash
 
@@ -151,22 +150,15 @@ def test_types_with_cloudpickles_own_reducers_are_left_to_it():
     _assert_cloudpickles(registry, Row("type variable", TYPE_VARIABLE))  # cloudpickle: getattr(module, name)
 
 
-def _module(name: str) -> types.ModuleType:
-    module = types.ModuleType(name)
-    sys.modules[name] = module
-    exec("import dataclasses\n@dataclasses.dataclass\nclass Thing:\n    v: int\n", module.__dict__)  # noqa: S102
-    return module
-
-
 def test_a_class_rebound_between_calls():
     name = "serreg_test_plain_rebound"
-    module = _module(name)
+    module = module_with_thing(name)
     registry = pickling_registry()
     try:
         old = module.Thing
         _assert_cloudpickles(registry, old(1))
         assert _fallback(registry).idle_picklers()[1] == 1
-        _module(name)  # a reload: the old class is no longer found at its name
+        module_with_thing(name)  # a reload: the old class is no longer found at its name
         _assert_cloudpickles(registry, old(2))
         _assert_cloudpickles(registry, sys.modules[name].Thing(3))  # the new one, by reference
         assert registry.deserialize(registry.serialize(old(4)).to_bytes()).v == 4
@@ -176,7 +168,7 @@ def test_a_class_rebound_between_calls():
 
 def test_register_pickle_by_value_after_a_first_call():
     name = "serreg_test_plain_by_value"
-    module = _module(name)
+    module = module_with_thing(name)
     registry = pickling_registry()
     try:
         _assert_cloudpickles(registry, Row("t", module.Thing(1)))

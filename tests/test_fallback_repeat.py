@@ -12,20 +12,18 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import sys
-import types
 from typing import Any
 
 import cloudpickle
 import pytest
 
 import serreg
-from pickling import pickling_registry
+from pickling import module_with_thing, pickling_registry
 from serreg.wire.class_id import class_id_hash
 
 
 # These tests pin the pickle fallback's own frames (conftest.py: plain objects pickled, not implicit structs).
 pytestmark = pytest.mark.usefixtures("plain_objects_pickled")
-
 
 
 @dataclasses.dataclass
@@ -99,16 +97,9 @@ def test_untrusted_still_refuses_the_later_frames():
         registry.deserialize(frames[-1], trusted=False)
 
 
-def _module(name: str) -> types.ModuleType:
-    module = types.ModuleType(name)
-    sys.modules[name] = module
-    exec("import dataclasses\n@dataclasses.dataclass\nclass Thing:\n    v: int\n", module.__dict__)  # noqa: S102
-    return module
-
-
 def test_register_pickle_by_value_after_by_reference_frames_writes_the_class_by_value():
     name = "serreg_test_by_value_module"
-    module = _module(name)
+    module = module_with_thing(name)
     registry = pickling_registry()
     try:
         by_reference = _frames(registry, module.Thing(1))
@@ -129,12 +120,12 @@ def test_register_pickle_by_value_after_by_reference_frames_writes_the_class_by_
 
 def test_a_class_rebound_under_its_name_is_pickled_by_value_afterwards():
     name = "serreg_test_rebound_module"
-    module = _module(name)
+    module = module_with_thing(name)
     registry = pickling_registry()
     try:
         old = module.Thing
         _frames(registry, old(1))
-        _module(name)  # a new module object and class under the same names (a reload)
+        module_with_thing(name)  # a new module object and class under the same names (a reload)
         frame = registry.serialize(old(2)).to_bytes()  # old class: no longer found at its name
         assert frame == pickling_registry().serialize(old(2)).to_bytes()
         assert pickle.loads(cloudpickle.dumps(old(2))).v == 2
