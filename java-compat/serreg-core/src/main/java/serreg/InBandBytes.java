@@ -205,18 +205,44 @@ abstract class InBandBytes {
 
     /**
      * {@link #readAsciiRun(Object[], int, int)} into a list ({@link InBandReader#readAsciiStrings}:
-     * a list's items), the same loop (a shared step returning the string or null measured 10 to
-     * 20 % slower on a list of 10,000 short strs).
+     * a list's items), its own loop (a shared step returning the string or null measured 10 to
+     * 20 % slower on a list of 10,000 short strs). A str of up to 7 bytes with 8 bytes of the
+     * array from its header on is read as one 8-byte word (header and bytes), checked in it and
+     * made into its String from it ({@link Utf8#ofAsciiWord}); the others as the column's loop
+     * reads them. The loop's shape matters: the same checks with the byte-wise ones first and
+     * the word second ran at 42 us for 10,000 strs in some JVMs and 65 in others.
      */
     final int readAsciiRun(List<Object> into, int max) {
         byte[] a = array;
         if (a == null) {
             return 0;
         }
-        int p = pos;
-        int end = limit;
+        int before = into.size();
+        pos = asciiRun(a, pos, limit, into, max);
+        return into.size() - before;
+    }
+
+    /** The loop of {@link #readAsciiRun(List, int)} from index {@code p} to at most {@code end}; returns the index after the last str read. */
+    private static int asciiRun(byte[] a, int p, int end, List<Object> into, int max) {
+        int words = Math.min(end, a.length - 8); // an 8-byte read at an index below this stays in the array
         int read = 0;
-        while (read < max && p < end) {
+        while (read < max) {
+            if (p < words) {
+                // One 8-byte read: the header and up to 7 bytes, checked in the word.
+                long w = Bytes.getLongLE(a, p);
+                int b = (int) w & 0xff;
+                int n = b & 0x1f;
+                if ((b & 0xe0) == 0xa0 && n < 8 && n < end - p && (w & ((1L << (n << 3)) - 1) << 8 & 0x8080808080808080L) == 0) {
+                    into.add(Utf8.ofAsciiWord(w, n, a, p));
+                    p += 1 + n;
+                    read++;
+                    continue;
+                }
+            }
+            // A longer str, one near the end of the array, or anything else: the byte-wise checks.
+            if (p >= end) {
+                break;
+            }
             int b = a[p];
             int n = b & 0x1f;
             if ((b & 0xe0) != 0xa0 || n >= end - p || !Utf8.isAscii(a, p + 1, p + 1 + n)) {
@@ -226,8 +252,7 @@ abstract class InBandBytes {
             p += 1 + n;
             read++;
         }
-        pos = p;
-        return read;
+        return p;
     }
 
     /**
