@@ -132,35 +132,6 @@ final class Utf8 {
         return seen < 0x80 ? word : -1L;
     }
 
-    /**
-     * The text of a short ASCII str read as one little-endian word {@code w} from its header at
-     * {@code b[at]} (its header in byte 0, char {@code i} in byte {@code i + 1}; the caller has
-     * checked that its {@code n} bytes are ASCII): for 1 to 5 chars by string concatenation of
-     * the chars taken from the word, else from the array ({@link #latin1}). The JDK's
-     * concatenation fills a new array of the exact size from the word in a register, where every
-     * String constructor copies a range of an array through the JVM's copy stub, a call that
-     * costs more than the few bytes it copies (measured: a list of 10,000 strs of 2 to 5 bytes
-     * read in 41 to 43 us against 60 to 65 with the {@code hibyte} constructor, same JVM).
-     */
-    static String ofAsciiWord(long w, int n, byte[] b, int at) {
-        switch (n) {
-            case 1:
-                return "" + (char) (w >>> 8 & 0x7f);
-            case 2:
-                return "" + (char) (w >>> 8 & 0x7f) + (char) (w >>> 16 & 0x7f);
-            case 3:
-                return "" + (char) (w >>> 8 & 0x7f) + (char) (w >>> 16 & 0x7f) + (char) (w >>> 24 & 0x7f);
-            case 4:
-                return "" + (char) (w >>> 8 & 0x7f) + (char) (w >>> 16 & 0x7f) + (char) (w >>> 24 & 0x7f)
-                        + (char) (w >>> 32 & 0x7f);
-            case 5:
-                return "" + (char) (w >>> 8 & 0x7f) + (char) (w >>> 16 & 0x7f) + (char) (w >>> 24 & 0x7f)
-                        + (char) (w >>> 32 & 0x7f) + (char) (w >>> 40 & 0x7f);
-            default:
-                return latin1(b, at + 1, n);
-        }
-    }
-
     /** Copies the {@code n} chars of {@code s} to {@code b[at, at + n)} when they are all ASCII; false (bytes written so far are garbage) when one is not. */
     static boolean putAscii(String s, int n, byte[] b, int at) {
         for (int i = 0; i < n; i++) {
