@@ -235,6 +235,7 @@ static int current_tables(Codec *self, Tables *out) {
 #include "_core_structs_top.h"
 #include "../wire/_frame_layout.h"
 #include "_core_top.h"
+#include "_core_lean.h"
 #include "_core_top_value_setup.h"
 #include "_core_top_value.h"
 #include "_core_entry.h"

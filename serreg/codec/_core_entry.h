@@ -119,8 +119,10 @@ static PyObject *top_plain(Codec *self);
 
 /* registry.serialize(value) and registry.deserialize(value), the registry's codec found bound to it. */
 static inline PyObject *entry_serialize_value(Codec *codec, PyObject *value) {
+    PyObject *result = lean_serialize(codec, value); /* runs no Python code: the codec stays */
+    if (result != NULL || PyErr_Occurred()) return result;
     Py_INCREF(codec); /* the registry's codec attribute may be replaced meanwhile */
-    PyObject *result = serialize_top_adaptive(codec, value);
+    result = serialize_top_adaptive(codec, value);
     if (result == Py_NotImplemented) {
         Py_DECREF(result);
         PyObject *full[4] = {value, Py_False, Py_False, Py_None};
