@@ -100,3 +100,103 @@ def test_a_dict_subclass_is_not_a_dict():
     registry = serreg.Registry()
     value = Ordered(a=1)
     assert registry.serialize(value).to_bytes() == _full(registry, value).to_bytes()
+
+
+def _frame(body: bytes, like: type = dict) -> bytes:
+    """An unsigned frame without buffers whose in-band is like's ClassIDHash and then body."""
+    section = serreg.serialize(like()).to_bytes()[32:40] + body
+    size = len(section).to_bytes(8, "little")
+    return b"SREG\x01\x00\x00\x00" + bytes(8) + size + (32 + len(section)).to_bytes(8, "little") + section
+
+
+BODIES = [
+    (b"\x80", dict),
+    (b"\x90", list),
+    (b"\x81\xa1a\x01", dict),
+    (b"\x82\xa1a\x01\xa1a\x02", dict),  # a repeated key: the last one
+    (b"\x92\xca\x3f\xc0\x00\x00\xcb\x3f\xf8\x00\x00\x00\x00\x00\x00", list),  # float32, float64
+    (b"\x98\xcc\xff\xcd\xff\xff\xce\xff\xff\xff\xff\xcf\xff\xff\xff\xff\xff\xff\xff\xff"
+     b"\xd0\x80\xd1\x80\x00\xd2\x80\x00\x00\x00\xd3\x80\x00\x00\x00\x00\x00\x00\x00", list),  # every int width
+    (b"\x93\xd9\x03abc\xda\x00\x03abc\xdb\x00\x00\x00\x03abc", list),  # str8, str16, str32
+    (b"\xde\x00\x01\xa1k\xdc\x00\x01\xdd\x00\x00\x00\x01\xc0", dict),  # map16, array16, array32
+    (b"\x81\x01\xc3", dict),  # an int key
+    (b"\x81\x91\x01\x02", dict),  # a list as a key: refused
+    (b"\x81\xa1a", dict),  # ends early
+    (b"\x81\xa1a\x01\x00", dict),  # runs on
+    (b"\x81\xa2\xff\xfe\x01", dict),  # a key that is not UTF-8
+    (b"\x91\xa2\xc3\xa9", list),  # not ASCII
+    (b"\x91\xc4\x01x", list),  # bin
+    (b"\x91\xd4\x00\x00", list),  # an ext
+    (b"\x91" * 9 + b"\x90", list),  # ten lists deep
+    (b"\x91" * 6 + b"\x90", list),
+    (b"\xdc\xff\xff", list),  # more items declared than bytes
+    (b"\x81\xa1a\x01", list),  # a dict under the list's ClassIDHash
+    (b"\x91\x01", dict),
+    (b"\x92" + b"\xa1x" * 2, list),
+]
+
+
+def _read(registry: serreg.Registry, frame: object, **options: object) -> object:
+    try:
+        value = registry.deserialize(frame, **options)
+    except Exception as error:  # noqa: BLE001  (the error is what is compared)
+        return ("raised", type(error), str(error))
+    return ("value", type(value), value)
+
+
+@pytest.mark.parametrize("body,like", BODIES, ids=lambda v: repr(v)[:30])
+def test_the_short_way_reads_what_the_full_path_reads(body, like):
+    registry = serreg.Registry()
+    frame = _frame(body, like)
+    full = _read(registry, frame, trusted=True)  # an option: the Python method and the full decoder
+    for _ in range(3):  # the first call parses the registry's limits; the next ones find them parsed
+        assert _read(registry, frame) == full
+    assert _read(registry, bytearray(frame)) == full
+
+
+@pytest.mark.parametrize("max_depth", [0, 1, 2, None])
+@pytest.mark.parametrize("max_frame_size", [40, 44, None])
+def test_limits_hold_on_the_short_way(max_depth, max_frame_size):
+    value = {"a": [1, {"b": [2]}]}
+    for frame in (_full(serreg.Registry(), value).to_bytes(), _frame(b"\x81\xa1a\x91\x91\x01", dict)):
+        registry = serreg.Registry(limits=serreg.Limits(max_depth=max_depth, max_frame_size=max_frame_size))
+        full = _read(registry, frame, limits=registry.limits)
+        for _ in range(3):
+            assert _read(registry, frame) == full
+        registry.limits = serreg.Limits()  # changed between calls: read again
+        assert _read(registry, frame) == _read(registry, frame, limits=registry.limits)
+
+
+def test_untrusted_and_nested_calls_take_the_full_path():
+    registry = serreg.Registry(allowed_class_ids=())
+    frame = registry.serialize({"a": 1}).to_bytes()
+    assert registry.deserialize(frame) == {"a": 1}
+    registry.trusted = False
+    for _ in range(3):
+        with pytest.raises(serreg.UntrustedClassIDError):
+            registry.deserialize(frame)
+    registry.trusted = True
+    assert registry.deserialize(frame) == {"a": 1}
+
+    seen = []
+
+    class Outer:
+        def serialize(self, obj):
+            return registry.serialize(obj.inner).to_bytes()
+
+        def deserialize(self, in_band, oob):
+            seen.append(registry.deserialize(bytes(in_band)))  # nested: the outer call's rules
+            return seen[-1]
+
+    class Box:
+        def __init__(self, inner):
+            self.inner = inner
+
+    registry.register_serializer("test.box", Box, Outer())
+    boxed = registry.serialize(Box({"x": [1, 2]})).to_bytes()
+    with pytest.raises(serreg.UntrustedClassIDError):
+        registry.deserialize(boxed, trusted=False)
+    registry.allow_class_ids("test.box")
+    with pytest.raises(serreg.UntrustedClassIDError):  # dict is not allowed: the nested call refuses it
+        registry.deserialize(boxed, trusted=False)
+    assert registry.deserialize(boxed) == {"x": [1, 2]} and seen == [{"x": [1, 2]}]

@@ -134,7 +134,12 @@ static inline PyObject *entry_serialize_value(Codec *codec, PyObject *value) {
 
 static inline PyObject *entry_deserialize_value(Codec *codec, PyObject *value) {
     Py_INCREF(codec);
-    PyObject *result = unpack_top(codec, value, top_plain(codec));
+    PyObject *plain = top_plain(codec), *result = plain == NULL ? NULL : lean_deserialize(codec, value, plain);
+    if (result != NULL || PyErr_Occurred()) {
+        Py_DECREF(codec);
+        return result;
+    }
+    result = unpack_top(codec, value, plain);
     if (result == Py_NotImplemented) { /* not plain: read by its serializer (_core_top_value.h) */
         Py_DECREF(result);
         result = top_value(codec, value);

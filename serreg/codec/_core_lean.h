@@ -94,3 +94,137 @@ static PyObject *lean_serialize(Codec *self, PyObject *obj) {
     if (result_fast && !result_untracked_ok) PyObject_GC_Track(result);
     return result;
 }
+
+/* ------------------------------------------------------------------ reading */
+
+/* The short way of unpack_top, its twin: a trusted frame or result without buffers, of a dict or a list,
+ * whose in-band is at most LEAN_BYTES of fixed-size scalars (nil, bools, ints, floats), str and such
+ * dicts and lists, read with one recursive reader and no decoder state. The values are those the
+ * decoder makes (str through the same decode_str and key cache, ints and floats of the same values;
+ * a repeated map key: the last one, as PyDict_SetItem leaves it). Anything else (bin, ext, a map key
+ * that is a container, bytes that end early or run on, a str that is not UTF-8, more than LEAN_DEPTH
+ * containers deep) is "not here", the error cleared: unpack_top reads the frame again from the start
+ * and words what it finds. */
+
+/* The n-byte big-endian unsigned int at p. */
+static inline uint64_t lean_be(const unsigned char *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+/* The item at p[*at..end), *at moved past it: a new reference, or NULL (not here; an error may be set). */
+static PyObject *lean_item(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, int is_key, int depth) {
+    Py_ssize_t pos = *at;
+    if (pos >= end) return NULL;
+    unsigned char b = p[pos++];
+    Py_ssize_t left = end - pos, n = -1;
+    int map = 0;
+    PyObject *v = NULL;
+    if (b <= 0x7f) v = PyLong_FromLong(b);
+    else if (b >= 0xe0) v = PyLong_FromLong((signed char)b);
+    else if (b >= 0xa0 && b <= 0xbf) n = b & 0x1f;
+    else if (b <= 0x8f) { map = 1; n = b & 0x0f; }
+    else if (b <= 0x9f) n = b & 0x0f;
+    else {
+        static const signed char size[32] = { /* 0xc0 .. 0xdf: the bytes after the type byte, -1: not here */
+            0, -1, 0, 0, -1, -1, -1, -1, -1, -1, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, -1, -1, -1, -1, -1, 1, 2, 4, 2, 4, 2, 4};
+        int w = size[b - 0xc0];
+        if (w < 0 || left < w) return NULL;
+        uint64_t u = lean_be(p + pos, w);
+        pos += w;
+        switch (b) {
+        case 0xc0: v = Py_NewRef(Py_None); break;
+        case 0xc2: v = Py_NewRef(Py_False); break;
+        case 0xc3: v = Py_NewRef(Py_True); break;
+        case 0xca: { uint32_t bits = (uint32_t)u; float x; memcpy(&x, &bits, 4); v = PyFloat_FromDouble(x); break; }
+        case 0xcb: { double x; memcpy(&x, &u, 8); v = PyFloat_FromDouble(x); break; }
+        case 0xcc: case 0xcd: case 0xce: v = PyLong_FromLongLong((long long)u); break;
+        case 0xcf: v = PyLong_FromUnsignedLongLong(u); break;
+        case 0xd0: v = PyLong_FromLong((int8_t)u); break;
+        case 0xd1: v = PyLong_FromLong((int16_t)u); break;
+        case 0xd2: v = PyLong_FromLong((int32_t)u); break;
+        case 0xd3: v = PyLong_FromLongLong((int64_t)u); break;
+        case 0xd9: case 0xda: case 0xdb: n = (Py_ssize_t)u; b = 0xa0; break; /* str */
+        case 0xdc: case 0xdd: n = (Py_ssize_t)u; b = 0x90; break;
+        default: n = (Py_ssize_t)u; b = 0x80; map = 1; break; /* 0xde, 0xdf */
+        }
+        left = end - pos;
+    }
+    if (n >= 0 && b >= 0xa0) { /* a str of n bytes */
+        if (left < n) return NULL;
+        v = decode_str(p + pos, n, left, is_key);
+        pos += n;
+    } else if (n >= 0) { /* a map or array of n items, each at least one byte */
+        if (is_key || depth >= LEAN_DEPTH || n > left || (map && 2 * n > left)) return NULL;
+        v = map ? _PyDict_NewPresized(n) : PyList_New(n);
+        for (Py_ssize_t i = 0; v != NULL && i < n; i++) {
+            PyObject *key = NULL, *item;
+            if (map && (key = lean_item(p, &pos, end, 1, depth + 1)) == NULL) {
+                Py_CLEAR(v);
+                break;
+            }
+            if ((item = lean_item(p, &pos, end, 0, depth + 1)) == NULL) {
+                Py_XDECREF(key);
+                Py_CLEAR(v);
+                break;
+            }
+            if (!map) {
+                PyList_SET_ITEM(v, i, item);
+                continue;
+            }
+            if (PyDict_SetItem(v, key, item) < 0) Py_CLEAR(v);
+            Py_DECREF(key);
+            Py_DECREF(item);
+        }
+    }
+    *at = pos;
+    return v;
+}
+
+/* The header of an unsigned frame without out-of-band buffers (as unpack_top checks it), size bytes long. */
+static inline int lean_frame_head(const unsigned char *p, uint64_t size) {
+    return size >= FRAME_HEADER + HASH_SIZE && memcmp(p, "SREG", 4) == 0 && p[4] == 1 && p[5] == 0 && p[6] == 0 &&
+           p[7] == 0 && frame_le(p + 8, 4) == 0 && frame_le(p + 12, 4) == 0 &&
+           frame_le(p + 16, 8) == size - FRAME_HEADER && frame_le(p + 24, 8) == size;
+}
+
+/* The value of data (a frame or result) read the short way, or NULL: with an error set, an error;
+ * without, not here. plain: the registry's settings.plain, as unpack_top is given it. */
+static PyObject *lean_deserialize(Codec *self, PyObject *data, PyObject *plain) {
+    if (plain == NULL || plain != self->plain_seen || self->plain_depth == 0 || result_type == NULL ||
+        decode_state_var == NULL || self->snapshot_slot <= 0 || self->n_unpacked < 0)
+        return NULL; /* limits not parsed yet, untrusted, max_depth 0 ...: unpack_top */
+    PyObject *frame;
+    if (Py_TYPE(data) == result_type) {
+        frame = SLOT(data, R_FRAME);
+        if (frame == NULL || !PyBytes_CheckExact(frame) || SLOT(data, R_BUFFERS) != Py_None ||
+            PyBytes_GET_SIZE(frame) < FRAME_HEADER + HASH_SIZE)
+            return NULL;
+    } else if (PyBytes_CheckExact(data)) {
+        frame = data;
+        if ((uint64_t)PyBytes_GET_SIZE(frame) > self->plain_size ||
+            !lean_frame_head((const unsigned char *)PyBytes_AS_STRING(frame), (uint64_t)PyBytes_GET_SIZE(frame)))
+            return NULL;
+    } else {
+        return NULL;
+    }
+    Py_ssize_t size = PyBytes_GET_SIZE(frame);
+    if (size - FRAME_HEADER - HASH_SIZE > LEAN_BYTES) return NULL;
+    PyObject *snapshot = *(PyObject **)((char *)self->snapshots + self->snapshot_slot), *state;
+    if (snapshot == NULL || snapshot != self->cached_snapshot) return NULL;
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(frame);
+    PyObject *type = unpacked_as_is(self, &self->tables, (const char *)p + FRAME_HEADER);
+    if (type != (PyObject *)&PyDict_Type && type != (PyObject *)&PyList_Type) return NULL;
+    if (PyContextVar_Get(decode_state_var, NULL, &state) < 0) return NULL;
+    int inside = state != NULL && state != Py_None;
+    Py_XDECREF(state);
+    if (inside) return NULL; /* a nested call: it follows the rules of the outer one (unpack_top says so) */
+    Py_INCREF(frame); /* bytes: read in place, kept alive (the result's slot may be replaced meanwhile) */
+    Py_ssize_t pos = FRAME_HEADER + HASH_SIZE;
+    PyObject *value = lean_item(p, &pos, size, 0, 0);
+    Py_DECREF(frame);
+    if (value != NULL && (pos != size || (PyObject *)Py_TYPE(value) != type)) Py_CLEAR(value);
+    if (value == NULL) PyErr_Clear(); /* unpack_top reads it again and reports what is wrong */
+    return value;
+}
