@@ -14,7 +14,7 @@
 #define LEAN_DEPTH 8
 #define LEAN_SKIP_MAX 64
 
-static int lean_skip_left, lean_skip_next;
+static int lean_skip_left, lean_skip_next; /* one count for the process: a heuristic, no state of a call */
 
 /* A plain leaf into o, only if it fits in o's room: 0 written, 1 not here. */
 static inline int lean_leaf(Out *o, PyObject *obj) {
@@ -54,6 +54,8 @@ static int lean_value(Out *o, PyObject *obj, int depth) {
 static PyObject *lean_serialize(Codec *self, PyObject *obj) {
     PyTypeObject *type = Py_TYPE(obj);
     if ((type != &PyDict_Type && type != &PyList_Type) || result_type == NULL || self->snapshot_slot <= 0) return NULL;
+    Py_ssize_t items = type == &PyDict_Type ? 2 * PyDict_GET_SIZE(obj) : PyList_GET_SIZE(obj);
+    if (items >= LEAN_BYTES) return NULL; /* a byte an item at least: it cannot fit (no call skipped for it) */
     if (lean_skip_left > 0) {
         lean_skip_left--;
         return NULL;
