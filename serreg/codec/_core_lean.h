@@ -27,27 +27,32 @@ static inline int lean_leaf(Out *o, PyObject *obj) {
     return enc_plain_leaf(o, obj, 0) == 0 ? 0 : 1;
 }
 
-/* obj into o: 0 written, 1 not here. */
-static int lean_value(Out *o, PyObject *obj, int depth) {
+/* A dict or list item into o: 0 written, 1 not here. */
+static int lean_container(Out *o, PyObject *obj, int depth);
+
+static inline int lean_item_out(Out *o, PyObject *obj, int depth) {
     PyTypeObject *type = Py_TYPE(obj);
-    if (type == &PyDict_Type) {
+    return type == &PyDict_Type || type == &PyList_Type ? lean_container(o, obj, depth) : lean_leaf(o, obj);
+}
+
+/* A dict or list (obj) into o: 0 written, 1 not here. */
+static int lean_container(Out *o, PyObject *obj, int depth) {
+    if (depth >= LEAN_DEPTH || o->cap - o->len < 5) return 1;
+    if (Py_TYPE(obj) == &PyDict_Type) {
         Py_ssize_t pos = 0;
         PyObject *key, *value;
-        if (depth >= LEAN_DEPTH || o->cap - o->len < 5 || MAP_HEADER(o, PyDict_GET_SIZE(obj)) < 0) return 1;
+        if (MAP_HEADER(o, PyDict_GET_SIZE(obj)) < 0) return 1;
         while (DICT_NEXT(obj, &pos, &key, &value)) {
-            if (lean_leaf(o, key) || lean_value(o, value, depth + 1)) return 1;
+            if (lean_leaf(o, key) || lean_item_out(o, value, depth + 1)) return 1;
         }
         return 0;
     }
-    if (type == &PyList_Type) {
-        Py_ssize_t n = PyList_GET_SIZE(obj);
-        if (depth >= LEAN_DEPTH || o->cap - o->len < 5 || ARRAY_HEADER(o, n) < 0) return 1;
-        for (Py_ssize_t i = 0; i < n; i++) { /* no Python code runs here: the list cannot change */
-            if (lean_value(o, PyList_GET_ITEM(obj, i), depth + 1)) return 1;
-        }
-        return 0;
+    Py_ssize_t n = PyList_GET_SIZE(obj);
+    if (ARRAY_HEADER(o, n) < 0) return 1;
+    for (Py_ssize_t i = 0; i < n; i++) { /* no Python code runs here: the list cannot change */
+        if (lean_item_out(o, PyList_GET_ITEM(obj, i), depth + 1)) return 1;
     }
-    return lean_leaf(o, obj);
+    return 0;
 }
 
 /* obj's SerializationResult, or NULL: with an error set, an error; without, not here. */
@@ -66,7 +71,7 @@ static PyObject *lean_serialize(Codec *self, PyObject *obj) {
     if (hash == NULL || !PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE) return NULL;
     char buf[LEAN_BYTES];
     Out o = {buf, 0, LEAN_BYTES, 0};
-    int r = lean_value(&o, obj, 0);
+    int r = lean_container(&o, obj, 0);
     if (o.owns) { /* grown past the stack buffer after all (never, given the room checks): not here */
         PyMem_Free(o.buf);
         r = 1;
@@ -108,87 +113,118 @@ static PyObject *lean_serialize(Codec *self, PyObject *obj) {
  * containers deep) is "not here", the error cleared: unpack_top reads the frame again from the start
  * and words what it finds. */
 
-/* The n-byte big-endian unsigned int at p. */
-static inline uint64_t lean_be(const unsigned char *p, int n) {
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++) v = (v << 8) | p[i];
-    return v;
+/* The w-byte big-endian unsigned int at p (w: 0, 1, 2, 4 or 8). */
+static inline uint64_t lean_be(const unsigned char *p, int w) {
+    switch (w) {
+    case 1: return p[0];
+    case 2: return ((uint64_t)p[0] << 8) | p[1];
+    case 4: return ((uint64_t)p[0] << 24) | ((uint64_t)p[1] << 16) | ((uint64_t)p[2] << 8) | p[3];
+    case 8: return load_be64(p);
+    default: return 0;
+    }
 }
 
-/* The item at p[*at..end), *at moved past it: a new reference, or NULL (not here; an error may be set). */
-static PyObject *lean_item(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, int is_key, int depth) {
+static PyObject *lean_read_container(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, Py_ssize_t n, int map,
+                                     int depth);
+
+/* The item at p[*at..end), *at moved past it: a new reference, or NULL (not here; an error may be set).
+ * Scalars and str are read here, in the caller's loop; a map or array by lean_read_container. */
+static inline PyObject *lean_read(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, int is_key, int depth) {
     Py_ssize_t pos = *at;
     if (pos >= end) return NULL;
     unsigned char b = p[pos++];
-    Py_ssize_t left = end - pos, n = -1;
+    Py_ssize_t left = end - pos, n;
     int map = 0;
     PyObject *v = NULL;
-    if (b <= 0x7f) v = PyLong_FromLong(b);
-    else if (b >= 0xe0) v = PyLong_FromLong((signed char)b);
-    else if (b >= 0xa0 && b <= 0xbf) n = b & 0x1f;
-    else if (b <= 0x8f) { map = 1; n = b & 0x0f; }
-    else if (b <= 0x9f) n = b & 0x0f;
-    else {
-        static const signed char size[32] = { /* 0xc0 .. 0xdf: the bytes after the type byte, -1: not here */
-            0, -1, 0, 0, -1, -1, -1, -1, -1, -1, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, -1, -1, -1, -1, -1, 1, 2, 4, 2, 4, 2, 4};
-        int w = size[b - 0xc0];
-        if (w < 0 || left < w) return NULL;
-        uint64_t u = lean_be(p + pos, w);
-        pos += w;
-        switch (b) {
-        case 0xc0: v = Py_NewRef(Py_None); break;
-        case 0xc2: v = Py_NewRef(Py_False); break;
-        case 0xc3: v = Py_NewRef(Py_True); break;
-        case 0xca: { uint32_t bits = (uint32_t)u; float x; memcpy(&x, &bits, 4); v = PyFloat_FromDouble(x); break; }
-        case 0xcb: { double x; memcpy(&x, &u, 8); v = PyFloat_FromDouble(x); break; }
-        case 0xcc: case 0xcd: case 0xce: v = PyLong_FromLongLong((long long)u); break;
-        case 0xcf: v = PyLong_FromUnsignedLongLong(u); break;
-        case 0xd0: v = PyLong_FromLong((int8_t)u); break;
-        case 0xd1: v = PyLong_FromLong((int16_t)u); break;
-        case 0xd2: v = PyLong_FromLong((int32_t)u); break;
-        case 0xd3: v = PyLong_FromLongLong((int64_t)u); break;
-        case 0xd9: case 0xda: case 0xdb: n = (Py_ssize_t)u; b = 0xa0; break; /* str */
-        case 0xdc: case 0xdd: n = (Py_ssize_t)u; b = 0x90; break;
-        default: n = (Py_ssize_t)u; b = 0x80; map = 1; break; /* 0xde, 0xdf */
-        }
-        left = end - pos;
+    switch (b >> 5) { /* one jump by the type byte's top three bits, as the decoder's scalar loop */
+    case 0: case 1: case 2: case 3: /* positive fixint */
+        *at = pos;
+        return PyLong_FromLong(b);
+    case 7: /* negative fixint */
+        *at = pos;
+        return PyLong_FromLong((signed char)b);
+    case 5: /* fixstr */
+        n = b & 0x1f;
+        goto str;
+    case 4: /* fixmap, fixarray */
+        n = b & 0x0f;
+        map = b <= 0x8f;
+        goto container;
+    default:
+        break;
     }
-    if (n >= 0 && b >= 0xa0) { /* a str of n bytes */
-        if (left < n) return NULL;
-        v = decode_str(p + pos, n, left, is_key);
-        pos += n;
-    } else if (n >= 0) { /* a map or array of n items, each at least one byte */
-        if (is_key || depth >= LEAN_DEPTH || n > left || (map && 2 * n > left)) return NULL;
-        v = map ? _PyDict_NewPresized(n) : PyList_New(n);
-        for (Py_ssize_t i = 0; v != NULL && i < n; i++) {
-            PyObject *key = NULL, *item;
-            if (map && (key = lean_item(p, &pos, end, 1, depth + 1)) == NULL) {
-                Py_CLEAR(v);
-                break;
-            }
-            if ((item = lean_item(p, &pos, end, 0, depth + 1)) == NULL) {
-                Py_XDECREF(key);
-                Py_CLEAR(v);
-                break;
-            }
-            if (!map) {
-                PyList_SET_ITEM(v, i, item);
-                continue;
-            }
-            if (PyDict_SetItem(v, key, item) < 0) Py_CLEAR(v);
-            Py_DECREF(key);
-            Py_DECREF(item);
-        }
+    static const signed char size[32] = { /* 0xc0 .. 0xdf: the bytes after the type byte, -1: not here */
+        0, -1, 0, 0, -1, -1, -1, -1, -1, -1, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, -1, -1, -1, -1, -1, 1, 2, 4, 2, 4, 2, 4};
+    int w = size[b - 0xc0];
+    if (w < 0 || left < w) return NULL;
+    uint64_t u = lean_be(p + pos, w);
+    pos += w;
+    left -= w;
+    switch (b) {
+    case 0xc0: v = Py_NewRef(Py_None); break;
+    case 0xc2: v = Py_NewRef(Py_False); break;
+    case 0xc3: v = Py_NewRef(Py_True); break;
+    case 0xca: { uint32_t bits = (uint32_t)u; float x; memcpy(&x, &bits, 4); v = PyFloat_FromDouble(x); break; }
+    case 0xcb: { double x; memcpy(&x, &u, 8); v = PyFloat_FromDouble(x); break; }
+    case 0xcc: case 0xcd: case 0xce: v = PyLong_FromLongLong((long long)u); break;
+    case 0xcf: v = PyLong_FromUnsignedLongLong(u); break;
+    case 0xd0: v = PyLong_FromLong((int8_t)u); break;
+    case 0xd1: v = PyLong_FromLong((int16_t)u); break;
+    case 0xd2: v = PyLong_FromLong((int32_t)u); break;
+    case 0xd3: v = PyLong_FromLongLong((int64_t)u); break;
+    case 0xd9: case 0xda: case 0xdb: n = (Py_ssize_t)u; goto str;
+    case 0xdc: case 0xdd: n = (Py_ssize_t)u; goto container;
+    default: n = (Py_ssize_t)u; map = 1; goto container; /* 0xde, 0xdf */
     }
     *at = pos;
     return v;
+str:
+    if (left < n) return NULL;
+    *at = pos + n;
+    return decode_str(p + pos, n, left, is_key);
+container: /* n items, each at least one byte */
+    if (is_key || depth >= LEAN_DEPTH || n > left || (map && 2 * n > left)) return NULL;
+    *at = pos;
+    return lean_read_container(p, at, end, n, map, depth);
+}
+
+/* The map (map set) or array of n items at p[*at..end). */
+static PyObject *lean_read_container(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, Py_ssize_t n, int map,
+                                     int depth) {
+    if (!map) {
+        PyObject *list = PyList_New(n);
+        for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
+            PyObject *item = lean_read(p, at, end, 0, depth + 1);
+            if (item == NULL) Py_CLEAR(list);
+            else PyList_SET_ITEM(list, i, item);
+        }
+        return list;
+    }
+    PyObject *dict = _PyDict_NewPresized(n);
+    for (Py_ssize_t i = 0; dict != NULL && i < n; i++) {
+        PyObject *key = lean_read(p, at, end, 1, depth + 1), *item;
+        if (key == NULL || (item = lean_read(p, at, end, 0, depth + 1)) == NULL) {
+            Py_XDECREF(key);
+            Py_CLEAR(dict);
+            break;
+        }
+        if (PyDict_SetItem(dict, key, item) < 0) Py_CLEAR(dict);
+        Py_DECREF(key);
+        Py_DECREF(item);
+    }
+    return dict;
 }
 
 /* The header of an unsigned frame without out-of-band buffers (as unpack_top checks it), size bytes long. */
 static inline int lean_frame_head(const unsigned char *p, uint64_t size) {
-    return size >= FRAME_HEADER + HASH_SIZE && memcmp(p, "SREG", 4) == 0 && p[4] == 1 && p[5] == 0 && p[6] == 0 &&
-           p[7] == 0 && frame_le(p + 8, 4) == 0 && frame_le(p + 12, 4) == 0 &&
-           frame_le(p + 16, 8) == size - FRAME_HEADER && frame_le(p + 24, 8) == size;
+    if (size < FRAME_HEADER + HASH_SIZE || memcmp(p, SECTION_HEAD, 16) != 0) return 0; /* magic ... no buffers */
+#if !PY_BIG_ENDIAN
+    uint64_t lengths[2];
+    memcpy(lengths, p + 16, 16);
+    return lengths[0] == size - FRAME_HEADER && lengths[1] == size;
+#else
+    return frame_le(p + 16, 8) == size - FRAME_HEADER && frame_le(p + 24, 8) == size;
+#endif
 }
 
 /* The value of data (a frame or result) read the short way, or NULL: with an error set, an error;
@@ -224,7 +260,7 @@ static PyObject *lean_deserialize(Codec *self, PyObject *data, PyObject *plain) 
     if (inside) return NULL; /* a nested call: it follows the rules of the outer one (unpack_top says so) */
     Py_INCREF(frame); /* bytes: read in place, kept alive (the result's slot may be replaced meanwhile) */
     Py_ssize_t pos = FRAME_HEADER + HASH_SIZE;
-    PyObject *value = lean_item(p, &pos, size, 0, 0);
+    PyObject *value = lean_read(p, &pos, size, 0, 0);
     Py_DECREF(frame);
     if (value != NULL && (pos != size || (PyObject *)Py_TYPE(value) != type)) Py_CLEAR(value);
     if (value == NULL) PyErr_Clear(); /* unpack_top reads it again and reports what is wrong */
