@@ -2,8 +2,9 @@
  * top_method, which leaves the Python methods as they are).
  *
  * top_method(kind, function) wraps the Python method ``function``. Called with the value alone
- * (``registry.serialize(obj)``, ``serreg.deserialize(frame)``), it tries the codec's top-level
- * entry (_core_top.h; deserialize then _core_top_value.h) with no Python frame in between, and on
+ * (``registry.serialize(obj)``, ``serreg.deserialize(frame)``), it tries the short way of a small
+ * dict or list (_core_lean.h), then the codec's top-level entry (_core_top.h; deserialize then
+ * _core_top_value.h), with no Python frame in between, and on
  * NotImplemented calls the registry's
  * full path as the Python method would after its own try (the callables given to
  * MsgpackCodec.bind_registry). Called with anything else (options, keywords, wrong arguments), or
