@@ -16,45 +16,102 @@
  * Reading: the serreg.pyobjects reader publishes the prefix of the last frame it read whose value was
  * one instance of its one class (publish_implicit_read: everything up to the instance array), with the
  * snapshot, the class, how it is checked and the table's DecodeScope. unpack_top reads a serreg.pyobjects
- * section starting with that prefix, under that snapshot, its class still found by name if it was, as
- * the reader does: the instance array as an ext 1 one level deep, the scope set, the value of that class.
+ * section starting with that prefix, under that snapshot, its class still found by name if it was (the
+ * last class found so is remembered while the dicts it was found through keep their versions), as the
+ * reader does: the instance array as an ext 1 one level deep, read with the table's plans, the value of
+ * that class.
  *
  * Anything else, and anything that goes wrong, gives NotImplemented: the full path writes or reads the
  * value (the same bytes and values) and words every error. */
 
 enum { IW_SNAPSHOT, IW_PLAN, IW_KINDS, IW_HEAD, IW_QUALNAME, IW_CHECK, IW_SIZE };
-enum { IR_SNAPSHOT, IR_PREFIX, IR_CLASS, IR_QUALNAME, IR_CHECK, IR_SCOPE, IR_SIZE };
+enum { IR_SNAPSHOT, IR_PREFIX, IR_CLASS, IR_QUALNAME, IR_CHECK, IR_PLANS, IR_READERS, IR_LEAVES, IR_SIZE };
 #define IMPLICIT_WRITES_MAX 64
 
 static PyObject *str_module_attr, *str_modules, *str_dot;
+static PyObject *sys_dict; /* the sys module's namespace, where sys.modules is looked up (as Python code does) */
+
+/* getattr(owner, name) as a new reference; NULL, error set, when absent. A plain module's own global is
+ * read from its namespace (no data descriptor of the module type has a name without two leading
+ * underscores; anything else goes through getattr, __getattr__ hooks included). */
+static PyObject *implicit_attribute(PyObject *owner, PyObject *name) {
+    if (PyModule_CheckExact(owner) && PyUnicode_GET_LENGTH(name) > 0 && PyUnicode_READ_CHAR(name, 0) != '_') {
+        PyObject *found = PyDict_GetItemWithError(PyModule_GetDict(owner), name);
+        if (found != NULL) return Py_NewRef(found);
+        if (PyErr_Occurred()) return NULL;
+    }
+    return PyObject_GetAttr(owner, name);
+}
+
+#if PY_VERSION_HEX < 0x030C0000
+/* The last class found by name at the top of its module, per use (0 writing, 1 reading): found again
+ * without a look-up while none of the dicts it was found through changed (a dict's version is given to
+ * no other dict state, so equal versions mean the same contents; each dict is kept alive by the one
+ * before it, checked first). */
+typedef struct {
+    PyTypeObject *cls;
+    PyObject *qualname, *modules, *module_dict;
+    uint64_t type_version, sys_version, modules_version, module_version;
+} NameMemo;
+static NameMemo name_memo[2];
+#define DICT_VERSION(d) (((PyDictObject *)(d))->ma_version_tag)
+#endif
 
 /* Whether cls is still what its module and qualified name lead to (serreg/implicit/class_pickles.py,
  * found_by_name): parts is qualname split at its dots. 1 yes, 0 no or an error (cleared). */
-static int implicit_found_by_name(PyTypeObject *cls, PyObject *qualname, PyObject *parts) {
+static int implicit_found_by_name(PyTypeObject *cls, PyObject *qualname, PyObject *parts, int use) {
     if (!(cls->tp_flags & Py_TPFLAGS_HEAPTYPE)) return 0;
     PyObject *now = ((PyHeapTypeObject *)cls)->ht_qualname;
+#if PY_VERSION_HEX < 0x030C0000
+    NameMemo *memo = &name_memo[use];
+    if (memo->cls == cls && memo->qualname == now && DICT_VERSION(cls->tp_dict) == memo->type_version &&
+        DICT_VERSION(sys_dict) == memo->sys_version && DICT_VERSION(memo->modules) == memo->modules_version &&
+        DICT_VERSION(memo->module_dict) == memo->module_version)
+        return 1;
+#endif
     if (now != qualname && (!PyUnicode_CheckExact(now) || PyUnicode_Compare(now, qualname) != 0)) {
-        PyErr_Clear();
+        if (PyErr_Occurred()) PyErr_Clear();
         return 0;
     }
     PyObject *name = PyDict_GetItemWithError(cls->tp_dict, str_module_attr); /* cls.__module__ */
-    PyObject *modules = PySys_GetObject("modules"); /* borrowed: sys.modules */
-    if (name == NULL || modules == NULL || !PyDict_Check(modules)) { PyErr_Clear(); return 0; }
-    PyObject *found = PyDict_GetItemWithError(modules, name);
-    if (found == NULL) { PyErr_Clear(); return 0; }
+    PyObject *modules = name == NULL ? NULL : PyDict_GetItemWithError(sys_dict, str_modules); /* sys.modules */
+    PyObject *found = modules == NULL || !PyDict_CheckExact(modules) ? NULL : PyDict_GetItemWithError(modules, name);
+    if (found == NULL) {
+        if (PyErr_Occurred()) PyErr_Clear();
+        return 0;
+    }
+    PyObject *module = Py_NewRef(found); /* held: a module's __getattr__ may run while its globals are read */
     Py_INCREF(found);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(parts) && found != NULL; i++)
-        Py_SETREF(found, PyObject_GetAttr(found, PyTuple_GET_ITEM(parts, i)));
+        Py_SETREF(found, implicit_attribute(found, PyTuple_GET_ITEM(parts, i)));
     int same = found == (PyObject *)cls;
     Py_XDECREF(found);
-    PyErr_Clear();
+    if (PyErr_Occurred()) PyErr_Clear();
+#if PY_VERSION_HEX < 0x030C0000
+    PyObject *global = PyTuple_GET_SIZE(parts) != 1 ? NULL : PyTuple_GET_ITEM(parts, 0);
+    if (same && global != NULL && PyModule_CheckExact(module) && PyUnicode_GET_LENGTH(global) > 0 &&
+        PyUnicode_READ_CHAR(global, 0) != '_' && PyDict_CheckExact(cls->tp_dict) && PyDict_CheckExact(sys_dict) &&
+        PyDict_GetItemWithError(PyModule_GetDict(module), global) == (PyObject *)cls) {
+        /* found in the module's namespace (implicit_attribute's first way), which the memo then watches */
+        memo->cls = cls;
+        memo->qualname = now;
+        memo->modules = modules;
+        memo->module_dict = PyModule_GetDict(module);
+        memo->type_version = DICT_VERSION(cls->tp_dict);
+        memo->sys_version = DICT_VERSION(sys_dict);
+        memo->modules_version = DICT_VERSION(modules);
+        memo->module_version = DICT_VERSION(memo->module_dict);
+    }
+    if (PyErr_Occurred()) PyErr_Clear();
+#endif
+    Py_DECREF(module);
     return same;
 }
 
 /* Whether the class pickle of an entry still holds: qualname None: check is the class's version tag
  * (written by value); else check is qualname's parts (written by reference). */
 static int implicit_class_holds(PyTypeObject *cls, PyObject *qualname, PyObject *check) {
-    if (qualname != Py_None) return implicit_found_by_name(cls, qualname, check);
+    if (qualname != Py_None) return implicit_found_by_name(cls, qualname, check, 0);
     if (!(cls->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) return 0;
     unsigned long tag = PyLong_AsUnsignedLong(check);
     if (tag == (unsigned long)-1 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
@@ -100,7 +157,7 @@ static StructPlan *implicit_top_plan(Codec *self, PyObject *obj, PyObject **entr
     PyTypeObject *cls = Py_TYPE(obj);
     PyObject *found = PyDict_GetItemWithError(self->implicit_writes, (PyObject *)cls);
     if (found == NULL || PyTuple_GET_ITEM(found, IW_SNAPSHOT) != self->cached_snapshot) {
-        PyErr_Clear();
+        if (PyErr_Occurred()) PyErr_Clear();
         return NULL;
     }
     Py_INCREF(found); /* the class check below may run Python code (a module's __getattr__) */
@@ -111,7 +168,7 @@ static StructPlan *implicit_top_plan(Codec *self, PyObject *obj, PyObject **entr
     if (kind == NULL || !PyLong_CheckExact(kind) || PyLong_AsLong(kind) != WALK_PLAIN || !implicit_unguarded(self) ||
         !implicit_class_holds(cls, PyTuple_GET_ITEM(found, IW_QUALNAME), PyTuple_GET_ITEM(found, IW_CHECK)) ||
         walk_run(obj, kinds, NULL, &names, &unknown) != WALK_OK) {
-        PyErr_Clear();
+        if (PyErr_Occurred()) PyErr_Clear();
         Py_DECREF(found);
         return NULL;
     }
@@ -120,14 +177,12 @@ static StructPlan *implicit_top_plan(Codec *self, PyObject *obj, PyObject **entr
 }
 
 /* The frame of an implicit instance: ClassIDHash("serreg.pyobjects"), the entry's head, *hash (the
- * class's ClassIDHash, then replaced by serreg.pyobjects') and the instance array body[0..n). The call's
- * struct table must hold the one definition of the head's (else NULL, no error set). */
+ * class's ClassIDHash, then replaced by serreg.pyobjects') and the instance array body[0..n). Its class's
+ * definition is the head table's only one, index 0 without a table of the call's: a call that opened
+ * one (another struct met) gets NULL, no error set. */
 static PyObject *implicit_frame(Codec *self, Enc *e, PyObject *entry, PyObject **hash, const char *body, Py_ssize_t n) {
-    StructPlan *plan = (StructPlan *)PyTuple_GET_ITEM(entry, IW_PLAN);
     PyObject *head = PyTuple_GET_ITEM(entry, IW_HEAD);
-    if (e->scope_definitions == NULL || PyList_GET_SIZE(e->scope_definitions) != 1 ||
-        PyList_GET_ITEM(e->scope_definitions, 0) != plan->definition)
-        return NULL;
+    if (e->scope_definitions != NULL && PyList_GET_SIZE(e->scope_definitions) != 0) return NULL;
     Py_ssize_t h = PyBytes_GET_SIZE(head);
     char *buf = PyMem_Malloc(h + HASH_SIZE + n);
     if (buf == NULL) return PyErr_NoMemory();
@@ -150,10 +205,15 @@ static PyObject *unpack_implicit(Codec *self, Tables *t, const unsigned char *p,
     PyObject *prefix = PyTuple_GET_ITEM(entry, IR_PREFIX);
     Py_ssize_t k = PyBytes_GET_SIZE(prefix), m = n - k;
     if (m < 1 || memcmp(p, PyBytes_AS_STRING(prefix), k) != 0) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *scope;
+    if (PyContextVar_Get(decode_scope_var, NULL, &scope) < 0) return NULL;
+    int in_scope = scope != NULL && scope != Py_None;
+    Py_XDECREF(scope);
+    if (in_scope) Py_RETURN_NOTIMPLEMENTED; /* inside another table's reading: the full path */
     Py_INCREF(entry); /* the class check may run Python code */
     PyTypeObject *cls = (PyTypeObject *)PyTuple_GET_ITEM(entry, IR_CLASS);
     PyObject *qualname = PyTuple_GET_ITEM(entry, IR_QUALNAME), *value = NULL;
-    if (qualname != Py_None && !implicit_found_by_name(cls, qualname, PyTuple_GET_ITEM(entry, IR_CHECK))) goto done;
+    if (qualname != Py_None && !implicit_found_by_name(cls, qualname, PyTuple_GET_ITEM(entry, IR_CHECK), 1)) goto done;
     /* The instance array as the ext 1 it is inside a document (the reader's _ext1). */
     unsigned char small[256], *doc = m + 6 <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc(m + 6);
     if (doc == NULL) { PyErr_NoMemory(); goto done; }
@@ -177,12 +237,10 @@ static PyObject *unpack_implicit(Codec *self, Tables *t, const unsigned char *p,
     }
     doc[at++] = 0x01;
     memcpy(doc + at, p + k, m);
-    PyObject *token = PyContextVar_Set(decode_scope_var, PyTuple_GET_ITEM(entry, IR_SCOPE));
-    if (token != NULL) {
-        value = struct_value(self, t, doc, at + m, 1, max_depth);
-        if (PyContextVar_Reset(decode_scope_var, token) < 0) Py_CLEAR(value);
-        Py_DECREF(token);
-    }
+    /* The table's plans, readers and leaves given to the decoder, not its DecodeScope set (no table is in
+       scope, checked above): whatever would read the scope itself (the pure codec, a Python reader of a
+       list of instances) finds none and fails, and the full path then reads the frame. */
+    value = struct_value(self, t, doc, at + m, 1, max_depth, &PyTuple_GET_ITEM(entry, IR_PLANS));
     if (doc != small) PyMem_Free(doc);
     if (value != NULL && value != Py_NotImplemented && Py_TYPE(value) != cls) Py_SETREF(value, Py_NewRef(Py_NotImplemented));
 done:
@@ -276,9 +334,20 @@ static PyObject *Codec_publish_implicit_read(Codec *self, PyObject *const *args,
         Py_CLEAR(self->implicit_read);
         Py_RETURN_NONE;
     }
-    PyObject *entry = PyTuple_Pack(IR_SIZE, args[0], args[1], args[2], PyTuple_GET_ITEM(check, 0),
-                                   PyTuple_GET_ITEM(check, 1), args[4]);
+    PyObject *plans = PyObject_GetAttr(args[4], str_plans), *readers = PyObject_GetAttr(args[4], str_readers),
+             *leaves = PyObject_GetAttr(args[4], str_leaves), *entry = NULL;
+    if (plans != NULL && readers != NULL && leaves != NULL) {
+        if (PyList_CheckExact(plans) && PyList_CheckExact(readers) && PyList_CheckExact(leaves) &&
+            PyList_GET_SIZE(plans) == PyList_GET_SIZE(readers))
+            entry = PyTuple_Pack(IR_SIZE, args[0], args[1], args[2], PyTuple_GET_ITEM(check, 0),
+                                 PyTuple_GET_ITEM(check, 1), plans, readers, leaves);
+        else
+            PyErr_SetString(PyExc_TypeError, "publish_implicit_read: scope's plans, readers and leaves are lists");
+    }
     Py_DECREF(check);
+    Py_XDECREF(plans);
+    Py_XDECREF(readers);
+    Py_XDECREF(leaves);
     if (entry == NULL) return NULL;
     Py_XSETREF(self->implicit_read, entry);
     Py_RETURN_NONE;
@@ -288,6 +357,10 @@ static int implicit_module_init(void) {
     if ((str_module_attr = PyUnicode_InternFromString("__module__")) == NULL) return -1;
     if ((str_modules = PyUnicode_InternFromString("modules")) == NULL) return -1;
     if ((str_dot = PyUnicode_InternFromString(".")) == NULL) return -1;
+    PyObject *sys = PyImport_ImportModule("sys");
+    if (sys == NULL) return -1;
+    sys_dict = Py_NewRef(PyModule_GetDict(sys));
+    Py_DECREF(sys);
     return 0;
 }
 

@@ -77,9 +77,10 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     e.oob = oob;
     e.plain_top = 1;
     e.open_table = top_structs_open; /* structs only with a table of its own, opened at the first one */
-    if (implicit != NULL) { /* its class is in no table the codec reads: its plan is the one met last */
+    if (implicit != NULL) { /* its class is in no table the codec reads: its plan is the one met last, */
         e.plan_type = Py_TYPE(obj);
-        e.plan = top_plan;
+        e.plan = e.index_plan = top_plan;
+        e.index = 0; /* definition 0 of the head's table (no table is opened unless another struct is met) */
     }
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
@@ -92,7 +93,7 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
         e.out.buf = self->scratch;
         e.out.cap = self->scratch_cap;
     }
-    int r = implicit != NULL && !enc_has_table(&e) ? -2 : enc_tree(&e, obj);
+    int r = enc_tree(&e, obj);
     if (r == -2) *wasted = e.out.len;
     while (e.sp > 0) {
         EFrame *f = &e.stack[--e.sp];
