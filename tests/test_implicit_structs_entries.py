@@ -159,10 +159,15 @@ def test_a_class_no_longer_found_under_its_name_is_left_to_the_full_path():
     try:
         thing = module.Thing
         compiled, pure = serreg.Registry(), _pure_registry()
-        assert _warm(compiled, thing(1)) == _warm(pure, thing(1))
+        frame = _warm(compiled, thing(1))
+        assert frame == _warm(pure, thing(1))
+        assert compiled.codec.unpack_top(frame, (None, None)) == thing(1)
         del module.Thing
         assert compiled.codec.serialize_top(thing(2)) is NotImplemented
         assert compiled.serialize(thing(2)).to_bytes() == pure.serialize(thing(2)).to_bytes()
+        assert compiled.codec.unpack_top(frame, (None, None)) is NotImplemented
+        outcome = _outcome(compiled, frame)
+        assert outcome[0] != "value" and outcome == _outcome(pure, frame)
     finally:
         sys.modules.pop(name, None)
 
@@ -246,3 +251,53 @@ def test_depth_limits_are_those_of_the_full_path(max_depth):
         assert outcome == _outcome(pure, frame), (levels, outcome)
         read = compiled.codec.unpack_top(frame, (max_depth, None))
         assert (read is NotImplemented) == (outcome[0] != "value")
+
+
+def test_no_frame_is_read_in_one_call_inside_another_tables_reading():
+    from serreg.structs.scope import DECODE_SCOPE, DecodeScope
+
+    compiled = serreg.Registry()
+    frame = _warm(compiled, Point(1, "a", []))
+    assert compiled.codec.unpack_top(frame, (None, None)) == Point(1, "a", [])
+    token = DECODE_SCOPE.set(DecodeScope([], [], [], []))
+    try:
+        assert compiled.codec.unpack_top(frame, (None, None)) is NotImplemented
+    finally:
+        DECODE_SCOPE.reset(token)
+
+
+@dataclasses.dataclass
+class Tree:
+    value: Any
+    children: Any
+
+
+def test_instances_of_the_same_class_inside_are_written_as_the_full_path_writes_them():
+    compiled, pure = serreg.Registry(), _pure_registry()
+    _warm(compiled, Tree(0, []))
+    _warm(pure, Tree(0, []))
+    for value in (Tree(1, [Tree(2, []), Tree(3, [Tree(4, [])])]), Tree(1, {"k": Tree(2, None)}), Tree(1, (Tree(2, 3),))):
+        written = compiled.codec.serialize_top(value)
+        assert type(written) is serreg.SerializationResult
+        assert written.to_bytes() == pure.serialize(value).to_bytes()
+        assert compiled.deserialize(written.to_bytes()) == value == compiled.deserialize(written)
+
+
+def test_a_class_found_again_under_its_name_in_a_new_module_object_is_still_written_in_one_call():
+    name = "serreg_test_entries_moved"
+    module = module_with_thing(name)
+    try:
+        thing = module.Thing
+        compiled, pure = serreg.Registry(), _pure_registry()
+        assert _warm(compiled, thing(1)) == _warm(pure, thing(1))
+        moved = type(module)(name)
+        moved.Thing = thing  # type: ignore[attr-defined]
+        sys.modules[name] = moved  # sys.modules changed: looked up again, and found
+        assert type(compiled.codec.serialize_top(thing(2))) is serreg.SerializationResult
+        moved.Thing = Other  # type: ignore[attr-defined]  # the module's namespace changed: no longer found
+        assert compiled.codec.serialize_top(thing(2)) is NotImplemented
+        assert compiled.serialize(thing(2)).to_bytes() == pure.serialize(thing(2)).to_bytes()
+        frame = pure.serialize(Point(1, "b", [])).to_bytes()
+        assert compiled.deserialize(frame) == Point(1, "b", [])
+    finally:
+        sys.modules.pop(name, None)

@@ -80,7 +80,9 @@ static int implicit_found_by_name(PyTypeObject *cls, PyObject *qualname, PyObjec
         if (PyErr_Occurred()) PyErr_Clear();
         return 0;
     }
-    PyObject *module = Py_NewRef(found); /* held: a module's __getattr__ may run while its globals are read */
+    /* Held: a module's __getattr__ may run while its globals are read, and change anything. */
+    PyObject *module = Py_NewRef(found);
+    Py_INCREF(name);
     Py_INCREF(found);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(parts) && found != NULL; i++)
         Py_SETREF(found, implicit_attribute(found, PyTuple_GET_ITEM(parts, i)));
@@ -91,8 +93,12 @@ static int implicit_found_by_name(PyTypeObject *cls, PyObject *qualname, PyObjec
     PyObject *global = PyTuple_GET_SIZE(parts) != 1 ? NULL : PyTuple_GET_ITEM(parts, 0);
     if (same && global != NULL && PyModule_CheckExact(module) && PyUnicode_GET_LENGTH(global) > 0 &&
         PyUnicode_READ_CHAR(global, 0) != '_' && PyDict_CheckExact(cls->tp_dict) && PyDict_CheckExact(sys_dict) &&
+        PyDict_GetItemWithError(cls->tp_dict, str_module_attr) == name &&
+        (modules = PyDict_GetItemWithError(sys_dict, str_modules)) != NULL && PyDict_CheckExact(modules) &&
+        PyDict_GetItemWithError(modules, name) == module &&
         PyDict_GetItemWithError(PyModule_GetDict(module), global) == (PyObject *)cls) {
-        /* found in the module's namespace (implicit_attribute's first way), which the memo then watches */
+        /* found in the module's namespace (implicit_attribute's first way), through dicts looked in again
+           here (nothing runs between these look-ups and the versions taken), which the memo then watches */
         memo->cls = cls;
         memo->qualname = now;
         memo->modules = modules;
@@ -105,6 +111,7 @@ static int implicit_found_by_name(PyTypeObject *cls, PyObject *qualname, PyObjec
     if (PyErr_Occurred()) PyErr_Clear();
 #endif
     Py_DECREF(module);
+    Py_DECREF(name);
     return same;
 }
 
