@@ -293,6 +293,14 @@ static PyObject *Codec_publish_implicit(Codec *self, PyObject *const *args, Py_s
     }
     int by_name = PyObject_IsTrue(args[5]);
     if (by_name < 0) return NULL;
+    PyObject *kept = self->implicit_writes == NULL ? NULL : PyDict_GetItemWithError(self->implicit_writes, args[0]);
+    if (kept == NULL && PyErr_Occurred()) return NULL;
+    if (kept != NULL && PyTuple_GET_ITEM(kept, IW_SNAPSHOT) == args[1] && PyTuple_GET_ITEM(kept, IW_PLAN) == args[2] &&
+        PyTuple_GET_ITEM(kept, IW_KINDS) == args[3] && PyTuple_GET_ITEM(kept, IW_HEAD) == args[4] &&
+        (PyTuple_GET_ITEM(kept, IW_QUALNAME) != Py_None) == by_name &&
+        (by_name ? PyTuple_GET_ITEM(kept, IW_QUALNAME) == ((PyHeapTypeObject *)args[0])->ht_qualname
+                 : implicit_class_holds((PyTypeObject *)args[0], Py_None, PyTuple_GET_ITEM(kept, IW_CHECK))))
+        Py_RETURN_NONE; /* published already, as it is (the full path wrote a value the one call left to it) */
     PyObject *check = implicit_check_of((PyTypeObject *)args[0], by_name);
     if (check == NULL) {
         if (PyErr_Occurred()) return NULL;
