@@ -24,7 +24,7 @@
  *
  * MsgpackCodec.serialize_top and unpack_top (_core_top.h, with _core_top_setup.h) are Registry.serialize and
  * deserialize for plain values, in one call each (also for values holding structs with a plan,
- * _core_structs_top.h); top_value (_core_top_value.h, with _core_top_value_setup.h) reads a trusted frame or
+ * _core_structs_top.h, and for one implicit struct instance, _core_implicit_top.h); top_value (_core_top_value.h, with _core_top_value_setup.h) reads a trusted frame or
  * result whose value its serializer reads, out-of-band buffers included; _core_entry.h makes those two methods C methods that call them with no
  * Python frame first; _core_keys.h keeps one str per short map key. The output buffer and the
  * msgpack writing primitives are in _core_out.h; the encoder is _core_encode*.h with _core_pack.h,

@@ -10,7 +10,9 @@
  * NotImplemented and write or read nothing: the caller takes the full path, which gives the
  * same bytes and values and reports every error as it always has. Values holding structs of
  * classes with a plan are the exception: both entries write and read them with a struct table of
- * their own (_core_structs_top.h). */
+ * their own (_core_structs_top.h); so is one plain object nobody declared at the top level, written
+ * and read as an implicit struct from what the Python writer and reader published
+ * (_core_implicit_top.h). */
 
 /* Keep the empty list oob (a reference given) for serialize_top's next call, when no one else holds it. */
 static void keep_oob_list(Codec *self, PyObject *oob) {
