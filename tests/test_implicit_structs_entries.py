@@ -351,3 +351,24 @@ def test_mutated_instance_arrays_after_the_published_prefix_read_as_the_pure_rea
 def _seen(outcome: Any) -> Any:
     """An outcome with its value as its type and repr (a NaN read back equals the other NaN)."""
     return ("value", type(outcome[1]), repr(outcome[1])) if outcome[0] == "value" else outcome
+
+
+def test_dataclasses_switched_to_their_serializer_after_publishing_are_written_by_it():
+    compiled, pure = serreg.Registry(), _pure_registry()
+    _warm(compiled, Point(1, "a", []))
+    for registry in (compiled, pure):
+        registry.configure_dataclasses()
+    assert compiled.codec.serialize_top(Point(2, "b", [])) is NotImplemented
+    frames = [registry.serialize(Point(2, "b", [])).to_bytes() for registry in (compiled, pure)]
+    assert frames[0] == frames[1] and _in_band(frames[0])[:8] == class_id_hash("serreg.dataclass")
+
+
+def test_a_registry_made_untrusted_after_publishing_refuses_the_frame():
+    compiled = serreg.Registry()
+    frame = _warm(compiled, Point(1, "a", []))
+    compiled.trusted = False
+    for data in (frame, compiled.serialize(Point(1, "a", []))):
+        with pytest.raises(serreg.UntrustedClassIDError):
+            compiled.deserialize(data)
+    compiled.trusted = True
+    assert compiled.deserialize(frame) == Point(1, "a", [])
