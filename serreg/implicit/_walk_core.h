@@ -72,21 +72,28 @@ typedef struct {
     PyObject *small[WALK_INLINE];
 } WalkStack;
 
-static int walk_push(WalkStack *st, PyObject *o) {
-    if (st->len == st->cap) {
-        if (st->items == NULL) {
-            st->items = st->small;
-            st->cap = WALK_INLINE;
-        } else {
-            Py_ssize_t cap = st->cap < 256 ? 256 : 2 * st->cap;
-            PyObject **items = PyMem_Malloc(cap * sizeof(PyObject *));
-            if (items == NULL) { PyErr_NoMemory(); return -1; }
-            memcpy(items, st->items, st->len * sizeof(PyObject *));
-            if (st->items != st->small) PyMem_Free(st->items);
-            st->items = items;
-            st->cap = cap;
-        }
+static int walk_stack_grow(WalkStack *st) {
+    if (st->items == NULL) {
+        st->items = st->small;
+        st->cap = WALK_INLINE;
+        return 0;
     }
+    Py_ssize_t cap = st->cap < 256 ? 256 : 2 * st->cap;
+    PyObject **items;
+    if (st->items == st->small) {
+        items = PyMem_Malloc(cap * sizeof(PyObject *));
+        if (items != NULL) memcpy(items, st->items, st->len * sizeof(PyObject *));
+    } else {
+        items = PyMem_Realloc(st->items, cap * sizeof(PyObject *));
+    }
+    if (items == NULL) { PyErr_NoMemory(); return -1; }
+    st->items = items;
+    st->cap = cap;
+    return 0;
+}
+
+static inline int walk_push(WalkStack *st, PyObject *o) {
+    if (st->len == st->cap && walk_stack_grow(st) < 0) return -1;
     st->items[st->len++] = o;
     return 0;
 }
