@@ -300,7 +300,7 @@ class Encoder:
             if implicit is not None:
                 top = self._implicit.last_top
                 if top is not None and top[0] is type(obj):  # the codec writes the next ones in one call
-                    self._publish_implicit(top[0], self._table.snapshot, *top[1:])
+                    self._publish_implicit(*top)
                 return implicit
         try:
             in_band, buffers = fallback.pickle_parts(obj, structs.open_lazily)

@@ -88,9 +88,9 @@ class ImplicitWriter:
         self._last_tables: tuple[Any, Any, Any] = (None, None, None)  # (snapshot, schemas, their ImplicitTables)
         self._last_plan: Optional[_Plan] = None
         self._stops: tuple[Any, tuple[type[BaseException], ...]] = ((), ())  # (give_up, what the attempt catches)
-        # What the last attempt wrote a top-level instance of its one class with, else None:
-        # (class, its compiled plan, the walk's kinds, the frame head, the class pickle checked by name).
-        self.last_top: Optional[tuple[type, Any, dict[type, int], bytes, bool]] = None
+        # What the last attempt wrote a top-level instance of its one class with, else None: (class, the
+        # registry snapshot, its compiled plan, the walk's kinds, the frame head, the class pickle checked by name).
+        self.last_top: Optional[tuple[type, Any, Any, dict[type, int], bytes, bool]] = None
 
     def attempt(self, obj: Any, write_value: Callable[[Any, Any], Optional[tuple[Any, ...]]], whole: Any,
                 pickle_classes: Callable[[tuple[type, ...]], tuple[Any, list[Any]]],
@@ -165,7 +165,7 @@ class ImplicitWriter:
         if only is not None and top is not None and top.plan is not None and self._kinds[0] is snapshot:
             by_name = self._pickles.by_name(classes)
             if by_name is not None:
-                self.last_top = (top.cls, top.plan, self._kinds[1], head[1], by_name)
+                self.last_top = (top.cls, snapshot, top.plan, self._kinds[1], head[1], by_name)
         return _PYOBJECTS_HASH, b"".join((head[1], class_hash, in_band or b"")), oob
 
     def _plan_for(self, found: dict[type, tuple[str, ...]]) -> "_Plan":
