@@ -372,3 +372,37 @@ def test_a_registry_made_untrusted_after_publishing_refuses_the_frame():
             compiled.deserialize(data)
     compiled.trusted = True
     assert compiled.deserialize(frame) == Point(1, "a", [])
+
+
+def test_a_class_check_that_runs_code_registering_a_serializer_leaves_the_value_to_the_full_path():
+    import types
+
+    name = "serreg_test_entries_getattr"
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    exec("import dataclasses\n@dataclasses.dataclass\nclass Hidden:\n    v: int\n", module.__dict__)  # noqa: S102
+    hidden = module.__dict__.pop("Hidden")  # found by name only through the module's __getattr__
+    compiled = serreg.Registry()
+    register = []
+
+    def module_getattr(attribute: str) -> Any:
+        if attribute != "Hidden":
+            raise AttributeError(attribute)
+        while register:  # code the class check runs: a new registry snapshot
+            compiled.register_serializer(register.pop(), Other, serialize=lambda o: b"", deserialize=lambda d: Other(0))
+        return hidden
+
+    module.__getattr__ = module_getattr  # type: ignore[attr-defined]
+    try:
+        frame = _warm(compiled, hidden(1))
+        assert compiled.codec.serialize_top(hidden(2)) is not NotImplemented
+        assert compiled.codec.unpack_top(frame, (None, None)) == hidden(1)
+        register.append("test.Other.a")
+        assert compiled.codec.serialize_top(hidden(2)) is NotImplemented
+        assert compiled.serialize(hidden(2)).to_bytes() == _pure_registry().serialize(hidden(2)).to_bytes()
+        _warm(compiled, hidden(1))
+        register.append("test.Other.b")
+        assert compiled.codec.unpack_top(frame, (None, None)) is NotImplemented
+        assert compiled.deserialize(frame) == hidden(1)
+    finally:
+        sys.modules.pop(name, None)

@@ -156,8 +156,9 @@ static int implicit_unguarded(Codec *self) {
 }
 
 /* The plan of obj's class when serialize_top writes obj as the one implicit instance of its frame, and
- * the frame's head (*entry: the published entry, a new reference); NULL (no error set) otherwise. */
-static StructPlan *implicit_top_plan(Codec *self, PyObject *obj, PyObject **entry) {
+ * the frame's head (*entry: the published entry, a new reference); NULL (no error set) otherwise. The
+ * class check may run Python code (a module's __getattr__): *t is read again after it. */
+static StructPlan *implicit_top_plan(Codec *self, Tables *t, PyObject *obj, PyObject **entry) {
     if (self->implicit_writes == NULL || self->implicit_guards == NULL || self->implicit_hash == NULL ||
         structs_hash == NULL)
         return NULL;
@@ -174,6 +175,7 @@ static StructPlan *implicit_top_plan(Codec *self, PyObject *obj, PyObject **entr
     WalkNames names = {cls, plan->names};
     if (kind == NULL || !PyLong_CheckExact(kind) || PyLong_AsLong(kind) != WALK_PLAIN || !implicit_unguarded(self) ||
         !implicit_class_holds(cls, PyTuple_GET_ITEM(found, IW_QUALNAME), PyTuple_GET_ITEM(found, IW_CHECK)) ||
+        top_tables(self, t) < 0 || PyTuple_GET_ITEM(found, IW_SNAPSHOT) != self->cached_snapshot ||
         walk_run(obj, kinds, NULL, &names, &unknown) != WALK_OK) {
         if (PyErr_Occurred()) PyErr_Clear();
         Py_DECREF(found);
@@ -220,7 +222,11 @@ static PyObject *unpack_implicit(Codec *self, Tables *t, const unsigned char *p,
     Py_INCREF(entry); /* the class check may run Python code */
     PyTypeObject *cls = (PyTypeObject *)PyTuple_GET_ITEM(entry, IR_CLASS);
     PyObject *qualname = PyTuple_GET_ITEM(entry, IR_QUALNAME), *value = NULL;
-    if (qualname != Py_None && !implicit_found_by_name(cls, qualname, PyTuple_GET_ITEM(entry, IR_CHECK), 1)) goto done;
+    Tables now; /* the class check may run Python code (a module's __getattr__): the tables read again after it */
+    if ((qualname != Py_None && !implicit_found_by_name(cls, qualname, PyTuple_GET_ITEM(entry, IR_CHECK), 1)) ||
+        top_tables(self, &now) < 0 || PyTuple_GET_ITEM(entry, IR_SNAPSHOT) != self->cached_snapshot)
+        goto done;
+    t = &now;
     /* The instance array as the ext 1 it is inside a document (the reader's _ext1). */
     unsigned char small[256], *doc = m + 6 <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc(m + 6);
     if (doc == NULL) { PyErr_NoMemory(); goto done; }

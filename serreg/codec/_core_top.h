@@ -59,7 +59,7 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     StructPlan *top_plan = NULL; /* a struct: its inner section is its instance array (FORMAT 10.1) */
     if (hash == NULL && !PyErr_Occurred() && (top_plan = top_struct_plan(&e.t, obj)) != NULL) hash = top_plan->class_hash;
     PyObject *implicit = NULL; /* one implicit struct instance: its published entry (_core_implicit_top.h) */
-    if (hash == NULL && !PyErr_Occurred() && (top_plan = implicit_top_plan(self, obj, &implicit)) != NULL)
+    if (hash == NULL && !PyErr_Occurred() && (top_plan = implicit_top_plan(self, &e.t, obj, &implicit)) != NULL)
         hash = top_plan->class_hash;
     if (hash == NULL) {
         if (PyErr_Occurred()) return NULL;
