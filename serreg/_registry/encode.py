@@ -30,9 +30,9 @@ from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
 from ..result import SerializationResult, as_result, with_class_hash
 from ..standard.pickle5 import PICKLED_NATIVELY, Pickle5Serializer
+from ..implicit.classes import PYOBJECTS_CLASS_ID
 from ..implicit.writer import ImplicitWriter
 from ..structs.frames import StructFrames
-from ..implicit.classes import PYOBJECTS_CLASS_ID
 from ..structs.scope import ENCODE_SCOPE, IMPLICIT_TABLES
 from ..wire.class_id import class_id_hash
 from ..wire.signing import check_key
