@@ -215,7 +215,10 @@ static PyObject *unpack_implicit(Codec *self, Tables *t, const unsigned char *p,
     Py_ssize_t k = PyBytes_GET_SIZE(prefix), m = n - k;
     if (m < 1 || memcmp(p, PyBytes_AS_STRING(prefix), k) != 0) Py_RETURN_NOTIMPLEMENTED;
     PyObject *scope;
-    if (PyContextVar_Get(decode_scope_var, NULL, &scope) < 0) return NULL;
+    if (PyContextVar_Get(decode_scope_var, NULL, &scope) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+    }
     int in_scope = scope != NULL && scope != Py_None;
     Py_XDECREF(scope);
     if (in_scope) Py_RETURN_NOTIMPLEMENTED; /* inside another table's reading: the full path */
@@ -291,10 +294,11 @@ static PyObject *Codec_publish_implicit(Codec *self, PyObject *const *args, Py_s
     }
     if (nargs != 6 || !PyType_Check(args[0]) || !IS_PLAN(args[2]) || !PyDict_CheckExact(args[3]) ||
         !PyBytes_CheckExact(args[4]) || ((StructPlan *)args[2])->cls != args[0] ||
+        ((StructPlan *)args[2])->build != B_IMPLICIT ||
         ((StructPlan *)args[2])->class_hash == NULL || !PyBytes_CheckExact(((StructPlan *)args[2])->class_hash) ||
         PyBytes_GET_SIZE(((StructPlan *)args[2])->class_hash) != HASH_SIZE) {
-        PyErr_SetString(PyExc_TypeError, "publish_implicit(cls, snapshot, plan of cls, kinds: dict, head: bytes, "
-                                         "by_name) or publish_implicit(None)");
+        PyErr_SetString(PyExc_TypeError, "publish_implicit(cls, snapshot, implicit plan of cls, kinds: dict, "
+                                         "head: bytes, by_name) or publish_implicit(None)");
         return NULL;
     }
     int by_name = PyObject_IsTrue(args[5]);
