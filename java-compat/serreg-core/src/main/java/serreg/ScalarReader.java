@@ -241,8 +241,18 @@ abstract class ScalarReader extends InBandBytes {
         return v;
     }
 
-    /** Reads a msgpack str as strict UTF-8 (ASCII straight from the in-band bytes). */
+    /**
+     * Reads a msgpack str as strict UTF-8 (ASCII straight from the in-band bytes). A short ASCII
+     * str (the common case: labels, names) is read by a path small enough to inline where a
+     * serializer reads its fields; any other str, and every error, by {@link #readOtherString}.
+     */
     public String readString() {
+        String s = asciiFixStr();
+        return s != null ? s : readOtherString();
+    }
+
+    /** {@link #readString} of a str that is not a short ASCII fixstr (or of a value that is not a str: the error). */
+    private String readOtherString() {
         long at = offset();
         int b = peek();
         int n = payloadLength(readLength(b, 0xa0, 0xbf, 0xd9, "a str"), at, "payload");
