@@ -176,7 +176,7 @@ final class Utf8 {
      */
     static String decode(byte[] b, int from, int length) {
         if (isAscii(b, from, from + length)) {
-            return shortAscii(b, from, length);
+            return latin1(b, from, length);
         }
         return decodeNonAscii(b, from, length);
     }
