@@ -216,6 +216,16 @@ abstract class ScalarReader extends InBandBytes {
 
     /** Reads a float 64; a float 32 is an error here (section 3). */
     public double readDouble() {
+        int p = pos;
+        if (end() - p > 8 && u8(p) == 0xcb) { // the common case, small enough to inline where fields are read
+            pos = p + 9;
+            return Double.longBitsToDouble(i64(p + 1));
+        }
+        return readOtherDouble();
+    }
+
+    /** {@link #readDouble} of anything but a whole float 64: the error. */
+    private double readOtherDouble() {
         long at = offset();
         int b = peek();
         if (b != 0xcb) {
@@ -315,6 +325,17 @@ abstract class ScalarReader extends InBandBytes {
 
     /** Reads an array header that must announce exactly {@code size} elements. */
     public void readArrayHeader(int size, String what) {
+        int p = pos;
+        // The common case (a fixarray of the size, its items' bytes there): one byte compared.
+        if (size >= 0 && size < 16 && size < end() - p && u8(p) == (0x90 | size)) {
+            pos = p + 1;
+            return;
+        }
+        readOtherArrayHeader(size, what);
+    }
+
+    /** {@link #readArrayHeader(int, String)} of any other header: a longer one, or the error. */
+    private void readOtherArrayHeader(int size, String what) {
         long at = offset();
         int n = readArrayHeader();
         if (n != size) {
