@@ -43,23 +43,40 @@ static inline void put_be(Out *o, uint64_t v, int n) {
     for (int i = n - 1; i >= 0; i--) o->buf[o->len++] = (char)(v >> (8 * i));
 }
 
-static int pack_uint(Out *o, unsigned long long v) {
+/* A big-endian 16 or 32-bit value stored at q (one store each). */
+static inline void store_be16(char *q, uint16_t v) {
+    q[0] = (char)(v >> 8);
+    q[1] = (char)v;
+}
+static inline void store_be32(char *q, uint32_t v) {
+#if !PY_BIG_ENDIAN && (defined(__GNUC__) || defined(__clang__))
+    v = __builtin_bswap32(v);
+    memcpy(q, &v, 4);
+#else
+    for (int i = 0; i < 4; i++) q[i] = (char)(v >> (24 - 8 * i));
+#endif
+}
+
+/* msgpack's shortest form of an int: each width one branch and whole stores. */
+static inline int pack_uint(Out *o, unsigned long long v) {
     RESERVE(o, 9);
-    if (v < 128) put1(o, (unsigned char)v);
-    else if (v < 256) { put1(o, 0xcc); put_be(o, v, 1); }
-    else if (v < 65536) { put1(o, 0xcd); put_be(o, v, 2); }
-    else if (v < 4294967296ULL) { put1(o, 0xce); put_be(o, v, 4); }
+    char *q = o->buf + o->len;
+    if (v < 128) { q[0] = (char)v; o->len += 1; }
+    else if (v < 256) { q[0] = (char)0xcc; q[1] = (char)v; o->len += 2; }
+    else if (v < 65536) { q[0] = (char)0xcd; store_be16(q + 1, (uint16_t)v); o->len += 3; }
+    else if (v < 4294967296ULL) { q[0] = (char)0xce; store_be32(q + 1, (uint32_t)v); o->len += 5; }
     else { put1(o, 0xcf); put_be(o, v, 8); }
     return 0;
 }
 
-static int pack_sint(Out *o, long long v) {
+static inline int pack_sint(Out *o, long long v) {
     if (v >= 0) return pack_uint(o, (unsigned long long)v);
     RESERVE(o, 9);
-    if (v >= -32) put1(o, (unsigned char)(v & 0xff));
-    else if (v >= -128) { put1(o, 0xd0); put_be(o, (uint64_t)v, 1); }
-    else if (v >= -32768) { put1(o, 0xd1); put_be(o, (uint64_t)v, 2); }
-    else if (v >= -2147483648LL) { put1(o, 0xd2); put_be(o, (uint64_t)v, 4); }
+    char *q = o->buf + o->len;
+    if (v >= -32) { q[0] = (char)(v & 0xff); o->len += 1; }
+    else if (v >= -128) { q[0] = (char)0xd0; q[1] = (char)(v & 0xff); o->len += 2; }
+    else if (v >= -32768) { q[0] = (char)0xd1; store_be16(q + 1, (uint16_t)v); o->len += 3; }
+    else if (v >= -2147483648LL) { q[0] = (char)0xd2; store_be32(q + 1, (uint32_t)v); o->len += 5; }
     else { put1(o, 0xd3); put_be(o, (uint64_t)v, 8); }
     return 0;
 }
