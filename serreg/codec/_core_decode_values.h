@@ -62,6 +62,115 @@ static PyObject *list_of(PyObject *const *items, Py_ssize_t n) {
     return list;
 }
 
+/* Maps of one shape: documents repeat a map's keys in one order (1,000 records of the same four keys),
+ * and the key cache (_core_keys.h) hands back the same str for each. A map whose keys are, one for one,
+ * the very strs of a shape met before is a copy of that shape's dict ({key: None} in that order, one
+ * memcpy of its table) with its values put in the copy's entries, instead of a new dict grown key by
+ * key (about 600 instructions for four keys). The copy holds the same keys in the same order as the
+ * dict built key by key, no key twice (a shape is kept only from a map without a repeated key), and
+ * is tracked by the garbage collector when a value may need it, as PyDict_SetItem would. A map of
+ * other keys is built key by key, and its keys become a shape when they are strs.
+ *
+ * The entries are written where CPython 3.11 and 3.12 keep them (their dict keys table, mirrored by
+ * ShapeKeys); a shape is kept only when its dict's table is seen to be laid out so, and each copy's
+ * keys are checked in its entries before a value is put there. Other versions build every map key by
+ * key (PyDict_SetItem on a copy is no faster). */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000 && !defined(Py_GIL_DISABLED)
+#define MAP_SHAPES 8
+#define MAP_SHAPE_MAX 16
+
+typedef struct { /* CPython 3.11-3.12's PyDictKeysObject (Include/internal/pycore_dict.h) */
+    Py_ssize_t dk_refcnt;
+    uint8_t dk_log2_size, dk_log2_index_bytes, dk_kind;
+    uint32_t dk_version;
+    Py_ssize_t dk_usable, dk_nentries;
+    char dk_indices[];
+} ShapeKeys;
+
+typedef struct { /* its PyDictUnicodeEntry: the entries of a table of str keys only (dk_kind 1) */
+    PyObject *me_key, *me_value;
+} ShapeEntry;
+
+typedef struct {
+    Py_ssize_t n;                   /* its keys; 0: empty */
+    PyObject *keys[MAP_SHAPE_MAX];  /* strong */
+    PyObject *dict;                 /* {key: None} in their order (strong) */
+} MapShape;
+
+static MapShape map_shapes[MAP_SHAPES];
+
+static inline ShapeEntry *shape_entries(PyObject *dict) {
+    ShapeKeys *keys = (ShapeKeys *)((PyDictObject *)dict)->ma_keys;
+    return (ShapeEntry *)(keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes));
+}
+
+static inline MapShape *map_shape_slot(PyObject *const *items, Py_ssize_t n) {
+    return &map_shapes[(((uintptr_t)items[0] >> 4) ^ (uintptr_t)n) & (MAP_SHAPES - 1)];
+}
+
+/* The dict of the map items[0..2n) (key, value, ...; the values' references taken, the keys' not) when
+ * its keys are a shape's; NULL if they are not, or with *failed set and an error on failure. */
+static PyObject *map_from_shape(PyObject *const *items, Py_ssize_t n, int *failed) {
+    MapShape *shape = map_shape_slot(items, n);
+    if (shape->n != n) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (shape->keys[i] != items[2 * i]) return NULL;
+    }
+    PyObject *out = PyDict_Copy(shape->dict);
+    if (out == NULL) {
+        *failed = 1;
+        return NULL;
+    }
+    ShapeEntry *entries = ((PyDictObject *)out)->ma_values == NULL ? shape_entries(out) : NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (entries == NULL || entries[i].me_key != items[2 * i] || entries[i].me_value != Py_None) {
+            Py_DECREF(out); /* not the table it was (never seen): built key by key */
+            return NULL;
+        }
+    }
+    int track = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = items[2 * i + 1];
+        entries[i].me_value = v; /* its reference, taken */
+        Py_DECREF(Py_None);
+        track |= PyObject_IS_GC(v) && (!PyTuple_CheckExact(v) || PyObject_GC_IsTracked(v));
+    }
+    if (track && !PyObject_GC_IsTracked(out)) PyObject_GC_Track(out);
+    return out;
+}
+
+/* Keep the keys of the map just built (out, from items[0..2n)) as a shape, when they are strs and its
+ * table is laid out as ShapeKeys says. */
+static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) {
+    if (PyDict_GET_SIZE(out) != n) return; /* a key repeated */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyUnicode_CheckExact(items[2 * i])) return;
+    }
+    PyObject *dict = _PyDict_NewPresized(n);
+    for (Py_ssize_t i = 0; dict != NULL && i < n; i++) {
+        if (PyDict_SetItem(dict, items[2 * i], Py_None) < 0) Py_CLEAR(dict);
+    }
+    if (dict == NULL) { PyErr_Clear(); return; }
+    ShapeKeys *keys = (ShapeKeys *)((PyDictObject *)dict)->ma_keys;
+    int laid_out = ((PyDictObject *)dict)->ma_values == NULL && keys->dk_kind == 1 && keys->dk_nentries == n;
+    for (Py_ssize_t i = 0; laid_out && i < n; i++) {
+        ShapeEntry *e = &shape_entries(dict)[i];
+        laid_out = e->me_key == items[2 * i] && e->me_value == Py_None;
+    }
+    if (!laid_out) { Py_DECREF(dict); return; }
+    MapShape *shape = map_shape_slot(items, n), old = *shape;
+    for (Py_ssize_t i = 0; i < n; i++) shape->keys[i] = Py_NewRef(items[2 * i]);
+    shape->n = n;
+    shape->dict = dict;
+    for (Py_ssize_t i = 0; i < old.n; i++) Py_DECREF(old.keys[i]);
+    Py_XDECREF(old.dict);
+}
+#else
+#define MAP_SHAPE_MAX 0
+static PyObject *map_from_shape(PyObject *const *items, Py_ssize_t n, int *failed) { return NULL; }
+static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) {}
+#endif
+
 static PyObject *build_container(Dec *d, DFrame *f) {
     Py_ssize_t n = d->nvals - f->vstart;
     PyObject **items = d->vals + f->vstart, *out;
@@ -71,11 +180,20 @@ static PyObject *build_container(Dec *d, DFrame *f) {
         d->nvals = f->vstart;
         return out;
     }
-    out = NULL;
-    if (check_spread(d, items, n / 2, 2) == 0 && (out = _PyDict_NewPresized(n / 2)) != NULL) {
+    /* A shaped map has no more than MAX_KEYS_PER_HASH keys: the spread check has nothing to check. */
+    Py_BUILD_ASSERT(MAP_SHAPE_MAX <= MAX_KEYS_PER_HASH);
+    int shaped = n >= 2 && n <= 2 * MAP_SHAPE_MAX, failed = 0;
+    out = shaped ? map_from_shape(items, n / 2, &failed) : NULL;
+    if (out != NULL) { /* its values' references went to it */
+        for (Py_ssize_t i = 0; i < n; i += 2) Py_DECREF(items[i]);
+        d->nvals = f->vstart;
+        return out;
+    }
+    if (!failed && check_spread(d, items, n / 2, 2) == 0 && (out = _PyDict_NewPresized(n / 2)) != NULL) {
         for (Py_ssize_t i = 0; i < n; i += 2) {
             if (PyDict_SetItem(out, items[i], items[i + 1]) < 0) { Py_CLEAR(out); break; }
         }
+        if (out != NULL && shaped) map_shape_keep(items, n / 2, out);
     }
     for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(items[i]);
     d->nvals = f->vstart;
