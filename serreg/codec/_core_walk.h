@@ -3,9 +3,8 @@
  * (serreg/codec/checks.py, check_structure), and the struct list reader walks array columns
  * before it builds anything. */
 
-/* Past one msgpack value of any kind at p[*at..end), without building it: 1, or 0 if it is not one
- * (truncated, or declaring more items than the bytes hold). Nesting is not limited: no stack. */
-static int skip_value(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
+/* skip_value for any value (below). */
+static int skip_any_value(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
     static const signed char fixed[32] = {/* 0xc0..0xdf: bytes after the type byte, -1: see below */
         0, -1, 0, 0, -1, -1, -1, -1, -1, -1, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 3, 5, 9, 17, -1, -1, -1, -1, -1, -1, -1};
     Py_ssize_t i = *at, pending = 1;
@@ -45,6 +44,30 @@ static int skip_value(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
     }
     *at = i;
     return 1;
+}
+
+/* Past one msgpack value of any kind at p[*at..end), without building it: 1, or 0 if it is not one
+ * (truncated, or declaring more items than the bytes hold). Nesting is not limited: no stack. The
+ * scalars a struct column mostly holds (fixints, nil, bools, fixstrs, float64) are passed here, with the
+ * same checks as skip_any_value's. */
+static inline int skip_value(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
+    Py_ssize_t i = *at;
+    if (i < end) {
+        unsigned char b = p[i];
+        Py_ssize_t left = end - i - 1;
+        if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) { *at = i + 1; return 1; }
+        if (b >= 0xa0 && b <= 0xbf) {
+            if ((b & 0x1f) > left) return 0;
+            *at = i + 1 + (b & 0x1f);
+            return 1;
+        }
+        if (b == 0xcb) {
+            if (left < 8) return 0;
+            *at = i + 9;
+            return 1;
+        }
+    }
+    return skip_any_value(p, at, end);
 }
 
 /* What walk_structure finds: the document is sound, or the fault msgpack's Unpacker.skip() meets first. */

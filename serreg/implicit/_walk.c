@@ -5,7 +5,14 @@
  * remembers every object but an immutable atom by address in an open-addressing set, and answers
  * (0, {class: field names}) when no object is met twice and every type is known, (1, None) to give
  * up, or (2, obj) for an object of a type `kinds` does not list. No Python code runs during the
- * walk (exact types only, type keys hash by address), so the borrowed references stay valid. */
+ * walk (exact types only, type keys hash by address), so the borrowed references stay valid.
+ *
+ * An object is met once per reference to it from the objects walked, so one whose only reference
+ * is held by an object met once cannot be met again, and is not remembered (the answer is the same:
+ * remembering it could never give up). An object is met once when it is remembered (meeting it
+ * again gives up there), when it is the root, or when it is such an object itself; each reference on
+ * the stack carries that about the object holding it (its low bit: ONCE). A list of 1,000 records
+ * then remembers the list alone, not each record, its __dict__ and the lists inside it. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -57,6 +64,8 @@ typedef struct {
     Py_ssize_t len, cap;
 } Stack;
 
+#define ONCE ((uintptr_t)1) /* a reference on the stack held by an object met once */
+
 static int push(Stack *st, PyObject *o) {
     if (st->len == st->cap) {
         Py_ssize_t cap = st->cap == 0 ? 32 : st->cap < 256 ? 256 : 2 * st->cap;
@@ -69,9 +78,12 @@ static int push(Stack *st, PyObject *o) {
     return 0;
 }
 
-static int push_all(Stack *st, PyObject *const *items, Py_ssize_t n) {
+/* A reference held by an object met once (held_once) or not, as the stack keeps it. */
+static inline PyObject *held(PyObject *o, int held_once) { return (PyObject *)((uintptr_t)o | (held_once ? ONCE : 0)); }
+
+static int push_all(Stack *st, PyObject *const *items, Py_ssize_t n, int held_once) {
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (push(st, items[i]) < 0) return -1;
+        if (push(st, held(items[i], held_once)) < 0) return -1;
     }
     return 0;
 }
@@ -96,8 +108,12 @@ static int plain_fields(PyObject *obj, PyObject *found, Seen *seen, Stack *st, L
     }
     int r = 0;
     if (!PyDict_CheckExact(state)) goto done;
-    int added = seen_add(seen, state); /* the instance's dict is an object pickle memoizes too */
-    if (added <= 0) { r = added; goto done; }
+    /* The instance's dict is an object pickle memoizes too; held by the instance (met once) and here
+       only, it is met once. */
+    if (Py_REFCNT(state) != 2) {
+        int added = seen_add(seen, state);
+        if (added <= 0) { r = added; goto done; }
+    }
     PyObject *names = last->type == Py_TYPE(obj) ? last->names : PyDict_GetItemWithError(found, (PyObject *)Py_TYPE(obj));
     if (names == NULL && PyErr_Occurred()) { r = -1; goto done; }
     if (names != NULL) {
@@ -112,7 +128,7 @@ static int plain_fields(PyObject *obj, PyObject *found, Seen *seen, Stack *st, L
         while (PyDict_Next(state, &pos, &key, &value)) {
             if (!PyUnicode_CheckExact(key) || i >= n) { Py_DECREF(made); goto done; }
             PyTuple_SET_ITEM(made, i++, Py_NewRef(key));
-            if (push(st, value) < 0) { Py_DECREF(made); r = -1; goto done; }
+            if (push(st, held(value, 1)) < 0) { Py_DECREF(made); r = -1; goto done; }
         }
         if (i != n) { Py_DECREF(made); goto done; }
         int set = PyDict_SetItem(found, (PyObject *)Py_TYPE(obj), made);
@@ -129,7 +145,7 @@ static int plain_fields(PyObject *obj, PyObject *found, Seen *seen, Stack *st, L
             if (same == -1 && PyErr_Occurred()) { r = -1; goto done; }
             if (same != 0) goto done;
         }
-        if (push(st, value) < 0) { r = -1; goto done; }
+        if (push(st, held(value, 1)) < 0) { r = -1; goto done; }
     }
     r = 1;
 done:
@@ -150,17 +166,19 @@ static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyTypeObject *last_type = NULL;
     long last_code = REFUSE;
     LastNames last_names = {NULL, NULL};
-    if (push(&st, args[0]) < 0) failed = 1;
+    if (push(&st, held(args[0], 1)) < 0) failed = 1; /* the root is met once */
     while (!failed && status == OK && st.len > 0) {
-        PyObject *v = st.items[--st.len];
+        uintptr_t top = (uintptr_t)st.items[--st.len];
+        PyObject *v = (PyObject *)(top & ~ONCE);
         PyTypeObject *t = Py_TYPE(v);
         if (is_atom(t)) continue;
+        int once = (top & ONCE) && Py_REFCNT(v) == 1; /* its only reference is held by an object met once */
         if (t == &PyTuple_Type) {
-            if (push_all(&st, ((PyTupleObject *)v)->ob_item, PyTuple_GET_SIZE(v)) < 0) failed = 1;
+            if (push_all(&st, ((PyTupleObject *)v)->ob_item, PyTuple_GET_SIZE(v), once) < 0) failed = 1;
             continue;
         }
         if (t == &PyFrozenSet_Type || t == &PySet_Type) {
-            if (t == &PySet_Type) {
+            if (t == &PySet_Type && !once) {
                 int added = seen_add(&seen, v);
                 if (added < 0) { failed = 1; break; }
                 if (added == 0) { status = GIVE_UP; break; }
@@ -169,20 +187,23 @@ static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             PyObject *key;
             Py_hash_t hash;
             while (_PySet_NextEntry(v, &pos, &key, &hash)) {
-                if (push(&st, key) < 0) { failed = 1; break; }
+                if (push(&st, held(key, once || t == &PySet_Type)) < 0) { failed = 1; break; }
             }
             continue;
         }
-        int added = seen_add(&seen, v);
-        if (added < 0) { failed = 1; break; }
-        if (added == 0) { status = GIVE_UP; break; }
+        if (!once) {
+            int added = seen_add(&seen, v);
+            if (added < 0) { failed = 1; break; }
+            if (added == 0) { status = GIVE_UP; break; }
+        }
+        /* From here on v is met once: remembered, or held once by an object met once. */
         if (t == &PyList_Type) {
-            if (push_all(&st, ((PyListObject *)v)->ob_item, PyList_GET_SIZE(v)) < 0) failed = 1;
+            if (push_all(&st, ((PyListObject *)v)->ob_item, PyList_GET_SIZE(v), 1) < 0) failed = 1;
         } else if (t == &PyDict_Type) {
             Py_ssize_t pos = 0;
             PyObject *key, *value;
             while (PyDict_Next(v, &pos, &key, &value)) {
-                if (push(&st, key) < 0 || push(&st, value) < 0) { failed = 1; break; }
+                if (push(&st, held(key, 1)) < 0 || push(&st, held(value, 1)) < 0) { failed = 1; break; }
             }
         } else {
             long code = last_code;
