@@ -103,3 +103,25 @@ def test_maps_of_other_orders_counts_and_repeated_keys_read_as_before():
 def frame_of(class_id: str, in_band: bytes) -> bytes:
     pieces, _ = frame_pieces([class_id_hash(class_id), in_band], [])
     return b"".join(pieces)
+
+
+class Holder:
+    def __init__(self, i: int) -> None:
+        self.a, self.b, self.c = i, f"s{i}", [i]
+
+
+def test_dicts_with_deleted_entries_other_keys_and_shared_key_tables_are_written_as_the_pure_codec_writes_them():
+    holes = {f"k{i}": i for i in range(40)}
+    for i in range(0, 40, 3):
+        del holes[f"k{i}"]
+    holes["late"] = "added after the deletions"
+    mixed = {1: "one", "two": 2, (3, 4): [5], None: b"x", 2.5: None}
+    mixed_holes = dict(mixed)
+    del mixed_holes["two"]
+    emptied = {"a": 1}
+    del emptied["a"]
+    instances = [vars(Holder(i)) for i in range(5)]  # instance dicts: tables shared by their class
+    value = [holes, mixed, mixed_holes, emptied, instances, {"nested": holes}]
+    got, pure = _both(value)
+    assert got == pure == value
+    assert [list(d) for d in got[:4]] == [list(d) for d in value[:4]]

@@ -71,25 +71,13 @@ static PyObject *list_of(PyObject *const *items, Py_ssize_t n) {
  * is tracked by the garbage collector when a value may need it, as PyDict_SetItem would. A map of
  * other keys is built key by key, and its keys become a shape when they are strs.
  *
- * The entries are written where CPython 3.11 and 3.12 keep them (their dict keys table, mirrored by
- * ShapeKeys); a shape is kept only when its dict's table is seen to be laid out so, and each copy's
- * keys are checked in its entries before a value is put there. Other versions build every map key by
- * key (PyDict_SetItem on a copy is no faster). */
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000 && !defined(Py_GIL_DISABLED)
+ * The entries are written where CPython 3.11 and 3.12 keep them (_core_dict_layout.h); a shape is kept
+ * only when its dict's table is seen to be laid out so, and each copy's keys are checked in its entries
+ * before a value is put there. Without the mirror every map is built key by key (PyDict_SetItem on a
+ * copy is no faster). */
+#if DICT_LAYOUT_MIRRORED
 #define MAP_SHAPES 8
 #define MAP_SHAPE_MAX 16
-
-typedef struct { /* CPython 3.11-3.12's PyDictKeysObject (Include/internal/pycore_dict.h) */
-    Py_ssize_t dk_refcnt;
-    uint8_t dk_log2_size, dk_log2_index_bytes, dk_kind;
-    uint32_t dk_version;
-    Py_ssize_t dk_usable, dk_nentries;
-    char dk_indices[];
-} ShapeKeys;
-
-typedef struct { /* its PyDictUnicodeEntry: the entries of a table of str keys only (dk_kind 1) */
-    PyObject *me_key, *me_value;
-} ShapeEntry;
 
 typedef struct {
     Py_ssize_t n;                   /* its keys; 0: empty */
@@ -99,11 +87,6 @@ typedef struct {
 
 static MapShape map_shapes[MAP_SHAPES];
 
-static inline ShapeEntry *shape_entries(PyObject *dict) {
-    ShapeKeys *keys = (ShapeKeys *)((PyDictObject *)dict)->ma_keys;
-    return (ShapeEntry *)(keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes));
-}
-
 static inline MapShape *map_shape_slot(PyObject *const *items, Py_ssize_t n) {
     return &map_shapes[(((uintptr_t)items[0] >> 4) ^ (uintptr_t)n) & (MAP_SHAPES - 1)];
 }
@@ -112,7 +95,7 @@ static inline MapShape *map_shape_slot(PyObject *const *items, Py_ssize_t n) {
  * its keys are a shape's; NULL if they are not, or with *failed set and an error on failure. */
 static PyObject *map_from_shape(PyObject *const *items, Py_ssize_t n, int *failed) {
     MapShape *shape = map_shape_slot(items, n);
-    if (shape->n != n) return NULL;
+    if (shape->n != n || !dict_layout_ok) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (shape->keys[i] != items[2 * i]) return NULL;
     }
@@ -121,7 +104,9 @@ static PyObject *map_from_shape(PyObject *const *items, Py_ssize_t n, int *faile
         *failed = 1;
         return NULL;
     }
-    ShapeEntry *entries = ((PyDictObject *)out)->ma_values == NULL ? shape_entries(out) : NULL;
+    DictUnicodeEntry *entries = ((PyDictObject *)out)->ma_values == NULL &&
+                                ((DictKeys *)((PyDictObject *)out)->ma_keys)->dk_kind == DICT_KEYS_UNICODE
+                                ? dict_entries(out) : NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (entries == NULL || entries[i].me_key != items[2 * i] || entries[i].me_value != Py_None) {
             Py_DECREF(out); /* not the table it was (never seen): built key by key */
@@ -133,16 +118,16 @@ static PyObject *map_from_shape(PyObject *const *items, Py_ssize_t n, int *faile
         PyObject *v = items[2 * i + 1];
         entries[i].me_value = v; /* its reference, taken */
         Py_DECREF(Py_None);
-        track |= PyObject_IS_GC(v) && (!PyTuple_CheckExact(v) || PyObject_GC_IsTracked(v));
+        track |= PyType_IS_GC(Py_TYPE(v)) && (!PyTuple_CheckExact(v) || PyObject_GC_IsTracked(v));
     }
     if (track && !PyObject_GC_IsTracked(out)) PyObject_GC_Track(out);
     return out;
 }
 
 /* Keep the keys of the map just built (out, from items[0..2n)) as a shape, when they are strs and its
- * table is laid out as ShapeKeys says. */
+ * table is laid out as _core_dict_layout.h mirrors it. */
 static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) {
-    if (PyDict_GET_SIZE(out) != n) return; /* a key repeated */
+    if (PyDict_GET_SIZE(out) != n || !dict_layout_ok) return; /* a key repeated */
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!PyUnicode_CheckExact(items[2 * i])) return;
     }
@@ -151,10 +136,10 @@ static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) 
         if (PyDict_SetItem(dict, items[2 * i], Py_None) < 0) Py_CLEAR(dict);
     }
     if (dict == NULL) { PyErr_Clear(); return; }
-    ShapeKeys *keys = (ShapeKeys *)((PyDictObject *)dict)->ma_keys;
-    int laid_out = ((PyDictObject *)dict)->ma_values == NULL && keys->dk_kind == 1 && keys->dk_nentries == n;
+    DictKeys *keys = (DictKeys *)((PyDictObject *)dict)->ma_keys;
+    int laid_out = ((PyDictObject *)dict)->ma_values == NULL && keys->dk_kind == DICT_KEYS_UNICODE && keys->dk_nentries == n;
     for (Py_ssize_t i = 0; laid_out && i < n; i++) {
-        ShapeEntry *e = &shape_entries(dict)[i];
+        DictUnicodeEntry *e = &((DictUnicodeEntry *)dict_entries(dict))[i];
         laid_out = e->me_key == items[2 * i] && e->me_value == Py_None;
     }
     if (!laid_out) { Py_DECREF(dict); return; }

@@ -110,6 +110,32 @@ static inline int container_header(Out *o, Py_ssize_t n, int fix_base, int c16, 
 #define ARRAY_HEADER(o, n) container_header((o), (n), 0x90, 0xdc, 0xdd)
 #define MAP_HEADER(o, n) container_header((o), (n), 0x80, 0xde, 0xdf)
 
+/* n bytes (n <= 16) from src to dst without a call: two overlapping loads and stores of 8, 4 or 2
+ * bytes, each within the n bytes (none read past the source's end). */
+static inline void copy_short(char *dst, const char *src, Py_ssize_t n) {
+    if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, src, 8);
+        memcpy(&b, src + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, src + n - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+    } else if (n >= 2) {
+        uint16_t a, b;
+        memcpy(&a, src, 2);
+        memcpy(&b, src + n - 2, 2);
+        memcpy(dst, &a, 2);
+        memcpy(dst + n - 2, &b, 2);
+    } else if (n == 1) {
+        dst[0] = src[0];
+    }
+}
+
 static int pack_raw(Out *o, const char *data, Py_ssize_t n, int is_str) {
     int r = is_str ? pack_header(o, n, 0xa0, 32, 0xd9, 0xda, 0xdb) : pack_header(o, n, -1, 0, 0xc4, 0xc5, 0xc6);
     if (r < 0) return r;
