@@ -69,7 +69,7 @@ static PyObject *list_of(PyObject *const *items, Py_ssize_t n) {
  * key (about 600 instructions for four keys). The copy holds the same keys in the same order as the
  * dict built key by key, no key twice (a shape is kept only from a map without a repeated key), and
  * is tracked by the garbage collector when a value may need it, as PyDict_SetItem would. A map of
- * other keys is built key by key, and its keys become a shape when they are strs.
+ * other keys is built key by key, and its keys become a shape when they are strs met twice running.
  *
  * The entries are written where CPython 3.11 and 3.12 keep them (_core_dict_layout.h); a shape is kept
  * only when its dict's table is seen to be laid out so, and each copy's keys are checked in its entries
@@ -83,6 +83,7 @@ typedef struct {
     Py_ssize_t n;                   /* its keys; 0: empty */
     PyObject *keys[MAP_SHAPE_MAX];  /* strong */
     PyObject *dict;                 /* {key: None} in their order (strong) */
+    uint64_t print;                 /* of the keys of the last map that missed here (their addresses) */
 } MapShape;
 
 static MapShape map_shapes[MAP_SHAPES];
@@ -124,14 +125,22 @@ static PyObject *map_from_shape(PyObject *const *items, Py_ssize_t n, int *faile
     return out;
 }
 
-/* Keep the keys of the map just built (out, from items[0..2n)) as a shape, when they are strs and its
- * table is laid out as _core_dict_layout.h mirrors it. */
+/* The keys of the map just built (out, from items[0..2n)) kept as its slot's shape when they are strs
+ * met there twice running (the first time only their addresses' print is kept, no reference: a
+ * document of maps of ever other keys makes no dict), laid out as _core_dict_layout.h mirrors it. */
 static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) {
     if (PyDict_GET_SIZE(out) != n || !dict_layout_ok) return; /* a key repeated */
+    uint64_t print = (uint64_t)n;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!PyUnicode_CheckExact(items[2 * i])) return;
+        print = (print ^ (uint64_t)(uintptr_t)items[2 * i]) * UINT64_C(0x9E3779B97F4A7C15);
     }
-    PyObject *dict = _PyDict_NewPresized(n);
+    MapShape *shape = map_shape_slot(items, n);
+    if (shape->print != print) { /* met once: a print another map's keys may match next */
+        shape->print = print;
+        return;
+    }
+    PyObject *dict = PyDict_New(); /* grown from empty: a table of str keys (presized, a general one) */
     for (Py_ssize_t i = 0; dict != NULL && i < n; i++) {
         if (PyDict_SetItem(dict, items[2 * i], Py_None) < 0) Py_CLEAR(dict);
     }
@@ -142,13 +151,19 @@ static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) 
         DictUnicodeEntry *e = &((DictUnicodeEntry *)dict_entries(dict))[i];
         laid_out = e->me_key == items[2 * i] && e->me_value == Py_None;
     }
-    if (!laid_out) { Py_DECREF(dict); return; }
-    MapShape *shape = map_shape_slot(items, n), old = *shape;
-    for (Py_ssize_t i = 0; i < n; i++) shape->keys[i] = Py_NewRef(items[2 * i]);
+    if (!laid_out) {
+        Py_DECREF(dict);
+        shape->print = ~print; /* not made again for the next such map */
+        return;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *before = i < shape->n ? shape->keys[i] : NULL;
+        shape->keys[i] = Py_NewRef(items[2 * i]);
+        Py_XDECREF(before);
+    }
+    for (Py_ssize_t i = n; i < shape->n; i++) Py_DECREF(shape->keys[i]);
     shape->n = n;
-    shape->dict = dict;
-    for (Py_ssize_t i = 0; i < old.n; i++) Py_DECREF(old.keys[i]);
-    Py_XDECREF(old.dict);
+    Py_XSETREF(shape->dict, dict);
 }
 #else
 #define MAP_SHAPE_MAX 0
