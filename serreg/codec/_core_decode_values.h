@@ -146,7 +146,8 @@ static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) 
     }
     if (dict == NULL) { PyErr_Clear(); return; }
     DictKeys *keys = (DictKeys *)((PyDictObject *)dict)->ma_keys;
-    int laid_out = ((PyDictObject *)dict)->ma_values == NULL && keys->dk_kind == DICT_KEYS_UNICODE && keys->dk_nentries == n;
+    int laid_out = ((PyDictObject *)dict)->ma_values == NULL && keys->dk_kind == DICT_KEYS_UNICODE &&
+                   keys->dk_nentries == n;
     for (Py_ssize_t i = 0; laid_out && i < n; i++) {
         DictUnicodeEntry *e = &((DictUnicodeEntry *)dict_entries(dict))[i];
         laid_out = e->me_key == items[2 * i] && e->me_value == Py_None;

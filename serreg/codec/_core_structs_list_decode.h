@@ -223,8 +223,8 @@ static PyObject *finish_struct_list(Dec *d, PyObject *inner) {
     Py_ssize_t n = plan->n;
     if (size != n + 2) return NULL;
     /* Not zeroed (40,000 bytes for 1,000 instances of five fields): the columns read whole are held. */
-    PyObject **cols = (size_t)count > PY_SSIZE_T_MAX / sizeof(PyObject *) / n ? NULL
-                                                                               : PyMem_Malloc(n * count * sizeof(PyObject *));
+    int fits = (size_t)count <= PY_SSIZE_T_MAX / sizeof(PyObject *) / n;
+    PyObject **cols = fits ? PyMem_Malloc(n * count * sizeof(PyObject *)) : NULL;
     if (cols == NULL) return PyErr_NoMemory();
     Py_ssize_t k = 0, held = 0;
     for (; k < n; k++, held += count) { /* bins decoded again (checked before), arrays as they were decoded */
