@@ -27,7 +27,8 @@
  * _core_structs_top.h, and for one implicit struct instance, _core_implicit_top.h); top_value (_core_top_value.h, with _core_top_value_setup.h) reads a trusted frame or
  * result whose value its serializer reads, out-of-band buffers included; _core_entry.h makes those two methods C methods that call them with no
  * Python frame first; _core_keys.h keeps one str per short map key. The output buffer and the
- * msgpack writing primitives are in _core_out.h; the encoder is _core_encode*.h with _core_pack.h,
+ * msgpack writing primitives are in _core_out.h, dict tables read and filled in place in
+ * _core_dict_layout.h; the encoder is _core_encode*.h with _core_pack.h,
  * the decoder _core_decode*.h with _core_unpack.h. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -210,6 +211,7 @@ static int current_tables(Codec *self, Tables *out) {
 }
 
 #include "_core_out.h"
+#include "_core_dict_layout.h"
 
 #include "_core_types.h"
 #include "_core_structs.h"
@@ -403,6 +405,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "serreg.codec._core",
 
 PyMODINIT_FUNC PyInit__core(void) {
     enc_structs = &STRUCT_ENC_OPS; /* the codec reaches its struct parts through these */
+    dict_layout_check();
     dec_structs = &STRUCT_DEC_OPS;
     PyDateTime_IMPORT;
     if (PyDateTimeAPI == NULL) return NULL;

@@ -95,7 +95,7 @@ static int enc_drain(Enc *e, Py_ssize_t base) {
                 int need = 0; /* 0: the dict is done, 1: its key goes the general way, 2: its value */
                 r = 0;
                 for (;;) {
-                    if (!DICT_NEXT(f->obj, &f->i, &key, &value)) break;
+                    if (!dict_next(f->obj, &f->i, &key, &value)) break;
                     if (!plain || (r = enc_plain_leaf(&e->out, key, e->t.native_overrides)) != 0) { need = 1; break; }
                     if ((r = enc_plain_leaf(&e->out, value, e->t.native_overrides)) != 0) { need = 2; break; }
                 }

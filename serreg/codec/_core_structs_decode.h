@@ -145,6 +145,11 @@ static PyObject *plan_build(StructPlan *plan, PyObject **vals) {
     }
     obj = PyBaseObject_Type.tp_new(cls, empty_tuple, NULL);
     if (obj == NULL) goto fail;
+    /* The class changed since its plan was made (copyreg sets __slotnames__ on it at its first pickling
+       check): whether its fields have data descriptors is looked up again, once per change. */
+    if (plan->build == B_IMPLICIT && plan->implicit_direct && (cls->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) &&
+        cls->tp_version_tag != plan->version_tag)
+        plan_find_direct(plan);
     if (plan->build == B_IMPLICIT && plan->implicit_direct && (cls->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) &&
         cls->tp_version_tag == plan->version_tag) {
         /* No field is a data descriptor: its own attributes, where pickle's __dict__ would put them. */

@@ -8,7 +8,14 @@
  * a type `kinds` does not list); -1 on error. The field names of each plain class go into `found`
  * (class -> tuple of names); with found NULL, every plain object must be of last->type with the field
  * names last->names (else WALK_GIVE_UP: the caller's one-class case). No Python code runs during the
- * walk (exact types only, type keys hash by address), so the borrowed references stay valid. */
+ * walk (exact types only, type keys hash by address), so the borrowed references stay valid.
+ *
+ * An object is met once per reference to it from the objects walked, so one whose only reference is
+ * held by an object met once cannot be met again, and is not remembered (the answer is the same:
+ * remembering it could never give up). An object is met once when it is remembered (meeting it again
+ * gives up there), when it is the root, or when it is such an object itself; each reference on the
+ * stack carries that about the object holding it (its low bit: WALK_ONCE). A list of 1,000 records then
+ * remembers the list alone, not each record, its __dict__ and the lists inside it. */
 #ifndef SERREG_WALK_CORE_H
 #define SERREG_WALK_CORE_H
 #include <stdint.h>
@@ -92,15 +99,22 @@ static int walk_stack_grow(WalkStack *st) {
     return 0;
 }
 
+#define WALK_ONCE ((uintptr_t)1) /* a reference on the stack held by an object met once */
+
+/* A reference held by an object met once (held_once) or not, as the stack keeps it. */
+static inline PyObject *walk_held(PyObject *o, int held_once) {
+    return (PyObject *)((uintptr_t)o | (held_once ? WALK_ONCE : 0));
+}
+
 static inline int walk_push(WalkStack *st, PyObject *o) {
     if (st->len == st->cap && walk_stack_grow(st) < 0) return -1;
     st->items[st->len++] = o;
     return 0;
 }
 
-static int walk_push_all(WalkStack *st, PyObject *const *items, Py_ssize_t n) {
+static int walk_push_all(WalkStack *st, PyObject *const *items, Py_ssize_t n, int held_once) {
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (walk_push(st, items[i]) < 0) return -1;
+        if (walk_push(st, walk_held(items[i], held_once)) < 0) return -1;
     }
     return 0;
 }
@@ -125,8 +139,12 @@ static int walk_plain_fields(PyObject *obj, PyObject *found, WalkSeen *seen, Wal
     }
     int r = 0;
     if (!PyDict_CheckExact(state)) goto done;
-    int added = walk_seen_add(seen, state); /* the instance's dict is an object pickle memoizes too */
-    if (added <= 0) { r = added; goto done; }
+    /* The instance's dict is an object pickle memoizes too; held by the instance (met once) and here
+       only, it is met once. */
+    if (Py_REFCNT(state) != 2) {
+        int added = walk_seen_add(seen, state);
+        if (added <= 0) { r = added; goto done; }
+    }
     PyObject *names;
     if (last->type == Py_TYPE(obj)) names = last->names;
     else if (found == NULL) goto done; /* the one-class case: another class */
@@ -144,7 +162,7 @@ static int walk_plain_fields(PyObject *obj, PyObject *found, WalkSeen *seen, Wal
         while (PyDict_Next(state, &pos, &key, &value)) {
             if (!PyUnicode_CheckExact(key) || i >= n) { Py_DECREF(made); goto done; }
             PyTuple_SET_ITEM(made, i++, Py_NewRef(key));
-            if (walk_push(st, value) < 0) { Py_DECREF(made); r = -1; goto done; }
+            if (walk_push(st, walk_held(value, 1)) < 0) { Py_DECREF(made); r = -1; goto done; }
         }
         if (i != n) { Py_DECREF(made); goto done; }
         int set = PyDict_SetItem(found, (PyObject *)Py_TYPE(obj), made);
@@ -161,7 +179,7 @@ static int walk_plain_fields(PyObject *obj, PyObject *found, WalkSeen *seen, Wal
             if (same == -1 && PyErr_Occurred()) { r = -1; goto done; }
             if (same != 0) goto done;
         }
-        if (walk_push(st, value) < 0) { r = -1; goto done; }
+        if (walk_push(st, walk_held(value, 1)) < 0) { r = -1; goto done; }
     }
     r = 1;
 done:
@@ -180,17 +198,19 @@ static int walk_run(PyObject *obj, PyObject *kinds, PyObject *found, WalkNames *
     int status = WALK_OK, failed = 0;
     PyTypeObject *last_type = NULL;
     long last_code = WALK_REFUSE;
-    if (walk_push(&st, obj) < 0) failed = 1;
+    if (walk_push(&st, walk_held(obj, 1)) < 0) failed = 1; /* the root is met once */
     while (!failed && status == WALK_OK && st.len > 0) {
-        PyObject *v = st.items[--st.len];
+        uintptr_t top = (uintptr_t)st.items[--st.len];
+        PyObject *v = (PyObject *)(top & ~WALK_ONCE);
         PyTypeObject *t = Py_TYPE(v);
         if (walk_is_atom(t)) continue;
+        int once = (top & WALK_ONCE) && Py_REFCNT(v) == 1; /* its only reference: held by an object met once */
         if (t == &PyTuple_Type) {
-            if (walk_push_all(&st, ((PyTupleObject *)v)->ob_item, PyTuple_GET_SIZE(v)) < 0) failed = 1;
+            if (walk_push_all(&st, ((PyTupleObject *)v)->ob_item, PyTuple_GET_SIZE(v), once) < 0) failed = 1;
             continue;
         }
         if (t == &PyFrozenSet_Type || t == &PySet_Type) {
-            if (t == &PySet_Type) {
+            if (t == &PySet_Type && !once) {
                 int added = walk_seen_add(&seen, v);
                 if (added < 0) { failed = 1; break; }
                 if (added == 0) { status = WALK_GIVE_UP; break; }
@@ -199,20 +219,26 @@ static int walk_run(PyObject *obj, PyObject *kinds, PyObject *found, WalkNames *
             PyObject *key;
             Py_hash_t hash;
             while (_PySet_NextEntry(v, &pos, &key, &hash)) {
-                if (walk_push(&st, key) < 0) { failed = 1; break; }
+                if (walk_push(&st, walk_held(key, once || t == &PySet_Type)) < 0) { failed = 1; break; }
             }
             continue;
         }
-        int added = walk_seen_add(&seen, v);
-        if (added < 0) { failed = 1; break; }
-        if (added == 0) { status = WALK_GIVE_UP; break; }
+        if (!once) {
+            int added = walk_seen_add(&seen, v);
+            if (added < 0) { failed = 1; break; }
+            if (added == 0) { status = WALK_GIVE_UP; break; }
+        }
+        /* From here on v is met once: remembered, or held once by an object met once. */
         if (t == &PyList_Type) {
-            if (walk_push_all(&st, ((PyListObject *)v)->ob_item, PyList_GET_SIZE(v)) < 0) failed = 1;
+            if (walk_push_all(&st, ((PyListObject *)v)->ob_item, PyList_GET_SIZE(v), 1) < 0) failed = 1;
         } else if (t == &PyDict_Type) {
             Py_ssize_t pos = 0;
             PyObject *key, *value;
             while (PyDict_Next(v, &pos, &key, &value)) {
-                if (walk_push(&st, key) < 0 || walk_push(&st, value) < 0) { failed = 1; break; }
+                if (walk_push(&st, walk_held(key, 1)) < 0 || walk_push(&st, walk_held(value, 1)) < 0) {
+                    failed = 1;
+                    break;
+                }
             }
         } else {
             long code = last_code;
