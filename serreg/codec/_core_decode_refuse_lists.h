@@ -36,21 +36,67 @@ static int in_struct_list(const Dec *d, PyObject **class_id, Py_ssize_t *count_a
 
 #define BAD_UTF8_WORDS "invalid msgpack in-band data: UnicodeDecodeError: "
 
-/* Sets the error of a str that is not UTF-8 (its UnicodeDecodeError: cause, stolen) as the pure
- * codec words it: in an ext 2's columns (class_id not NULL) as its reader does, else as msgpack's
- * in-band reader (serreg/codec/pure.py); raised from the cause. */
-static void set_bad_utf8(PyObject *class_id, Py_ssize_t count_at, PyObject *cause) {
-    if (class_id != NULL)
-        PyErr_Format(decode_error_type, "struct %R: a list of its instances (msgpack ext 2) is not valid msgpack "
-                     "after byte %zd of its payload: UnicodeDecodeError: %S", class_id, count_at, cause);
-    else
-        PyErr_Format(decode_error_type, BAD_UTF8_WORDS "%S", cause);
+/* Sets the error the ext 2 reader (read_struct_list) makes of an error its msgpack reader raised in the
+ * columns (cause, stolen): its words, naming the class and where the count starts; raised from the cause. */
+static void set_list_fault(PyObject *class_id, Py_ssize_t count_at, PyObject *cause) {
+    PyObject *name = PyType_GetName(Py_TYPE(cause));
+    if (name == NULL) {
+        Py_DECREF(cause);
+        return;
+    }
+    PyErr_Format(decode_error_type, "struct %R: a list of its instances (msgpack ext 2) is not valid msgpack "
+                 "after byte %zd of its payload: %U: %S", class_id, count_at, name, cause);
+    Py_DECREF(name);
     PyObject *etype, *error, *etb;
     PyErr_Fetch(&etype, &error, &etb);
     PyErr_NormalizeException(&etype, &error, &etb);
     if (error != NULL) PyException_SetCause(error, cause); /* as "raise ... from error"; steals cause */
     else Py_DECREF(cause);
     PyErr_Restore(etype, error, etb);
+}
+
+/* Sets the error of a str that is not UTF-8 (its UnicodeDecodeError: cause, stolen) as the pure
+ * codec words it: in an ext 2's columns (class_id not NULL) as its reader does, else as msgpack's
+ * in-band reader (serreg/codec/pure.py); raised from the cause. */
+static void set_bad_utf8(PyObject *class_id, Py_ssize_t count_at, PyObject *cause) {
+    if (class_id != NULL) {
+        set_list_fault(class_id, count_at, cause);
+        return;
+    }
+    PyErr_Format(decode_error_type, BAD_UTF8_WORDS "%S", cause);
+    PyObject *etype, *error, *etb;
+    PyErr_Fetch(&etype, &error, &etb);
+    PyErr_NormalizeException(&etype, &error, &etb);
+    if (error != NULL) PyException_SetCause(error, cause); /* as "raise ... from error"; steals cause */
+    else Py_DECREF(cause);
+    PyErr_Restore(etype, error, etb);
+}
+
+/* A ValueError msgpack's reader raises with these words, in an ext 2's columns: the ext 2 reader's error. */
+static void set_list_value_error(PyObject *class_id, Py_ssize_t count_at, const char *words) {
+    PyObject *cause = PyObject_CallFunction(PyExc_ValueError, "s", words);
+    if (cause != NULL) set_list_fault(class_id, count_at, cause);
+}
+
+/* What msgpack's reader makes of a timestamp (ext -1) of n bytes at p, checked before: a msgpack.Timestamp,
+ * which stands in for it in an ext 2's columns, where the readers of the fields refuse it (serreg/structs/
+ * values.py: a field of any type, "class.field: msgpack ext type -1 (timestamp) is not used by serreg")
+ * only once the columns were read, as the ext 2 reader refuses it; NULL with an error. */
+static PyObject *timestamp_stand_in(const unsigned char *p, Py_ssize_t n) {
+    static PyObject *from_bytes = NULL; /* msgpack.Timestamp.from_bytes, looked up at the first need */
+    if (from_bytes == NULL) {
+        PyObject *module = PyImport_ImportModule("msgpack");
+        PyObject *type = module == NULL ? NULL : PyObject_GetAttrString(module, "Timestamp");
+        from_bytes = type == NULL ? NULL : PyObject_GetAttrString(type, "from_bytes");
+        Py_XDECREF(type);
+        Py_XDECREF(module);
+        if (from_bytes == NULL) return NULL;
+    }
+    PyObject *data = PyBytes_FromStringAndSize((const char *)p, n);
+    if (data == NULL) return NULL;
+    PyObject *stamp = PyObject_CallOneArg(from_bytes, data);
+    Py_DECREF(data);
+    return stamp;
 }
 
 /* A struct instance (ext 1) in an ext 2's columns that the pure codec read alone (dec_struct) and
