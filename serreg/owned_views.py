@@ -74,6 +74,14 @@ def _same_layout(view: memoryview, other: memoryview) -> bool:
 def own_buffers(buffers: List[Any]) -> None:
     """Replace, in place, each PickleBuffer and each memoryview holding an export of a memoryview
     with :func:`shared_view` of it."""
+    try:
+        for buffer in buffers:  # the usual case first: memoryviews of their exporters' own, nothing to replace
+            if type(buffer) is not memoryview or type(buffer.obj) is memoryview:
+                break
+        else:
+            return
+    except ValueError:  # a released view: the loop below passes it by
+        pass
     for i, buffer in enumerate(buffers):
         if type(buffer) is memoryview:
             try:

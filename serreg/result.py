@@ -263,8 +263,6 @@ def own_result_buffers(result: SerializationResult) -> None:
 def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:
     """A result whose in-band section is ``class_hash`` + ``in_band``, kept apart until read;
     signed with ``key`` when one is given."""
-    if buffers:
-        own_buffers(buffers)
     result = SerializationResult.__new__(SerializationResult)
     result._in_band = in_band
     result._class_hash = class_hash
