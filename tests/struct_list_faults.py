@@ -18,7 +18,7 @@ import msgpack
 import serreg
 from serreg.wire.class_id import class_id_hash
 
-__all__ = ["AnyTwo", "FAULTS", "GOOD", "register_any_two"]
+__all__ = ["AnyTwo", "FAULTS", "GOOD", "INSTANCE_FAULTS", "register_any_two"]
 
 
 @dataclasses.dataclass
@@ -90,6 +90,13 @@ FAULTS: dict[str, tuple[bytes, str, str, Optional[type]]] = {
         frame([DECIMAL, _ext(1, b"\x93\x00" + _TIMESTAMP + b"\x01")], [_ONE, _ONE]), _TIMESTAMP_FIELD, _TIMESTAMP_FIELD, None),
     "timestamp, then a list as a map key in the next column": (  # the columns are read before the fields' readers run
         frame([DECIMAL, _TIMESTAMP], [_ONE, _LIST_KEY]), _UNHASHABLE_LIST, _UNHASHABLE_LIST, TypeError),
+    # Instances the compiled codec leaves to the pure codec's reader alone (bytes left over, a value cut short).
+    "list as a map key in an instance with bytes left over": (
+        frame([DECIMAL, _ext(1, b"\x93\x00\x81\x90\x01\x02\x01\x01")], [_ONE, _ONE]),
+        _UNHASHABLE_LIST, _UNHASHABLE_LIST, TypeError),
+    "instance cut short": (frame([DECIMAL, _ext(1, b"\x93\x00\x81\x92\x01\xa5\x01\x01")], [_ONE, _ONE]),
+                           _LIST + "OutOfData: No more data to unpack." + _WHERE,
+                           _LIST + "OutOfData: No more data to unpack." + _WHERE, None),
     "timestamp of 5 bytes": (frame([DECIMAL, b"\xc7\x05\xff12345"], [_ONE, _ONE]),
                              _LIST + "ValueError: invalid timestamp data (length 5)" + _WHERE,
                              _LIST + "ValueError: invalid timestamp data (length 5)" + _WHERE, ValueError),
@@ -97,4 +104,27 @@ FAULTS: dict[str, tuple[bytes, str, str, Optional[type]]] = {
         frame([DECIMAL, b"\xd7\xff" + b"\xff" * 8], [_ONE, _ONE]),
         _LIST + "ValueError: nanoseconds must be a non-negative integer not greater than 999999999." + _WHERE,
         _LIST + "ValueError: nanoseconds must be a non-negative integer not greater than 999999999." + _WHERE, ValueError),
+}
+
+
+def instance_frame(payload: bytes) -> bytes:
+    """A list of a decimal and one AnyTwo instance (ext 1) of this payload, under the same struct table."""
+    in_band = class_id_hash("serreg.structs") + _DEFINITION + class_id_hash("list") + b"\x92" + DECIMAL + _ext(1, payload)
+    return serreg.SerializationResult(in_band).to_bytes()
+
+
+_IN_BAND_LIST_KEY = "invalid msgpack in-band data: TypeError: unhashable type: 'list'" + _WHERE
+
+# The same faults in an instance (ext 1) after a nested value, outside any ext 2: the instance's reader
+# lets msgpack's error through to the document's reader, and refuses a timestamp in its own words once
+# the payload is read. (name: (frame, words, type of the cause or None), trusted and untrusted alike.)
+INSTANCE_FAULTS: dict[str, tuple[bytes, str, Optional[type]]] = {
+    "list as a map key": (instance_frame(b"\x93\x00" + _LIST_KEY + b"\x01"), _IN_BAND_LIST_KEY, TypeError),
+    "timestamp": (instance_frame(b"\x93\x00" + _TIMESTAMP + b"\x01"), _TIMESTAMP_FIELD, None),
+    "timestamp in a list": (instance_frame(b"\x93\x00\x92\x01" + _TIMESTAMP + b"\x01"), _TIMESTAMP_FIELD, None),
+    "timestamp, then a list as a map key": (instance_frame(b"\x93\x00" + _TIMESTAMP + _LIST_KEY), _IN_BAND_LIST_KEY, TypeError),
+    "too many items: a timestamp, then a list as a map key": (
+        instance_frame(b"\x94\x00\x02" + _TIMESTAMP + _LIST_KEY), _IN_BAND_LIST_KEY, TypeError),
+    "timestamp of 5 bytes": (instance_frame(b"\x93\x00\xc7\x05\xff12345\x01"),
+                             "invalid msgpack in-band data: ValueError: invalid timestamp data (length 5)" + _WHERE, ValueError),
 }
