@@ -17,7 +17,7 @@ exports (a slice or a cast of ``memoryview(PickleBuffer(view))``) is copied.
 from __future__ import annotations
 
 import pickle
-from typing import Any, List
+from typing import Any
 
 __all__ = ["own_buffers", "shared_view"]
 
@@ -71,18 +71,20 @@ def _same_layout(view: memoryview, other: memoryview) -> bool:
             and view.strides == other.strides and view.readonly == other.readonly)
 
 
-def own_buffers(buffers: List[Any]) -> None:
-    """Replace, in place, each PickleBuffer and each memoryview holding an export of a memoryview
-    with :func:`shared_view` of it."""
+def own_buffers(buffers: Any) -> Any:
+    """``buffers`` with each PickleBuffer and each memoryview holding an export of a memoryview replaced by
+    :func:`shared_view` of it: a list in place (the same list returned), another sequence (a tuple) as a new
+    list when something is replaced."""
     try:
         for buffer in buffers:  # the usual case first: memoryviews of their exporters' own, nothing to replace
             if type(buffer) is not memoryview or type(buffer.obj) is memoryview:
                 break
         else:
-            return
+            return buffers
     except ValueError:  # a released view: the loop below passes it by
         pass
-    for i, buffer in enumerate(buffers):
+    owned = buffers if type(buffers) is list else list(buffers)
+    for i, buffer in enumerate(owned):
         if type(buffer) is memoryview:
             try:
                 if type(buffer.obj) is not memoryview:
@@ -91,4 +93,5 @@ def own_buffers(buffers: List[Any]) -> None:
                 continue  # released: refused where it is used, as before
         elif not isinstance(buffer, pickle.PickleBuffer):
             continue
-        buffers[i] = shared_view(buffer)
+        owned[i] = shared_view(buffer)
+    return owned

@@ -63,9 +63,8 @@ class SerializationResult:
     def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None) -> None:
         self._in_band = in_band_buffer
         self._class_hash: Optional[bytes] = None
-        if out_of_band_buffers:
-            own_buffers(out_of_band_buffers)
-        self._buffers: Optional[List[memoryview]] = [] if out_of_band_buffers is None else out_of_band_buffers
+        self._buffers: Optional[List[memoryview]] = (
+            [] if out_of_band_buffers is None else own_buffers(out_of_band_buffers) if out_of_band_buffers else out_of_band_buffers)
         self._key: Optional[bytes] = None
         self._frame: Optional[bytes] = None
 
@@ -82,9 +81,7 @@ class SerializationResult:
     @out_of_band_buffers.setter
     def out_of_band_buffers(self, buffers: List[memoryview]) -> None:
         self._split()
-        if buffers:
-            own_buffers(buffers)
-        self._buffers = buffers
+        self._buffers = own_buffers(buffers) if buffers else buffers
         track(self)
 
     @property
@@ -257,7 +254,7 @@ def own_result_buffers(result: SerializationResult) -> None:
     have added a PickleBuffer to after making it), before serreg keeps them."""
     buffers = result._buffers
     if buffers:
-        own_buffers(buffers)
+        result._buffers = own_buffers(buffers)
 
 
 def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:

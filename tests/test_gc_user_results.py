@@ -153,6 +153,16 @@ def test_a_part_of_an_export_is_copied_with_its_bytes_and_writability() -> None:
     assert not buffers[0].readonly
 
 
+def test_a_tuple_of_buffers_is_kept_as_a_list_of_shared_views() -> None:
+    data = bytearray(_DATA)
+    plain = (memoryview(data),)
+    assert SerializationResult(b"", plain).out_of_band_buffers is plain  # nothing to replace: kept as given
+    result = SerializationResult(b"", (pickle.PickleBuffer(memoryview(data)),))
+    (kept,) = result.out_of_band_buffers
+    assert type(kept) is memoryview and type(kept.obj) is not memoryview
+    assert result.to_bytes() == SerializationResult(b"", [memoryview(data)]).to_bytes()
+
+
 def test_buffers_set_later_and_added_by_a_serializer_are_kept_as_shared_views() -> None:
     result = SerializationResult(b"")
     data = bytearray(_DATA)
