@@ -128,7 +128,7 @@ static int dec_run(Dec *d) {
                 goto complete;
             }
             if (type == -1) {
-                PyObject *stand_in = NULL; /* in an ext 2's columns, a msgpack.Timestamp (read_timestamp) */
+                PyObject *stand_in = NULL; /* in a struct's payload, a msgpack.Timestamp (read_timestamp) */
                 int held = read_timestamp(d, payload, n, &stand_in);
                 if (held < 0) return held;
                 v = stand_in != NULL ? stand_in : Py_NewRef(Py_None); /* the document holding it is refused when it ends */

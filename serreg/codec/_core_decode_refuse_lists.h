@@ -88,9 +88,10 @@ static void set_value_error(PyObject *class_id, Py_ssize_t count_at, const char 
 }
 
 /* What msgpack's reader makes of a timestamp (ext -1) of n bytes at p, checked before: a msgpack.Timestamp,
- * which stands in for it in an ext 2's columns, where the readers of the fields refuse it (serreg/structs/
- * values.py: a field of any type, "class.field: msgpack ext type -1 (timestamp) is not used by serreg")
- * only once the columns were read, as the ext 2 reader refuses it; NULL with an error. */
+ * which stands in for it in a struct instance's payload or an ext 2's columns, where the readers of the
+ * fields refuse it (serreg/structs/values.py: a field of any type, "class.field: msgpack ext type -1
+ * (timestamp) is not used by serreg") only once the payload was read, as the pure codec's readers
+ * refuse it; NULL with an error. */
 static PyObject *timestamp_stand_in(const unsigned char *p, Py_ssize_t n) {
     static PyObject *from_bytes = NULL; /* msgpack.Timestamp.from_bytes, looked up at the first need */
     if (from_bytes == NULL) {

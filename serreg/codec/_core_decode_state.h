@@ -16,7 +16,7 @@ typedef struct {
     Py_ssize_t remaining, vstart, saved_doc_end;
     Py_ssize_t doc_start; /* a D_EXT frame: where its document (an in-band read in place, a struct payload) starts */
     int holds_timestamp;  /* a D_EXT frame: its document holds an ext -1, refused when it ends (1), or
-                           * an instance or list in an ext 2's columns holding a msgpack.Timestamp (2) */
+                           * a struct instance or an ext 2 whose payload holds a msgpack.Timestamp standing in for one (2) */
 } DFrame;
 
 typedef struct {
