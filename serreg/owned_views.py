@@ -45,7 +45,7 @@ def _rebuilt(view: memoryview, exporter: memoryview) -> memoryview:
     shared = memoryview(exporter)
     if _same_layout(view, shared):
         return shared
-    if view.ndim == 1 and view.format == "B" and view.nbytes == shared.nbytes and shared.c_contiguous:
+    if view.ndim == 1 and view.format == "B" and view.c_contiguous and view.nbytes == shared.nbytes and shared.c_contiguous:
         try:
             flat = shared.cast("B")  # a raw() of a C-order exporter: its bytes in order
         except (TypeError, ValueError):

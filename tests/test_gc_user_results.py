@@ -146,11 +146,20 @@ def test_kept_buffers_share_the_memory_and_layout_and_export_no_memoryview() -> 
 
 def test_a_part_of_an_export_is_copied_with_its_bytes_and_writability() -> None:
     writable = bytearray(_DATA)
-    part = memoryview(pickle.PickleBuffer(memoryview(writable)))[5:100]
-    buffers = [part]
+    whole = memoryview(pickle.PickleBuffer(memoryview(writable)))
+    buffers = [whole[5:100]]
     SerializationResult(b"", buffers)
     assert type(buffers[0].obj) is not memoryview and buffers[0].tobytes() == _DATA[5:100]
     assert not buffers[0].readonly
+
+
+def test_a_reversed_view_of_an_export_is_kept_and_refused_where_a_frame_is_written() -> None:
+    # Never read as its bytes in another order (as a cast of the whole would): kept, and a frame refuses it.
+    reversed_view = memoryview(pickle.PickleBuffer(memoryview(bytearray(_DATA))))[::-1]
+    result = SerializationResult(b"", [reversed_view])
+    assert result.out_of_band_buffers[0] is reversed_view
+    with pytest.raises(serreg.SerregError, match="out-of-band buffer 0 is not contiguous"):
+        result.to_bytes()
 
 
 def test_a_tuple_of_buffers_is_kept_as_a_list_of_shared_views() -> None:
