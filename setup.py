@@ -14,7 +14,10 @@ setup(
         Extension(
             "serreg.wire._frame", ["serreg/wire/_frame.c"], optional=True, depends=["serreg/wire/_frame_layout.h"]
         ),
-        Extension("serreg.implicit._walk", ["serreg/implicit/_walk.c"], optional=True),
+        Extension(
+            "serreg.implicit._walk", ["serreg/implicit/_walk.c"], optional=True,
+            depends=["serreg/implicit/_walk_core.h"],
+        ),
         Extension(
             "serreg.codec._core", ["serreg/codec/_core.c"], optional=True,
             depends=[
@@ -33,7 +36,7 @@ setup(
                 "serreg/codec/_core_pack.h", "serreg/codec/_core_structs_scope.h",
                 "serreg/codec/_core_structs_put.h", "serreg/codec/_core_out.h",
                 "serreg/codec/_core_top_value.h", "serreg/codec/_core_top_value_setup.h",
-                "serreg/wire/_frame_layout.h",
+                "serreg/wire/_frame_layout.h", "serreg/implicit/_walk_core.h", "serreg/codec/_core_implicit_top.h",
             ],
         ),
     ]

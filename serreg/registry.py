@@ -104,7 +104,7 @@ class Registry:
                 table.register_fallback(pickle5, pickle5.on_register)
             if standard:
                 with table.origin(STANDARD_ORIGIN):
-                    install_reader(table, dispatch, implicit, pickle5)
+                    install_reader(table, dispatch, implicit, pickle5, codec)
 
     # ----------------------------------------------------------------- settings
 

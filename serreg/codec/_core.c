@@ -24,7 +24,7 @@
  *
  * MsgpackCodec.serialize_top and unpack_top (_core_top.h, with _core_top_setup.h) are Registry.serialize and
  * deserialize for plain values, in one call each (also for values holding structs with a plan,
- * _core_structs_top.h); top_value (_core_top_value.h, with _core_top_value_setup.h) reads a trusted frame or
+ * _core_structs_top.h, and for one implicit struct instance, _core_implicit_top.h); top_value (_core_top_value.h, with _core_top_value_setup.h) reads a trusted frame or
  * result whose value its serializer reads, out-of-band buffers included; _core_entry.h makes those two methods C methods that call them with no
  * Python frame first; _core_keys.h keeps one str per short map key. The output buffer and the
  * msgpack writing primitives are in _core_out.h; the encoder is _core_encode*.h with _core_pack.h,
@@ -102,6 +102,9 @@ typedef struct {
     int n_packed, n_unpacked;
     PyObject *packed_type[N_AS_IS], *packed_hash[N_AS_IS], *unpacked_type[N_AS_IS];
     uint64_t unpacked_hash[N_AS_IS];
+    /* One implicit struct instance at the top level (_core_implicit_top.h): ClassIDHash("serreg.pyobjects"),
+       the context variables that keep it from being written, and what the Python writer and reader published. */
+    PyObject *implicit_hash, *implicit_guards, *implicit_writes, *implicit_read;
 } Codec;
 
 static PyTypeObject CodecType;
@@ -234,6 +237,8 @@ static int current_tables(Codec *self, Tables *out) {
 #include "_core_top_setup.h"
 #include "_core_structs_top.h"
 #include "../wire/_frame_layout.h"
+#include "../implicit/_walk_core.h"
+#include "_core_implicit_top.h"
 #include "_core_top.h"
 #include "_core_top_value_setup.h"
 #include "_core_top_value.h"
@@ -266,6 +271,10 @@ static int Codec_traverse(Codec *self, visitproc visit, void *arg) {
     Py_VISIT(self->plain_seen);
     Py_VISIT(self->oob_scratch);
     Py_VISIT(self->top_reading);
+    Py_VISIT(self->implicit_hash);
+    Py_VISIT(self->implicit_guards);
+    Py_VISIT(self->implicit_writes);
+    Py_VISIT(self->implicit_read);
     return 0;
 }
 
@@ -281,6 +290,10 @@ static int Codec_clear(Codec *self) {
     Py_CLEAR(self->plain_seen);
     Py_CLEAR(self->oob_scratch);
     Py_CLEAR(self->top_reading);
+    Py_CLEAR(self->implicit_hash);
+    Py_CLEAR(self->implicit_guards);
+    Py_CLEAR(self->implicit_writes);
+    Py_CLEAR(self->implicit_read);
     return 0;
 }
 
@@ -310,6 +323,7 @@ static PyMethodDef Codec_methods[] = {
      "(see _core_entry.h): settings.plain is unpack_top's plain; full_serialize(obj, False, False, None) and "
      "full_deserialize(data, None, None, None, None) are its full paths."},
     TOP_VALUE_METHODS /* bind_decoder, top_value (_core_top_value_setup.h) */
+    IMPLICIT_TOP_METHODS /* bind_implicit, publish_implicit, publish_implicit_read (_core_implicit_top.h) */
     {NULL, NULL, 0, NULL},
 };
 
@@ -422,7 +436,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&CodecType) < 0 || PyType_Ready(&TopMethodType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    if (structs_module_init(m) < 0) {
+    if (structs_module_init(m) < 0 || implicit_module_init() < 0) {
         Py_DECREF(m);
         return NULL;
     }
