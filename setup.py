@@ -22,7 +22,7 @@ setup(
             "serreg.codec._core", ["serreg/codec/_core.c"], optional=True,
             depends=[
                 "serreg/codec/_core_encode.h", "serreg/codec/_core_decode.h", "serreg/codec/_core_top.h",
-                "serreg/codec/_core_entry.h", "serreg/codec/_core_top_setup.h",
+                "serreg/codec/_core_entry.h", "serreg/codec/_core_top_setup.h", "serreg/codec/_core_lean.h",
                 "serreg/codec/_core_keys.h", "serreg/codec/_core_types.h", "serreg/codec/_core_structs.h",
                 "serreg/codec/_core_structs_encode.h",
                 "serreg/codec/_core_structs_decode.h", "serreg/codec/_core_structs_list_encode.h",

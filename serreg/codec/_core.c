@@ -240,6 +240,7 @@ static int current_tables(Codec *self, Tables *out) {
 #include "../implicit/_walk_core.h"
 #include "_core_implicit_top.h"
 #include "_core_top.h"
+#include "_core_lean.h"
 #include "_core_top_value_setup.h"
 #include "_core_top_value.h"
 #include "_core_entry.h"
@@ -383,8 +384,9 @@ static PyMethodDef module_methods[] = {
      "set_implicit_state(implicit tables contextvar): where a pack call finds the tables it reads instead of the "
      "snapshot's while a value is written with implicit structs (docs/FORMAT.md 10.9)."},
     {"top_method", top_method, METH_VARARGS,
-     "top_method(kind, function) -> method: the Registry method function ('serialize' or 'deserialize') "
-     "calling the registry's codec first when called with the value alone (see _core_entry.h)."},
+     "top_method(kind, function, text_signature=None) -> method: the Registry method function ('serialize' or "
+     "'deserialize') calling the registry's codec first when called with the value alone; with text_signature, "
+     "bound to a registry it is a builtin method with that signature (see _core_entry.h)."},
     {"set_top_level", set_top_level, METH_VARARGS,
      "set_top_level(SerializationResult, {'float': hash, 'bytes': hash}, bytes_out_of_band_threshold, untracked_ok): "
      "the class serialize_top returns and unpack_top reads, the ClassIDHashes of the scalars they write and read "
