@@ -28,7 +28,7 @@ from typing import Any, Callable, Optional
 from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
-from ..result import SerializationResult, as_result, with_class_hash
+from ..result import SerializationResult, as_result, own_result_buffers, with_class_hash
 from ..standard.pickle5 import PICKLED_NATIVELY, Pickle5Serializer
 from ..implicit.classes import PYOBJECTS_CLASS_ID
 from ..implicit.writer import ImplicitWriter
@@ -96,6 +96,7 @@ class NestedEncoder:
             raise failure from error
         if type(result) is not SerializationResult:
             result = as_result(result, f"the serializer for class ID {registration.class_id!r}", value)
+        own_result_buffers(result)
         return registration.class_hash, result
 
 

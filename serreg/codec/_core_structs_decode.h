@@ -359,7 +359,7 @@ static PyObject *finish_struct(Dec *d, PyObject *items) {
         Py_ssize_t index = PyLong_AsSsize_t(PyList_GET_ITEM(items, 0));
         if (index >= 0 && index < PyList_GET_SIZE(d->struct_plans) && IS_PLAN(PyList_GET_ITEM(d->struct_plans, index))) {
             StructPlan *plan = (StructPlan *)PyList_GET_ITEM(d->struct_plans, index);
-            PyObject *obj = size == plan->n + 1 ? build_checked(plan, &PyList_GET_ITEM(items, 1), 1) : NULL;
+            PyObject *obj = size == plan->n + 1 && !d->python_rows ? build_checked(plan, &PyList_GET_ITEM(items, 1), 1) : NULL;
             if (obj != NULL) return obj;
         }
         PyErr_Clear();

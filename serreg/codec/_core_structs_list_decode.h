@@ -241,7 +241,7 @@ static PyObject *finish_struct_list(Dec *d, PyObject *inner) {
     }
     result = PyList_New(count);
     for (Py_ssize_t j = 0; result != NULL && j < count; j++) {
-        PyObject *obj = build_checked(plan, cols + j, count);
+        PyObject *obj = d->python_rows ? NULL : build_checked(plan, cols + j, count);
         if (obj != NULL) {
             PyList_SET_ITEM(result, j, obj);
             continue;
