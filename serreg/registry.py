@@ -11,7 +11,8 @@ call each other through the callables they were given. ``serialize`` and
 top-level entries (``serreg/codec/top.py``), which write or read a plain
 value (a dict, list, str ... of msgpack data only) in one call and answer
 NotImplemented for anything else; with the compiled codec that call is made
-from C (``top_method``), before any Python frame of this module runs, and a
+from C (``top_method``: bound to a registry, the two methods are builtin methods
+the interpreter calls directly), before any Python frame of this module runs, and a
 trusted frame or result of any other value is then read by the codec's
 ``top_value`` (the twin of ``Decoder._top_value``), also from C.
 
@@ -104,7 +105,7 @@ class Registry:
                 table.register_fallback(pickle5, pickle5.on_register)
             if standard:
                 with table.origin(STANDARD_ORIGIN):
-                    install_reader(table, dispatch, implicit, pickle5)
+                    install_reader(table, dispatch, implicit, pickle5, codec)
 
     # ----------------------------------------------------------------- settings
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
+from .owned_views import own_buffers, shared_view
 from .wire.frame import ALIGNMENT, HEADER_SIZE, TABLE_ENTRY, compile_to_bytes, frame_pieces, join_frame, join_section, track
 from .wire.class_id import CLASS_ID_HASH_SIZE
 from .wire.signing import SIGNATURE_SIZE
@@ -34,6 +35,10 @@ class SerializationResult:
     ``in_band_buffer`` may be bytes, bytearray, memoryview or ``None`` (empty);
     ``out_of_band_buffers`` is a list of memoryviews that are handed to the
     deserializer as they are, never copied, when the result stays in-process.
+    A ``pickle.PickleBuffer`` (or a memoryview of one) is kept as a memoryview of
+    the same memory that holds no buffer export of a memoryview (see
+    :mod:`serreg.owned_views`): such an export could crash CPython 3.11's
+    garbage collector.
 
     The result returned by :func:`serreg.serialize` has the ClassIDHash of its
     serializer as the first 8 bytes of ``in_band_buffer`` (the "in-band
@@ -58,7 +63,8 @@ class SerializationResult:
     def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None) -> None:
         self._in_band = in_band_buffer
         self._class_hash: Optional[bytes] = None
-        self._buffers: Optional[List[memoryview]] = [] if out_of_band_buffers is None else out_of_band_buffers
+        self._buffers: Optional[List[memoryview]] = (
+            [] if out_of_band_buffers is None else own_buffers(out_of_band_buffers) if out_of_band_buffers else out_of_band_buffers)
         self._key: Optional[bytes] = None
         self._frame: Optional[bytes] = None
 
@@ -75,7 +81,7 @@ class SerializationResult:
     @out_of_band_buffers.setter
     def out_of_band_buffers(self, buffers: List[memoryview]) -> None:
         self._split()
-        self._buffers = buffers
+        self._buffers = own_buffers(buffers) if buffers else buffers
         track(self)
 
     @property
@@ -114,7 +120,7 @@ class SerializationResult:
     def _buffer_views(self) -> list[memoryview]:
         views = []
         for i, buffer in enumerate(self.out_of_band_buffers):
-            view = buffer if isinstance(buffer, memoryview) else memoryview(buffer)
+            view = shared_view(buffer)
             if "O" in view.format:
                 raise SerializationError(
                     f"out-of-band buffer {i} holds the addresses of Python objects (format {view.format!r}, e.g. a "
@@ -139,7 +145,7 @@ class SerializationResult:
             return HEADER_SIZE + in_band_len  # frame_length's answer, without its call
         end = HEADER_SIZE + _TABLE_ENTRY_SIZE * len(buffers) + in_band_len
         for buffer in buffers:  # frame_length's loop, without building the list of lengths and calling it
-            end = ((end + ALIGNMENT - 1) & -ALIGNMENT) + (buffer.nbytes if type(buffer) is memoryview else memoryview(buffer).nbytes)
+            end = ((end + ALIGNMENT - 1) & -ALIGNMENT) + (buffer.nbytes if type(buffer) is memoryview else shared_view(buffer).nbytes)
         return end if self._key is None else end + SIGNATURE_SIZE
 
     def to_bytes(self) -> bytes:
@@ -168,7 +174,7 @@ class SerializationResult:
 
     def __repr__(self) -> str:
         in_band_len = sum(len(p) for p in self._in_band_parts())
-        sizes = [memoryview(b).nbytes for b in self.out_of_band_buffers]
+        sizes = [shared_view(b).nbytes for b in self.out_of_band_buffers]
         return f"SerializationResult(in_band={in_band_len} bytes, out_of_band={sizes})"
 
 
@@ -203,7 +209,7 @@ class OutOfBandBuffers:
             raise StopIteration
         self._next = i + 1
         buffer = self._buffers[i]
-        return buffer if isinstance(buffer, memoryview) else memoryview(buffer)
+        return buffer if type(buffer) is memoryview else shared_view(buffer)
 
     @property
     def remaining(self) -> int:
@@ -241,6 +247,14 @@ def as_result(returned: object, producer: str, value: Any) -> SerializationResul
     raise SerializationError(
         f"{producer} returned {type(returned).__name__}, not a SerializationResult or bytes", value=value
     )
+
+
+def own_result_buffers(result: SerializationResult) -> None:
+    """:func:`~serreg.owned_views.own_buffers` of the buffers of a result a serializer returned (one it may
+    have added a PickleBuffer to after making it), before serreg keeps them."""
+    buffers = result._buffers
+    if buffers:
+        result._buffers = own_buffers(buffers)
 
 
 def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:

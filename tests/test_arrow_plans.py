@@ -60,6 +60,18 @@ def test_an_extension_type_and_its_storage_with_the_extension_keys_are_checked_a
             serreg.serialize(plain, cross_language=True)
 
 
+def test_fixed_size_binary_wider_than_java_reads_is_refused_cross_language():
+    # Java's reader refuses widths whose bits overflow an int (Arrow Java's layout); cross_language says so first.
+    for width, refused in ((2**28 - 1, False), (2**28, True), (0, True)):
+        table = pa.table({"b": pa.array([], pa.binary(width))})
+        serreg.serialize(table)
+        if refused:
+            with pytest.raises(CrossLanguageError, match="column 'b': fixed_size_binary.*width 1 to 268,435,455 bytes"):
+                serreg.serialize(table, cross_language=True)
+        else:
+            serreg.serialize(table, cross_language=True)
+
+
 def test_extension_names_are_resolved_at_every_trusted_read():
     keys = {b"ARROW:extension:name": b"serreg.test.meters", b"ARROW:extension:metadata": b""}
     frame = arrow_frame(pa.schema([pa.field("m", pa.decimal32(5, 2), metadata=keys)]).serialize().to_pybytes())

@@ -29,6 +29,7 @@ from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 from serreg.wire.class_id import class_id_hash
 
 from strategies import mutations, values
+from struct_list_faults import FAULTS as LIST_FAULTS, INSTANCE_FAULTS, register_any_two
 from struct_shapes import Color, Everything, Group, Node, Pair, Point, Widths, everything, register, tree, widths
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built (or SERREG_PURE_PYTHON=1)")
@@ -81,6 +82,7 @@ def _registry(codec=None) -> serreg.Registry:
         with mock.patch.object(serreg.registry, "MsgpackCodec", codec):
             registry = serreg.Registry()
     register(registry)
+    register_any_two(registry)
     for class_id, cls in (("t.Mixed", Mixed), ("t.Frozen", Frozen), ("t.Row", Row), ("t.Tagged", Tagged), ("t.Empty", Empty)):
         registry.register_struct(cls, class_id)
     return registry
@@ -349,6 +351,8 @@ HOSTILE = {
     "cut-short utf-8 key in a tuple after an instance holding a nested value": table_frame([ANY_DEF], listed(msgpack.ExtType(1, b"\x93\x00" + msgpack.packb(DECIMAL) + b"\x01"), msgpack.ExtType(0, class_id_hash("tuple") + b"\x91\x81\xa3a\xe2\x82\x01"))),
     "str cut short after a nested value": table_frame([ANY_DEF], b"\x92" + msgpack.packb(DECIMAL) + b"\xa5ab"),
     "trailing bytes after a list holding a nested value": table_frame([ANY_DEF], listed(DECIMAL) + b"\x00\x01"),
+    **{f"{name} in an ext 2's any column after a nested value": fault[0] for name, fault in LIST_FAULTS.items()},
+    **{f"{name} in an instance after a nested value": fault[0] for name, fault in INSTANCE_FAULTS.items()},
     "point of 17 fields": table_frame([["shapes.Point", [["x", "int64"], ["y", "int64"], ["z", "int64"]] + [[f"f{i}", "int64"] for i in range(14)]]],
                                       listed(ext1([0, 1, 2, 3] + list(range(14))))),
 }

@@ -38,14 +38,31 @@ class Tagged:
         return ("tagged", bytes(in_band[1:]).decode())
 
 
+def _bare(signature: inspect.Signature) -> inspect.Signature:
+    """The signature without annotations (all a builtin's text signature can say)."""
+    return signature.replace(
+        parameters=[p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()],
+        return_annotation=inspect.Signature.empty,
+    )
+
+
 def test_the_methods_keep_their_signature_doc_and_name():
     for name in ("serialize", "deserialize"):
         method = getattr(serreg.Registry, name)
         python = getattr(method, "__wrapped__", method)
-        assert inspect.signature(getattr(serreg, name)) == inspect.signature(python.__get__(serreg.default_registry()))
+        python_bound = python.__get__(serreg.default_registry())
+        assert inspect.signature(method) == inspect.signature(python)  # the class's: annotated
+        bound = getattr(serreg, name)
+        assert _bare(inspect.signature(bound)) == _bare(inspect.signature(python_bound))
+        assert bound.__self__ is serreg.default_registry() and bound.__name__ == name
+        assert bound.__doc__ == python.__doc__ and bound.__qualname__ == f"Registry.{name}"
+        assert bound.__module__ == "serreg.registry"
         assert method.__doc__ == python.__doc__ and method.__doc__
         assert method.__name__ == name and method.__qualname__ == f"Registry.{name}"
         assert pickle.loads(pickle.dumps(method)) is method
+        if COMPILED:  # bound, a builtin method: the interpreter calls it directly
+            assert type(bound) is types.BuiltinMethodType
+            assert type(serreg.Registry().serialize) is types.BuiltinMethodType
     assert serreg.SerializationResult.to_bytes.__doc__.startswith("Return the contiguous frame")
     assert serreg.SerializationResult.to_bytes.__doc__ == python_to_bytes.__doc__
     assert serreg.SerializationResult.to_bytes.__qualname__ == "SerializationResult.to_bytes"
@@ -228,3 +245,30 @@ def test_values_not_plain_late_in_them_give_the_same_frames_call_after_call():
     for _ in range(3):
         assert registry.deserialize(registry.serialize(late)) == [("tagged", repr(r)) for r in records] + [late[-1]]
         assert registry.deserialize(registry.serialize(records)) == [("tagged", repr(r)) for r in records]
+
+
+def test_bound_methods_take_every_call_the_python_method_takes():
+    registry = serreg.Registry()
+    frame = registry.serialize(VALUE).to_bytes()
+    assert registry.serialize(obj=VALUE).to_bytes() == frame  # keywords: the Python method
+    assert registry.deserialize(data=frame) == VALUE
+    assert registry.deserialize(frame, None, trusted=True, limits=registry.limits) == VALUE
+    signed = registry.serialize(VALUE, key=KEY)
+    assert registry.deserialize(signed.to_bytes(), key=KEY) == VALUE
+    with pytest.raises(TypeError, match="positional argument"):
+        registry.serialize(*range(9))  # more arguments than the builtin keeps on its stack
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        registry.serialize()
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        registry.deserialize(frame, trust=False)
+
+    class Counting(serreg.Registry):
+        calls = 0
+
+        def serialize(self, obj, **options):  # an override that calls the Registry's own
+            Counting.calls += 1
+            return super().serialize(obj, **options)
+
+    counting = Counting()
+    assert counting.serialize(VALUE).to_bytes() == frame and Counting.calls == 1
+    assert counting.deserialize(counting.serialize(VALUE, canonical=True)) == VALUE and Counting.calls == 2

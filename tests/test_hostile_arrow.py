@@ -42,6 +42,16 @@ def decode(frame, **kwargs):
         return error
 
 
+@pytest.fixture(scope="module", autouse=True)
+def arrow_paths_loaded():
+    """Read a small table trusted and untrusted once before anything is measured: the first
+    Arrow frame a process reads loads pyarrow's IPC modules and memory pool (about 50 MiB of
+    resident set, once per process), which is no hostile frame's cost."""
+    frame = serreg.serialize(pa.table({"a": [1]})).to_bytes()
+    for trusted in (True, False):
+        serreg.deserialize(frame, trusted=trusted)
+
+
 def within_bound(frame_size: int, call):
     """Run ``call``; fail if it took more memory than 16 x size + 32 MiB; return its outcome."""
     cost = measure(call)

@@ -28,11 +28,13 @@ from typing import Any, Callable, Optional
 from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
-from ..result import SerializationResult, as_result, with_class_hash
+from ..result import SerializationResult, as_result, own_result_buffers, with_class_hash
 from ..standard.pickle5 import PICKLED_NATIVELY, Pickle5Serializer
+from ..implicit.classes import PYOBJECTS_CLASS_ID
 from ..implicit.writer import ImplicitWriter
 from ..structs.frames import StructFrames
-from ..structs.scope import IMPLICIT_TABLES
+from ..structs.scope import ENCODE_SCOPE, IMPLICIT_TABLES
+from ..wire.class_id import class_id_hash
 from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
 from .paths import attach_path
@@ -94,6 +96,7 @@ class NestedEncoder:
             raise failure from error
         if type(result) is not SerializationResult:
             result = as_result(result, f"the serializer for class ID {registration.class_id!r}", value)
+        own_result_buffers(result)
         return registration.class_hash, result
 
 
@@ -139,14 +142,39 @@ class Encoder:
         self._nested = nested
         self._implicit = implicit
         self._pack = codec.pack
+        self._publish_implicit = codec.publish_implicit
         self._canonical = canonical
         self._table = table
         self._structs = structs
-        self.whole_values = True
-        self.implicit_structs = True  # plain objects as implicit structs before pickling a whole value (10.9)
+        self._whole_values = True
+        self._implicit_structs = True  # plain objects as implicit structs before pickling a whole value (10.9)
+        # The codec's serialize_top writes a top-level implicit instance of a class the short way published
+        # (_pickled_top), unless one of these holds a value: the same bytes as the short way's, in one call.
+        codec.bind_implicit(class_id_hash(PYOBJECTS_CLASS_ID), (_PICKLE_WHOLE, CROSS_LANGUAGE, ENCODE_SCOPE,
+                                                                IMPLICIT_TABLES))
         self._whole_for: tuple[Any, Optional[Registration]] = (None, None)  # (snapshot, its whole-value fallback)
         # (snapshot, types whose top-level values the whole-value fallback pickled under it): see _pickled_top.
         self._pickled_types: tuple[Any, set[type]] = (None, set())
+
+    @property
+    def whole_values(self) -> bool:
+        """True: a value holding fallback values is pickled whole (see the class docstring)."""
+        return self._whole_values
+
+    @whole_values.setter
+    def whole_values(self, whole_values: bool) -> None:
+        self._whole_values = whole_values
+        self._publish_implicit(None)  # what the codec was told was for the former setting
+
+    @property
+    def implicit_structs(self) -> bool:
+        """True: plain objects are written as implicit structs before a whole value is pickled (10.9)."""
+        return self._implicit_structs
+
+    @implicit_structs.setter
+    def implicit_structs(self, implicit_structs: bool) -> None:
+        self._implicit_structs = implicit_structs
+        self._publish_implicit(None)
 
     def serialize(
         self, obj: Any, cross_language: bool = False, canonical: bool = False, key: Optional[bytes] = None
@@ -256,7 +284,7 @@ class Encoder:
         the long way writes.
         """
         structs = self._structs
-        if _PICKLE_WHOLE.get() or CROSS_LANGUAGE.get() or not self.whole_values or structs.current() is not None:
+        if _PICKLE_WHOLE.get() or CROSS_LANGUAGE.get() or not self._whole_values or structs.current() is not None:
             return None
         cached_for, whole = self._whole_for
         if cached_for is not self._table.snapshot:
@@ -264,13 +292,16 @@ class Encoder:
         if whole is None:
             return None
         fallback: Pickle5Serializer = whole.serializer
-        if self.implicit_structs:  # _with_implicit_structs, inline (the one call on this path)
+        if self._implicit_structs:  # _with_implicit_structs, inline (the one call on this path)
             token = _PICKLE_WHOLE.set(True)
             try:
                 implicit = self._implicit.attempt(obj, self._serialize, whole, fallback.pickle_parts, _GIVE_UP)
             finally:
                 _PICKLE_WHOLE.reset(token)
             if implicit is not None:
+                top = self._implicit.last_top
+                if top is not None and top[0] is type(obj):  # the codec writes the next ones in one call
+                    self._publish_implicit(*top)
                 return implicit
         try:
             in_band, buffers = fallback.pickle_parts(obj, structs.open_lazily)

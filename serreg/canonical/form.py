@@ -35,7 +35,7 @@ from msgpack import ExtType, packb
 from .._registry.paths import attach_path
 from ..codec.layout import MAX_NESTING, NESTED_EXT_TYPE, array_header, map_header
 from ..errors import CanonicalFormError, SerializationError, SerregError
-from ..result import SerializationResult, as_result, buffer_views, in_band_parts, with_class_hash
+from ..result import SerializationResult, as_result, buffer_views, own_result_buffers, in_band_parts, with_class_hash
 from ..wire.frame import frame_pieces
 from .floats import pack_float
 from .standard import STANDARD_WRITERS
@@ -157,6 +157,7 @@ class CanonicalForm:
             ) from error
         if type(result) is not SerializationResult:
             result = as_result(result, f"serialize_canonical of class ID {registration.class_id!r}", value)
+        own_result_buffers(result)
         return result
 
     # ------------------------------------------------------------------ msgpack trees

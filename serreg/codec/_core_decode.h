@@ -128,9 +128,10 @@ static int dec_run(Dec *d) {
                 goto complete;
             }
             if (type == -1) {
-                int held = read_timestamp(d, payload, n);
+                PyObject *stand_in = NULL; /* in a struct's payload, a msgpack.Timestamp (read_timestamp) */
+                int held = read_timestamp(d, payload, n, &stand_in);
                 if (held < 0) return held;
-                v = Py_NewRef(Py_None); /* stands in: the document holding it is refused when it ends */
+                v = stand_in != NULL ? stand_in : Py_NewRef(Py_None); /* the document holding it is refused when it ends */
                 d->pos += n;
                 goto complete;
             }
@@ -182,14 +183,21 @@ static int dec_run(Dec *d) {
             DFrame *f = &d->stack[d->sp - 1];
             if (f->kind == D_EXT) {
                 if (d->pos != d->doc_end) return f->ext_kind < N_KINDS ? refuse_extra_data(d, f->doc_start, d->doc_end) : -2;
-                if (f->holds_timestamp) return refuse_timestamp(d);
+                if (f->holds_timestamp == 1) return refuse_timestamp(d);
                 PyObject *inner = d->vals[--d->nvals];
                 if (f->ext_kind < N_KINDS && !PyList_CheckExact(inner)) {
                     r = refuse_not_array(d, f->ext_kind, inner);
                     Py_DECREF(inner);
                     return r;
                 }
+                d->python_rows = f->holds_timestamp == 2; /* its Python readers refuse the timestamp */
                 v = finish_ext(d, f->ext_kind, inner);
+                d->python_rows = 0;
+                if (v != NULL && f->holds_timestamp == 2) { /* never kept, should a reader take it */
+                    Py_DECREF(v);
+                    Py_DECREF(inner);
+                    return refuse_timestamp(d);
+                }
                 Py_ssize_t members = PyList_GET_SIZE(inner);
                 Py_DECREF(inner);
                 if (v == NULL && (f->ext_kind == K_SET || f->ext_kind == K_FROZENSET) && PyErr_Occurred() &&

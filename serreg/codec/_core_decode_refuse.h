@@ -162,22 +162,40 @@ static int refuse_ext(Dec *d, signed char type, Py_ssize_t n) {
  * Before nested values were decoded: left to the pure codec (-2). After, where the pure codec reads
  * the document alike: msgpack's refusal in its words (-1), else 0: the document (the call's own, or
  * the in-band of the value read in place around it) is marked and read on, a None standing in, and
- * refused when it ends (refuse_timestamp). */
-static int read_timestamp(Dec *d, const unsigned char *p, Py_ssize_t n) {
-    if (!d->called || decode_error_type == NULL || !worded_alike(d, 1)) return -2;
+ * refused when it ends (refuse_timestamp). In an ext 2's columns (in_struct_list), msgpack's refusal
+ * in the ext 2 reader's words; there and in a struct instance's payload, a msgpack.Timestamp stands in
+ * (*stand_in) and the instance or list holding it is marked 2: built by its Python readers once its
+ * payload is read, which refuse it in their words, as the pure codec's readers do. */
+static int read_timestamp(Dec *d, const unsigned char *p, Py_ssize_t n, PyObject **stand_in) {
+    PyObject *class_id = NULL;
+    Py_ssize_t count_at = 0;
+    int listed = d->called && decode_error_type != NULL && in_struct_list(d, &class_id, &count_at);
+    if (!listed && (!d->called || decode_error_type == NULL || !worded_alike(d, 1))) return -2;
+    const char *words = NULL;
+    char length_words[64];
+    unsigned long long head = 0; /* the nanoseconds: 32 bits of 96, or the top 30 bits of 64 */
     if (n != 4 && n != 8 && n != 12) {
-        PyErr_Format(decode_error_type, "invalid msgpack in-band data: ValueError: invalid timestamp data (length %zd)", n);
+        PyOS_snprintf(length_words, sizeof length_words, "invalid timestamp data (length %zd)", n);
+        words = length_words;
+    } else {
+        for (int k = 0; k < (n == 8 ? 8 : 4); k++) head = (head << 8) | p[k];
+        unsigned long long nanoseconds = n == 12 ? head : n == 8 ? head >> 34 : 0;
+        if (nanoseconds > 999999999ULL)
+            words = "nanoseconds must be a non-negative integer not greater than 999999999.";
+    }
+    if (words != NULL) {
+        set_value_error(listed ? class_id : NULL, count_at, words);
         note_open_exts(d);
         return -1;
     }
-    unsigned long long head = 0; /* the nanoseconds: 32 bits of 96, or the top 30 bits of 64 */
-    for (int k = 0; k < (n == 8 ? 8 : 4); k++) head = (head << 8) | p[k];
-    unsigned long long nanoseconds = n == 12 ? head : n == 8 ? head >> 34 : 0;
-    if (nanoseconds > 999999999ULL) {
-        PyErr_SetString(decode_error_type, "invalid msgpack in-band data: ValueError: nanoseconds must be a "
-                        "non-negative integer not greater than 999999999.");
-        note_open_exts(d);
-        return -1;
+    DFrame *innermost = NULL;
+    for (Py_ssize_t i = d->sp - 1; i >= 0 && innermost == NULL; i--) {
+        if (d->stack[i].kind == D_EXT) innermost = &d->stack[i];
+    }
+    if (listed || (innermost != NULL && innermost->ext_kind == K_STRUCT)) {
+        if ((*stand_in = timestamp_stand_in(p, n)) == NULL) return -1;
+        innermost->holds_timestamp = 2;
+        return 0;
     }
     if (!worded_alike(d, 0)) return -2;
     for (Py_ssize_t i = d->sp - 1; i >= 0; i--) {
@@ -257,12 +275,16 @@ static int refuse_bad_utf8(Dec *d) {
 /* A map whose keys, or a set or frozenset whose members, are not all hashable (the TypeError of
  * building it, or of hashing them for check_spread): once nested values were decoded, refused with
  * the pure codec's words where it reads the document alike: a map's from its msgpack reader
- * (serreg/codec/pure.py), a set's as its serializer's failure (serreg/_registry/decode.py,
- * _deserializer_failure), and over MAX_KEYS_PER_HASH keys in untrusted mode check_hash_spread's
- * (serreg/codec/checks.py). Any other error is left as it was (-2). */
+ * (serreg/codec/pure.py; a struct instance's payload too, whose reader's error passes through as the
+ * document's; in an ext 2's columns, the ext 2 reader's words), a set's as its serializer's failure
+ * (serreg/_registry/decode.py, _deserializer_failure), and over MAX_KEYS_PER_HASH keys in untrusted
+ * mode check_hash_spread's (serreg/codec/checks.py). Any other error is left as it was (-2). */
 static int refuse_unhashable(Dec *d, int set, Py_ssize_t keys) {
-    if (!d->called || decode_error_type == NULL || !PyErr_ExceptionMatches(PyExc_TypeError) || !worded_alike(d, 0))
-        return -2;
+    PyObject *class_id = NULL;
+    Py_ssize_t count_at = 0;
+    if (!d->called || decode_error_type == NULL || !PyErr_ExceptionMatches(PyExc_TypeError)) return -2;
+    int listed = !set && in_struct_list(d, &class_id, &count_at); /* a map in an ext 2's columns */
+    if (!listed && !worded_alike(d, !set)) return -2; /* a map in a struct's payload: its reader's error passes */
     PyObject *type, *cause, *tb;
     PyErr_Fetch(&type, &cause, &tb);
     PyErr_NormalizeException(&type, &cause, &tb);
@@ -274,18 +296,18 @@ static int refuse_unhashable(Dec *d, int set, Py_ssize_t keys) {
         Py_DECREF(cause);
         return -1;
     }
-    if (keys > MAX_KEYS_PER_HASH && d->untrusted)
+    if (keys > MAX_KEYS_PER_HASH && d->untrusted) {
         PyErr_Format(decode_error_type, "a %s key or member is not hashable: %S", set ? "set" : "map", cause);
-    else
+    } else if (listed) { /* the ext 2 reader's words, raised from the TypeError */
+        Py_DECREF(name);
+        set_list_fault(class_id, count_at, cause);
+        note_open_exts(d);
+        return -1;
+    } else
         PyErr_Format(decode_error_type, "%s: %U: %S", set ? "could not decode the value" : "invalid msgpack in-band data",
                      name, cause);
     Py_DECREF(name);
-    PyObject *etype, *error, *etb;
-    PyErr_Fetch(&etype, &error, &etb);
-    PyErr_NormalizeException(&etype, &error, &etb);
-    if (error != NULL) PyException_SetCause(error, cause); /* as "raise ... from error"; steals cause */
-    else Py_DECREF(cause);
-    PyErr_Restore(etype, error, etb);
+    raised_from(cause);
     note_open_exts(d);
     return -1;
 }
@@ -313,7 +335,10 @@ static int refuse_earlier_key(Dec *d, int r) {
             Py_XDECREF(tb);
             Py_ssize_t sp = d->sp;
             d->sp = i + 1; /* the map's document, as when its pair was read */
-            int alike = cause != NULL && type == PyExc_TypeError && worded_alike(d, 0) && dec_load_state(d) == 0 &&
+            PyObject *class_id = NULL;
+            Py_ssize_t count_at = 0;
+            int alike = cause != NULL && type == PyExc_TypeError &&
+                        (worded_alike(d, 1) || in_struct_list(d, &class_id, &count_at)) && dec_load_state(d) == 0 &&
                         !d->untrusted;
             Py_XDECREF(type);
             PyErr_Clear();

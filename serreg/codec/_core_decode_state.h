@@ -15,7 +15,8 @@ typedef struct {
     int kind, ext_kind, saved_doc_depth;
     Py_ssize_t remaining, vstart, saved_doc_end;
     Py_ssize_t doc_start; /* a D_EXT frame: where its document (an in-band read in place, a struct payload) starts */
-    int holds_timestamp;  /* a D_EXT frame: its document holds an ext -1, refused when it ends */
+    int holds_timestamp;  /* a D_EXT frame: its document holds an ext -1, refused when it ends (1), or
+                           * a struct instance or an ext 2 whose payload holds a msgpack.Timestamp standing in for one (2) */
 } DFrame;
 
 typedef struct {
@@ -28,6 +29,7 @@ typedef struct {
     int state_loaded, inline_ok, untrusted, called, rewindable, plain_only;
     int saw_timestamp; /* an ext -1 was met: refused with the pure codec's words */
     int top_timestamp; /* the call's own document holds an ext -1 read after nested values: refused when it ends */
+    int python_rows; /* an instance or list holding a msgpack.Timestamp is finished: built by its Python readers */
     PyObject *state, *saved_budget, *saved_position;
     long long depth, initial_depth, written_depth, max_depth;
     PyObject **vals;

@@ -39,21 +39,162 @@ static int check_spread(Dec *d, PyObject **keys, Py_ssize_t n, Py_ssize_t step) 
     return -2;
 }
 
+/* A list taking buf (n items from PyMem_Malloc, references and all) as its item array: NULL, buf
+ * untouched, on failure. A list of n items made so is not zeroed first, as PyList_New(n) does (a byte
+ * at a time: 8,000 instructions for a list of 1,000 under callgrind). */
+static PyObject *list_adopting(PyObject **buf, Py_ssize_t n) {
+    PyObject *list = PyList_New(0);
+    if (list == NULL) return NULL;
+    ((PyListObject *)list)->ob_item = buf;
+    ((PyListObject *)list)->allocated = n;
+    Py_SET_SIZE(list, n);
+    return list;
+}
+
+/* The list of the n items at items (references stolen); NULL, the items untouched, on failure. */
+static PyObject *list_of(PyObject *const *items, Py_ssize_t n) {
+    if (n == 0) return PyList_New(0);
+    PyObject **buf = n > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(PyObject *) ? NULL : PyMem_Malloc(n * sizeof(PyObject *));
+    if (buf == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) buf[i] = items[i];
+    PyObject *list = list_adopting(buf, n);
+    if (list == NULL) PyMem_Free(buf);
+    return list;
+}
+
+/* Maps of one shape: documents repeat a map's keys in one order (1,000 records of the same four keys),
+ * and the key cache (_core_keys.h) hands back the same str for each. A map whose keys are, one for one,
+ * the very strs of a shape met before is a copy of that shape's dict ({key: None} in that order, one
+ * memcpy of its table) with its values put in the copy's entries, instead of a new dict grown key by
+ * key (about 600 instructions for four keys). The copy holds the same keys in the same order as the
+ * dict built key by key, no key twice (a shape is kept only from a map without a repeated key), and
+ * is tracked by the garbage collector when a value may need it, as PyDict_SetItem would. A map of
+ * other keys is built key by key, and its keys become a shape when they are strs met twice running.
+ *
+ * The entries are written where CPython 3.11 and 3.12 keep them (_core_dict_layout.h); a shape is kept
+ * only when its dict's table is seen to be laid out so, and each copy's keys are checked in its entries
+ * before a value is put there. Without the mirror every map is built key by key (PyDict_SetItem on a
+ * copy is no faster). */
+#if DICT_LAYOUT_MIRRORED
+#define MAP_SHAPES 8
+#define MAP_SHAPE_MAX 16
+
+typedef struct {
+    Py_ssize_t n;                   /* its keys; 0: empty */
+    PyObject *keys[MAP_SHAPE_MAX];  /* strong */
+    PyObject *dict;                 /* {key: None} in their order (strong) */
+    uint64_t print;                 /* of the keys of the last map that missed here (their addresses) */
+} MapShape;
+
+static MapShape map_shapes[MAP_SHAPES];
+
+static inline MapShape *map_shape_slot(PyObject *const *items, Py_ssize_t n) {
+    return &map_shapes[(((uintptr_t)items[0] >> 4) ^ (uintptr_t)n) & (MAP_SHAPES - 1)];
+}
+
+/* The dict of the map items[0..2n) (key, value, ...; the values' references taken, the keys' not) when
+ * its keys are a shape's; NULL if they are not, or with *failed set and an error on failure. */
+static PyObject *map_from_shape(PyObject *const *items, Py_ssize_t n, int *failed) {
+    MapShape *shape = map_shape_slot(items, n);
+    if (shape->n != n || !dict_layout_ok) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (shape->keys[i] != items[2 * i]) return NULL;
+    }
+    PyObject *out = PyDict_Copy(shape->dict);
+    if (out == NULL) {
+        *failed = 1;
+        return NULL;
+    }
+    DictUnicodeEntry *entries = ((PyDictObject *)out)->ma_values == NULL &&
+                                ((DictKeys *)((PyDictObject *)out)->ma_keys)->dk_kind == DICT_KEYS_UNICODE
+                                ? dict_entries(out) : NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (entries == NULL || entries[i].me_key != items[2 * i] || entries[i].me_value != Py_None) {
+            Py_DECREF(out); /* not the table it was (never seen): built key by key */
+            return NULL;
+        }
+    }
+    int track = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = items[2 * i + 1];
+        entries[i].me_value = v; /* its reference, taken */
+        Py_DECREF(Py_None);
+        track |= PyType_IS_GC(Py_TYPE(v)) && (!PyTuple_CheckExact(v) || PyObject_GC_IsTracked(v));
+    }
+    if (track && !PyObject_GC_IsTracked(out)) PyObject_GC_Track(out);
+    return out;
+}
+
+/* The keys of the map just built (out, from items[0..2n)) kept as its slot's shape when they are strs
+ * met there twice running (the first time only their addresses' print is kept, no reference: a
+ * document of maps of ever other keys makes no dict), laid out as _core_dict_layout.h mirrors it. */
+static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) {
+    if (PyDict_GET_SIZE(out) != n || !dict_layout_ok) return; /* a key repeated */
+    uint64_t print = (uint64_t)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyUnicode_CheckExact(items[2 * i])) return;
+        print = (print ^ (uint64_t)(uintptr_t)items[2 * i]) * UINT64_C(0x9E3779B97F4A7C15);
+    }
+    MapShape *shape = map_shape_slot(items, n);
+    if (shape->print != print) { /* met once: a print another map's keys may match next */
+        shape->print = print;
+        return;
+    }
+    PyObject *dict = PyDict_New(); /* grown from empty: a table of str keys (presized, a general one) */
+    for (Py_ssize_t i = 0; dict != NULL && i < n; i++) {
+        if (PyDict_SetItem(dict, items[2 * i], Py_None) < 0) Py_CLEAR(dict);
+    }
+    if (dict == NULL) { PyErr_Clear(); return; }
+    DictKeys *keys = (DictKeys *)((PyDictObject *)dict)->ma_keys;
+    int laid_out = ((PyDictObject *)dict)->ma_values == NULL && keys->dk_kind == DICT_KEYS_UNICODE &&
+                   keys->dk_nentries == n;
+    for (Py_ssize_t i = 0; laid_out && i < n; i++) {
+        DictUnicodeEntry *e = &((DictUnicodeEntry *)dict_entries(dict))[i];
+        laid_out = e->me_key == items[2 * i] && e->me_value == Py_None;
+    }
+    if (!laid_out) {
+        Py_DECREF(dict);
+        shape->print = ~print; /* not made again for the next such map */
+        return;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *before = i < shape->n ? shape->keys[i] : NULL;
+        shape->keys[i] = Py_NewRef(items[2 * i]);
+        Py_XDECREF(before);
+    }
+    for (Py_ssize_t i = n; i < shape->n; i++) Py_DECREF(shape->keys[i]);
+    shape->n = n;
+    Py_XSETREF(shape->dict, dict);
+}
+#else
+#define MAP_SHAPE_MAX 0
+static PyObject *map_from_shape(PyObject *const *items, Py_ssize_t n, int *failed) { return NULL; }
+static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) {}
+#endif
+
 static PyObject *build_container(Dec *d, DFrame *f) {
     Py_ssize_t n = d->nvals - f->vstart;
     PyObject **items = d->vals + f->vstart, *out;
     if (f->kind == D_ARRAY) {
-        out = PyList_New(n);
+        out = list_of(items, n);
         if (out == NULL) return NULL;
-        for (Py_ssize_t i = 0; i < n; i++) PyList_SET_ITEM(out, i, items[i]);
         d->nvals = f->vstart;
         return out;
     }
-    out = NULL;
-    if (check_spread(d, items, n / 2, 2) == 0 && (out = _PyDict_NewPresized(n / 2)) != NULL) {
+    /* A shaped map has no more than MAX_KEYS_PER_HASH keys: the spread check has nothing to check. */
+    Py_BUILD_ASSERT(MAP_SHAPE_MAX <= MAX_KEYS_PER_HASH);
+    int shaped = n >= 2 && n <= 2 * MAP_SHAPE_MAX, failed = 0;
+    out = shaped ? map_from_shape(items, n / 2, &failed) : NULL;
+    if (out != NULL) { /* its values' references went to it */
+        for (Py_ssize_t i = 0; i < n; i += 2) Py_DECREF(items[i]);
+        d->nvals = f->vstart;
+        return out;
+    }
+    if (!failed && check_spread(d, items, n / 2, 2) == 0 && (out = _PyDict_NewPresized(n / 2)) != NULL) {
         for (Py_ssize_t i = 0; i < n; i += 2) {
             if (PyDict_SetItem(out, items[i], items[i + 1]) < 0) { Py_CLEAR(out); break; }
         }
+        if (out != NULL && shaped) map_shape_keep(items, n / 2, out);
     }
     for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(items[i]);
     d->nvals = f->vstart;

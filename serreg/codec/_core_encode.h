@@ -2,6 +2,14 @@
  * buffer with an explicit stack (_core_encode_state.h); scalars written by _core_encode_leaves.h,
  * the rest handed to Python by _core_encode_calls.h. Return codes: see _core_encode_state.h. */
 
+/* PyDict_Next without its wrapper's call where CPython exports the function it wraps (3.8 to 3.12). */
+#if PY_VERSION_HEX >= 0x03080000 && PY_VERSION_HEX < 0x030D0000
+#define DICT_NEXT(d, pos, key, value) _PyDict_Next((d), (pos), (key), (value), NULL)
+#else
+#define DICT_NEXT(d, pos, key, value) PyDict_Next((d), (pos), (key), (value))
+#endif
+
+
 /* Write one value at msgpack nesting ``depth`` of its document; containers push a frame. */
 static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_level) {
     PyTypeObject *type = Py_TYPE(obj);
@@ -87,7 +95,7 @@ static int enc_drain(Enc *e, Py_ssize_t base) {
                 int need = 0; /* 0: the dict is done, 1: its key goes the general way, 2: its value */
                 r = 0;
                 for (;;) {
-                    if (!PyDict_Next(f->obj, &f->i, &key, &value)) break;
+                    if (!dict_next(f->obj, &f->i, &key, &value)) break;
                     if (!plain || (r = enc_plain_leaf(&e->out, key, e->t.native_overrides)) != 0) { need = 1; break; }
                     if ((r = enc_plain_leaf(&e->out, value, e->t.native_overrides)) != 0) { need = 2; break; }
                 }

@@ -2,14 +2,24 @@
  * top_method, which leaves the Python methods as they are).
  *
  * top_method(kind, function) wraps the Python method ``function``. Called with the value alone
- * (``registry.serialize(obj)``, ``serreg.deserialize(frame)``), it tries the codec's top-level
- * entry (_core_top.h; deserialize then _core_top_value.h) with no Python frame in between, and on
+ * (``registry.serialize(obj)``, ``serreg.deserialize(frame)``), it tries the short way of a small
+ * dict or list (_core_lean.h), then the codec's top-level entry (_core_top.h; deserialize then
+ * _core_top_value.h), with no Python frame in between, and on
  * NotImplemented calls the registry's
  * full path as the Python method would after its own try (the callables given to
  * MsgpackCodec.bind_registry). Called with anything else (options, keywords, wrong arguments), or
  * on a registry whose codec is not bound, it calls ``function`` itself, which does everything
  * (and words the TypeError of a wrong call). So the Python method stays the one definition of
- * what the call does; this only skips its frame on the common call. */
+ * what the call does; this only skips its frame on the common call.
+ *
+ * Bound to a registry (``registry.serialize``, and so ``serreg.serialize``), a TopMethod is a builtin
+ * method (METH_FASTCALL | METH_KEYWORDS, ``__self__`` the registry), which the interpreter calls
+ * directly (a specialized call) where it calls any other callable object through its generic path.
+ * Its ``__doc__`` is the Python method's, its ``__text_signature__`` the Python method's signature
+ * without annotations (a builtin's signature cannot carry them; ``Registry.serialize``, the
+ * TopMethod itself, keeps the annotated one through ``__wrapped__``). The builtin's definition
+ * (PyMethodDef) is one per kind, so only the last TopMethod made of a kind is bound this way; any
+ * other is bound as a Python method object, as before. */
 
 enum { TOP_SERIALIZE = 0, TOP_DESERIALIZE = 1 };
 
@@ -18,19 +28,42 @@ typedef struct {
     PyObject *function; /* the Python method */
     int kind;
     vectorcallfunc vectorcall;
+    PyObject *module;   /* the Python method's __module__: its bound builtins' */
 } TopMethod;
 
+/* The TopMethod of each kind whose bound methods are builtins (see above), and their definitions. */
+static TopMethod *entry_method[2];
+static PyMethodDef entry_def[2];
+
 /* The registry dict last looked in and what it held: its codec is that one as long as the dict's
- * version is (a version is never given to two dict states, so a freed dict cannot match). */
+ * version is (a version is never given to two dict states, so a freed dict cannot match). The
+ * registry and its type are remembered too: the same object of the same type (held: a type is never
+ * freed while seen_type is it) has its dict pointer at the same offset, read there without a call. */
 static PyObject *seen_dict;
 static uint64_t seen_version;
 static Codec *seen_codec;
+static PyObject *seen_registry;    /* borrowed: only compared */
+static PyTypeObject *seen_type;    /* a reference */
+static Py_ssize_t seen_dict_offset; /* of seen_type's dict pointer, from the object's address */
 
 static PyObject *str_codec;
 static PyTypeObject TopMethodType;
 
-/* The registry's compiled codec, bound to it, or NULL (borrowed; no error set). */
-static Codec *bound_codec(PyObject *registry) {
+/* The registry's compiled codec, bound to it, or NULL (borrowed; no error set): the cache's check. */
+static Codec *bound_codec_looked_up(PyObject *registry);
+
+static inline Codec *bound_codec(PyObject *registry) {
+#if PY_VERSION_HEX < 0x030C0000
+    if (registry == seen_registry && Py_TYPE(registry) == seen_type) {
+        PyObject *dict = *(PyObject **)((char *)registry + seen_dict_offset);
+        if (dict == seen_dict && dict != NULL && ((PyDictObject *)dict)->ma_version_tag == seen_version)
+            return seen_codec->full_serialize != NULL && seen_codec->owner == registry ? seen_codec : NULL;
+    }
+#endif
+    return bound_codec_looked_up(registry);
+}
+
+static Codec *bound_codec_looked_up(PyObject *registry) {
     PyObject **dictptr = _PyObject_GetDictPtr(registry);
     if (dictptr == NULL || *dictptr == NULL || !PyDict_CheckExact(*dictptr)) return NULL;
     PyObject *dict = *dictptr;
@@ -49,6 +82,10 @@ static Codec *bound_codec(PyObject *registry) {
     seen_dict = dict;
     seen_version = version;
     seen_codec = (Codec *)codec; /* borrowed: the dict holds it while its version is unchanged */
+    seen_registry = registry;
+    Py_INCREF(Py_TYPE(registry));
+    Py_XSETREF(seen_type, Py_TYPE(registry));
+    seen_dict_offset = (char *)dictptr - (char *)registry;
     return (Codec *)codec;
 }
 
@@ -81,6 +118,42 @@ static PyObject *serialize_top_adaptive(Codec *codec, PyObject *value) {
 
 static PyObject *top_plain(Codec *self);
 
+/* registry.serialize(value) and registry.deserialize(value), the registry's codec found bound to it. */
+static inline PyObject *entry_serialize_value(Codec *codec, PyObject *value) {
+    PyObject *result = lean_serialize(codec, value); /* runs no Python code: the codec stays */
+    if (result != NULL || PyErr_Occurred()) return result;
+    Py_INCREF(codec); /* the registry's codec attribute may be replaced meanwhile */
+    result = serialize_top_adaptive(codec, value);
+    if (result == Py_NotImplemented) {
+        Py_DECREF(result);
+        PyObject *full[4] = {value, Py_False, Py_False, Py_None};
+        result = PyObject_Vectorcall(codec->full_serialize, full, 4, NULL);
+    }
+    Py_DECREF(codec);
+    return result;
+}
+
+static inline PyObject *entry_deserialize_value(Codec *codec, PyObject *value) {
+    Py_INCREF(codec);
+    PyObject *plain = top_plain(codec), *result = plain == NULL ? NULL : lean_deserialize(codec, value, plain);
+    if (result != NULL || PyErr_Occurred()) {
+        Py_DECREF(codec);
+        return result;
+    }
+    result = unpack_top(codec, value, plain);
+    if (result == Py_NotImplemented) { /* not plain: read by its serializer (_core_top_value.h) */
+        Py_DECREF(result);
+        result = top_value(codec, value);
+    }
+    if (result == Py_NotImplemented) {
+        Py_DECREF(result);
+        PyObject *full[5] = {value, Py_None, Py_None, Py_None, Py_None};
+        result = PyObject_Vectorcall(codec->full_deserialize, full, 5, NULL);
+    }
+    Py_DECREF(codec);
+    return result;
+}
+
 static PyObject *TopMethod_vectorcall(TopMethod *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Codec *codec = nargs == 2 && kwnames == NULL ? bound_codec(args[0]) : NULL;
@@ -88,36 +161,47 @@ static PyObject *TopMethod_vectorcall(TopMethod *self, PyObject *const *args, si
         if (PyErr_Occurred()) return NULL;
         return PyObject_Vectorcall(self->function, args, nargsf, kwnames);
     }
-    PyObject *value = args[1], *result, *full[5];
-    Py_INCREF(codec); /* the registry's codec attribute may be replaced meanwhile */
-    full[0] = value;
-    if (self->kind == TOP_SERIALIZE) {
-        result = serialize_top_adaptive(codec, value);
-        if (result == Py_NotImplemented) {
-            Py_DECREF(result);
-            full[1] = full[2] = Py_False;
-            full[3] = Py_None;
-            result = PyObject_Vectorcall(codec->full_serialize, full, 4, NULL);
-        }
-    } else {
-        result = unpack_top(codec, value, top_plain(codec));
-        if (result == Py_NotImplemented) { /* not plain: read by its serializer (_core_top_value.h) */
-            Py_DECREF(result);
-            result = top_value(codec, value);
-        }
-        if (result == Py_NotImplemented) {
-            Py_DECREF(result);
-            full[1] = full[2] = full[3] = full[4] = Py_None;
-            result = PyObject_Vectorcall(codec->full_deserialize, full, 5, NULL);
-        }
+    return self->kind == TOP_SERIALIZE ? entry_serialize_value(codec, args[1]) : entry_deserialize_value(codec, args[1]);
+}
+
+/* The bound builtin of kind called with anything but the value alone: the Python method, the registry first. */
+static PyObject *entry_python(int kind, PyObject *registry, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    if (PyErr_Occurred()) return NULL;
+    PyObject *function = entry_method[kind] == NULL ? NULL : entry_method[kind]->function;
+    if (function == NULL) {
+        PyErr_SetString(PyExc_SystemError, "serreg: a bound top-level method without its TopMethod");
+        return NULL;
     }
-    Py_DECREF(codec);
+    Py_ssize_t total = nargs + (kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames));
+    PyObject *small[8], **all = total < 8 ? small : PyMem_New(PyObject *, total + 1);
+    if (all == NULL) return PyErr_NoMemory();
+    all[0] = registry;
+    for (Py_ssize_t i = 0; i < total; i++) all[i + 1] = args[i];
+    Py_INCREF(function);
+    PyObject *result = PyObject_Vectorcall(function, all, (size_t)(nargs + 1), kwnames);
+    Py_DECREF(function);
+    if (all != small) PyMem_Free(all);
     return result;
 }
 
-static PyObject *TopMethod_get(PyObject *self, PyObject *obj, PyObject *type) {
+static PyObject *entry_serialize(PyObject *registry, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    Codec *codec;
+    if (nargs == 1 && kwnames == NULL && (codec = bound_codec(registry)) != NULL)
+        return entry_serialize_value(codec, args[0]);
+    return entry_python(TOP_SERIALIZE, registry, args, nargs, kwnames);
+}
+
+static PyObject *entry_deserialize(PyObject *registry, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    Codec *codec;
+    if (nargs == 1 && kwnames == NULL && (codec = bound_codec(registry)) != NULL)
+        return entry_deserialize_value(codec, args[0]);
+    return entry_python(TOP_DESERIALIZE, registry, args, nargs, kwnames);
+}
+
+static PyObject *TopMethod_get(TopMethod *self, PyObject *obj, PyObject *type) {
     if (obj == NULL || obj == Py_None) return Py_NewRef(self);
-    return PyMethod_New(self, obj);
+    if (entry_method[self->kind] == self) return PyCFunction_NewEx(&entry_def[self->kind], obj, self->module);
+    return PyMethod_New((PyObject *)self, obj);
 }
 
 /* __doc__, __name__, __qualname__, __module__: the Python method's. */
@@ -138,12 +222,15 @@ static PyObject *TopMethod_reduce(TopMethod *self, PyObject *unused) {
 
 static int TopMethod_traverse(TopMethod *self, visitproc visit, void *arg) {
     Py_VISIT(self->function);
+    Py_VISIT(self->module);
     return 0;
 }
 
 static void TopMethod_dealloc(TopMethod *self) {
     PyObject_GC_UnTrack(self);
+    if (entry_method[self->kind] == self) entry_method[self->kind] = NULL; /* its builtins fall to SystemError */
     Py_CLEAR(self->function);
+    Py_CLEAR(self->module);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -169,7 +256,7 @@ static PyTypeObject TopMethodType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
     .tp_vectorcall_offset = offsetof(TopMethod, vectorcall),
     .tp_call = PyVectorcall_Call,
-    .tp_descr_get = TopMethod_get,
+    .tp_descr_get = (descrgetfunc)TopMethod_get,
     .tp_getattro = (getattrofunc)TopMethod_getattro,
     .tp_dealloc = (destructor)TopMethod_dealloc,
     .tp_traverse = (traverseproc)TopMethod_traverse,
@@ -178,21 +265,57 @@ static PyTypeObject TopMethodType = {
     .tp_methods = TopMethod_methods,
 };
 
-/* top_method(kind, function): kind is "serialize" or "deserialize". */
+/* top_method(kind, function, text_signature=None): kind is "serialize" or "deserialize"; text_signature
+ * (the Python method's, "($self, ...)", without annotations) makes this TopMethod the one of its kind whose
+ * bound methods are builtins. */
 static PyObject *top_method(PyObject *module, PyObject *args) {
     const char *kind;
-    PyObject *function;
-    if (!PyArg_ParseTuple(args, "sO", &kind, &function)) return NULL;
+    PyObject *function, *signature = Py_None;
+    if (!PyArg_ParseTuple(args, "sO|O", &kind, &function, &signature)) return NULL;
     int k = strcmp(kind, "serialize") == 0 ? TOP_SERIALIZE : strcmp(kind, "deserialize") == 0 ? TOP_DESERIALIZE : -1;
-    if (k < 0 || !PyCallable_Check(function)) {
-        PyErr_SetString(PyExc_ValueError, "top_method(kind, function): kind is 'serialize' or 'deserialize'");
+    if (k < 0 || !PyCallable_Check(function) || (signature != Py_None && !PyUnicode_Check(signature))) {
+        PyErr_SetString(PyExc_ValueError, "top_method(kind, function, text_signature=None): kind is 'serialize' or "
+                                          "'deserialize', text_signature a str");
         return NULL;
     }
+    char *doc = NULL;
+    PyObject *function_module = PyObject_GetAttrString(function, "__module__");
+    if (function_module == NULL) return NULL;
+    if (signature != Py_None) {
+        /* The builtin's ml_doc, "name(signature)\n--\n\ndocstring": made once per kind and kept for good,
+           since bound builtins may outlive this TopMethod. */
+        PyObject *docstring = PyObject_GetAttrString(function, "__doc__"), *text = NULL;
+        if (docstring != NULL && !PyUnicode_Check(docstring)) Py_SETREF(docstring, PyUnicode_New(0, 0));
+        if (docstring != NULL) text = PyUnicode_FromFormat("%s%U\n--\n\n%U", kind, signature, docstring);
+        Py_XDECREF(docstring);
+        const char *utf8 = text == NULL ? NULL : PyUnicode_AsUTF8(text);
+        doc = utf8 == NULL ? NULL : PyMem_RawMalloc(strlen(utf8) + 1);
+        if (doc != NULL) strcpy(doc, utf8);
+        else if (utf8 != NULL) PyErr_NoMemory();
+        Py_XDECREF(text);
+        if (doc == NULL) {
+            Py_DECREF(function_module);
+            return NULL;
+        }
+    }
     TopMethod *self = PyObject_GC_New(TopMethod, &TopMethodType);
-    if (self == NULL) return NULL;
+    if (self == NULL) {
+        PyMem_RawFree(doc);
+        Py_DECREF(function_module);
+        return NULL;
+    }
     self->function = Py_NewRef(function);
+    self->module = function_module;
     self->kind = k;
     self->vectorcall = (vectorcallfunc)TopMethod_vectorcall;
+    if (doc != NULL) {
+        /* the previous doc of this kind is left allocated: a builtin made before may still read it */
+        entry_def[k].ml_name = k == TOP_SERIALIZE ? "serialize" : "deserialize";
+        entry_def[k].ml_meth = (PyCFunction)(void (*)(void))(k == TOP_SERIALIZE ? entry_serialize : entry_deserialize);
+        entry_def[k].ml_flags = METH_FASTCALL | METH_KEYWORDS;
+        entry_def[k].ml_doc = doc;
+        entry_method[k] = self; /* borrowed: cleared by its dealloc */
+    }
     PyObject_GC_Track(self);
     return (PyObject *)self;
 }

@@ -89,7 +89,12 @@ static inline void key_words(const unsigned char *p, Py_ssize_t n, Py_ssize_t ro
 }
 
 /* A str of the UTF-8 bytes p[0..n); a map key (is_key) of up to KEY_CACHE_MAX_LEN bytes through the
- * cache. room: the bytes readable from p (at least n), read as whole words when there are 16. */
+ * cache. room: the bytes readable from p (at least n), read as whole words when there are 16. Inlined in
+ * each of its three readers (the decoder's loops and _core_lean.h): the compiler's own choice, with three,
+ * was a call from the decoder's tight loop. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
 static inline PyObject *decode_str(const unsigned char *p, Py_ssize_t n, Py_ssize_t room, int is_key) {
     if (!is_key || n <= 1 || n > KEY_CACHE_MAX_LEN) return ascii_or_utf8(p, n, room);
     uint64_t lo, hi;

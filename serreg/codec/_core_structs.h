@@ -128,11 +128,12 @@ static int tnode_checked(TNode *t) {
 static void plan_find_direct(StructPlan *self) {
     PyTypeObject *cls = (PyTypeObject *)self->cls;
     self->implicit_direct = 0;
-    if (!(cls->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) return;
     for (Py_ssize_t i = 0; i < self->n; i++) {
         PyObject *descr = _PyType_Lookup(cls, PyTuple_GET_ITEM(self->names, i)); /* borrowed */
         if (descr != NULL && Py_TYPE(descr)->tp_descr_set != NULL) return;
     }
+    /* Checked after the lookups, which give a class its version tag when it has none yet. */
+    if (!(cls->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) return;
     self->version_tag = cls->tp_version_tag;
     self->implicit_direct = 1;
 }

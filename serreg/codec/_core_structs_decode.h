@@ -145,6 +145,11 @@ static PyObject *plan_build(StructPlan *plan, PyObject **vals) {
     }
     obj = PyBaseObject_Type.tp_new(cls, empty_tuple, NULL);
     if (obj == NULL) goto fail;
+    /* The class changed since its plan was made (copyreg sets __slotnames__ on it at its first pickling
+       check): whether its fields have data descriptors is looked up again, once per change. */
+    if (plan->build == B_IMPLICIT && plan->implicit_direct && (cls->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) &&
+        cls->tp_version_tag != plan->version_tag)
+        plan_find_direct(plan);
     if (plan->build == B_IMPLICIT && plan->implicit_direct && (cls->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) &&
         cls->tp_version_tag == plan->version_tag) {
         /* No field is a data descriptor: its own attributes, where pickle's __dict__ would put them. */
@@ -354,7 +359,7 @@ static PyObject *finish_struct(Dec *d, PyObject *items) {
         Py_ssize_t index = PyLong_AsSsize_t(PyList_GET_ITEM(items, 0));
         if (index >= 0 && index < PyList_GET_SIZE(d->struct_plans) && IS_PLAN(PyList_GET_ITEM(d->struct_plans, index))) {
             StructPlan *plan = (StructPlan *)PyList_GET_ITEM(d->struct_plans, index);
-            PyObject *obj = size == plan->n + 1 ? build_checked(plan, &PyList_GET_ITEM(items, 1), 1) : NULL;
+            PyObject *obj = size == plan->n + 1 && !d->python_rows ? build_checked(plan, &PyList_GET_ITEM(items, 1), 1) : NULL;
             if (obj != NULL) return obj;
         }
         PyErr_Clear();

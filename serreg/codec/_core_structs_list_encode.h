@@ -222,13 +222,24 @@ static int implicit_columns(Enc *e, StructPlan *plan, PyObject **objs, Py_ssize_
     if (vals == NULL) { PyErr_NoMemory(); return -1; }
     int r = 0;
     for (Py_ssize_t j = 0; j < count && r == 0; j++) {
-        PyObject *state = implicit_state(objs[j], plan);
-        if (state == NULL) { r = PyErr_Occurred() ? -1 : -2; break; }
+        /* One pass over its __dict__: each key checked against the plan's name as its value is taken. */
+        PyObject *state = PyObject_GenericGetDict(objs[j], NULL);
+        if (state == NULL) { r = -1; break; }
+        if (!PyDict_CheckExact(state) || PyDict_GET_SIZE(state) != n) r = -2;
         Py_ssize_t pos = 0, i = 0;
         PyObject *key, *value;
-        while (i < n && PyDict_Next(state, &pos, &key, &value)) vals[held++] = Py_NewRef(value), i++;
+        while (r == 0 && i < n && PyDict_Next(state, &pos, &key, &value)) {
+            PyObject *name = PyTuple_GET_ITEM(plan->names, i);
+            if (key != name) {
+                int same = PyUnicode_CheckExact(key) ? PyUnicode_Compare(key, name) : 1;
+                if (same == -1 && PyErr_Occurred()) PyErr_Clear();
+                if (same != 0) { r = -2; break; }
+            }
+            vals[held++] = Py_NewRef(value);
+            i++;
+        }
         Py_DECREF(state);
-        if (i != n) r = -2;
+        if (r == 0 && i != n) r = -2;
     }
     for (Py_ssize_t k = 0; k < n && r >= 0; k++) {
         r = ARRAY_HEADER(&e->out, count);

@@ -10,7 +10,9 @@
  * NotImplemented and write or read nothing: the caller takes the full path, which gives the
  * same bytes and values and reports every error as it always has. Values holding structs of
  * classes with a plan are the exception: both entries write and read them with a struct table of
- * their own (_core_structs_top.h). */
+ * their own (_core_structs_top.h); so is one plain object nobody declared at the top level, written
+ * and read as an implicit struct from what the Python writer and reader published
+ * (_core_implicit_top.h). */
 
 /* Keep the empty list oob (a reference given) for serialize_top's next call, when no one else holds it. */
 static void keep_oob_list(Codec *self, PyObject *oob) {
@@ -56,21 +58,32 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     PyObject *hash = top_class_hash(self, &e.t, obj, &ext);
     StructPlan *top_plan = NULL; /* a struct: its inner section is its instance array (FORMAT 10.1) */
     if (hash == NULL && !PyErr_Occurred() && (top_plan = top_struct_plan(&e.t, obj)) != NULL) hash = top_plan->class_hash;
+    PyObject *implicit = NULL; /* one implicit struct instance: its published entry (_core_implicit_top.h) */
+    if (hash == NULL && !PyErr_Occurred() && (top_plan = implicit_top_plan(self, &e.t, obj, &implicit)) != NULL)
+        hash = top_plan->class_hash;
     if (hash == NULL) {
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NOTIMPLEMENTED;
     }
-    if (!PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE) Py_RETURN_NOTIMPLEMENTED;
+    if (!PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE) {
+        Py_XDECREF(implicit);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
     Py_INCREF(hash);
     /* The buffers are collected in the codec's kept empty list (taken: a call inside this one makes its own);
        a result gets the list only when a buffer was met, else None, and the list stays kept. */
     PyObject *oob = self->oob_scratch, *frame = NULL;
     self->oob_scratch = NULL;
-    if (oob == NULL && (oob = PyList_New(0)) == NULL) { Py_DECREF(hash); return NULL; }
+    if (oob == NULL && (oob = PyList_New(0)) == NULL) { Py_DECREF(hash); Py_XDECREF(implicit); return NULL; }
     e.codec = self;
     e.oob = oob;
     e.plain_top = 1;
     e.open_table = top_structs_open; /* structs only with a table of its own, opened at the first one */
+    if (implicit != NULL) { /* its class is in no table the codec reads: its plan is the one met last, */
+        e.plan_type = Py_TYPE(obj);
+        e.plan = e.index_plan = top_plan;
+        e.index = 0; /* definition 0 of the head's table (no table is opened unless another struct is met) */
+    }
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};
     int took = take_kept(self, stacks, caps, KEPT_ENC, KEPT_ENC);
@@ -100,8 +113,11 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
             skip = ext_header(buf); /* an ext 0 (its hash too), or a struct's ext 1; not a list's ext 2 */
             skip = buf[skip - 1] == 0 ? skip + HASH_SIZE : top_plan != NULL ? skip : 0;
         }
-        frame = top_result_frame(&e, &hash, e.out.buf + skip, e.out.len - skip);
+        frame = implicit != NULL ? implicit_frame(self, &e, implicit, &hash, e.out.buf + skip, e.out.len - skip)
+                                 : top_result_frame(&e, &hash, e.out.buf + skip, e.out.len - skip);
+        if (frame == NULL && !PyErr_Occurred()) r = -2; /* not the one definition of its head: the full path */
     }
+    Py_XDECREF(implicit);
     top_structs_close(&e);
     give_back_out(self, &e.out, took_scratch);
     PyObject *result = NULL;
@@ -221,6 +237,8 @@ static PyObject *unpack_section(Codec *self, Tables *t, const unsigned char *has
         if (PyErr_Occurred()) return NULL;
         if (structs_hash != NULL && memcmp(hash, PyBytes_AS_STRING(structs_hash), HASH_SIZE) == 0)
             return unpack_struct_section(self, t, p, n, max_depth);
+        if (self->implicit_hash != NULL && memcmp(hash, PyBytes_AS_STRING(self->implicit_hash), HASH_SIZE) == 0)
+            return unpack_implicit(self, t, p, n, max_depth);
         return unpack_scalar(self, t, hash, p, n, max_depth);
     }
     Py_INCREF(value_type); /* the snapshot may be replaced while the value is built */

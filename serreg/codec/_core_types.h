@@ -34,7 +34,8 @@ static inline int enc_plain_leaf(Out *o, PyObject *obj, unsigned overrides) {
         if (n >= 32) return pack_raw(o, (const char *)(((PyASCIIObject *)obj) + 1), n, 1) < 0 ? 1 : 0;
         RESERVE(o, 1 + n);
         put1(o, (unsigned char)(0xa0 | n));
-        memcpy(o->buf + o->len, ((PyASCIIObject *)obj) + 1, n);
+        if (n <= 16) copy_short(o->buf + o->len, (const char *)(((PyASCIIObject *)obj) + 1), n);
+        else memcpy(o->buf + o->len, ((PyASCIIObject *)obj) + 1, n);
         o->len += n;
         return 0;
     }

@@ -3,11 +3,13 @@
  * (serreg/codec/checks.py, check_structure), and the struct list reader walks array columns
  * before it builds anything. */
 
-/* Past one msgpack value of any kind at p[*at..end), without building it: 1, or 0 if it is not one
- * (truncated, or declaring more items than the bytes hold). Nesting is not limited: no stack. */
-static int skip_value(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
-    static const signed char fixed[32] = {/* 0xc0..0xdf: bytes after the type byte, -1: see below */
-        0, -1, 0, 0, -1, -1, -1, -1, -1, -1, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 3, 5, 9, 17, -1, -1, -1, -1, -1, -1, -1};
+/* 0xc0..0xdf: the bytes after the type byte of a value of fixed size; -1: not one (see skip_any_value). */
+static const signed char skip_fixed[32] = {
+    0, -1, 0, 0, -1, -1, -1, -1, -1, -1, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 3, 5, 9, 17, -1, -1, -1, -1, -1, -1, -1};
+
+/* skip_value for any value (below). */
+static int skip_any_value(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
+    const signed char *fixed = skip_fixed;
     Py_ssize_t i = *at, pending = 1;
     while (pending > 0) {
         if (i >= end || pending > end - i) return 0;
@@ -47,6 +49,27 @@ static int skip_value(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
     return 1;
 }
 
+/* Past one msgpack value of any kind at p[*at..end), without building it: 1, or 0 if it is not one
+ * (truncated, or declaring more items than the bytes hold). Nesting is not limited: no stack. The
+ * scalars a struct column mostly holds (fixints, fixstrs, and nil, bools, ints, floats and fixexts of
+ * fixed size) are passed here, with the same checks as skip_any_value's. */
+static inline int skip_value(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end) {
+    Py_ssize_t i = *at;
+    if (i < end) {
+        unsigned char b = p[i];
+        Py_ssize_t left = end - i - 1, skip = -1;
+        if (b <= 0x7f || b >= 0xe0) skip = 0;
+        else if (b >= 0xa0 && b <= 0xbf) skip = b & 0x1f;
+        else if (b >= 0xc0) skip = skip_fixed[b - 0xc0];
+        if (skip >= 0) {
+            if (skip > left) return 0;
+            *at = i + 1 + skip;
+            return 1;
+        }
+    }
+    return skip_any_value(p, at, end);
+}
+
 /* What walk_structure finds: the document is sound, or the fault msgpack's Unpacker.skip() meets first. */
 enum { WALK_SOUND = 0, WALK_OUT_OF_DATA = 1, WALK_FORMAT = 2, WALK_TOO_DEEP = 3, WALK_NO_MEMORY = -1 };
 
@@ -58,8 +81,7 @@ enum { WALK_SOUND = 0, WALK_OUT_OF_DATA = 1, WALK_FORMAT = 2, WALK_TOO_DEEP = 3,
  * follow). Bytes after the value are not looked at (the decoder refuses them). WALK_NO_MEMORY sets
  * MemoryError. */
 static int walk_structure(const unsigned char *p, Py_ssize_t end) {
-    static const signed char fixed[32] = {/* 0xc0..0xdf as in skip_value */
-        0, -1, 0, 0, -1, -1, -1, -1, -1, -1, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 3, 5, 9, 17, -1, -1, -1, -1, -1, -1, -1};
+    const signed char *fixed = skip_fixed;
     Py_ssize_t small[64], *owed = small; /* items still owed by each open container, outermost first */
     Py_ssize_t open = 0, i = 0;
     int fault = WALK_SOUND;

@@ -17,6 +17,7 @@ one struct class). ``top_method`` makes ``Registry.serialize`` and
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Iterable, TypeVar
 
 from ..errors import DeserializationError, LimitExceededError
@@ -98,10 +99,23 @@ class MsgpackCodec(CoreCodec):
 def top_method(kind: str) -> Callable[[_Method], _Method]:
     """Decorates ``Registry.serialize`` (kind "serialize") or ``deserialize``: called with the value
     alone, the method calls the registry's codec (bound by ``bind_registry``) with no Python frame
-    in between; with anything else, the decorated Python method itself."""
+    in between; with anything else, the decorated Python method itself. Bound to a registry, it is a
+    builtin method whose text signature is the Python method's without annotations (``text_signature``)."""
 
     def decorate(method: _Method) -> _Method:
-        made: _Method = core_top_method(kind, method)
+        made: _Method = core_top_method(kind, method, text_signature(method))
         return made
 
     return decorate
+
+
+def text_signature(method: Callable[..., Any]) -> str:
+    """``method``'s signature as a builtin's ``__text_signature__``: its first parameter ``$self``,
+    no annotations (which a text signature cannot hold)."""
+    signature = inspect.signature(method)
+    parameters = [p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()]
+    if not parameters or parameters[0].kind not in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        raise TypeError(f"{method.__qualname__} takes no self")
+    bare = signature.replace(parameters=parameters[1:], return_annotation=inspect.Signature.empty)
+    rest = str(bare)[1:-1]
+    return f"($self{', ' if rest else ''}{rest})"

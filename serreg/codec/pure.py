@@ -94,6 +94,9 @@ class MsgpackCodec:
         self.bind_registry = entries.bind_registry
         self.bind_decoder = entries.bind_decoder
         self.top_value = entries.top_value
+        self.bind_implicit = entries.bind_implicit
+        self.publish_implicit = entries.publish_implicit
+        self.publish_implicit_read = entries.publish_implicit_read
 
     def _new_packer(self) -> tuple[Any, ...]:
         state = PackState(self._encode_nested)

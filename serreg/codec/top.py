@@ -82,6 +82,15 @@ class TopLevelEntries:
         """NotImplemented: with the pure codec, ``Decoder._top_value`` reads these values itself."""
         return NotImplemented
 
+    def bind_implicit(self, pyobjects_hash: bytes, guards: tuple[Any, ...]) -> None:
+        """Nothing to bind: the pure codec writes no implicit struct itself (the Encoder's full path does)."""
+
+    def publish_implicit(self, *entry: Any) -> None:
+        """Nothing kept: the compiled twin writes a top-level implicit instance from it (_core_implicit_top.h)."""
+
+    def publish_implicit_read(self, *entry: Any) -> None:
+        """Nothing kept: the compiled twin reads a serreg.pyobjects frame from it (_core_implicit_top.h)."""
+
     def serialize_top(self, obj: Any) -> Any:
         """NotImplemented: the pure codec tells a plain value only by packing it (the full path does)."""
         return NotImplemented

@@ -111,6 +111,14 @@ class ClassPickles:
         self._kept = cache
         return data
 
+    def by_name(self, classes: tuple[type, ...]) -> Optional[bool]:
+        """Whether the one class of ``classes``, pickled and kept, is checked by its name (written by
+        reference) rather than by its attributes (by value); None if nothing is kept for it."""
+        kept = self._kept.get(classes)
+        if kept is None or len(classes) != 1:
+            return None
+        return kept[1][0] is None
+
     def _check_of(self, cls: type) -> Any:
         """What must stay true of ``cls``: None (led to by its name: written by reference), or its attributes."""
         modules = self._by_value_modules() or ()

@@ -24,12 +24,13 @@ def make_writer(table: Any, dispatch: Any, codec: Any, structs: Any) -> Implicit
                           structs.frames.structs_hash, by_value_modules)
 
 
-def install_reader(table: Any, dispatch: Any, writer: ImplicitWriter, fallback: Any) -> None:
-    """Register the ``serreg.pyobjects`` reader (``fallback``: the pickle fallback, which reads the classes)."""
+def install_reader(table: Any, dispatch: Any, writer: ImplicitWriter, fallback: Any, codec: Any) -> None:
+    """Register the ``serreg.pyobjects`` reader (``fallback``: the pickle fallback, which reads the classes;
+    ``codec``: the registry's, told the frames it may read in one call)."""
 
     def tables() -> Any:
         return dispatch.by_id(STRUCTS_CLASS_ID).serializer
 
     serializer = PyObjectsSerializer(unpickle_with(fallback), tables, lambda: table.snapshot, writer.structs_hash,
-                                     writer.schemas)
+                                     writer.schemas, codec.publish_implicit_read)
     table.register(PYOBJECTS_CLASS_ID, _PyObjectsMarker, serializer)

@@ -69,12 +69,15 @@ class PyObjectsSerializer(Serializer):
 
     The last table read is kept with its classes' pickle and the registry state it was read
     under: the next frame starting with the same bytes reuses its DecodeScope, which nothing
-    changes once made (as the compiled codec keeps the last struct table it read).
+    changes once made (as the compiled codec keeps the last struct table it read). When its
+    value was one instance of its one class, ``publish(snapshot, prefix, class, found by name,
+    scope)`` tells the codec, whose ``unpack_top`` then reads such frames in one call.
     """
 
     def __init__(self, unpickle: Callable[[Any], Any], tables: Callable[[], Any], snapshot: Callable[[], Any],
-                 structs_hash: bytes, schemas: ImplicitSchemas) -> None:
+                 structs_hash: bytes, schemas: ImplicitSchemas, publish: Callable[..., None]) -> None:
         self._classes = ClassUnpickles(self._unpickled(unpickle), _checked).classes
+        self._publish = publish
         self._tables = tables
         self._snapshot = snapshot
         self._structs_hash = structs_hash
@@ -138,8 +141,12 @@ class PyObjectsSerializer(Serializer):
         prefix = view[:end].tobytes()
         # One class: the prefix of a frame whose value is one instance of it, and the class (else b"").
         only = next(iter(top.items())) if len(top) == 1 else (b"", None)
-        self._last = (snapshot, prefix, entry, scope, top, tables, prefix + only[0] if only[0] else b"", only[1])
-        return self._value(section[offset:], oob, scope, top, tables)
+        self._last = last = (snapshot, prefix, entry, scope, top, tables, prefix + only[0] if only[0] else b"",
+                             only[1])
+        value = self._value(section[offset:], oob, scope, top, tables)
+        if last[6] and len(classes) == 1 and type(value) is last[7] is classes[0]:
+            self._publish(snapshot, last[6], last[7], entry[1][0], scope)
+        return value
 
     def _value(self, inner: memoryview, oob: Any, scope: Any, top: dict[bytes, type], tables: Any) -> Any:
         """The value after the table (its own section ``inner``), read with the table's ``scope``."""

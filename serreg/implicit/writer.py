@@ -88,6 +88,9 @@ class ImplicitWriter:
         self._last_tables: tuple[Any, Any, Any] = (None, None, None)  # (snapshot, schemas, their ImplicitTables)
         self._last_plan: Optional[_Plan] = None
         self._stops: tuple[Any, tuple[type[BaseException], ...]] = ((), ())  # (give_up, what the attempt catches)
+        # What the last attempt wrote a top-level instance of its one class with, else None: (class, the
+        # registry snapshot, its compiled plan, the walk's kinds, the frame head, the class pickle checked by name).
+        self.last_top: Optional[tuple[type, Any, Any, dict[type, int], bytes, bool]] = None
 
     def attempt(self, obj: Any, write_value: Callable[[Any, Any], Optional[tuple[Any, ...]]], whole: Any,
                 pickle_classes: Callable[[tuple[type, ...]], tuple[Any, list[Any]]],
@@ -100,6 +103,7 @@ class ImplicitWriter:
         """
         # The common case inline (every type known, the plan of the last value): no Python call
         # before the codec's but the walk's.
+        self.last_top = None
         snapshot = self._snapshot()
         cached_for, kinds = self._kinds
         found: Any = None
@@ -129,6 +133,7 @@ class ImplicitWriter:
             scope.definitions = []
         scope_token = ENCODE_SCOPE.set(scope)
         tables_token = IMPLICIT_TABLES.set(tables)
+        top: Optional[ImplicitSchema] = None
         try:
             top = schemas.get(type(obj))
             if top is not None:
@@ -157,6 +162,10 @@ class ImplicitWriter:
             head = (pickled, b"".join((bin_header(len(pickled)), pickled, self.structs_hash, table)))
             if only is not None:
                 plan.head = head  # one definition: the same table every time
+        if only is not None and top is not None and top.plan is not None and self._kinds[0] is snapshot:
+            by_name = self._pickles.by_name(classes)
+            if by_name is not None:
+                self.last_top = (top.cls, snapshot, top.plan, self._kinds[1], head[1], by_name)
         return _PYOBJECTS_HASH, b"".join((head[1], class_hash, in_band or b"")), oob
 
     def _plan_for(self, found: dict[type, tuple[str, ...]]) -> "_Plan":

@@ -19,12 +19,14 @@ from ..errors import CrossLanguageError, SerializationError
 
 from .arrow_extension import child_fields
 
-__all__ = ["check_columns", "check_valid", "column_path", "java_refusal", "value_rule_columns", "walk_fields"]
+__all__ = ["JAVA_MAX_BYTE_WIDTH", "check_columns", "check_valid", "column_path", "java_refusal", "value_rule_columns", "walk_fields"]
 
 
 # Type ids pyarrow 26 reads from IPC but cannot wrap as Python arrays (KeyError on access):
 # INTERVAL_MONTHS (21) and INTERVAL_DAY_TIME (22).
 _NO_ARRAY_CLASS = frozenset({21, 22})
+# Arrow Java counts a fixed-size binary value's bits in an int: wider values are refused by its reader.
+JAVA_MAX_BYTE_WIDTH = (2**31 - 1) // 8
 
 
 def _has_value_rules(arrow_type: pa.DataType) -> bool:
@@ -109,8 +111,8 @@ def java_refusal(field: pa.Field, several_batches: bool) -> Optional[str]:
                             or t.is_list_view(arrow_type) or t.is_large_list_view(arrow_type)):
         return ("Arrow Java cannot concatenate several batches of such a column, and a Java table is one batch; "
                 "send the table as one batch (table.combine_chunks())")
-    if t.is_fixed_size_binary(arrow_type) and arrow_type.byte_width == 0:
-        return "Arrow Java holds fixed-size binary of width 1 or more"
+    if t.is_fixed_size_binary(arrow_type) and not 0 < arrow_type.byte_width <= JAVA_MAX_BYTE_WIDTH:
+        return f"Arrow Java holds fixed-size binary of width 1 to {JAVA_MAX_BYTE_WIDTH:,} bytes"
     return None
 
 

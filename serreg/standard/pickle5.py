@@ -32,7 +32,7 @@ import cloudpickle
 
 from ..errors import DeserializationError, SerializationError, SerregError
 from ..limits import DECODE_STATE
-from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, as_result
+from ..result import NO_BUFFERS, OutOfBandBuffers, SerializationResult, as_result, own_result_buffers
 from ..serializer import Serializer, hooks_of
 from .pickle_plain import NotPlain, PlainPickler
 from .pickle_views import flat_views, release_all, view_of
@@ -154,6 +154,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
                     self._before_registered()
                     self._before_registered = None
                 result = as_result(serializer.serialize(obj), f"the serializer for class ID {class_id!r}", obj)
+                own_result_buffers(result)
                 in_band = result.in_band_buffer
                 buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
                 self.made.extend(buffers)

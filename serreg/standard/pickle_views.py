@@ -18,6 +18,8 @@ import pickle
 from types import ModuleType
 from typing import Any, Iterable, Optional
 
+from ..owned_views import shared_view
+
 __all__ = ["flat_view", "flat_views", "pickle_buffer", "release_all", "view_of"]
 
 _NUMPY: list[Optional[ModuleType]] = []  # numpy once looked for: [module] or [None]
@@ -58,16 +60,8 @@ def flat_view(buffer: Any) -> memoryview:
 
 def view_of(buffer: Any) -> memoryview:
     """``memoryview(buffer)`` (same shape and format), but sharing the view of a PickleBuffer over a memoryview
-    instead of exporting it."""
-    if isinstance(buffer, memoryview):
-        return buffer
-    view = memoryview(buffer)
-    exporter = view.obj
-    if isinstance(buffer, pickle.PickleBuffer) and isinstance(exporter, memoryview):
-        shared = memoryview(exporter)  # what the PickleBuffer forwards to: the same shape and format
-        view.release()
-        return shared
-    return view
+    instead of exporting it (:func:`serreg.owned_views.shared_view`)."""
+    return shared_view(buffer)
 
 
 def pickle_buffer(buffer: Any) -> pickle.PickleBuffer:

@@ -279,7 +279,24 @@ done:
 /* SerializationResult.to_bytes(): a method of the class (METH_NOARGS), so the interpreter calls it
  * directly. The frame the compiled codec wrote with the result, join_section of the two parts, or
  * join_frame of them and buffers that are all plain memoryviews; the Python method for anything else. */
+#if defined(__GNUC__) || defined(__clang__)
+static PyObject *to_bytes_joined(PyObject *result) __attribute__((noinline)); /* keeps to_bytes_c small */
+#else
+static PyObject *to_bytes_joined(PyObject *result);
+#endif
+
 static PyObject *to_bytes_c(PyObject *result, PyObject *unused) {
+    if (Py_TYPE(result) == seen_type) { /* the common case first, in a function small enough to need no frame */
+        PyObject *frame = *(PyObject **)((char *)result + seen_slot[S_FRAME]);
+        if (frame != NULL && PyBytes_CheckExact(frame) && *(PyObject **)((char *)result + seen_slot[S_KEY]) == Py_None &&
+            *(PyObject **)((char *)result + seen_slot[S_BUFFERS]) == Py_None)
+            return Py_NewRef(frame); /* written whole with the in-band section: bytes, shared safely */
+    }
+    return to_bytes_joined(result);
+}
+
+/* to_bytes_c of anything but a frame written whole. */
+static PyObject *to_bytes_joined(PyObject *result) {
     PyTypeObject *type = Py_TYPE(result);
     if (type == seen_type || find_slots(type)) {
 #define AT(i) (*(PyObject **)((char *)result + seen_slot[i]))

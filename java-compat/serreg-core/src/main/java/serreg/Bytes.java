@@ -12,6 +12,7 @@ final class Bytes {
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle SHORT_BE = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
 
     private Bytes() {
@@ -39,6 +40,10 @@ final class Bytes {
 
     static void putLongLE(byte[] b, int at, long v) {
         LONG_LE.set(b, at, v);
+    }
+
+    static void putIntLE(byte[] b, int at, int v) {
+        INT_LE.set(b, at, v);
     }
 
     static void putIntBE(byte[] b, int at, int v) {

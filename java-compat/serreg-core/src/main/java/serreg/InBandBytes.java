@@ -301,6 +301,27 @@ abstract class InBandBytes {
         return view(start, p - start);
     }
 
+    /**
+     * The text of the value at the position when it is a short ASCII str (a fixstr whose bytes
+     * are all below 0x80, within the bytes this reader may read, in an array), the position moved
+     * past it; otherwise null, and nothing is read (the value is then read with every check and
+     * error by {@link ScalarReader#readString} or {@link InBandReader#readValue}).
+     */
+    final String asciiFixStr() {
+        byte[] a = array;
+        int p = pos;
+        if (a == null || p >= limit) {
+            return null;
+        }
+        int b = a[p];
+        int n = b & 0x1f;
+        if ((b & 0xe0) != 0xa0 || n >= limit - p || !Utf8.isAscii(a, p + 1, p + 1 + n)) {
+            return null;
+        }
+        pos = p + 1 + n;
+        return Utf8.shortAscii(a, p + 1, n);
+    }
+
     /** The ASCII text of {@code n} bytes at an index, from {@code cache} when it has it; null if not ASCII or no array. */
     final String asciiKey(int index, int n, KeyCache cache) {
         return array != null ? cache.ascii(array, index, n) : null;

@@ -219,6 +219,19 @@ public final class InBandReader extends ScalarReader {
     }
 
     /**
+     * Reads the next value when it is a short ASCII str (a fixstr of bytes below 0x80: its text
+     * is its bytes) and returns its text; otherwise reads nothing and returns null (the value is
+     * then read by {@link #readString} or {@link #readValue}, with their checks and errors). For a
+     * caller that reads strs one at a time between other work (a struct list's last column, read
+     * as its instances are built), the twin of {@link #readAsciiStrRun}.
+     *
+     * @return the text, or null
+     */
+    public String readAsciiFixStr() {
+        return asciiFixStr();
+    }
+
+    /**
      * Reads the run of nested values (ext 0, and struct instances) at the position, at most
      * {@code max} of them, into {@code into}, and stops before any other value, which
      * {@link #readValue} reads. Values of one class in a row (a list of points) are read in one

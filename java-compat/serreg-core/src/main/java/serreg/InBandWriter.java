@@ -482,6 +482,45 @@ public final class InBandWriter {
         return this;
     }
 
+    /**
+     * Writes a msgpack bin of the {@code count} values' binary64 bit patterns, little-endian
+     * (a struct list's {@code float64} column, docs/FORMAT.md section 10.3), straight into the
+     * document.
+     *
+     * @param values the values (their bits as they are)
+     * @param count how many, from index 0
+     * @return this writer
+     */
+    public InBandWriter writeFloat64Bin(double[] values, int count) {
+        writeBinaryHeader(8 * count);
+        byte[] b = buf;
+        int p = pos;
+        for (int i = 0; i < count; i++) {
+            Bytes.putLongLE(b, p + 8 * i, Double.doubleToRawLongBits(values[i]));
+        }
+        pos = p + 8 * count;
+        return this;
+    }
+
+    /**
+     * Writes a msgpack bin of the {@code count} values' binary32 bit patterns, little-endian (a
+     * struct list's {@code float32} column), straight into the document.
+     *
+     * @param values the values
+     * @param count how many, from index 0
+     * @return this writer
+     */
+    public InBandWriter writeFloat32Bin(float[] values, int count) {
+        writeBinaryHeader(4 * count);
+        byte[] b = buf;
+        int p = pos;
+        for (int i = 0; i < count; i++) {
+            Bytes.putIntLE(b, p + 4 * i, Float.floatToRawIntBits(values[i]));
+        }
+        pos = p + 4 * count;
+        return this;
+    }
+
     /** Writes a bin header and makes room for its {@code n} bytes. */
     private void writeBinaryHeader(int n) {
         ensure(InBandLayout.MAX_HEADER + n);

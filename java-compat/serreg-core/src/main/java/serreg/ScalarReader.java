@@ -216,6 +216,16 @@ abstract class ScalarReader extends InBandBytes {
 
     /** Reads a float 64; a float 32 is an error here (section 3). */
     public double readDouble() {
+        int p = pos;
+        if (end() - p > 8 && u8(p) == 0xcb) { // the common case, small enough to inline where fields are read
+            pos = p + 9;
+            return Double.longBitsToDouble(i64(p + 1));
+        }
+        return readOtherDouble();
+    }
+
+    /** {@link #readDouble} of anything but a whole float 64: the error. */
+    private double readOtherDouble() {
         long at = offset();
         int b = peek();
         if (b != 0xcb) {
@@ -241,8 +251,18 @@ abstract class ScalarReader extends InBandBytes {
         return v;
     }
 
-    /** Reads a msgpack str as strict UTF-8 (ASCII straight from the in-band bytes). */
+    /**
+     * Reads a msgpack str as strict UTF-8 (ASCII straight from the in-band bytes). A short ASCII
+     * str (the common case: labels, names) is read by a path small enough to inline where a
+     * serializer reads its fields; any other str, and every error, by {@link #readOtherString}.
+     */
     public String readString() {
+        String s = asciiFixStr();
+        return s != null ? s : readOtherString();
+    }
+
+    /** {@link #readString} of a str that is not a short ASCII fixstr (or of a value that is not a str: the error). */
+    private String readOtherString() {
         long at = offset();
         int b = peek();
         int n = payloadLength(readLength(b, 0xa0, 0xbf, 0xd9, "a str"), at, "payload");
@@ -305,6 +325,17 @@ abstract class ScalarReader extends InBandBytes {
 
     /** Reads an array header that must announce exactly {@code size} elements. */
     public void readArrayHeader(int size, String what) {
+        int p = pos;
+        // The common case (a fixarray of the size, its items' bytes there): one byte compared.
+        if (size >= 0 && size < 16 && size < end() - p && u8(p) == (0x90 | size)) {
+            pos = p + 1;
+            return;
+        }
+        readOtherArrayHeader(size, what);
+    }
+
+    /** {@link #readArrayHeader(int, String)} of any other header: a longer one, or the error. */
+    private void readOtherArrayHeader(int size, String what) {
         long at = offset();
         int n = readArrayHeader();
         if (n != size) {

@@ -31,9 +31,14 @@ public final class Hostile {
     }
 
     public static Object decode(SerializerRegistry registry, ByteBuffer frame, String what) {
+        return decode(registry, frame, what, registry.trusted());
+    }
+
+    /** As {@link #decode(SerializerRegistry, ByteBuffer, String)}, trusted or untrusted (docs/FORMAT.md 4.4). */
+    public static Object decode(SerializerRegistry registry, ByteBuffer frame, String what, boolean trusted) {
         Object value;
         try {
-            value = registry.deserialize(frame.duplicate());
+            value = registry.deserialize(frame.duplicate(), trusted);
         } catch (DeserializationException e) {
             checkDeliberate(e, what);
             return e;

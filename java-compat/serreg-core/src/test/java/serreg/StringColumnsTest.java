@@ -163,6 +163,47 @@ class StringColumnsTest {
         assertEquals(0, fromDirect.offset());
     }
 
+    @Test
+    void aShortAsciiStrIsReadAloneAndAnythingElseIsLeftUnread() {
+        // Every fixstr length (the texts of up to 6 chars are made another way than longer ones).
+        for (int n = 0; n < 32; n++) {
+            byte[] bytes = threeStrs(n, (byte) 0xc0);
+            InBandReader r = reader(bytes);
+            for (int i = 0; i < 3; i++) {
+                assertEquals(ascii(n, i), r.readAsciiFixStr(), "value " + i + " of " + n + " bytes");
+                assertEquals((i + 1) * (1 + n), r.offset(), "the position moves past it");
+            }
+            assertNull(r.readAsciiFixStr(), "nil is not a str");
+            assertEquals(3 * (1 + n), r.offset(), "nothing read");
+            byte[] last = threeStrs(n);
+            InBandReader atEnd = reader(last);
+            atEnd.readAsciiFixStr();
+            atEnd.readAsciiFixStr();
+            assertEquals(ascii(n, 2), atEnd.readAsciiFixStr(), "a str ending the array, of " + n + " bytes");
+            assertNull(atEnd.readAsciiFixStr(), "nothing left");
+        }
+        for (int n = 1; n < 32; n++) {
+            for (int at : new int[] {0, n / 2, n - 1}) {
+                byte[] bad = threeStrs(n);
+                bad[1 + at] = (byte) 0xe9;
+                InBandReader r = reader(bad);
+                assertNull(r.readAsciiFixStr(), "byte 0xe9 at " + at + " of " + n);
+                assertEquals(0, r.offset(), "nothing read");
+            }
+        }
+        assertNull(reader(HexBytes.of("d9026263")).readAsciiFixStr(), "a str 8 header, even of ASCII text");
+        assertNull(reader(HexBytes.of("a36263")).readAsciiFixStr(), "a str one byte past the end");
+        InBandReader bounded = new InBandReader(REGISTRY, ByteBuffer.wrap(HexBytes.of("a26263"), 0, 2),
+                Collections.emptyIterator());
+        assertNull(bounded.readAsciiFixStr(), "a str past the in-band's end, though not the array's");
+        assertEquals(0, bounded.offset());
+        byte[] heap = threeStrs(3);
+        ByteBuffer direct = ByteBuffer.allocateDirect(heap.length).put(heap).flip();
+        InBandReader fromDirect = new InBandReader(REGISTRY, direct, Collections.emptyIterator());
+        assertNull(fromDirect.readAsciiFixStr(), "a direct in-band: read by readString");
+        assertEquals(ascii(3, 0), fromDirect.readString());
+    }
+
     /** Hex to bytes. */
     private static final class HexBytes {
         static byte[] of(String hex) {

@@ -110,9 +110,11 @@ final class ArrowChecks {
                 requireChildren(field, 0, at);
             }
             case FixedSizeBinary -> {
-                if (((ArrowType.FixedSizeBinary) type).getByteWidth() <= 0) {
-                    throw bad(field, "is a fixed-size binary of width " + ((ArrowType.FixedSizeBinary) type).getByteWidth()
-                            + "; Arrow Java holds widths of 1 byte or more", at);
+                int width = ((ArrowType.FixedSizeBinary) type).getByteWidth();
+                if (width <= 0 || width > Integer.MAX_VALUE / 8) {
+                    // Arrow Java counts a value's bits in an int: a wider value overflows it.
+                    throw bad(field, "is a fixed-size binary of width " + width + "; Arrow Java holds widths of 1 to "
+                            + Integer.MAX_VALUE / 8 + " bytes", at);
                 }
                 requireChildren(field, 0, at);
             }

@@ -146,6 +146,17 @@ final class ArrowIpcCheck {
             if (type != null) {
                 table(type, "type");
             }
+            if (field.typeType() == Type.Union) {
+                org.apache.arrow.flatbuf.Union union = (org.apache.arrow.flatbuf.Union) field.type(new org.apache.arrow.flatbuf.Union());
+                // Arrow Java makes an int[] of the declared count before reading an id: a count from the
+                // bytes could ask for gigabytes. A union has at most 128 children, each with one id.
+                int ids = union == null ? 0 : union.typeIdsLength();
+                if (ids < 0 || ids > 128) {
+                    throw new DeserializationException("the Arrow schema message's union field '" + field.name()
+                            + "' declares " + Integer.toUnsignedString(ids) + " type ids; a union has at most 128 children,"
+                            + " each with one id", at);
+                }
+            }
             if (field.typeType() == Type.Timestamp) {
                 Timestamp ts = (Timestamp) field.type(new Timestamp());
                 if (ts != null && ts.timezoneAsByteBuffer() != null) {

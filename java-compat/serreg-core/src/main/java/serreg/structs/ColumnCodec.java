@@ -79,20 +79,12 @@ final class ColumnCodec {
 
     /** Writes a {@code float64} column: each value's bits as they are (the canonical writer hands canonical values). */
     static void writeDoubles(InBandWriter out, double[] values, int count) {
-        byte[] b = scratch(8 * count);
-        for (int i = 0; i < count; i++) {
-            LONG_LE.set(b, 8 * i, Double.doubleToRawLongBits(values[i]));
-        }
-        out.writeBinary(b, 0, 8 * count);
+        out.writeFloat64Bin(values, count);
     }
 
     /** Writes a {@code float32} column: each value's binary32 bits. */
     static void writeFloats(InBandWriter out, float[] values, int count) {
-        byte[] b = scratch(4 * count);
-        for (int i = 0; i < count; i++) {
-            INT_LE.set(b, 4 * i, Float.floatToRawIntBits(values[i]));
-        }
-        out.writeBinary(b, 0, 4 * count);
+        out.writeFloat32Bin(values, count);
     }
 
     /** Writes a {@code bool} column. */

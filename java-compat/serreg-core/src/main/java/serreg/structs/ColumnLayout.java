@@ -77,7 +77,10 @@ final class ColumnLayout {
      * {@code cursors}: the integer columns of {@link Kind#LONG} as {@link IntCursor}s and the
      * float and bool columns of {@link Kind#DOUBLE}, {@link Kind#FLOAT} and {@link Kind#BOOL} as
      * {@link FixedColumn}s, and the str columns of {@link #strings} as {@link StrColumn}s, for a
-     * composed builder to read (then call {@link #finish}).
+     * composed builder to read (then call {@link #finish}). A str column that is the last one is
+     * left unread after its array header: the builder reads it from {@code in} (see
+     * {@link StrColumn#last}), so the reader's position is then the column's end only once every
+     * instance is built.
      */
     void decode(InBandReader in, int count, ColumnArrays arrays, boolean cursors) {
         for (int j = 0; j < types.length; j++) {
@@ -88,6 +91,9 @@ final class ColumnLayout {
                         wires[j] == ColumnCodec.Wire.FLOAT32, where[j]));
             } else if (cursors && kinds[j] == Kind.BOOL) {
                 arrays.put(j, FixedColumn.bools(ColumnCodec.bin(in, where[j], types[j]), count, where[j]));
+            } else if (cursors && strings[j] && j == types.length - 1) {
+                readArrayHeader(in, count, j);
+                arrays.put(j, StrColumn.last(in, this, j)); // read as the instances are built
             } else if (cursors && strings[j]) {
                 arrays.put(j, strColumn(in, count, arrays, j));
             } else {
@@ -200,6 +206,29 @@ final class ColumnLayout {
             }
         }
         return o;
+    }
+
+    /**
+     * Reads value {@code i} of str column j (see {@link #strings}) as {@link #readItems} reads it,
+     * with the same checks and errors: a str as in a run of strs, any other value converted.
+     */
+    Object readValue(InBandReader in, int j, int i) {
+        Object[] one = new Object[1];
+        if (readStrings(in, one, 0, 1, j) == 1) {
+            return one[0];
+        }
+        long valueAt = in.offset();
+        Object raw;
+        try {
+            raw = in.readValue();
+        } catch (DeserializationException e) {
+            throw inColumn(e, j, i);
+        }
+        try {
+            return convert[j].read(raw);
+        } catch (DeserializationException e) {
+            throw e.offset() >= 0 ? e : new DeserializationException(e.getMessage(), valueAt, e);
+        }
     }
 
     /** Reads the array header of column j, which must announce {@code count} values. */

@@ -1,0 +1,95 @@
+/* Dicts read and made by serreg/codec/_core.c through CPython 3.11 and 3.12's own dict tables, mirrored
+ * here (Include/internal/pycore_dict.h: PyDictKeysObject and its entries), where the public API costs a
+ * call per item: the encoder walks a dict's entries (dict_next, PyDict_Next's own walk of a table that
+ * holds its values), and the decoder puts a map's values in a copy of a dict of its keys
+ * (_core_decode_values.h). At import, dict_layout_check compares what the mirror reads with what
+ * PyDict_Next reads from dicts of str keys and of other keys; if they differ, or on another CPython,
+ * dict_layout_ok stays 0 and only the public API is used. */
+
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000 && !defined(Py_GIL_DISABLED)
+#define DICT_LAYOUT_MIRRORED 1
+
+typedef struct { /* PyDictKeysObject */
+    Py_ssize_t dk_refcnt;
+    uint8_t dk_log2_size, dk_log2_index_bytes, dk_kind;
+    uint32_t dk_version;
+    Py_ssize_t dk_usable, dk_nentries;
+    char dk_indices[];
+} DictKeys;
+
+enum { DICT_KEYS_GENERAL = 0, DICT_KEYS_UNICODE = 1 };
+
+typedef struct { /* PyDictUnicodeEntry: a table of str keys only */
+    PyObject *me_key, *me_value;
+} DictUnicodeEntry;
+
+typedef struct { /* PyDictKeyEntry: any other table */
+    Py_hash_t me_hash;
+    PyObject *me_key, *me_value;
+} DictGeneralEntry;
+
+static int dict_layout_ok;
+
+static inline void *dict_entries(PyObject *dict) {
+    DictKeys *keys = (DictKeys *)((PyDictObject *)dict)->ma_keys;
+    return keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes);
+}
+
+/* PyDict_Next (same positions, borrowed references), reading a table holding its own values in place. */
+static inline int dict_next(PyObject *dict, Py_ssize_t *pos, PyObject **key, PyObject **value) {
+    PyDictObject *mp = (PyDictObject *)dict;
+    if (!dict_layout_ok || mp->ma_values != NULL) return PyDict_Next(dict, pos, key, value);
+    DictKeys *keys = (DictKeys *)mp->ma_keys;
+    Py_ssize_t i = *pos, n = keys->dk_nentries;
+    if (i < 0) return 0;
+    if (keys->dk_kind == DICT_KEYS_UNICODE) {
+        DictUnicodeEntry *e = (DictUnicodeEntry *)dict_entries(dict);
+        while (i < n && e[i].me_value == NULL) i++;
+        if (i >= n) return 0;
+        *key = e[i].me_key;
+        *value = e[i].me_value;
+    } else if (keys->dk_kind == DICT_KEYS_GENERAL) {
+        DictGeneralEntry *e = (DictGeneralEntry *)dict_entries(dict);
+        while (i < n && e[i].me_value == NULL) i++;
+        if (i >= n) return 0;
+        *key = e[i].me_key;
+        *value = e[i].me_value;
+    } else {
+        return PyDict_Next(dict, pos, key, value);
+    }
+    *pos = i + 1;
+    return 1;
+}
+
+/* Whether dict_next reads d as PyDict_Next does, item by item and position by position. */
+static int dict_next_agrees(PyObject *d) {
+    Py_ssize_t a = 0, b = 0;
+    PyObject *ka, *va, *kb, *vb;
+    for (;;) {
+        int more = dict_next(d, &a, &ka, &va);
+        if (more != PyDict_Next(d, &b, &kb, &vb)) return 0;
+        if (!more) return 1;
+        if (a != b || ka != kb || va != vb) return 0;
+    }
+}
+
+/* Sets dict_layout_ok when the mirror reads dicts (str keys, other keys, a deleted entry) as
+ * PyDict_Next does. */
+static void dict_layout_check(void) {
+    PyObject *str_keys = Py_BuildValue("{s:i,s:i,s:i}", "a", 1, "bb", 2, "ccc", 3);
+    PyObject *other_keys = Py_BuildValue("{i:s,s:i,i:i}", 7, "x", "k", 8, 9, 10);
+    int ok = str_keys != NULL && other_keys != NULL && PyDict_DelItemString(str_keys, "bb") == 0;
+    dict_layout_ok = 1;
+    ok = ok && dict_next_agrees(str_keys) && dict_next_agrees(other_keys) &&
+         ((DictKeys *)((PyDictObject *)str_keys)->ma_keys)->dk_kind == DICT_KEYS_UNICODE &&
+         ((DictKeys *)((PyDictObject *)other_keys)->ma_keys)->dk_kind == DICT_KEYS_GENERAL;
+    dict_layout_ok = ok;
+    Py_XDECREF(str_keys);
+    Py_XDECREF(other_keys);
+    PyErr_Clear();
+}
+#else
+static const int dict_layout_ok = 0;
+#define dict_next PyDict_Next
+static void dict_layout_check(void) {}
+#endif

@@ -1,0 +1,97 @@
+"""Out-of-band buffers kept as views that hold no buffer export of a memoryview.
+
+A ``pickle.PickleBuffer`` over a memoryview (and a memoryview made of such a
+PickleBuffer, such as its ``raw()``) holds a buffer export of that memoryview.
+When the export and the memoryview end up in one garbage cycle (a result kept
+in a list that holds itself, a caught error whose traceback holds the frame
+that holds the result), the garbage collector of CPython 3.11 (and of 3.12
+before its fix) may clear the memoryview first: with an export live the clear
+fails, yet drops the view's managed buffer, and releasing the export afterwards
+crashes the process. ``memoryview(view)`` of a memoryview shares its managed
+buffer instead and exports nothing, so a result keeps, for each such buffer, a
+view made that way: the same memory, shape, format and writability, no copy.
+Only a part of such an export that cannot be rebuilt from the memoryview it
+exports (a slice or a cast of ``memoryview(PickleBuffer(view))``) is copied.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+__all__ = ["own_buffers", "shared_view"]
+
+
+def shared_view(buffer: Any) -> memoryview:
+    """``memoryview(buffer)`` (the same memory, shape, format and writability), holding no export of a memoryview."""
+    if type(buffer) is memoryview:
+        try:
+            exporter = buffer.obj
+        except ValueError:  # released: memoryview(buffer) raises the same error when it is used
+            return buffer
+        return _rebuilt(buffer, exporter) if type(exporter) is memoryview else buffer
+    view = memoryview(buffer)
+    exporter = view.obj
+    if type(exporter) is not memoryview:
+        return view  # an export of a bytes, bytearray, ndarray, Arrow buffer ...: none is cleared while exported
+    shared = _rebuilt(view, exporter)
+    if shared is not view:
+        view.release()  # the export this call made, given back at once
+    return shared
+
+
+def _rebuilt(view: memoryview, exporter: memoryview) -> memoryview:
+    # ``view`` holds an export of ``exporter``: the same bytes through a view sharing exporter's managed buffer.
+    shared = memoryview(exporter)
+    if _same_layout(view, shared):
+        return shared
+    if view.ndim == 1 and view.format == "B" and view.c_contiguous and view.nbytes == shared.nbytes and shared.c_contiguous:
+        try:
+            flat = shared.cast("B")  # a raw() of a C-order exporter: its bytes in order
+        except (TypeError, ValueError):
+            pass
+        else:
+            if view.readonly and not flat.readonly:
+                flat = flat.toreadonly()
+            return flat
+    if view.readonly and not shared.readonly and _same_layout(view, shared.toreadonly()):
+        return shared.toreadonly()
+    if not view.contiguous:
+        return view  # refused as a view that is not contiguous where it is written, with those words
+    copy = view.tobytes()  # a part of the export at an offset no view of the exporter names: C order, as cast reads
+    flat = memoryview(copy if view.readonly else bytearray(copy))
+    try:
+        return flat.cast(view.format, view.shape) if view.format != "B" or view.ndim != 1 else flat  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return flat
+
+
+def _same_layout(view: memoryview, other: memoryview) -> bool:
+    return (view.nbytes == other.nbytes and view.format == other.format and view.shape == other.shape
+            and view.strides == other.strides and view.readonly == other.readonly)
+
+
+def own_buffers(buffers: Any) -> Any:
+    """``buffers`` with each PickleBuffer and each memoryview holding an export of a memoryview replaced by
+    :func:`shared_view` of it: a list in place (the same list returned), another sequence (a tuple) as a new
+    list when something is replaced."""
+    try:
+        for buffer in buffers:  # the usual case first: memoryviews of their exporters' own, nothing to replace
+            if type(buffer) is not memoryview or type(buffer.obj) is memoryview:
+                break
+        else:
+            return buffers
+    except ValueError:  # a released view: the loop below passes it by
+        pass
+    owned = buffers if type(buffers) is list else list(buffers)
+    for i, buffer in enumerate(owned):
+        if type(buffer) is memoryview:
+            try:
+                if type(buffer.obj) is not memoryview:
+                    continue
+            except ValueError:
+                continue  # released: refused where it is used, as before
+        elif not isinstance(buffer, pickle.PickleBuffer):
+            continue
+        owned[i] = shared_view(buffer)
+    return owned
