@@ -55,7 +55,9 @@ class SerializationResult:
     # compiled codec writes it in one allocation; its in-band section is then _frame[HEADER_SIZE:], and
     # _in_band is None until Python code asks for the parts (``_split``), at the latest when the result
     # is given a list of buffers (so a reader that finds buffers finds the parts). _buffers: None stands
-    # for an empty list, made when ``out_of_band_buffers`` is first read. A result the compiled codec made with
+    # for an empty list, made when ``out_of_band_buffers`` is first read; a bytes object stands for one buffer, a
+    # memoryview of it (the compiled codec's top-level bytes: the list and the view are made when Python code
+    # asks for them, a compiled reader takes the bytes as they are). A result the compiled codec made with
     # neither (bytes and None only) cannot be in a reference cycle: the garbage collector does not track it
     # until it is given a container here (``track``), as CPython does with tuples and dicts of atoms.
     __slots__ = ("_in_band", "_class_hash", "_buffers", "_key", "_frame")
@@ -63,7 +65,7 @@ class SerializationResult:
     def __init__(self, in_band_buffer: Optional[BytesLike] = b"", out_of_band_buffers: Optional[List[memoryview]] = None) -> None:
         self._in_band = in_band_buffer
         self._class_hash: Optional[bytes] = None
-        self._buffers: Optional[List[memoryview]] = (
+        self._buffers: Union[List[memoryview], bytes, None] = (
             [] if out_of_band_buffers is None else own_buffers(out_of_band_buffers) if out_of_band_buffers else out_of_band_buffers)
         self._key: Optional[bytes] = None
         self._frame: Optional[bytes] = None
@@ -74,9 +76,14 @@ class SerializationResult:
         buffers = self._buffers
         if buffers is None:
             self._split()
-            buffers = self._buffers = []
-            track(self)
-        return buffers
+            made: List[memoryview] = []
+        elif isinstance(buffers, bytes):
+            made = [memoryview(buffers)]
+        else:
+            return buffers
+        self._buffers = made
+        track(self)
+        return made
 
     @out_of_band_buffers.setter
     def out_of_band_buffers(self, buffers: List[memoryview]) -> None:
@@ -252,9 +259,8 @@ def as_result(returned: object, producer: str, value: Any) -> SerializationResul
 def own_result_buffers(result: SerializationResult) -> None:
     """:func:`~serreg.owned_views.own_buffers` of the buffers of a result a serializer returned (one it may
     have added a PickleBuffer to after making it), before serreg keeps them."""
-    buffers = result._buffers
-    if buffers:
-        result._buffers = own_buffers(buffers)
+    if result._buffers:
+        result._buffers = own_buffers(result.out_of_band_buffers)
 
 
 def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:

@@ -106,3 +106,41 @@ def test_a_serializer_registered_for_bytes_is_called():
     result = registry.serialize(LARGE)
     assert tagged.calls == 1
     assert registry.deserialize(result.to_bytes()) == ("tagged", b"T", len(LARGE))
+
+
+@compiled_only
+def test_the_list_and_the_view_are_made_only_when_asked_for():
+    registry = serreg.Registry()
+    result = registry.serialize(LARGE)
+    # Until Python code asks, the buffer is the very object, held as it is (tracked as a result without buffers).
+    assert result._buffers is LARGE
+    assert gc.is_tracked(result) == gc.is_tracked(registry.serialize(1.5))
+    assert registry.deserialize(result) is LARGE
+    assert result.to_bytes() == full_path(registry, LARGE).to_bytes()
+    assert result._buffers is LARGE  # neither the read nor the frame made the list
+    assert result.nbytes == full_path(registry, LARGE).nbytes
+    [view] = result.out_of_band_buffers
+    assert view.obj is LARGE and view.readonly and gc.is_tracked(result)
+    assert result.out_of_band_buffers is result.out_of_band_buffers
+    assert registry.deserialize(result) is LARGE and registry.deserialize(result.to_bytes()) == LARGE
+
+
+class Holder:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+def test_a_serializer_may_return_the_result_of_large_bytes():
+    registry = serreg.Registry()
+
+    class HolderSerializer:
+        def serialize(self, obj):
+            return registry.serialize(obj.data)
+
+        def deserialize(self, in_band, oob):
+            return Holder(registry.deserialize(serreg.SerializationResult(in_band, list(oob))))
+
+    registry.register_serializer("test.Holder", Holder, HolderSerializer())
+    holder = Holder(LARGE)
+    assert registry.deserialize(registry.serialize(holder)).data == LARGE
+    assert registry.deserialize(registry.serialize(holder).to_bytes()).data == LARGE

@@ -22,25 +22,18 @@ static void keep_oob_list(Codec *self, PyObject *oob) {
 
 /* The result of bytes at least bytes_in_band_max long, as its standard serializer (serreg/standard/binary.py)
  * and the full path's leaf entry make it: in-band section ClassIDHash + msgpack nil, kept apart; one
- * out-of-band buffer, a memoryview of obj itself (no copy); no key, no frame. */
+ * out-of-band buffer, obj itself (no copy), which stands for the list of one memoryview of it that
+ * out_of_band_buffers makes when Python code asks (serreg/result.py); no key, no frame. It holds only
+ * bytes and None: left untracked as a result without buffers is (see result_untracked_ok). */
 static PyObject *serialize_top_bytes(PyObject *obj) {
-    PyObject *view = PyMemoryView_FromObject(obj), *buffers = view == NULL ? NULL : PyList_New(1), *result = NULL;
-    if (buffers == NULL) {
-        Py_XDECREF(view);
-        return NULL;
-    }
-    PyList_SET_ITEM(buffers, 0, view);
-    result = result_fast ? (PyObject *)PyObject_GC_New(PyObject, result_type) : result_type->tp_alloc(result_type, 0);
-    if (result == NULL) {
-        Py_DECREF(buffers);
-        return NULL;
-    }
+    PyObject *result = result_fast ? (PyObject *)PyObject_GC_New(PyObject, result_type) : result_type->tp_alloc(result_type, 0);
+    if (result == NULL) return NULL;
     SLOT(result, R_IN_BAND) = Py_NewRef(nil_in_band);
     SLOT(result, R_CLASS_HASH) = Py_NewRef(top_hash[TOP_BYTES]);
-    SLOT(result, R_BUFFERS) = buffers;
+    SLOT(result, R_BUFFERS) = Py_NewRef(obj);
     SLOT(result, R_KEY) = Py_NewRef(Py_None);
     SLOT(result, R_FRAME) = Py_NewRef(Py_None);
-    if (result_fast) PyObject_GC_Track(result); /* it holds a list (tp_alloc tracks what it makes) */
+    if (result_fast && !result_untracked_ok) PyObject_GC_Track(result);
     return result;
 }
 

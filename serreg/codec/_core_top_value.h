@@ -204,6 +204,14 @@ static PyObject *top_result(Codec *self, Tables *t, PyObject *reading, PyObject 
     if (hash == NULL || !PyBytes_CheckExact(hash) || PyBytes_GET_SIZE(hash) != HASH_SIZE || in_band == NULL ||
         buffers == NULL || key == NULL)
         Py_RETURN_NOTIMPLEMENTED;
+    if (PyBytes_CheckExact(buffers)) { /* one buffer, this bytes object (serialize_top_bytes): what bytes' serializer reads */
+        if (t->top_read[TOP_BYTES] && memcmp(PyBytes_AS_STRING(hash), PyBytes_AS_STRING(top_hash[TOP_BYTES]), HASH_SIZE) == 0 &&
+            PyBytes_CheckExact(in_band) && PyBytes_GET_SIZE(in_band) == 1 && PyBytes_AS_STRING(in_band)[0] == '\xc0' &&
+            key == Py_None && PyDict_GetItemWithError(t->by_hash, hash) != NULL)
+            return Py_NewRef(buffers);
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NOTIMPLEMENTED; /* the full path reads out_of_band_buffers (the list is made then) */
+    }
     if (buffers == Py_None || (PyList_CheckExact(buffers) && PyList_GET_SIZE(buffers) == 0)) {
         if (!PyBytes_CheckExact(in_band)) Py_RETURN_NOTIMPLEMENTED;
         buffers = empty_buffers;
@@ -266,7 +274,16 @@ static PyObject *top_value(Codec *self, PyObject *data) {
     Py_INCREF(reading); /* bind_decoder may replace it meanwhile */
     if (Py_TYPE(data) == result_type) {
         value = top_result(self, &t, reading, data);
-    } else if (PyBytes_CheckExact(data) || PyByteArray_CheckExact(data) || PyMemoryView_Check(data)) {
+    } else if (PyBytes_CheckExact(data)) { /* read in place: bytes are immutable, held here while it is read */
+        FrameLayout layout;
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(data);
+        uint64_t size = (uint64_t)PyBytes_GET_SIZE(data);
+        Py_INCREF(data);
+        value = frame_layout(p, size, top_max_size, top_max_buffers, &layout)
+                    ? top_frame(self, &t, reading, data, p, size, &layout)
+                    : Py_NewRef(Py_NotImplemented); /* a fault, a signature: the full path */
+        Py_DECREF(data);
+    } else if (PyByteArray_CheckExact(data) || PyMemoryView_Check(data)) {
         Py_buffer view;
         FrameLayout layout;
         if (PyObject_GetBuffer(data, &view, PyBUF_FULL_RO) < 0) {

@@ -239,8 +239,8 @@ static int piece_view(PyObject *piece, Py_buffer *view) {
 
 /* join_frame(_in_band_parts(), buffers) of a result's two pieces when every buffer is a memoryview of
  * contiguous bytes, one dimension (what the Python method's _buffer_views hands join_frame as it is):
- * each buffer's view is taken once, checked and copied. NotImplemented (no error set) when one is not
- * such a view or cannot be read (released): the Python method then checks, casts or reports each one. */
+ * each buffer is read in place from its memoryview, checked and copied. NotImplemented (no error set) when one
+ * is not such a view or is released: the Python method then checks, casts or reports each one. */
 static PyObject *join_result(PyObject *const pieces[2], PyObject *buffers) {
     Py_ssize_t nbuf = PyList_GET_SIZE(buffers), held = 0;
     Py_buffer few[FEW_BUFFERS], parts[2], *views = nbuf <= FEW_BUFFERS ? few : PyMem_Malloc((size_t)nbuf * sizeof(Py_buffer));
@@ -248,31 +248,55 @@ static PyObject *join_result(PyObject *const pieces[2], PyObject *buffers) {
     PyObject *frame = NULL;
     int held_parts = 0;
     Py_INCREF(buffers); /* the result's list may be replaced while it is read */
-    for (; held < nbuf && held < PyList_GET_SIZE(buffers); held++) {
-        PyObject *item = PyList_GET_ITEM(buffers, held);
-        Py_buffer *v = &views[held];
-        if (Py_TYPE(item) != &PyMemoryView_Type || PyObject_GetBuffer(item, v, PyBUF_FULL_RO) < 0) {
-            PyErr_Clear();
-            frame = Py_NewRef(Py_NotImplemented);
-            goto done;
-        }
-        if (!(v->ndim == 1 && (v->format == NULL || strcmp(v->format, "B") == 0) && PyBuffer_IsContiguous(v, 'C'))) {
-            PyBuffer_Release(v);
-            frame = Py_NewRef(Py_NotImplemented);
-            goto done;
-        }
-    }
-    for (; held_parts < 2; held_parts++) {
+    for (; held_parts < 2; held_parts++) { /* first: a piece's buffer request is the last call out */
         if (piece_view(pieces[held_parts], &parts[held_parts]) < 0) goto done;
+    }
+    for (; held < nbuf && held < PyList_GET_SIZE(buffers); held++) {
+        /* The memoryview's own buffer is read in place (no export taken): no Python code runs before the
+           copy, so nothing can release it meanwhile; its flags say whether it is released or C-contiguous. */
+        PyObject *item = PyList_GET_ITEM(buffers, held);
+        if (Py_TYPE(item) != &PyMemoryView_Type) {
+            frame = Py_NewRef(Py_NotImplemented);
+            goto done;
+        }
+        int flags = ((PyMemoryViewObject *)item)->flags;
+        const Py_buffer *v = PyMemoryView_GET_BUFFER(item);
+        if ((flags & _Py_MEMORYVIEW_RELEASED) || !(flags & _Py_MEMORYVIEW_C) || v->ndim != 1 ||
+            !(v->format == NULL || strcmp(v->format, "B") == 0)) {
+            frame = Py_NewRef(Py_NotImplemented);
+            goto done;
+        }
+        views[held].buf = v->buf;
+        views[held].len = v->len;
     }
     frame = write_frame(parts, 2, views, held);
 done:
     for (int i = 0; i < held_parts; i++) {
         if (parts[i].obj != NULL) PyBuffer_Release(&parts[i]);
     }
-    for (Py_ssize_t i = 0; i < held; i++) PyBuffer_Release(&views[i]);
     if (views != few) PyMem_Free(views);
     Py_DECREF(buffers);
+    return frame;
+}
+
+/* join_frame of a result's two pieces and one buffer, the bytes object data: what the result's _buffers
+ * holds in place of the list of one memoryview of it (serreg/result.py), read in place. */
+static PyObject *join_bytes(PyObject *const pieces[2], PyObject *data) {
+    Py_buffer parts[2], one;
+    int held_parts = 0;
+    PyObject *frame = NULL;
+    Py_INCREF(data); /* a piece's buffer request may run code that changes the result */
+    for (; held_parts < 2; held_parts++) {
+        if (piece_view(pieces[held_parts], &parts[held_parts]) < 0) goto done;
+    }
+    one.buf = PyBytes_AS_STRING(data);
+    one.len = PyBytes_GET_SIZE(data);
+    frame = write_frame(parts, 2, &one, 1);
+done:
+    for (int i = 0; i < held_parts; i++) {
+        if (parts[i].obj != NULL) PyBuffer_Release(&parts[i]);
+    }
+    Py_DECREF(data);
     return frame;
 }
 
@@ -311,6 +335,7 @@ static PyObject *to_bytes_joined(PyObject *result) {
         if (key == Py_None && buffers != NULL && pieces[0] != NULL && pieces[1] != NULL &&
             frame == Py_None) { /* (with a frame and buffers, the Python method reads the parts from it) */
             if (no_buffers) return join_section(NULL, pieces, 2);
+            if (PyBytes_CheckExact(buffers)) return join_bytes(pieces, buffers);
             if (PyList_CheckExact(buffers)) {
                 PyObject *joined = join_result(pieces, buffers);
                 if (joined != Py_NotImplemented) return joined;
