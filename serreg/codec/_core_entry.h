@@ -140,7 +140,10 @@ static inline PyObject *entry_deserialize_value(Codec *codec, PyObject *value) {
         Py_DECREF(codec);
         return result;
     }
-    result = unpack_top(codec, value, plain);
+    /* A frame in bytes with out-of-band buffers is never plain (unpack_top reads only frames without): its serializer. */
+    int with_buffers = plain != NULL && PyBytes_CheckExact(value) && PyBytes_GET_SIZE(value) >= FRAME_HEADER &&
+                       frame_le((const unsigned char *)PyBytes_AS_STRING(value) + 8, 4) != 0;
+    result = with_buffers ? Py_NewRef(Py_NotImplemented) : unpack_top(codec, value, plain);
     if (result == Py_NotImplemented) { /* not plain: read by its serializer (_core_top_value.h) */
         Py_DECREF(result);
         result = top_value(codec, value);
