@@ -12,7 +12,8 @@
  * method descriptor, which the interpreter calls directly): for a result without signing key and
  * without out-of-band buffers it is the frame the compiled codec wrote whole (the result's _frame:
  * bytes, immutable, handed out as it is) or join_section of the result's two slots, and with buffers
- * that are all memoryviews of contiguous bytes join_frame of them, with no Python frame; for anything
+ * that are all memoryviews of contiguous bytes (or one bytes object, result.py's stand-in for the list of
+ * its view) join_frame of them, with no Python frame; for anything
  * else it calls function, the Python method (twin in frame.py: the Python method unchanged). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -240,9 +241,11 @@ static int piece_view(PyObject *piece, Py_buffer *view) {
 /* join_frame(_in_band_parts(), buffers) of a result's two pieces when every buffer is a memoryview of
  * contiguous bytes, one dimension (what the Python method's _buffer_views hands join_frame as it is):
  * each buffer is read in place from its memoryview, checked and copied. NotImplemented (no error set) when one
- * is not such a view or is released: the Python method then checks, casts or reports each one. */
+ * is not such a view or is released: the Python method then checks, casts or reports each one. buffers is a
+ * list, or a bytes object standing for the list of one memoryview of it (serreg/result.py), read in place. */
 static PyObject *join_result(PyObject *const pieces[2], PyObject *buffers) {
-    Py_ssize_t nbuf = PyList_GET_SIZE(buffers), held = 0;
+    int one = PyBytes_CheckExact(buffers);
+    Py_ssize_t nbuf = one ? 1 : PyList_GET_SIZE(buffers), held = 0;
     Py_buffer few[FEW_BUFFERS], parts[2], *views = nbuf <= FEW_BUFFERS ? few : PyMem_Malloc((size_t)nbuf * sizeof(Py_buffer));
     if (views == NULL) return PyErr_NoMemory();
     PyObject *frame = NULL;
@@ -251,7 +254,12 @@ static PyObject *join_result(PyObject *const pieces[2], PyObject *buffers) {
     for (; held_parts < 2; held_parts++) { /* first: a piece's buffer request is the last call out */
         if (piece_view(pieces[held_parts], &parts[held_parts]) < 0) goto done;
     }
-    for (; held < nbuf && held < PyList_GET_SIZE(buffers); held++) {
+    if (one) {
+        few[0].buf = PyBytes_AS_STRING(buffers);
+        few[0].len = PyBytes_GET_SIZE(buffers);
+        held = 1;
+    }
+    for (; !one && held < nbuf && held < PyList_GET_SIZE(buffers); held++) {
         /* The memoryview's own buffer is read in place (no export taken): no Python code runs before the
            copy, so nothing can release it meanwhile; its flags say whether it is released or C-contiguous. */
         PyObject *item = PyList_GET_ITEM(buffers, held);
@@ -276,27 +284,6 @@ done:
     }
     if (views != few) PyMem_Free(views);
     Py_DECREF(buffers);
-    return frame;
-}
-
-/* join_frame of a result's two pieces and one buffer, the bytes object data: what the result's _buffers
- * holds in place of the list of one memoryview of it (serreg/result.py), read in place. */
-static PyObject *join_bytes(PyObject *const pieces[2], PyObject *data) {
-    Py_buffer parts[2], one;
-    int held_parts = 0;
-    PyObject *frame = NULL;
-    Py_INCREF(data); /* a piece's buffer request may run code that changes the result */
-    for (; held_parts < 2; held_parts++) {
-        if (piece_view(pieces[held_parts], &parts[held_parts]) < 0) goto done;
-    }
-    one.buf = PyBytes_AS_STRING(data);
-    one.len = PyBytes_GET_SIZE(data);
-    frame = write_frame(parts, 2, &one, 1);
-done:
-    for (int i = 0; i < held_parts; i++) {
-        if (parts[i].obj != NULL) PyBuffer_Release(&parts[i]);
-    }
-    Py_DECREF(data);
     return frame;
 }
 
@@ -335,8 +322,7 @@ static PyObject *to_bytes_joined(PyObject *result) {
         if (key == Py_None && buffers != NULL && pieces[0] != NULL && pieces[1] != NULL &&
             frame == Py_None) { /* (with a frame and buffers, the Python method reads the parts from it) */
             if (no_buffers) return join_section(NULL, pieces, 2);
-            if (PyBytes_CheckExact(buffers)) return join_bytes(pieces, buffers);
-            if (PyList_CheckExact(buffers)) {
+            if (PyList_CheckExact(buffers) || PyBytes_CheckExact(buffers)) {
                 PyObject *joined = join_result(pieces, buffers);
                 if (joined != Py_NotImplemented) return joined;
                 Py_DECREF(joined);
