@@ -76,14 +76,12 @@ class SerializationResult:
         buffers = self._buffers
         if buffers is None:
             self._split()
-            made: List[memoryview] = []
-        elif isinstance(buffers, bytes):
-            made = [memoryview(buffers)]
-        else:
-            return buffers
-        self._buffers = made
-        track(self)
-        return made
+            buffers = self._buffers = []
+            track(self)
+        elif buffers.__class__ is bytes:
+            buffers = self._buffers = [memoryview(buffers)]
+            track(self)
+        return buffers  # type: ignore[return-value]  # (bytes only as the stand-in, replaced above)
 
     @out_of_band_buffers.setter
     def out_of_band_buffers(self, buffers: List[memoryview]) -> None:
@@ -259,8 +257,9 @@ def as_result(returned: object, producer: str, value: Any) -> SerializationResul
 def own_result_buffers(result: SerializationResult) -> None:
     """:func:`~serreg.owned_views.own_buffers` of the buffers of a result a serializer returned (one it may
     have added a PickleBuffer to after making it), before serreg keeps them."""
-    if result._buffers:
-        result._buffers = own_buffers(result.out_of_band_buffers)
+    buffers = result._buffers
+    if buffers:
+        result._buffers = own_buffers(buffers if buffers.__class__ is not bytes else result.out_of_band_buffers)
 
 
 def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:
