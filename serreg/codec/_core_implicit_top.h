@@ -79,14 +79,15 @@ static PyObject *implicit_frame(Codec *self, Enc *e, PyObject *entry, PyObject *
     PyObject *head = PyTuple_GET_ITEM(entry, IW_HEAD);
     if (e->scope_definitions != NULL && PyList_GET_SIZE(e->scope_definitions) != 0) return NULL;
     Py_ssize_t h = PyBytes_GET_SIZE(head);
-    char *buf = PyMem_Malloc(h + HASH_SIZE + n);
-    if (buf == NULL) return PyErr_NoMemory();
-    memcpy(buf, PyBytes_AS_STRING(head), h);
-    memcpy(buf + h, PyBytes_AS_STRING(*hash), HASH_SIZE);
-    memcpy(buf + h + HASH_SIZE, body, n);
-    PyObject *frame = section_frame(PyBytes_AS_STRING(self->implicit_hash), buf, h + HASH_SIZE + n);
-    PyMem_Free(buf);
-    if (frame != NULL) Py_SETREF(*hash, Py_NewRef(self->implicit_hash));
+    /* Written in place: the head, the class's hash and the instance array, each copied once. */
+    PyObject *frame = section_frame(PyBytes_AS_STRING(self->implicit_hash), NULL, h + HASH_SIZE + n);
+    if (frame != NULL) {
+        char *out = PyBytes_AS_STRING(frame) + FRAME_HEADER + HASH_SIZE;
+        memcpy(out, PyBytes_AS_STRING(head), h);
+        memcpy(out + h, PyBytes_AS_STRING(*hash), HASH_SIZE);
+        memcpy(out + h + HASH_SIZE, body, n);
+        Py_SETREF(*hash, Py_NewRef(self->implicit_hash));
+    }
     return frame;
 }
 
