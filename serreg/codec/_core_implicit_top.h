@@ -56,13 +56,14 @@ static StructPlan *implicit_top_plan(Codec *self, Tables *t, PyObject *obj, PyOb
     }
     Py_INCREF(found); /* the class check below may run Python code (a module's __getattr__) */
     StructPlan *plan = (StructPlan *)PyTuple_GET_ITEM(found, IW_PLAN);
-    PyObject *kinds = PyTuple_GET_ITEM(found, IW_KINDS);
-    PyObject *kind = PyDict_GetItemWithError(kinds, (PyObject *)cls), *unknown = NULL;
+    PyObject *kinds = PyTuple_GET_ITEM(found, IW_KINDS), *kind = NULL, *unknown = NULL;
     WalkNames names = {cls, plan->names};
-    if (kind == NULL || !PyLong_CheckExact(kind) || PyLong_AsLong(kind) != WALK_PLAIN || !implicit_unguarded(self) ||
+    /* cls's kind looked up last, after the checks that may run Python code: the walk is told it */
+    if (!implicit_unguarded(self) ||
         !implicit_class_holds(cls, PyTuple_GET_ITEM(found, IW_QUALNAME), PyTuple_GET_ITEM(found, IW_CHECK)) ||
         top_tables(self, t) < 0 || PyTuple_GET_ITEM(found, IW_SNAPSHOT) != self->cached_snapshot ||
-        walk_run(obj, kinds, NULL, &names, &unknown) != WALK_OK) {
+        (kind = PyDict_GetItemWithError(kinds, (PyObject *)cls)) == NULL || !PyLong_CheckExact(kind) ||
+        PyLong_AsLong(kind) != WALK_PLAIN || walk_run(obj, kinds, NULL, &names, &unknown, cls) != WALK_OK) {
         if (PyErr_Occurred()) PyErr_Clear();
         Py_DECREF(found);
         return NULL;
