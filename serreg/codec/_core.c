@@ -24,9 +24,11 @@
  *
  * MsgpackCodec.serialize_top and unpack_top (_core_top.h, with _core_top_setup.h) are Registry.serialize and
  * deserialize for plain values, in one call each (also for values holding structs with a plan,
- * _core_structs_top.h, and for one implicit struct instance, _core_implicit_top.h); top_value (_core_top_value.h, with _core_top_value_setup.h) reads a trusted frame or
+ * _core_structs_top.h, and for one implicit struct instance, _core_implicit_top.h with its class checks in
+ * _core_implicit_class.h); top_value (_core_top_value.h, with _core_top_value_setup.h) reads a trusted frame or
  * result whose value its serializer reads, out-of-band buffers included; _core_entry.h makes those two methods C methods that call them with no
- * Python frame first; _core_keys.h keeps one str per short map key. The output buffer and the
+ * Python frame first; _core_keys.h keeps one str per short map key; _core_tables.h reads the registry's
+ * snapshot into the codec's tables. The output buffer and the
  * msgpack writing primitives are in _core_out.h, dict tables read and filled in place in
  * _core_dict_layout.h; the encoder is _core_encode*.h with _core_pack.h,
  * the decoder _core_decode*.h with _core_unpack.h. */
@@ -124,91 +126,7 @@ static Py_ssize_t object_slot(PyTypeObject *type, const char *name) {
     return member->type == T_OBJECT_EX || member->type == T_OBJECT ? member->offset : -1;
 }
 
-/* ------------------------------------------------------------------ tables */
-
-static unsigned native_bit(PyObject *type) {
-    if (type == (PyObject *)Py_TYPE(Py_None)) return N_NONE;
-    if (type == (PyObject *)&PyBool_Type) return N_BOOL;
-    if (type == (PyObject *)&PyLong_Type) return N_INT;
-    if (type == (PyObject *)&PyFloat_Type) return N_FLOAT;
-    if (type == (PyObject *)&PyUnicode_Type) return N_STR;
-    if (type == (PyObject *)&PyBytes_Type) return N_BYTES;
-    if (type == (PyObject *)&PyList_Type) return N_LIST;
-    if (type == (PyObject *)&PyDict_Type) return N_DICT;
-    return 0;
-}
-
-static int fill_kinds(PyObject *snapshot, PyObject *name, char *flags) {
-    PyObject *ids = PyObject_GetAttr(snapshot, name);
-    if (ids == NULL) return -1;
-    for (int k = 1; k < N_KINDS; k++) {
-        PyObject *id = PyUnicode_FromString(KIND_IDS[k]);
-        int has = id == NULL ? -1 : PySequence_Contains(ids, id);
-        Py_XDECREF(id);
-        if (has < 0) { Py_DECREF(ids); return -1; }
-        flags[k] = (char)has;
-    }
-    Py_DECREF(ids);
-    return 0;
-}
-
-/* The top-level entries' part of the tables (defined in _core_top_setup.h). */
-static int plain_tables(PyObject *snapshot, Tables *t);
-static void as_is_arrays(Codec *self, Tables *t);
-
-/* The tables of the registry's snapshot now (rebuilt when a new snapshot was published). */
-static int current_tables(Codec *self, Tables *out) {
-    PyObject *snapshot;
-    if (self->snapshot_slot > 0) {
-        snapshot = *(PyObject **)((char *)self->snapshots + self->snapshot_slot);
-        if (snapshot == self->cached_snapshot && snapshot != NULL) { /* the common case: nothing published */
-            *out = self->tables;
-            return 0;
-        }
-        if (snapshot == NULL) {
-            PyErr_SetString(PyExc_AttributeError, "snapshot");
-            return -1;
-        }
-        Py_INCREF(snapshot);
-    } else if ((snapshot = PyObject_GetAttr(self->snapshots, str_snapshot)) == NULL) {
-        return -1;
-    }
-    if (snapshot != self->cached_snapshot) {
-        Tables t;
-        memset(&t, 0, sizeof t);
-        PyObject *overrides = PyObject_GetAttr(snapshot, str_native_overrides);
-        if (overrides == NULL) goto fail;
-        PyObject *it = PyObject_GetIter(overrides), *type;
-        Py_DECREF(overrides);
-        if (it == NULL) goto fail;
-        while ((type = PyIter_Next(it)) != NULL) {
-            t.native_overrides |= native_bit(type);
-            Py_DECREF(type);
-        }
-        Py_DECREF(it);
-        if (PyErr_Occurred()) goto fail;
-        if (fill_kinds(snapshot, str_standard_writers, t.write) < 0) goto fail;
-        if (fill_kinds(snapshot, str_standard_readers, t.read) < 0) goto fail;
-        /* Structs (ext 1) are written by the pure codec's struct writers: a value holding one goes
-           there whole. The mapping lives as long as the snapshot, which cached_snapshot keeps. */
-        PyObject *writers = PyObject_GetAttr(snapshot, str_ext_writers);
-        if (writers == NULL) goto fail;
-        t.ext_writers = (PyDict_Check(writers) && PyDict_GET_SIZE(writers) > 0) ? writers : NULL;
-        Py_DECREF(writers);
-        if (plain_tables(snapshot, &t) < 0) goto fail;
-        as_is_arrays(self, &t);
-        self->tables = t;
-        Py_XSETREF(self->cached_snapshot, snapshot);
-        *out = t;
-        return 0;
-    fail:
-        Py_DECREF(snapshot);
-        return -1;
-    }
-    Py_DECREF(snapshot);
-    *out = self->tables;
-    return 0;
-}
+#include "_core_tables.h"
 
 #include "_core_out.h"
 #include "_core_dict_layout.h"
@@ -240,6 +158,7 @@ static int current_tables(Codec *self, Tables *out) {
 #include "_core_structs_top.h"
 #include "../wire/_frame_layout.h"
 #include "../implicit/_walk_core.h"
+#include "_core_implicit_class.h"
 #include "_core_implicit_top.h"
 #include "_core_top.h"
 #include "_core_lean.h"

@@ -104,6 +104,8 @@ final class ContainerReader {
                 } else {
                     List<Object> list = newList(n);
                     container = list;
+                    // A leading run of short ASCII strs (a list of names) in one loop, as the list serializer reads it.
+                    left -= in.readAsciiStrings(list, left);
                     for (; left > 0; left--) {
                         int b = in.peek();
                         if (InBandLayout.isContainer(b)) {

@@ -254,4 +254,56 @@ class StringPathsTest {
         assertEquals(47, end.offset(), "a value asked for past the end, as readValue");
         assertEquals(List.of("a", "bc", "d", "e"), read);
     }
+
+    /**
+     * The list reader's word path (one 8-byte read for a str of up to 7 bytes): every length, a
+     * byte at or above 0x80 at every place in the str, and bytes above 0x80 right after it (which
+     * the word holds and must not count); a str crossing the reader's bound while the array goes
+     * on is not read by the run, whatever the bytes after the bound.
+     */
+    @Test
+    void theWordPathChecksOnlyTheStrsOwnBytesAndStopsAtTheBound() {
+        for (int n = 0; n <= 9; n++) {
+            for (int bad = -1; bad < n; bad++) {
+                byte[] a = new byte[1 + n + 16];
+                Arrays.fill(a, (byte) 0xff);
+                a[0] = (byte) (0xa0 | n);
+                for (int i = 0; i < n; i++) {
+                    a[1 + i] = (byte) (i == bad ? 0xc3 : 'a' + i);
+                }
+                InBandReader r = new InBandReader(REGISTRY, ByteBuffer.wrap(a), Collections.emptyIterator());
+                List<Object> read = new ArrayList<>();
+                int got = r.readAsciiStrings(read, 1);
+                String where = "length " + n + ", byte " + bad + " not ASCII";
+                if (bad < 0) {
+                    assertEquals(1, got, where);
+                    assertEquals("abcdefghi".substring(0, n), read.get(0), where);
+                    assertEquals(1 + n, r.offset(), where);
+                } else {
+                    assertEquals(0, got, where);
+                    assertEquals(0, r.offset(), where);
+                }
+            }
+            if (n == 0) {
+                continue;
+            }
+            // The same str with the reader's bound one byte short of its end; the array goes on.
+            byte[] a = new byte[1 + n + 16];
+            a[0] = (byte) (0xa0 | n);
+            for (int i = 0; i < n + 16; i++) {
+                a[1 + i] = (byte) ('a' + i % 26);
+            }
+            InBandReader r = new InBandReader(REGISTRY, ByteBuffer.wrap(a, 0, n), Collections.emptyIterator());
+            List<Object> read = new ArrayList<>();
+            assertEquals(0, r.readAsciiStrings(read, 1), "a str past the bound, length " + n);
+            DeserializationException e = assertThrows(DeserializationException.class, r::readValue);
+            assertTrue(e.getMessage().contains("runs past the end"), e.getMessage());
+        }
+        // Lists read as values inside other containers start with the same run.
+        List<Object> inner = new ArrayList<>(List.of("a", "bc", "def", "\u00e9", "g"));
+        Map<String, Object> outer = new LinkedHashMap<>();
+        outer.put("names", inner);
+        outer.put("more", new ArrayList<>(List.of(inner, List.of("x", 1L, "y"))));
+        assertEquals(outer, REGISTRY.deserialize(REGISTRY.serializeToFrame(outer)));
+    }
 }

@@ -192,18 +192,7 @@ final class ColumnLayout {
                     break;
                 }
             }
-            long valueAt = in.offset();
-            Object raw;
-            try {
-                raw = in.readValue();
-            } catch (DeserializationException e) {
-                throw inColumn(e, j, i);
-            }
-            try {
-                o[i] = convert[j].read(raw);
-            } catch (DeserializationException e) {
-                throw e.offset() >= 0 ? e : new DeserializationException(e.getMessage(), valueAt, e);
-            }
+            o[i] = readConverted(in, j, i);
         }
         return o;
     }
@@ -217,6 +206,11 @@ final class ColumnLayout {
         if (readStrings(in, one, 0, 1, j) == 1) {
             return one[0];
         }
+        return readConverted(in, j, i);
+    }
+
+    /** Reads value i of column j that is not a str of a run, converted to the field's type. */
+    private Object readConverted(InBandReader in, int j, int i) {
         long valueAt = in.offset();
         Object raw;
         try {

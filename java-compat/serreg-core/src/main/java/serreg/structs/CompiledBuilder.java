@@ -2,6 +2,7 @@ package serreg.structs;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.util.ArrayList;
 
 /**
  * The template of the class {@link CompiledCalls#builder} defines per writer definition and
@@ -13,11 +14,11 @@ final class CompiledBuilder implements ReadPlan.ColumnBuilder {
     private static final MethodHandle BUILD = CompiledCalls.classData(MethodHandles.lookup());
 
     @Override
-    public void buildAll(Object[] cols, int count, Object[] out) {
+    public void buildAll(Object[] cols, int count, ArrayList<Object> out) {
         ColumnView view = new ColumnView(cols);
         try {
             for (int i = 0; i < count; i++) {
-                out[i] = (Object) BUILD.invokeExact(view, i);
+                out.add((Object) BUILD.invokeExact(view, i));
             }
         } catch (RuntimeException | Error e) {
             throw e;

@@ -76,7 +76,7 @@ final class CompiledCalls {
             ColumnView view = new ColumnView(cols);
             try {
                 for (int i = 0; i < count; i++) {
-                    out[i] = (Object) build.invokeExact(view, i);
+                    out.add((Object) build.invokeExact(view, i));
                 }
             } catch (RuntimeException | Error e) {
                 throw e;
