@@ -34,6 +34,11 @@ typedef struct Enc {
        NULL: no table to open (enc_has_table) */
     int (*open_table)(struct Enc *e);
     int root_array; /* pack(obj, oob, False): a root list is an array, never ext 2 (a tuple's items) */
+    /* serialize_top of one implicit instance: the instance whose __dict__ keys the walk found to be its
+       plan's names in order just before (nothing runs in between), so enc_struct does not compare them
+       again (against keys_checked_plan's names); cleared when used */
+    PyObject *keys_checked;
+    StructPlan *keys_checked_plan;
     Tables t; /* last, so that a caller setting it zeroes only what comes before it (ENC_ZEROED) */
 } Enc;
 

@@ -56,13 +56,14 @@ static StructPlan *implicit_top_plan(Codec *self, Tables *t, PyObject *obj, PyOb
     }
     Py_INCREF(found); /* the class check below may run Python code (a module's __getattr__) */
     StructPlan *plan = (StructPlan *)PyTuple_GET_ITEM(found, IW_PLAN);
-    PyObject *kinds = PyTuple_GET_ITEM(found, IW_KINDS);
-    PyObject *kind = PyDict_GetItemWithError(kinds, (PyObject *)cls), *unknown = NULL;
+    PyObject *kinds = PyTuple_GET_ITEM(found, IW_KINDS), *kind = NULL, *unknown = NULL;
     WalkNames names = {cls, plan->names};
-    if (kind == NULL || !PyLong_CheckExact(kind) || PyLong_AsLong(kind) != WALK_PLAIN || !implicit_unguarded(self) ||
+    /* cls's kind looked up last, after the checks that may run Python code: the walk is told it */
+    if (!implicit_unguarded(self) ||
         !implicit_class_holds(cls, PyTuple_GET_ITEM(found, IW_QUALNAME), PyTuple_GET_ITEM(found, IW_CHECK)) ||
         top_tables(self, t) < 0 || PyTuple_GET_ITEM(found, IW_SNAPSHOT) != self->cached_snapshot ||
-        walk_run(obj, kinds, NULL, &names, &unknown) != WALK_OK) {
+        (kind = PyDict_GetItemWithError(kinds, (PyObject *)cls)) == NULL || !PyLong_CheckExact(kind) ||
+        PyLong_AsLong(kind) != WALK_PLAIN || walk_run(obj, kinds, NULL, &names, &unknown, cls) != WALK_OK) {
         if (PyErr_Occurred()) PyErr_Clear();
         Py_DECREF(found);
         return NULL;
@@ -79,14 +80,15 @@ static PyObject *implicit_frame(Codec *self, Enc *e, PyObject *entry, PyObject *
     PyObject *head = PyTuple_GET_ITEM(entry, IW_HEAD);
     if (e->scope_definitions != NULL && PyList_GET_SIZE(e->scope_definitions) != 0) return NULL;
     Py_ssize_t h = PyBytes_GET_SIZE(head);
-    char *buf = PyMem_Malloc(h + HASH_SIZE + n);
-    if (buf == NULL) return PyErr_NoMemory();
-    memcpy(buf, PyBytes_AS_STRING(head), h);
-    memcpy(buf + h, PyBytes_AS_STRING(*hash), HASH_SIZE);
-    memcpy(buf + h + HASH_SIZE, body, n);
-    PyObject *frame = section_frame(PyBytes_AS_STRING(self->implicit_hash), buf, h + HASH_SIZE + n);
-    PyMem_Free(buf);
-    if (frame != NULL) Py_SETREF(*hash, Py_NewRef(self->implicit_hash));
+    /* Written in place: the head, the class's hash and the instance array, each copied once. */
+    PyObject *frame = section_frame(PyBytes_AS_STRING(self->implicit_hash), NULL, h + HASH_SIZE + n);
+    if (frame != NULL) {
+        char *out = PyBytes_AS_STRING(frame) + FRAME_HEADER + HASH_SIZE;
+        memcpy(out, PyBytes_AS_STRING(head), h);
+        memcpy(out + h, PyBytes_AS_STRING(*hash), HASH_SIZE);
+        memcpy(out + h + HASH_SIZE, body, n);
+        Py_SETREF(*hash, Py_NewRef(self->implicit_hash));
+    }
     return frame;
 }
 

@@ -234,11 +234,13 @@ static int enc_converted(Enc *e, StructPlan *plan, Py_ssize_t i, PyObject *v, Py
 }
 
 /* An implicit struct's __dict__ (new reference) if its keys are the plan's names in order; NULL (no
-   error set) if not: the pure codec's writer then gives the frame up (docs/FORMAT.md 10.9). */
-static PyObject *implicit_state(PyObject *obj, StructPlan *plan) {
+   error set) if not: the pure codec's writer then gives the frame up (docs/FORMAT.md 10.9). With
+   keys_checked (the walk compared them just before, Enc.keys_checked), its size alone is checked. */
+static PyObject *implicit_state(PyObject *obj, StructPlan *plan, int keys_checked) {
     PyObject *state = PyObject_GenericGetDict(obj, NULL);
     if (state == NULL) return NULL;
     if (!PyDict_CheckExact(state) || PyDict_GET_SIZE(state) != plan->n) goto differs;
+    if (keys_checked) return state;
     Py_ssize_t pos = 0, i = 0;
     PyObject *key, *value;
     while (PyDict_Next(state, &pos, &key, &value)) {
@@ -270,7 +272,11 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
     if (tuple && (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != plan->n)) return -2;
     PyObject *state = NULL; /* B_IMPLICIT: the instance's __dict__, its keys the plan's names in order */
     Py_ssize_t state_pos = 0;
-    if (plan->build == B_IMPLICIT && (state = implicit_state(obj, plan)) == NULL) return PyErr_Occurred() ? -1 : -2;
+    if (plan->build == B_IMPLICIT) {
+        int keys_checked = obj == e->keys_checked && plan == e->keys_checked_plan;
+        e->keys_checked = NULL;
+        if ((state = implicit_state(obj, plan, keys_checked)) == NULL) return PyErr_Occurred() ? -1 : -2;
+    }
     PyTypeObject *type = Py_TYPE(obj);
     Py_ssize_t *slots = plan->offsets != NULL && type == (PyTypeObject *)plan->cls &&
                         (type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && type->tp_version_tag == plan->version_tag

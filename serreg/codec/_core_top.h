@@ -76,6 +76,8 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
         e.plan_type = Py_TYPE(obj);
         e.plan = e.index_plan = top_plan;
         e.index = 0; /* definition 0 of the head's table (no table is opened unless another struct is met) */
+        e.keys_checked = obj; /* by the walk, against top_plan's names (implicit_top_plan) */
+        e.keys_checked_plan = top_plan;
     }
     void *stacks[3] = {NULL, NULL, NULL};
     Py_ssize_t caps[3] = {0, 0, 0};

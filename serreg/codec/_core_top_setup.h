@@ -229,6 +229,7 @@ static const unsigned char SECTION_HEAD[16] = {'S', 'R', 'E', 'G', 1};
 
 /* A new bytes object holding the unsigned frame, without out-of-band buffers, of the in-band section
  * hash (8 bytes) + body (n bytes): the frame a result's to_bytes returns, written in one allocation. */
+/* The frame of one in-band section: hash, then body[0..n) (body NULL: left for the caller to fill). */
 static PyObject *section_frame(const char *hash, const char *body, Py_ssize_t n) {
     PyObject *frame = PyBytes_FromStringAndSize(NULL, FRAME_HEADER + HASH_SIZE + n);
     if (frame == NULL) return NULL;
@@ -245,7 +246,7 @@ static PyObject *section_frame(const char *hash, const char *body, Py_ssize_t n)
     }
 #endif
     memcpy(out + FRAME_HEADER, hash, HASH_SIZE);
-    if (n) memcpy(out + FRAME_HEADER + HASH_SIZE, body, n);
+    if (n && body != NULL) memcpy(out + FRAME_HEADER + HASH_SIZE, body, n);
     return frame;
 }
 

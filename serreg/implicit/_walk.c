@@ -17,7 +17,7 @@ static PyObject *walk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *found = PyDict_New(), *unknown = NULL;
     if (found == NULL) return NULL;
     WalkNames last_names = {NULL, NULL};
-    int status = walk_run(args[0], args[1], found, &last_names, &unknown);
+    int status = walk_run(args[0], args[1], found, &last_names, &unknown, NULL);
     if (status < 0) {
         Py_DECREF(found);
         return NULL;

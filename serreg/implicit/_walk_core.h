@@ -187,8 +187,10 @@ done:
     return r;
 }
 
-/* The walk of obj (see the top of this file): WALK_OK, WALK_GIVE_UP, WALK_UNKNOWN (*unknown borrowed), -1. */
-static int walk_run(PyObject *obj, PyObject *kinds, PyObject *found, WalkNames *last_names, PyObject **unknown) {
+/* The walk of obj (see the top of this file): WALK_OK, WALK_GIVE_UP, WALK_UNKNOWN (*unknown borrowed), -1.
+ * plain: a type the caller found WALK_PLAIN in kinds just before (no Python code run since), or NULL. */
+static int walk_run(PyObject *obj, PyObject *kinds, PyObject *found, WalkNames *last_names, PyObject **unknown,
+                    PyTypeObject *plain) {
     WalkSeen seen;
     WalkStack st;
     seen.slots = NULL;
@@ -196,8 +198,8 @@ static int walk_run(PyObject *obj, PyObject *kinds, PyObject *found, WalkNames *
     st.items = NULL;
     st.len = st.cap = 0;
     int status = WALK_OK, failed = 0;
-    PyTypeObject *last_type = NULL;
-    long last_code = WALK_REFUSE;
+    PyTypeObject *last_type = plain;
+    long last_code = plain != NULL ? WALK_PLAIN : WALK_REFUSE;
     if (walk_push(&st, walk_held(obj, 1)) < 0) failed = 1; /* the root is met once */
     while (!failed && status == WALK_OK && st.len > 0) {
         uintptr_t top = (uintptr_t)st.items[--st.len];

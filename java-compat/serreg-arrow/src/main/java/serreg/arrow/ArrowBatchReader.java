@@ -152,6 +152,43 @@ final class ArrowBatchReader {
         }
     }
 
+    /**
+     * A table of no batches whose schema has dictionary-encoded columns: an empty root of their index
+     * vectors with empty dictionaries attached, the form Java holds such a table in (without them the
+     * table could not be written back).
+     */
+    static VectorSchemaRoot emptyWithDictionaries(Schema schema, BufferAllocator allocator, long at) {
+        java.util.Map<Long, Dictionary> dictionaries = new java.util.LinkedHashMap<>();
+        DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider();
+        VectorSchemaRoot root = null;
+        try {
+            List<Field> memory = new ArrayList<>();
+            for (Field f : schema.getFields()) {
+                memory.add(DictionaryUtility.toMemoryFormat(f, allocator, dictionaries));
+            }
+            dictionaries.values().forEach(provider::put);
+            root = createRoot(new Schema(memory, schema.getCustomMetadata()), allocator, at);
+            root.allocateNew();
+            root.setRowCount(0);
+            for (Dictionary d : dictionaries.values()) {
+                d.getVector().allocateNew();
+                d.getVector().setValueCount(0);
+            }
+            ArrowDictionaries.attach(root, provider);
+            return root;
+        } catch (RuntimeException e) {
+            dictionaries.values().forEach(d -> d.getVector().close());
+            if (root != null) {
+                root.close();
+            }
+            if (e instanceof DeserializationException d) {
+                throw d;
+            }
+            throw new DeserializationException("Arrow Java cannot build the dictionaries of a table of no batches"
+                    + " (schema " + schema + "): " + e, at, e);
+        }
+    }
+
     /** Loads {@code nodes} (pre-order, with their buffers) into {@code root}, a view of the frame's memory. */
     private static void load(VectorSchemaRoot root, List<ArrowNodeChecks.Node> nodes, long rows, BufferAllocator allocator, long at) {
         List<ArrowFieldNode> fieldNodes = new ArrayList<>(nodes.size());

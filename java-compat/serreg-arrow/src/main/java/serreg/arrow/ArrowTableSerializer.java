@@ -11,6 +11,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.DictionaryUtility;
 import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 import serreg.DeserializationException;
 import serreg.InBandReader;
@@ -62,6 +63,9 @@ public final class ArrowTableSerializer extends MsgpackSerializer<VectorSchemaRo
         int batchCount = in.readArrayHeader();
         if (batchCount == 1) {
             return ArrowBatchReader.readBatch(schema, in, allocator.get());
+        }
+        if (batchCount == 0 && schema.getFields().stream().anyMatch(DictionaryUtility::needConvertToMessageFormat)) {
+            return ArrowBatchReader.emptyWithDictionaries(schema, allocator.get(), at);
         }
         if (batchCount > 1) {
             for (Field field : schema.getFields()) {

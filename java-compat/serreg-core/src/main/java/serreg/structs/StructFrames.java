@@ -343,7 +343,22 @@ public final class StructFrames {
             throw new DeserializationException("struct '" + entry.classId() + "': an instance array holds " + (n - 1)
                     + " field value(s), its definition declares " + entry.fieldCount(), at);
         }
-        return entry.reader().read(in);
+        try {
+            return entry.reader().read(in);
+        } catch (DeserializationException e) {
+            throw located(e, at);
+        }
+    }
+
+    /**
+     * A field's refusal that names the field but not where it is (a value read, then found not to
+     * fit its field's type) gets the offset of the instance or list of instances it is in.
+     */
+    private static DeserializationException located(DeserializationException e, long at) {
+        if (e.offset() >= 0 || e.getClass() != DeserializationException.class) {
+            return e;
+        }
+        return new DeserializationException(e.getMessage(), at, e.getCause() != null ? e.getCause() : e);
     }
 
     /**
@@ -391,7 +406,11 @@ public final class StructFrames {
             throw new DeserializationException("struct '" + entry.classId() + "': a list of instances (ext 2) declares "
                     + count + " instances but only " + in.remaining() + " bytes of columns follow", countAt);
         }
-        return entry.lists().read(in, (int) count);
+        try {
+            return entry.lists().read(in, (int) count);
+        } catch (DeserializationException e) {
+            throw located(e, at);
+        }
     }
 
     static void checkCount(long count, String what) {
