@@ -44,7 +44,7 @@
 #define MAX_KEYS_PER_HASH 64      /* untrusted mode: serreg/codec/checks.py */
 #define HASH_SIZE 8
 #define SCRATCH_KEEP (1 << 16)
-#define N_AS_IS 8 /* plain top-level types kept in arrays (_core_top_setup.h: as_is_arrays) */
+#define N_AS_IS 8 /* plain top-level types kept in arrays (_core_tables.h: as_is_arrays) */
 
 enum {
     K_NONE = 0, K_TUPLE, K_SET, K_FROZENSET, K_BYTEARRAY, K_COMPLEX, K_DATETIME, K_DATE, K_TIME,
