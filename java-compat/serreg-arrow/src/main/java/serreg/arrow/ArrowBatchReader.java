@@ -123,12 +123,7 @@ final class ArrowBatchReader {
         DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider();
         VectorSchemaRoot root = null;
         try {
-            List<Field> memory = new ArrayList<>();
-            for (Field f : schema.getFields()) {
-                memory.add(DictionaryUtility.toMemoryFormat(f, allocator, dictionaries));
-            }
-            dictionaries.values().forEach(provider::put);
-            root = createRoot(new Schema(memory, schema.getCustomMetadata()), allocator, at);
+            root = memoryFormRoot(schema, allocator, dictionaries, provider, at);
             List<ArrowNodeChecks.Node> rootNodes = new ArrayList<>();
             java.util.Map<Long, List<ArrowNodeChecks.Node>> dictionaryNodes = new java.util.LinkedHashMap<>();
             int[] next = {0};
@@ -153,6 +148,21 @@ final class ArrowBatchReader {
     }
 
     /**
+     * The root of a schema with dictionary-encoded columns in Arrow Java's memory form (their index
+     * vectors); their dictionaries' (empty) vectors go into {@code dictionaries} and {@code provider},
+     * which the caller closes if anything fails.
+     */
+    private static VectorSchemaRoot memoryFormRoot(Schema schema, BufferAllocator allocator,
+            java.util.Map<Long, Dictionary> dictionaries, DictionaryProvider.MapDictionaryProvider provider, long at) {
+        List<Field> memory = new ArrayList<>();
+        for (Field f : schema.getFields()) {
+            memory.add(DictionaryUtility.toMemoryFormat(f, allocator, dictionaries));
+        }
+        dictionaries.values().forEach(provider::put);
+        return createRoot(new Schema(memory, schema.getCustomMetadata()), allocator, at);
+    }
+
+    /**
      * A table of no batches whose schema has dictionary-encoded columns: an empty root of their index
      * vectors with empty dictionaries attached, the form Java holds such a table in (without them the
      * table could not be written back).
@@ -162,12 +172,7 @@ final class ArrowBatchReader {
         DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider();
         VectorSchemaRoot root = null;
         try {
-            List<Field> memory = new ArrayList<>();
-            for (Field f : schema.getFields()) {
-                memory.add(DictionaryUtility.toMemoryFormat(f, allocator, dictionaries));
-            }
-            dictionaries.values().forEach(provider::put);
-            root = createRoot(new Schema(memory, schema.getCustomMetadata()), allocator, at);
+            root = memoryFormRoot(schema, allocator, dictionaries, provider, at);
             root.allocateNew();
             root.setRowCount(0);
             for (Dictionary d : dictionaries.values()) {
