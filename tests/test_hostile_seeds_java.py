@@ -66,3 +66,20 @@ def test_a_table_of_no_batches_with_a_dictionary_column_echoes_through_java(java
     echoed = serreg.deserialize(java_echo.round_trip(serreg.serialize(table).to_bytes()))
     assert isinstance(echoed, pa.Table) and echoed.num_rows == 0
     assert echoed.schema.field("a").type == pa.dictionary(pa.int32(), pa.string())
+
+
+def test_a_dictionary_encoding_whose_vtable_lies_outside_the_message_is_refused_in_java_as_in_python(java_check):
+    # Java's schema walk did not look at a field's DictionaryEncoding table, so Arrow Java read one whose
+    # vtable lies past the end of the message (here its last two bytes) as an empty table, where Python
+    # refuses it (tests/fuzz_regressions/java-arrow-dictionary-encoding-vtable-outside-message.bin).
+    path = Path(__file__).parent / "fuzz_regressions" / "java-arrow-dictionary-encoding-vtable-outside-message.bin"
+    frame = path.read_bytes()[1:]  # input mode 0 (fuzz/inputs.py): the frame after one even byte
+    expected = "the vtable of a DictionaryEncoding table lies outside the message"
+    with pytest.raises(serreg.DeserializationError, match=expected):
+        serreg.deserialize(frame, trusted=False)
+    answer = serreg.deserialize(java_check.round_trip(frame))
+    lines = answer.split("\n")
+    assert len(lines) == 2, answer
+    for line in lines:  # trusted, then untrusted
+        assert line.startswith("refused: ") and expected in line, answer
+        assert "field 'd'" in line and "at byte 136 of the message" in line and "byte offset" in line, answer

@@ -71,10 +71,11 @@ final class ArrowIpcCheck {
             if (fb.endianness() != Endianness.Little) {
                 throw new DeserializationException("the Arrow schema is big-endian; serreg frames carry little-endian buffers", at);
             }
-            Walk walk = new Walk(length, at);
+            Walk walk = new Walk(metadata, pos + 4, at);
             for (int i = 0; i < fb.fieldsLength(); i++) {
                 walk.field(fb.fields(i), 1);
             }
+            walk.fieldName = null;
             for (int i = 0; i < fb.customMetadataLength(); i++) {
                 walk.keyValue(fb.customMetadata(i), false);
             }
@@ -103,11 +104,21 @@ final class ArrowIpcCheck {
         private final java.util.BitSet seen;
         private final java.util.BitSet tables;
         private final long at;
+        /** The flatbuffer (the message's metadata) and where it starts in the message, for offsets in messages. */
+        private final ByteBuffer metadata;
+        private final int base;
+        private final int length;
+        /** The name of the field being walked (null for the schema's own metadata), for messages. */
+        String fieldName;
         private int fieldsLeft;
         private int stringBytesLeft;
         private long fields;
 
-        Walk(int length, long at) {
+        Walk(ByteBuffer metadata, int base, long at) {
+            int length = metadata.remaining();
+            this.metadata = metadata;
+            this.base = base;
+            this.length = length;
             this.seen = new java.util.BitSet(length);
             this.tables = new java.util.BitSet(length);
             this.at = at;
@@ -130,9 +141,22 @@ final class ArrowIpcCheck {
             }
             table(field, "field");
             string(name);
-            if (field.dictionary() != null) {
+            fieldName = field.name();
+            // Arrow Java reads a table through its vtable without asking where either lies: a
+            // DictionaryEncoding table (and its index's Int table) whose vtable or fields lie outside
+            // the message would be read from other bytes, or as an empty table. Checked as Python does.
+            int encoding = slotTable(position(field), 4, "DictionaryEncoding");
+            if (encoding >= 0) {
                 org.apache.arrow.flatbuf.DictionaryEncoding dictionary = field.dictionary();
-                table(dictionary, "dictionary encoding");
+                table(dictionary, "DictionaryEncoding");
+                slot(encoding, 0, 8, "DictionaryEncoding"); // id
+                slot(encoding, 2, 1, "DictionaryEncoding"); // isOrdered
+                slot(encoding, 3, 2, "DictionaryEncoding"); // dictionaryKind
+                int indexTable = slotTable(encoding, 1, "Int");
+                if (indexTable >= 0) {
+                    slot(indexTable, 0, 4, "Int"); // bitWidth
+                    slot(indexTable, 1, 1, "Int"); // is_signed
+                }
                 org.apache.arrow.flatbuf.Int index = dictionary.indexType();
                 if (index != null) {
                     int bits = index.bitWidth();
@@ -190,6 +214,66 @@ final class ArrowIpcCheck {
             }
             string(kv.keyAsByteBuffer());
             string(kv.valueAsByteBuffer());
+        }
+
+        private DeserializationException outside(String problem, int position) {
+            return new DeserializationException("invalid Arrow schema message: " + problem + " (in "
+                    + (fieldName == null ? "the message" : "field '" + fieldName + "'") + ", at byte "
+                    + (base + (long) position) + " of the message)", at);
+        }
+
+        /**
+         * Checks the field in slot {@code index} of the table at {@code table} (of {@code size}
+         * bytes): inside the table and aligned; returns where it is, or -1 if it is absent.
+         */
+        private int slot(int table, int index, int size, String what) {
+            int vtable = table - metadata.getInt(table);
+            int vtableSize = Short.toUnsignedInt(metadata.getShort(vtable));
+            if (4 + 2 * index + 2 > vtableSize) {
+                return -1;
+            }
+            int offset = Short.toUnsignedInt(metadata.getShort(vtable + 4 + 2 * index));
+            if (offset == 0) {
+                return -1;
+            }
+            int position = table + offset;
+            if (offset + size > Short.toUnsignedInt(metadata.getShort(vtable + 2)) || position % size != 0) {
+                throw outside("field " + index + " of a " + what + " table is misaligned or outside the table", position);
+            }
+            return position;
+        }
+
+        /**
+         * Checks the table that the offset in slot {@code index} of the table at {@code table}
+         * points to (its vtable and its bytes inside the message); returns where it is, or -1 if
+         * the slot is absent.
+         */
+        private int slotTable(int table, int index, String what) {
+            int slot = slot(table, index, 4, what);
+            if (slot < 0) {
+                return -1;
+            }
+            long target = slot + Integer.toUnsignedLong(metadata.getInt(slot));
+            if (target >= length) {
+                throw outside("an offset points to byte " + (base + target) + ", past the end", slot);
+            }
+            int position = (int) target;
+            if (position % 4 != 0 || position + 4 > length) {
+                throw outside("a " + what + " table at byte " + (base + position) + " is misaligned or past the end", position);
+            }
+            long vtable = (long) position - metadata.getInt(position);
+            if (vtable < 0 || vtable % 2 != 0 || vtable + 4 > length) {
+                throw outside("the vtable of a " + what + " table lies outside the message", position);
+            }
+            int vtableSize = Short.toUnsignedInt(metadata.getShort((int) vtable));
+            int tableSize = Short.toUnsignedInt(metadata.getShort((int) vtable + 2));
+            if (vtableSize < 4 || vtableSize % 2 != 0 || vtable + vtableSize > length) {
+                throw outside("the vtable of a " + what + " table has an invalid size " + vtableSize, (int) vtable);
+            }
+            if (tableSize < 4 || (long) position + tableSize > length) {
+                throw outside("a " + what + " table of " + tableSize + " bytes runs past the end", position);
+            }
+            return position;
         }
 
         /** Marks a table's position (the byte its offset to its vtable sits at): a second reference lands on it again. */
