@@ -58,6 +58,17 @@ static long long as_long_long(PyObject *v, long long fallback) {
     return x;
 }
 
+/* Whether this deserialize call runs inside another one (a decode state is set): 1 or 0, -1 with an
+ * exception. The top-level entries leave a nested call to the full path, which follows the outer
+ * call's rules. */
+static inline int decode_nested(void) {
+    PyObject *state;
+    if (PyContextVar_Get(decode_state_var, NULL, &state) < 0) return -1;
+    int inside = state != NULL && state != Py_None;
+    Py_XDECREF(state);
+    return inside;
+}
+
 static int dec_load_state(Dec *d) {
     if (d->state_loaded) return 0;
     d->state_loaded = 1;

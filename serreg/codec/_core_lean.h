@@ -249,14 +249,12 @@ static PyObject *lean_deserialize(Codec *self, PyObject *data, PyObject *plain) 
     }
     Py_ssize_t size = PyBytes_GET_SIZE(frame);
     if (size - FRAME_HEADER - HASH_SIZE > LEAN_BYTES) return NULL;
-    PyObject *snapshot = *(PyObject **)((char *)self->snapshots + self->snapshot_slot), *state;
+    PyObject *snapshot = *(PyObject **)((char *)self->snapshots + self->snapshot_slot);
     if (snapshot == NULL || snapshot != self->cached_snapshot) return NULL;
     const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(frame);
     PyObject *type = unpacked_as_is(self, &self->tables, (const char *)p + FRAME_HEADER);
     if (type != (PyObject *)&PyDict_Type && type != (PyObject *)&PyList_Type) return NULL;
-    if (PyContextVar_Get(decode_state_var, NULL, &state) < 0) return NULL;
-    int inside = state != NULL && state != Py_None;
-    Py_XDECREF(state);
+    int inside = decode_nested();
     if (inside) return NULL; /* a nested call: it follows the rules of the outer one (unpack_top says so) */
     Py_INCREF(frame); /* bytes: read in place, kept alive (the result's slot may be replaced meanwhile) */
     Py_ssize_t pos = FRAME_HEADER + HASH_SIZE;

@@ -285,10 +285,8 @@ static PyObject *unpack_top(Codec *self, PyObject *data, PyObject *plain) {
     }
     long long max_depth = self->plain_depth;
     uint64_t max_size = self->plain_size;
-    PyObject *state;
-    if (PyContextVar_Get(decode_state_var, NULL, &state) < 0) return NULL;
-    int inside = state != NULL && state != Py_None;
-    Py_XDECREF(state);
+    int inside = decode_nested();
+    if (inside < 0) return NULL;
     if (inside) Py_RETURN_NOTIMPLEMENTED; /* a nested call: it follows the rules of the outer one */
     Tables t;
     if (top_tables(self, &t) < 0) return NULL;

@@ -252,7 +252,7 @@ static PyObject *top_result(Codec *self, Tables *t, PyObject *reading, PyObject 
 
 /* The value of a trusted frame or result read by a registered serializer; NotImplemented otherwise. */
 static PyObject *top_value(Codec *self, PyObject *data) {
-    PyObject *reading = self->top_reading, *state, *value;
+    PyObject *reading = self->top_reading, *value;
     if (reading == NULL || state_type == NULL || result_type == NULL || decode_state_var == NULL || self->settings == NULL)
         Py_RETURN_NOTIMPLEMENTED;
     if (empty_buffers == NULL && (empty_buffers = PyList_New(0)) == NULL) return NULL;
@@ -264,9 +264,8 @@ static PyObject *top_value(Codec *self, PyObject *data) {
     int parsed = top == NULL ? -1 : parse_top(top);
     if (parsed <= 0) return parsed < 0 ? NULL : Py_NewRef(Py_NotImplemented);
     if (top_depth_zero) Py_RETURN_NOTIMPLEMENTED; /* max_depth 0 refuses the top-level value: the full path says so */
-    if (PyContextVar_Get(decode_state_var, NULL, &state) < 0) return NULL;
-    int inside = state != NULL && state != Py_None;
-    Py_XDECREF(state);
+    int inside = decode_nested();
+    if (inside < 0) return NULL;
     if (inside) Py_RETURN_NOTIMPLEMENTED; /* a nested call: it follows the rules of the outer one */
     Tables t;
     if (top_tables(self, &t) < 0) return NULL;
