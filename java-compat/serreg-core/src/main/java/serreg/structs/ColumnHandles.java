@@ -63,7 +63,7 @@ final class ColumnHandles {
     static {
         try {
             NEXT = LOOKUP.findVirtual(IntCursor.class, "next", MethodType.methodType(long.class));
-            NEXT_STR = LOOKUP.findVirtual(StrColumn.class, "next", MethodType.methodType(Object.class));
+            NEXT_STR = LOOKUP.findVirtual(StrColumn.class, "next", MethodType.methodType(Object.class, int.class));
             FLOAT64 = LOOKUP.findVirtual(FixedColumn.class, "float64", MethodType.methodType(double.class, int.class));
             FLOAT32_WIDENED = LOOKUP.findVirtual(FixedColumn.class, "float32Widened",
                     MethodType.methodType(double.class, int.class));
@@ -88,13 +88,13 @@ final class ColumnHandles {
      * ({@link ColumnLayout.Kind#LONG}) is an {@link IntCursor} whose next value instance i takes,
      * a float or bool column ({@link ColumnLayout.Kind#DOUBLE}, {@link ColumnLayout.Kind#FLOAT},
      * {@link ColumnLayout.Kind#BOOL}) a {@link FixedColumn} whose value i it reads in place, and a
-     * str column taken as it is ({@code str}) a {@link StrColumn} whose next string instance i takes.
+     * str column taken as it is ({@code str}) a {@link StrColumn} whose next string instance i takes (told i).
      */
     static MethodHandle columnGetter(int j, ColumnLayout.Kind kind, ColumnCodec.Wire wire, Class<?> t, boolean str) {
         MethodType type = MethodType.methodType(t, ColumnView.class, int.class);
         if (str) {
-            MethodHandle next = MethodHandles.filterArguments(NEXT_STR, 0, viewColumn(j, StrColumn.class));
-            return MethodHandles.explicitCastArguments(MethodHandles.dropArguments(next, 1, int.class), type);
+            return MethodHandles.explicitCastArguments(MethodHandles.filterArguments(NEXT_STR, 0, viewColumn(j, StrColumn.class)),
+                    type);
         }
         if (kind == ColumnLayout.Kind.LONG) {
             MethodHandle next = MethodHandles.filterArguments(NEXT, 0, viewColumn(j, IntCursor.class));
