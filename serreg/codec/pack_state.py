@@ -16,11 +16,15 @@ from ..result import SerializationResult
 from ..structs.carrier import StructValue
 from .layout import NESTED_EXT_TYPE
 from .scan import holds_any
+from .stack import WriteDepth
 
 __all__ = ["EncodeNested", "Later", "PACKED_BY_MSGPACK", "PackState", "StructList", "substitute"]
 
 # Runs one nested value through its serializer: (its ClassIDHash, its serializer's result).
 EncodeNested = Callable[[object], "tuple[bytes, SerializationResult]"]
+
+# The nested levels being written on each thread (each level is a Packer's recursion in C).
+_WRITE_DEPTH = WriteDepth()
 
 # What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
 PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, dict))
@@ -106,15 +110,21 @@ class PackState:
             self.oob = oob
 
     def nested(self, value: Any) -> ExtType:
-        kind = type(value)
-        writer = self.ext_writers.get(kind)
-        if writer is not None:
-            return writer(value, self)
-        if kind is StructList:
-            return value.writer(value.items, self)
-        if kind is Later:
-            value = value.value
-        class_hash, result = self.encode_nested(value)
+        # Each call is a level of the Packer's recursion in C: counted against the thread's stack.
+        depth = _WRITE_DEPTH
+        depth.enter()
+        try:
+            kind = type(value)
+            writer = self.ext_writers.get(kind)
+            if writer is not None:
+                return writer(value, self)
+            if kind is StructList:
+                return value.writer(value.items, self)
+            if kind is Later:
+                value = value.value
+            class_hash, result = self.encode_nested(value)
+        finally:
+            depth.leave()
         assert self.oob is not None  # set by pack() before msgpack calls default
         self.oob.extend(result.out_of_band_buffers)
         in_band = result.in_band_buffer
