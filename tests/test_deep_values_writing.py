@@ -42,7 +42,7 @@ SCRIPT = textwrap.dedent("""
 
     registry = serreg.Registry()
     registry.register_serializer("test.Box", Box, serialize=lambda box: registry.serialize(box.inner),
-                                 deserialize=lambda in_band, oob=None: Box(registry.deserialize(in_band)))
+                                 deserialize=lambda in_band, oob: Box(registry.deserialize(in_band, oob)))
 
     WRAP = {
         "list": lambda v: [v], "dict": lambda v: {"k": v}, "tuple": lambda v: (v,),
