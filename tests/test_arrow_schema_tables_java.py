@@ -105,3 +105,33 @@ def test_a_table_of_no_batches_with_a_wide_fixed_size_binary_and_a_dictionary_ec
     assert isinstance(echoed, pa.Table) and echoed.num_rows == 0
     assert echoed.schema.field("b").type == pa.binary(67108868)
     assert echoed.schema.field("d").type == pa.dictionary(pa.int8(), pa.utf8())
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+def test_a_narrow_decimal_is_refused_in_java_by_the_walk_not_by_arrow_java_s_exception(java_check, bits):
+    # Python reads 32- and 64-bit decimals; Arrow Java 18 threw IllegalArgumentException ("Library only
+    # supports 128-bit and 256-bit decimal values") while converting the schema, which the reader wrapped
+    # without a word of its own. The walk refuses them first, once Python's checks have passed.
+    import pyarrow as pa
+
+    schema = pa.schema([pa.field("d", pa.decimal32(7, 2) if bits == 32 else pa.decimal64(15, 3))])
+    data = frame(schema.serialize().to_pybytes())
+    assert python_answer(data, trusted=False) == "value"
+    for line in serreg.deserialize(java_check.round_trip(data)).split("\n"):
+        assert line.startswith(f"refused: invalid Arrow schema message: a Decimal type of {bits} bits, which Arrow Java "
+                               "has no vector for (only 128 and 256 bits; docs/FORMAT.md, section 6.4) (in column 0 "
+                               "('d'), at byte"), line
+
+
+def test_a_struct_whose_children_share_a_name_is_refused_in_java(java_check):
+    # Arrow Java keeps a struct's children by name: of a table of no batches with struct<a: bool, a: string>
+    # it kept one child, and wrote the table back with 28 nodes for 29 fields (a mutant of the hostile
+    # seeds, seed 23). Python reads it; Java refuses it, as cross_language=True refuses to write it.
+    import pyarrow as pa
+
+    data = (REGRESSIONS / "java-arrow-struct-children-sharing-a-name.bin").read_bytes()[1:]
+    table = serreg.deserialize(data, trusted=False)
+    assert isinstance(table, pa.Table) and [f.name for f in table.schema.field("s").type] == ["a", "a"]
+    for line in serreg.deserialize(java_check.round_trip(data)).split("\n"):
+        assert line.startswith("refused: Arrow field 's' is a struct whose children share the name 'a'; Arrow Java keeps "
+                               "struct children by name (at byte offset"), line

@@ -134,7 +134,16 @@ final class ArrowChecks {
                 }
             }
             case Struct -> {
-                // any number of children
+                // Any number of children, each with a name of its own: Arrow Java keeps a struct's children
+                // by name, so of two sharing one it kept one (a table of no batches lost a column, and was
+                // written back with more fields than nodes). Python refuses to write them cross-language.
+                java.util.Set<String> names = new java.util.HashSet<>();
+                for (Field child : field.getChildren()) {
+                    if (!names.add(child.getName())) {
+                        throw bad(field, "is a struct whose children share the name '" + child.getName()
+                                + "'; Arrow Java keeps struct children by name", at);
+                    }
+                }
             }
             default -> throw bad(field, "has type " + type + ", which is not a standard Arrow type of"
                     + " docs/FORMAT.md section 6.4", at);

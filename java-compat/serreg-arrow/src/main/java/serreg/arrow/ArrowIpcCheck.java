@@ -78,7 +78,8 @@ final class ArrowIpcCheck {
         /** Fields without a name (Python and Arrow C++ read them as named "", Arrow Java as named null). */
         long nameless;
         /**
-         * The first thing Arrow Java cannot read that Python reads (metadata that is not UTF-8),
+         * The first thing Arrow Java cannot read that Python reads (metadata that is not UTF-8, a
+         * 32- or 64-bit decimal),
          * raised once the walk Python also makes has found nothing: where Python refuses a message,
          * Java says the same words.
          */
