@@ -96,11 +96,13 @@ static int enc_drain(Enc *e, Py_ssize_t base) {
                 r = 0;
                 for (;;) {
                     if (!dict_next(f->obj, &f->i, &key, &value)) break;
+                    if (--f->left < 0) return -2; /* more pairs than its header: changed while written */
                     if (!plain || (r = enc_plain_leaf(&e->out, key, e->t.native_overrides)) != 0) { need = 1; break; }
                     if ((r = enc_plain_leaf(&e->out, value, e->t.native_overrides)) != 0) { need = 2; break; }
                 }
                 if (need && r < 0) return r;
                 if (need == 0) {
+                    if (f->left != 0) return -2; /* fewer pairs than its header: changed while written */
                     if ((r = enc_pop(e)) < 0) return r;
                     continue;
                 }
