@@ -131,7 +131,22 @@ public final class FrameWriter {
         }
         // One array, written in place: header, table, in-band, each buffer at its aligned offset
         // (a new array is zero, so the padding is already there), then the trailer of a signed frame.
-        byte[] frame = new byte[(int) total];
+        // The in-band's bulk is copied first, right after the array is made: C2 then zeroes only
+        // the bytes outside the copy (an array made and at once filled by one copy is not cleared
+        // first), where any write in between made it clear the whole array (measured: a memset of
+        // the frame took about a tenth of encoding 1,000 small nested values).
+        int restAt = (int) inBandOffset + head.length;
+        int restLength = inBandLength - head.length;
+        byte[] frame;
+        if (inBand.hasArray()) {
+            byte[] source = inBand.array();
+            int from = inBand.arrayOffset() + inBand.position();
+            frame = new byte[(int) total];
+            System.arraycopy(source, from, frame, restAt, restLength);
+        } else {
+            frame = new byte[(int) total];
+            inBand.duplicate().get(frame, restAt, restLength);
+        }
         System.arraycopy(MAGIC, 0, frame, 0, MAGIC.length);
         frame[4] = VERSION;
         frame[5] = (byte) (key != null ? FrameSignature.FLAG_SIGNED : 0);
@@ -139,13 +154,6 @@ public final class FrameWriter {
         LONG_LE.set(frame, 16, (long) inBandLength);
         LONG_LE.set(frame, 24, total);
         System.arraycopy(head, 0, frame, (int) inBandOffset, head.length);
-        int restAt = (int) inBandOffset + head.length;
-        int restLength = inBandLength - head.length;
-        if (inBand.hasArray()) {
-            System.arraycopy(inBand.array(), inBand.arrayOffset() + inBand.position(), frame, restAt, restLength);
-        } else {
-            inBand.duplicate().get(frame, restAt, restLength);
-        }
         long at = inBandOffset + inBandLength;
         for (int i = 0; i < k; i++) {
             ByteBuffer b = oob.get(i);
