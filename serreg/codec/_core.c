@@ -152,6 +152,7 @@ static Py_ssize_t object_slot(PyTypeObject *type, const char *name) {
 #include "_core_decode_refuse.h"
 #include "_core_decode.h"
 #include "_core_unpack.h"
+#include "_core_implicit_build.h"
 #include "_core_structs_decode.h"
 #include "_core_structs_list_decode.h"
 #include "_core_top_setup.h"

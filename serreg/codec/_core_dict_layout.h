@@ -73,6 +73,57 @@ static int dict_next_agrees(PyObject *d) {
     }
 }
 
+/* A copy of like (a dict of str keys whose values are all None, its table holding them in order: see
+ * dict_like_of) holding values[0], values[stride], ... (their references taken) under keys[0],
+ * keys[stride], ...: n entries. NULL, no error set and nothing taken, when the copy's entries are not
+ * those keys in that order (the table is not laid out as mirrored); NULL with an error on failure.
+ * Tracked by the garbage collector when a value may need it, as PyDict_SetItem would track it. */
+static PyObject *dict_copy_filled(PyObject *like, PyObject *const *keys, PyObject *const *values, Py_ssize_t n,
+                                  Py_ssize_t stride) {
+    if (!dict_layout_ok) return NULL;
+    PyObject *out = PyDict_Copy(like);
+    if (out == NULL) return NULL;
+    DictKeys *table = (DictKeys *)((PyDictObject *)out)->ma_keys;
+    DictUnicodeEntry *entries = ((PyDictObject *)out)->ma_values == NULL && table->dk_kind == DICT_KEYS_UNICODE &&
+                                table->dk_nentries == n ? dict_entries(out) : NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (entries == NULL || entries[i].me_key != keys[i * stride] || entries[i].me_value != Py_None) {
+            Py_DECREF(out); /* not the table it was (never seen) */
+            return NULL;
+        }
+    }
+    int track = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = values[i * stride];
+        entries[i].me_value = v; /* its reference, taken */
+        Py_DECREF(Py_None);
+        track |= PyType_IS_GC(Py_TYPE(v)) && (!PyTuple_CheckExact(v) || PyObject_GC_IsTracked(v));
+    }
+    if (track && !PyObject_GC_IsTracked(out)) PyObject_GC_Track(out);
+    return out;
+}
+
+/* {keys[0]: None, keys[stride]: None, ...} (n distinct strs) when its table holds them in that order as
+ * mirrored, for dict_copy_filled; NULL otherwise (no error set). */
+static PyObject *dict_like_of(PyObject *const *keys, Py_ssize_t n, Py_ssize_t stride) {
+    if (!dict_layout_ok) return NULL;
+    PyObject *dict = PyDict_New(); /* grown from empty: a table of str keys (presized, a general one) */
+    for (Py_ssize_t i = 0; dict != NULL && i < n; i++) {
+        if (!PyUnicode_CheckExact(keys[i * stride]) || PyDict_SetItem(dict, keys[i * stride], Py_None) < 0)
+            Py_CLEAR(dict);
+    }
+    if (dict == NULL) { PyErr_Clear(); return NULL; }
+    DictKeys *table = (DictKeys *)((PyDictObject *)dict)->ma_keys;
+    int laid_out = ((PyDictObject *)dict)->ma_values == NULL && table->dk_kind == DICT_KEYS_UNICODE &&
+                   table->dk_nentries == n;
+    for (Py_ssize_t i = 0; laid_out && i < n; i++) {
+        DictUnicodeEntry *e = &((DictUnicodeEntry *)dict_entries(dict))[i];
+        laid_out = e->me_key == keys[i * stride] && e->me_value == Py_None;
+    }
+    if (!laid_out) Py_CLEAR(dict);
+    return dict;
+}
+
 /* Sets dict_layout_ok when the mirror reads dicts (str keys, other keys, a deleted entry) as
  * PyDict_Next does. */
 static void dict_layout_check(void) {
@@ -92,4 +143,7 @@ static void dict_layout_check(void) {
 static const int dict_layout_ok = 0;
 #define dict_next PyDict_Next
 static void dict_layout_check(void) {}
+static PyObject *dict_copy_filled(PyObject *like, PyObject *const *keys, PyObject *const *values, Py_ssize_t n,
+                                  Py_ssize_t stride) { return NULL; }
+static PyObject *dict_like_of(PyObject *const *keys, Py_ssize_t n, Py_ssize_t stride) { return NULL; }
 #endif
