@@ -92,6 +92,26 @@ static PyObject *implicit_frame(Codec *self, Enc *e, PyObject *entry, PyObject *
     return frame;
 }
 
+/* The instance of cls from its decoded array items ([index, values...]) when the index is that of a
+ * plan of cls in plans and the values are its fields; NotImplemented otherwise. */
+static PyObject *implicit_instance(PyTypeObject *cls, PyObject *plans, PyObject *items) {
+    if (!PyList_CheckExact(items) || PyList_GET_SIZE(items) < 1 || !PyLong_CheckExact(PyList_GET_ITEM(items, 0)))
+        Py_RETURN_NOTIMPLEMENTED;
+    Py_ssize_t index = PyLong_AsSsize_t(PyList_GET_ITEM(items, 0));
+    if (index < 0 || index >= PyList_GET_SIZE(plans)) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    StructPlan *plan = (StructPlan *)PyList_GET_ITEM(plans, index);
+    PyObject *obj = NULL;
+    if (IS_PLAN(plan) && plan->cls == (PyObject *)cls && PyList_GET_SIZE(items) == plan->n + 1)
+        obj = build_checked(plan, &PyList_GET_ITEM(items, 1), 1);
+    if (obj != NULL && Py_TYPE(obj) == cls) return obj;
+    Py_XDECREF(obj);
+    PyErr_Clear(); /* the full path reads it again and words any refusal */
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
 /* The value of a serreg.pyobjects section p[0..n) (after its ClassIDHash) that starts with the prefix
  * published by its reader; NotImplemented otherwise. */
 static PyObject *unpack_implicit(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, long long max_depth) {
@@ -118,35 +138,23 @@ static PyObject *unpack_implicit(Codec *self, Tables *t, const unsigned char *p,
         top_tables(self, &now) < 0 || PyTuple_GET_ITEM(entry, IR_SNAPSHOT) != self->cached_snapshot)
         goto done;
     t = &now;
-    /* The instance array as the ext 1 it is inside a document (the reader's _ext1). */
-    unsigned char small[256], *doc = m + 6 <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc(m + 6);
-    if (doc == NULL) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t at = 0;
-    if (m == 1 || m == 2 || m == 4 || m == 8 || m == 16) {
-        doc[at++] = m == 1 ? 0xd4 : m == 2 ? 0xd5 : m == 4 ? 0xd6 : m == 8 ? 0xd7 : 0xd8;
-    } else if (m < 256) {
-        doc[at++] = 0xc7;
-        doc[at++] = (unsigned char)m;
-    } else if (m < 65536) {
-        doc[at++] = 0xc8;
-        doc[at++] = (unsigned char)(m >> 8);
-        doc[at++] = (unsigned char)m;
-    } else if ((uint64_t)m <= 0xffffffffULL) {
-        doc[at++] = 0xc9;
-        for (int s = 24; s >= 0; s -= 8) doc[at++] = (unsigned char)((uint64_t)m >> s);
-    } else {
-        if (doc != small) PyMem_Free(doc);
-        value = Py_NewRef(Py_NotImplemented);
+    /* The instance array read as the reader reads the ext 1 holding it (one level deep, its items two), with
+       the table's plans, readers and leaves given to the decoder, not its DecodeScope set (no table is in
+       scope, checked above): whatever would read the scope itself (the pure codec, a Python reader of a
+       list of instances) finds none and fails, and the full path then reads the frame. The instance is
+       then built from the array as the decoder builds one (build_checked), of that class only. */
+    PyObject *const *lists = &PyTuple_GET_ITEM(entry, IR_PLANS);
+    if (max_depth >= 0 && max_depth < 2) {
+        value = Py_NewRef(Py_NotImplemented); /* refused by the full path */
         goto done;
     }
-    doc[at++] = 0x01;
-    memcpy(doc + at, p + k, m);
-    /* The table's plans, readers and leaves given to the decoder, not its DecodeScope set (no table is in
-       scope, checked above): whatever would read the scope itself (the pure codec, a Python reader of a
-       list of instances) finds none and fails, and the full path then reads the frame. */
-    value = struct_value(self, t, doc, at + m, 1, max_depth, &PyTuple_GET_ITEM(entry, IR_PLANS));
-    if (doc != small) PyMem_Free(doc);
-    if (value != NULL && value != Py_NotImplemented && Py_TYPE(value) != cls) Py_SETREF(value, Py_NewRef(Py_NotImplemented));
+    PyObject *items = struct_value(self, t, p + k, m, 2, max_depth, lists);
+    if (items == NULL || items == Py_NotImplemented) {
+        value = items;
+        goto done;
+    }
+    value = implicit_instance(cls, lists[0], items);
+    Py_DECREF(items);
 done:
     Py_DECREF(entry);
     if (value != NULL) return value;
