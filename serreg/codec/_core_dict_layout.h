@@ -1,10 +1,12 @@
 /* Dicts read and made by serreg/codec/_core.c through CPython 3.11 and 3.12's own dict tables, mirrored
  * here (Include/internal/pycore_dict.h: PyDictKeysObject and its entries), where the public API costs a
  * call per item: the encoder walks a dict's entries (dict_next, PyDict_Next's own walk of a table that
- * holds its values), and the decoder puts a map's values in a copy of a dict of its keys
- * (_core_decode_values.h). At import, dict_layout_check compares what the mirror reads with what
- * PyDict_Next reads from dicts of str keys and of other keys; if they differ, or on another CPython,
- * dict_layout_ok stays 0 and only the public API is used. */
+ * holds its values, or of an instance's split table: its class's shared keys and its own values in
+ * insertion order), and the decoder puts a map's values, and an implicit struct instance's fields, in a
+ * copy of a dict of its keys (_core_decode_values.h, _core_implicit_build.h). At import,
+ * dict_layout_check compares what the mirror reads with what PyDict_Next reads from dicts of str keys,
+ * of other keys and from an instance's __dict__; if they differ, or on another CPython, dict_layout_ok
+ * (split_layout_ok for the instance's) stays 0 and only the public API is used. */
 
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000 && !defined(Py_GIL_DISABLED)
 #define DICT_LAYOUT_MIRRORED 1
@@ -28,21 +30,30 @@ typedef struct { /* PyDictKeyEntry: any other table */
     PyObject *me_key, *me_value;
 } DictGeneralEntry;
 
-static int dict_layout_ok;
+static int dict_layout_ok, split_layout_ok;
 
 static inline void *dict_entries(PyObject *dict) {
     DictKeys *keys = (DictKeys *)((PyDictObject *)dict)->ma_keys;
     return keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes);
 }
 
-/* PyDict_Next (same positions, borrowed references), reading a table holding its own values in place. */
+/* PyDict_Next (same positions, borrowed references), reading a table holding its own values in place,
+ * or a split one: position i is the i-th value inserted, whose index in the shared keys' entries and in
+ * the values is the byte at -3 - i from the values (the byte at -2 counts them; CPython's
+ * get_index_from_order). */
 static inline int dict_next(PyObject *dict, Py_ssize_t *pos, PyObject **key, PyObject **value) {
     PyDictObject *mp = (PyDictObject *)dict;
-    if (!dict_layout_ok || mp->ma_values != NULL) return PyDict_Next(dict, pos, key, value);
+    if (!dict_layout_ok) return PyDict_Next(dict, pos, key, value);
     DictKeys *keys = (DictKeys *)mp->ma_keys;
     Py_ssize_t i = *pos, n = keys->dk_nentries;
     if (i < 0) return 0;
-    if (keys->dk_kind == DICT_KEYS_UNICODE) {
+    if (mp->ma_values != NULL) {
+        if (!split_layout_ok) return PyDict_Next(dict, pos, key, value);
+        if (i >= mp->ma_used) return 0;
+        Py_ssize_t index = ((const uint8_t *)mp->ma_values)[-3 - i];
+        *key = ((DictUnicodeEntry *)dict_entries(dict))[index].me_key;
+        *value = ((PyObject **)mp->ma_values)[index];
+    } else if (keys->dk_kind == DICT_KEYS_UNICODE) {
         DictUnicodeEntry *e = (DictUnicodeEntry *)dict_entries(dict);
         while (i < n && e[i].me_value == NULL) i++;
         if (i >= n) return 0;
@@ -124,8 +135,31 @@ static PyObject *dict_like_of(PyObject *const *keys, Py_ssize_t n, Py_ssize_t st
     return dict;
 }
 
+/* Whether dict_next reads the __dict__ of instances of a class of ours (a split table: attributes set
+ * in another order than the class's first instance's, one deleted) as PyDict_Next does. */
+static int split_next_agrees(void) {
+    PyObject *cls = PyObject_CallFunction((PyObject *)&PyType_Type, "s()N", "SplitCheck", PyDict_New());
+    PyObject *a = cls == NULL ? NULL : PyObject_CallNoArgs(cls), *b = cls == NULL ? NULL : PyObject_CallNoArgs(cls);
+    int ok = a != NULL && b != NULL && PyObject_SetAttrString(a, "x", Py_None) == 0 &&
+             PyObject_SetAttrString(a, "y", Py_True) == 0 && PyObject_SetAttrString(b, "y", Py_False) == 0 &&
+             PyObject_SetAttrString(b, "z", Py_None) == 0 && PyObject_SetAttrString(b, "x", Py_True) == 0 &&
+             PyObject_DelAttrString(b, "z") == 0 && PyObject_SetAttrString(b, "w", Py_None) == 0;
+    PyObject *da = ok ? PyObject_GenericGetDict(a, NULL) : NULL, *db = ok ? PyObject_GenericGetDict(b, NULL) : NULL;
+    split_layout_ok = 1;
+    ok = da != NULL && db != NULL && PyDict_CheckExact(da) && ((PyDictObject *)da)->ma_values != NULL &&
+         ((PyDictObject *)db)->ma_values != NULL && dict_next_agrees(da) && dict_next_agrees(db);
+    split_layout_ok = 0;
+    Py_XDECREF(da);
+    Py_XDECREF(db);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(cls);
+    PyErr_Clear();
+    return ok;
+}
+
 /* Sets dict_layout_ok when the mirror reads dicts (str keys, other keys, a deleted entry) as
- * PyDict_Next does. */
+ * PyDict_Next does, and split_layout_ok when it reads an instance's split table so too. */
 static void dict_layout_check(void) {
     PyObject *str_keys = Py_BuildValue("{s:i,s:i,s:i}", "a", 1, "bb", 2, "ccc", 3);
     PyObject *other_keys = Py_BuildValue("{i:s,s:i,i:i}", 7, "x", "k", 8, 9, 10);
@@ -138,9 +172,10 @@ static void dict_layout_check(void) {
     Py_XDECREF(str_keys);
     Py_XDECREF(other_keys);
     PyErr_Clear();
+    split_layout_ok = ok && split_next_agrees();
 }
 #else
-static const int dict_layout_ok = 0;
+static const int dict_layout_ok = 0, split_layout_ok = 0;
 #define dict_next PyDict_Next
 static void dict_layout_check(void) {}
 static PyObject *dict_copy_filled(PyObject *like, PyObject *const *keys, PyObject *const *values, Py_ssize_t n,

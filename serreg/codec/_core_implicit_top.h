@@ -41,29 +41,40 @@ static int implicit_unguarded(Codec *self) {
     return 1;
 }
 
+/* 1 if obj's class is that of the entry serialize_top used last (its plan holds the class: the same
+ * class, not another one at its address). */
+static inline int implicit_met_last(Codec *self, PyObject *obj) {
+    return self->implicit_last != NULL &&
+           ((StructPlan *)PyTuple_GET_ITEM(self->implicit_last, IW_PLAN))->cls == (PyObject *)Py_TYPE(obj);
+}
+
 /* The plan of obj's class when serialize_top writes obj as the one implicit instance of its frame, and
  * the frame's head (*entry: the published entry, a new reference); NULL (no error set) otherwise. The
- * class check may run Python code (a module's __getattr__): *t is read again after it. */
+ * class check may run Python code (a module's __getattr__): *t is read again after it. The kinds of an
+ * entry are a dict its writer never changes (serreg/implicit/writer.py), in which its class is plain
+ * (checked when it was published): the walk is told so. */
 static StructPlan *implicit_top_plan(Codec *self, Tables *t, PyObject *obj, PyObject **entry) {
     if (self->implicit_writes == NULL || self->implicit_guards == NULL || self->implicit_hash == NULL ||
         structs_hash == NULL)
         return NULL;
     PyTypeObject *cls = Py_TYPE(obj);
-    PyObject *found = PyDict_GetItemWithError(self->implicit_writes, (PyObject *)cls);
+    PyObject *found = self->implicit_last;
+    if (!implicit_met_last(self, obj)) {
+        found = PyDict_GetItemWithError(self->implicit_writes, (PyObject *)cls);
+        if (found != NULL) Py_XSETREF(self->implicit_last, Py_NewRef(found));
+    }
     if (found == NULL || PyTuple_GET_ITEM(found, IW_SNAPSHOT) != self->cached_snapshot) {
         if (PyErr_Occurred()) PyErr_Clear();
         return NULL;
     }
     Py_INCREF(found); /* the class check below may run Python code (a module's __getattr__) */
     StructPlan *plan = (StructPlan *)PyTuple_GET_ITEM(found, IW_PLAN);
-    PyObject *kinds = PyTuple_GET_ITEM(found, IW_KINDS), *kind = NULL, *unknown = NULL;
+    PyObject *kinds = PyTuple_GET_ITEM(found, IW_KINDS), *unknown = NULL;
     WalkNames names = {cls, plan->names};
-    /* cls's kind looked up last, after the checks that may run Python code: the walk is told it */
     if (!implicit_unguarded(self) ||
         !implicit_class_holds(cls, PyTuple_GET_ITEM(found, IW_QUALNAME), PyTuple_GET_ITEM(found, IW_CHECK)) ||
         top_tables(self, t) < 0 || PyTuple_GET_ITEM(found, IW_SNAPSHOT) != self->cached_snapshot ||
-        (kind = PyDict_GetItemWithError(kinds, (PyObject *)cls)) == NULL || !PyLong_CheckExact(kind) ||
-        PyLong_AsLong(kind) != WALK_PLAIN || walk_run(obj, kinds, NULL, &names, &unknown, cls) != WALK_OK) {
+        walk_run(obj, kinds, NULL, &names, &unknown, cls) != WALK_OK) {
         if (PyErr_Occurred()) PyErr_Clear();
         Py_DECREF(found);
         return NULL;
@@ -186,6 +197,7 @@ static PyObject *Codec_bind_implicit(Codec *self, PyObject *const *args, Py_ssiz
 static PyObject *Codec_publish_implicit(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs == 1 && args[0] == Py_None) {
         Py_CLEAR(self->implicit_writes);
+        Py_CLEAR(self->implicit_last);
         Py_RETURN_NONE;
     }
     if (nargs != 6 || !PyType_Check(args[0]) || !IS_PLAN(args[2]) || !PyDict_CheckExact(args[3]) ||
@@ -199,6 +211,12 @@ static PyObject *Codec_publish_implicit(Codec *self, PyObject *const *args, Py_s
     }
     int by_name = PyObject_IsTrue(args[5]);
     if (by_name < 0) return NULL;
+    PyObject *kind = PyDict_GetItemWithError(args[3], args[0]);
+    if (kind == NULL && PyErr_Occurred()) return NULL;
+    if (kind == NULL || !PyLong_CheckExact(kind) || PyLong_AsLong(kind) != WALK_PLAIN) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE; /* not a plain class in its kinds (the walk would give it up): not published */
+    }
     PyObject *kept = self->implicit_writes == NULL ? NULL : PyDict_GetItemWithError(self->implicit_writes, args[0]);
     if (kept == NULL && PyErr_Occurred()) return NULL;
     if (kept != NULL && PyTuple_GET_ITEM(kept, IW_SNAPSHOT) == args[1] && PyTuple_GET_ITEM(kept, IW_PLAN) == args[2] &&
@@ -233,6 +251,7 @@ static PyObject *Codec_publish_implicit(Codec *self, PyObject *const *args, Py_s
         return NULL;
     }
     Py_XSETREF(self->implicit_writes, writes);
+    Py_CLEAR(self->implicit_last);
     Py_RETURN_NONE;
 }
 

@@ -7,7 +7,10 @@
 static StructPlan *top_struct_plan(Tables *t, PyObject *obj) {
     if (t->ext_writers == NULL || structs_hash == NULL) return NULL;
     PyObject *w = PyDict_GetItemWithError(t->ext_writers, (PyObject *)Py_TYPE(obj));
-    if (w == NULL) { PyErr_Clear(); return NULL; }
+    if (w == NULL) {
+        if (PyErr_Occurred()) PyErr_Clear();
+        return NULL;
+    }
     return IS_PLAN(w) && ((StructPlan *)w)->class_hash != NULL ? (StructPlan *)w : NULL;
 }
 

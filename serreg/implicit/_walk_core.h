@@ -20,6 +20,11 @@
 #define SERREG_WALK_CORE_H
 #include <stdint.h>
 
+/* PyDict_Next, or an includer's twin of it (the codec's reads CPython's tables, _core_dict_layout.h). */
+#ifndef WALK_DICT_NEXT
+#define WALK_DICT_NEXT PyDict_Next
+#endif
+
 enum { WALK_LEAF = 0, WALK_PLAIN = 1, WALK_REFUSE = 2 };
 enum { WALK_OK = 0, WALK_GIVE_UP = 1, WALK_UNKNOWN = 2 };
 
@@ -159,7 +164,7 @@ static int walk_plain_fields(PyObject *obj, PyObject *found, WalkSeen *seen, Wal
     if (names == NULL) {
         PyObject *made = PyTuple_New(n);
         if (made == NULL) { r = -1; goto done; }
-        while (PyDict_Next(state, &pos, &key, &value)) {
+        while (WALK_DICT_NEXT(state, &pos, &key, &value)) {
             if (!PyUnicode_CheckExact(key) || i >= n) { Py_DECREF(made); goto done; }
             PyTuple_SET_ITEM(made, i++, Py_NewRef(key));
             if (walk_push(st, walk_held(value, 1)) < 0) { Py_DECREF(made); r = -1; goto done; }
@@ -171,7 +176,7 @@ static int walk_plain_fields(PyObject *obj, PyObject *found, WalkSeen *seen, Wal
         goto done;
     }
     if (PyTuple_GET_SIZE(names) != n) goto done;
-    while (PyDict_Next(state, &pos, &key, &value)) {
+    while (WALK_DICT_NEXT(state, &pos, &key, &value)) {
         PyObject *name = PyTuple_GET_ITEM(names, i++);
         if (key != name) {
             if (!PyUnicode_CheckExact(key)) goto done;
@@ -236,7 +241,7 @@ static int walk_run(PyObject *obj, PyObject *kinds, PyObject *found, WalkNames *
         } else if (t == &PyDict_Type) {
             Py_ssize_t pos = 0;
             PyObject *key, *value;
-            while (PyDict_Next(v, &pos, &key, &value)) {
+            while (WALK_DICT_NEXT(v, &pos, &key, &value)) {
                 if (walk_push(&st, walk_held(key, 1)) < 0 || walk_push(&st, walk_held(value, 1)) < 0) {
                     failed = 1;
                     break;
