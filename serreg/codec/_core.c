@@ -320,6 +320,7 @@ static PyMethodDef module_methods[] = {
      "result without buffers may be left untracked by the garbage collector (see _core_top_setup.h)."},
     {"set_top_value", set_top_value, METH_VARARGS,
      "set_top_value(DecodeState, OutOfBandBuffers, NO_BUFFERS): what top_value builds a call's state from."},
+    DICT_LAYOUT_METHODS
     {NULL, NULL, 0, NULL},
 };
 

@@ -31,6 +31,7 @@ typedef struct { /* PyDictKeyEntry: any other table */
 } DictGeneralEntry;
 
 static int dict_layout_ok, split_layout_ok;
+static int dict_layout_found, split_layout_found; /* what dict_layout_check found (dict_layout restores it) */
 
 static inline void *dict_entries(PyObject *dict) {
     DictKeys *keys = (DictKeys *)((PyDictObject *)dict)->ma_keys;
@@ -173,6 +174,8 @@ static void dict_layout_check(void) {
     Py_XDECREF(other_keys);
     PyErr_Clear();
     split_layout_ok = ok && split_next_agrees();
+    dict_layout_found = dict_layout_ok;
+    split_layout_found = split_layout_ok;
 }
 #else
 static const int dict_layout_ok = 0, split_layout_ok = 0;
@@ -182,3 +185,27 @@ static PyObject *dict_copy_filled(PyObject *like, PyObject *const *keys, PyObjec
                                   Py_ssize_t stride) { return NULL; }
 static PyObject *dict_like_of(PyObject *const *keys, Py_ssize_t n, Py_ssize_t stride) { return NULL; }
 #endif
+
+/* dict_layout(mirrored=None) -> bool: whether CPython's dict tables are read and made in place (see the
+ * top of this file); dict_layout(False) keeps to the public API, dict_layout(True) goes back to what the
+ * import check found. For the tests of both ways. */
+static PyObject *dict_layout(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs > 1) {
+        PyErr_SetString(PyExc_TypeError, "dict_layout(mirrored: bool | None = None)");
+        return NULL;
+    }
+    if (nargs == 1 && args[0] != Py_None) {
+        int on = PyObject_IsTrue(args[0]);
+        if (on < 0) return NULL;
+#if DICT_LAYOUT_MIRRORED
+        dict_layout_ok = on && dict_layout_found;
+        split_layout_ok = on && split_layout_found;
+#endif
+    }
+    return PyBool_FromLong(dict_layout_ok);
+}
+
+#define DICT_LAYOUT_METHODS                                                                                       \
+    {"dict_layout", (PyCFunction)(void (*)(void))dict_layout, METH_FASTCALL,                                       \
+     "dict_layout(mirrored=None) -> bool: whether dicts are read and made through CPython's own tables (checked at " \
+     "import); False keeps to the public API, True goes back to what the import check found (for tests)."},

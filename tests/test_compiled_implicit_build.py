@@ -1,0 +1,168 @@
+"""Implicit struct instances (docs/FORMAT.md 10.9) written and built by the compiled codec, both ways it
+has: through CPython's own dict tables (instances' split ``__dict__`` read in place, the instance's
+``__dict__`` made as a copy of a dict of its keys) and through the public API alone (``dict_layout(False)``,
+what it does on a CPython whose tables it does not mirror). Either way the bytes, the values and the
+errors are the pure codec's."""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Any, Callable
+from unittest import mock
+
+import pytest
+
+import serreg
+from serreg.codec import COMPILED
+from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
+
+pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built")
+
+
+class Plain:
+    def __init__(self, a: Any, b: Any, c: Any) -> None:
+        self.a = a
+        self.b = b
+        self.c = c
+
+
+@dataclasses.dataclass
+class Record:
+    id: int
+    name: str
+    score: float
+    active: bool
+    tags: list[Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    x: int
+    y: str
+
+
+class Guarded:
+    """Its __setattr__ refuses: the reader fills the __dict__ past it, as pickle does."""
+
+    def __init__(self, x: Any) -> None:
+        object.__setattr__(self, "x", x)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("read only")
+
+
+POST_INITS: list[Any] = []
+
+
+@dataclasses.dataclass
+class Counted:
+    v: int
+
+    def __post_init__(self) -> None:
+        POST_INITS.append(self.v)
+
+
+class Wide:
+    """More attributes than an instance's split table holds: a dict of its own."""
+
+    def __init__(self) -> None:
+        for i in range(40):
+            setattr(self, f"f{i}", i)
+
+
+class Abstract:
+    pass
+
+
+Abstract.__abstractmethods__ = frozenset({"run"})  # type: ignore[attr-defined]
+
+
+def _deleted() -> Plain:
+    made = Plain(1, "two", [3])
+    del made.b  # a split table with a hole in its insertion order
+    made.d = None
+    return made
+
+
+def _replaced() -> Plain:
+    made = Plain(1, 2, 3)
+    made.__dict__ = {"c": 3.5, "a": "x"}  # a dict of its own, keys in another order
+    return made
+
+
+def _abstract() -> Abstract:
+    made = object.__new__(Plain)
+    made.v = 1
+    made.__class__ = Abstract
+    return made  # type: ignore[return-value]
+
+
+VALUES: dict[str, Callable[[], Any]] = {
+    "plain": lambda: Plain(7, "seven", [1, 2]),
+    "record": lambda: Record(7, "user7", 3.5, True, ["a", "b"]),
+    "frozen": lambda: Frozen(1, "y"),
+    "guarded": lambda: Guarded({"k": (1, 2)}),
+    "post_init": lambda: Counted(5),
+    "wide": Wide,
+    "deleted": _deleted,
+    "replaced": _replaced,
+    "nested": lambda: Plain(Record(1, "in", 0.5, False, []), None, {"x": [1.5]}),
+}
+
+
+def _pure_registry() -> serreg.Registry:
+    with mock.patch.object(serreg.registry, "MsgpackCodec", PureMsgpackCodec):
+        return serreg.Registry()
+
+
+@pytest.fixture(params=[True, False], ids=["tables", "public-api"])
+def mirrored(request: Any) -> Any:
+    from serreg.codec import _core
+
+    before = _core.dict_layout()
+    _core.dict_layout(request.param)
+    yield request.param
+    _core.dict_layout(before)
+
+
+def _state(value: Any) -> list[tuple[str, Any]]:
+    return list(object.__getattribute__(value, "__dict__").items())
+
+
+@pytest.mark.parametrize("name", VALUES)
+def test_an_instance_reads_back_as_the_pure_codec_reads_it(name: str, mirrored: bool) -> None:
+    compiled, pure = serreg.Registry(), _pure_registry()
+    for _ in range(3):  # the first call publishes what the next ones take in one call
+        value = VALUES[name]()
+        POST_INITS.clear()
+        frame = compiled.serialize(value).to_bytes()
+        assert frame == pure.serialize(value).to_bytes()
+        for registry in (compiled, pure):
+            for source in (registry.serialize(value), frame):
+                read = registry.deserialize(source)
+                assert type(read) is type(value)
+                assert type(object.__getattribute__(read, "__dict__")) is dict
+                assert _state(read) == _state(value)
+        assert POST_INITS == []  # no __init__, no __post_init__: the fields are put in place
+
+
+def test_an_abstract_class_is_refused_with_the_pure_codec_s_words(mirrored: bool) -> None:
+    compiled, pure = serreg.Registry(), _pure_registry()
+    value = _abstract()
+    errors = []
+    for registry in (compiled, compiled, pure):
+        frame = registry.serialize(value).to_bytes()
+        with pytest.raises(Exception) as caught:
+            registry.deserialize(frame)
+        errors.append((type(caught.value), str(caught.value)))
+    assert errors[0] == errors[1] == errors[2]
+
+
+def test_the_public_api_way_can_be_chosen_and_restored() -> None:
+    from serreg.codec import _core
+
+    found = _core.dict_layout()
+    assert _core.dict_layout(False) is False
+    assert _core.dict_layout(True) is found
+    assert _core.dict_layout() is found
