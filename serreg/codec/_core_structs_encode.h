@@ -289,8 +289,11 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
         } else if (state != NULL) {
             PyObject *key;
             if (!dict_next(state, &state_pos, &key, &v)) { r = -2; break; }
-            /* A plain leaf of a field of type any is written as the codec writes it, no code run. */
-            if (plan->fields[i].code == FT_ANY && (r = enc_plain_leaf(o, v, e->t.native_overrides)) <= 0) continue;
+            /* A plain leaf of a field of type any, or a short list of them, written as the codec writes it
+               (no code run). */
+            if (plan->fields[i].code == FT_ANY &&
+                ((r = enc_plain_leaf(o, v, e->t.native_overrides)) <= 0 || (r = enc_plain_list(e, v)) <= 0))
+                continue;
             Py_INCREF(v);
         } else if (slots != NULL && (v = *(PyObject **)((char *)obj + slots[i])) != NULL) {
             Py_INCREF(v);
