@@ -12,10 +12,14 @@ from typing import Any, Callable
 from unittest import mock
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import serreg
 from serreg.codec import COMPILED
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
+
+from strategies import mutations
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built")
 
@@ -166,3 +170,43 @@ def test_the_public_api_way_can_be_chosen_and_restored() -> None:
     assert _core.dict_layout(False) is False
     assert _core.dict_layout(True) is found
     assert _core.dict_layout() is found
+
+
+COMPILED_REGISTRY, PURE_REGISTRY = serreg.Registry(), _pure_registry()
+# One top-level instance per frame (the compiled reader's one-call way once a frame of its class was read).
+FRAMES = [PURE_REGISTRY.serialize(make()).to_bytes() for make in VALUES.values()]
+
+
+def outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
+    """("value", its frame under the pure registry), or ("error", type, message)."""
+    try:
+        value = call()
+    except serreg.SerregError as error:
+        return ("error", type(error).__name__, str(error))
+    try:
+        return ("value", PURE_REGISTRY.serialize(value).to_bytes())
+    except serreg.SerregError as error:
+        return ("value not writable", type(error).__name__, str(error))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutations(FRAMES), st.booleans())
+def test_mutated_frames_give_the_same_value_or_the_same_error(frame: bytes, trusted: bool) -> None:
+    compiled = outcome(lambda: COMPILED_REGISTRY.deserialize(frame, trusted=trusted))
+    assert compiled == outcome(lambda: PURE_REGISTRY.deserialize(frame, trusted=trusted))
+
+
+@pytest.mark.parametrize("name", ["record", "plain", "frozen", "deleted"])
+def test_an_instance_of_a_class_read_before_is_read_in_one_call(name: str, mirrored: bool) -> None:
+    from serreg.implicit.reader import PyObjectsSerializer
+
+    registry = serreg.Registry()
+    value = VALUES[name]()
+    result = registry.serialize(value)
+    frame = result.to_bytes()
+    registry.deserialize(frame)  # read by the full path, which publishes the frame's prefix
+    refuse = mock.Mock(side_effect=AssertionError("the full path was taken"))
+    with mock.patch.object(PyObjectsSerializer, "deserialize", refuse):
+        for source in (frame, result, registry.serialize(value)):
+            read = registry.deserialize(source)
+            assert type(read) is type(value) and _state(read) == _state(value)
