@@ -143,6 +143,12 @@ static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) 
 static PyObject *build_container(Dec *d, DFrame *f) {
     Py_ssize_t n = d->nvals - f->vstart;
     PyObject **items = d->vals + f->vstart, *out;
+    if (f->kind == D_ARRAY && d->sp == 1 && d->build_top != NULL) { /* the document's own array */
+        int taken = 0;
+        out = d->build_top(d->build_top_arg, items, n, &taken);
+        if (taken) d->nvals = f->vstart;
+        return out; /* NULL, no error set: not built (not plain) */
+    }
     if (f->kind == D_ARRAY) {
         out = list_of(items, n);
         if (out == NULL) return NULL;

@@ -98,14 +98,13 @@ static PyObject *dict_copy_filled(PyObject *like, PyObject *const *keys, PyObjec
     DictKeys *table = (DictKeys *)((PyDictObject *)out)->ma_keys;
     DictUnicodeEntry *entries = ((PyDictObject *)out)->ma_values == NULL && table->dk_kind == DICT_KEYS_UNICODE &&
                                 table->dk_nentries == n ? dict_entries(out) : NULL;
+    int track = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (entries == NULL || entries[i].me_key != keys[i * stride] || entries[i].me_value != Py_None) {
+            for (Py_ssize_t j = 0; j < i; j++) entries[j].me_value = Py_NewRef(Py_None); /* the values not taken */
             Py_DECREF(out); /* not the table it was (never seen) */
             return NULL;
         }
-    }
-    int track = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *v = values[i * stride];
         entries[i].me_value = v; /* its reference, taken */
         Py_DECREF(Py_None);

@@ -103,24 +103,35 @@ static PyObject *implicit_frame(Codec *self, Enc *e, PyObject *entry, PyObject *
     return frame;
 }
 
-/* The instance of cls from its decoded array items ([index, values...]) when the index is that of a
- * plan of cls in plans and the values are its fields; NotImplemented otherwise. */
-static PyObject *implicit_instance(PyTypeObject *cls, PyObject *plans, PyObject *items) {
-    if (!PyList_CheckExact(items) || PyList_GET_SIZE(items) < 1 || !PyLong_CheckExact(PyList_GET_ITEM(items, 0)))
-        Py_RETURN_NOTIMPLEMENTED;
-    Py_ssize_t index = PyLong_AsSsize_t(PyList_GET_ITEM(items, 0));
-    if (index < 0 || index >= PyList_GET_SIZE(plans)) {
+/* What a top-level implicit instance's array is read as: an instance of cls, by one of plans. */
+typedef struct {
+    PyTypeObject *cls;
+    PyObject *plans;
+} ImplicitTop;
+
+/* The instance of arg's class from its decoded array items[0..n) ([index, values...]) when the index is
+ * that of a plan of the class and the values are its fields: the items are then taken (*taken), the
+ * values given to the instance. NULL otherwise: no error set and nothing taken when the array is not
+ * such, an error (all taken) when the instance could not be made. Made by plan_build as the struct reader
+ * makes an instance whose fields its plan checks (build_checked). */
+static PyObject *implicit_instance(const void *arg, PyObject **items, Py_ssize_t n, int *taken) {
+    const ImplicitTop *top = arg;
+    if (n < 1 || !PyLong_CheckExact(items[0])) return NULL;
+    Py_ssize_t index = PyLong_AsSsize_t(items[0]);
+    if (index < 0 || index >= PyList_GET_SIZE(top->plans)) {
         PyErr_Clear();
-        Py_RETURN_NOTIMPLEMENTED;
+        return NULL;
     }
-    StructPlan *plan = (StructPlan *)PyList_GET_ITEM(plans, index);
-    PyObject *obj = NULL;
-    if (IS_PLAN(plan) && plan->cls == (PyObject *)cls && PyList_GET_SIZE(items) == plan->n + 1)
-        obj = build_checked(plan, &PyList_GET_ITEM(items, 1), 1);
-    if (obj != NULL && Py_TYPE(obj) == cls) return obj;
-    Py_XDECREF(obj);
-    PyErr_Clear(); /* the full path reads it again and words any refusal */
-    Py_RETURN_NOTIMPLEMENTED;
+    StructPlan *plan = (StructPlan *)PyList_GET_ITEM(top->plans, index);
+    if (!IS_PLAN(plan) || plan->cls != (PyObject *)top->cls || n != plan->n + 1 || !plan->c_checked) return NULL;
+    for (Py_ssize_t k = 0; k < plan->n; k++) {
+        if (plan->fields[k].code != FT_ANY && !value_fits(&plan->fields[k], items[k + 1])) return NULL;
+    }
+    *taken = 1;
+    Py_DECREF(items[0]);
+    PyObject *obj = plan_build(plan, items + 1); /* takes the values */
+    if (obj != NULL && Py_TYPE(obj) != top->cls) Py_CLEAR(obj); /* (not plain: no error set) */
+    return obj;
 }
 
 /* The value of a serreg.pyobjects section p[0..n) (after its ClassIDHash) that starts with the prefix
@@ -153,19 +164,16 @@ static PyObject *unpack_implicit(Codec *self, Tables *t, const unsigned char *p,
        the table's plans, readers and leaves given to the decoder, not its DecodeScope set (no table is in
        scope, checked above): whatever would read the scope itself (the pure codec, a Python reader of a
        list of instances) finds none and fails, and the full path then reads the frame. The instance is
-       then built from the array as the decoder builds one (build_checked), of that class only. */
+       made from the array's items once they are read (implicit_instance), with no list in between. */
     PyObject *const *lists = &PyTuple_GET_ITEM(entry, IR_PLANS);
     if (max_depth >= 0 && max_depth < 2) {
         value = Py_NewRef(Py_NotImplemented); /* refused by the full path */
         goto done;
     }
-    PyObject *items = struct_value(self, t, p + k, m, 2, max_depth, lists);
-    if (items == NULL || items == Py_NotImplemented) {
-        value = items;
-        goto done;
-    }
-    value = implicit_instance(cls, lists[0], items);
-    Py_DECREF(items);
+    ImplicitTop top = {cls, lists[0]};
+    TopBuild build = {implicit_instance, &top};
+    value = struct_value(self, t, p + k, m, 2, max_depth, lists, &build);
+    if (value != NULL && value != Py_NotImplemented && Py_TYPE(value) != cls) Py_SETREF(value, Py_NewRef(Py_NotImplemented));
 done:
     Py_DECREF(entry);
     if (value != NULL) return value;
