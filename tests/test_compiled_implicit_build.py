@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import serreg
+import serreg.result
 from serreg.codec import COMPILED
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 
@@ -187,6 +188,42 @@ def outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
         return ("value", PURE_REGISTRY.serialize(value).to_bytes())
     except serreg.SerregError as error:
         return ("value not writable", type(error).__name__, str(error))
+
+
+# (ClassIDHash, in-band) of each frame: its instance array, at the end, is what the tail mutations change.
+SECTIONS = [(frame[32:40], frame[40:]) for frame in FRAMES]
+NOTABLE = [0x00, 0x01, 0x7F, 0x90, 0x91, 0x95, 0x9F, 0xC0, 0xC1, 0xC2, 0xC4, 0xC7, 0xCB, 0xD4, 0xD9, 0xDC, 0xDE, 0xE0, 0xFF]
+
+
+@st.composite
+def tail_mutated(draw: Any) -> tuple[bytes, bytes]:
+    """A frame whose last bytes (its instance array) are changed, cut or grown, and the frame it came from."""
+    class_hash, in_band = draw(st.sampled_from(SECTIONS))
+    changed = bytearray(in_band)
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(max(0, len(changed) - 40), len(changed) - 1))
+        how = draw(st.sampled_from(["set", "set", "delete", "insert", "cut"]))
+        byte = draw(st.sampled_from(NOTABLE) | st.integers(0, 255))
+        if how == "set":
+            changed[at] = byte
+        elif how == "delete":
+            del changed[at]
+        elif how == "insert":
+            changed.insert(at, byte)
+        else:
+            del changed[at:]
+    made = serreg.result.with_class_hash
+    return made(class_hash, bytes(changed), []).to_bytes(), made(class_hash, in_band, []).to_bytes()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tail_mutated(), st.sampled_from([None, 1, 2, 3]))
+def test_frames_with_a_changed_instance_array_read_alike(mutated: tuple[bytes, bytes], depth: Any) -> None:
+    frame, original = mutated
+    COMPILED_REGISTRY.deserialize(original)  # its class's prefix published: the one-call way reads the next
+    limits = {} if depth is None else {"limits": serreg.Limits(max_depth=depth)}
+    compiled = outcome(lambda: COMPILED_REGISTRY.deserialize(frame, **limits))
+    assert compiled == outcome(lambda: PURE_REGISTRY.deserialize(frame, **limits))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
