@@ -105,3 +105,73 @@ def test_a_table_of_no_batches_with_a_wide_fixed_size_binary_and_a_dictionary_ec
     assert isinstance(echoed, pa.Table) and echoed.num_rows == 0
     assert echoed.schema.field("b").type == pa.binary(67108868)
     assert echoed.schema.field("d").type == pa.dictionary(pa.int8(), pa.utf8())
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+def test_a_narrow_decimal_is_refused_in_java_by_the_walk_not_by_arrow_java_s_exception(java_check, bits):
+    # Python reads 32- and 64-bit decimals; Arrow Java 18 threw IllegalArgumentException ("Library only
+    # supports 128-bit and 256-bit decimal values") while converting the schema, which the reader wrapped
+    # without a word of its own. The walk refuses them first, once Python's checks have passed.
+    import pyarrow as pa
+
+    schema = pa.schema([pa.field("d", pa.decimal32(7, 2) if bits == 32 else pa.decimal64(15, 3))])
+    data = frame(schema.serialize().to_pybytes())
+    assert python_answer(data, trusted=False) == "value"
+    for line in serreg.deserialize(java_check.round_trip(data)).split("\n"):
+        assert line.startswith(f"refused: invalid Arrow schema message: a Decimal type of {bits} bits, which Arrow Java "
+                               "has no vector for (only 128 and 256 bits; docs/FORMAT.md, section 6.4) (in column 0 "
+                               "('d'), at byte"), line
+
+
+def test_a_struct_whose_children_share_a_name_is_refused_in_java(java_check):
+    # Arrow Java keeps a struct's children by name: of a table of no batches with struct<a: bool, a: string>
+    # it kept one child, and wrote the table back with 28 nodes for 29 fields (a mutant of the hostile
+    # seeds, seed 23). Python reads it; Java refuses it, as cross_language=True refuses to write it.
+    import pyarrow as pa
+
+    data = (REGRESSIONS / "java-arrow-struct-children-sharing-a-name.bin").read_bytes()[1:]
+    table = serreg.deserialize(data, trusted=False)
+    assert isinstance(table, pa.Table) and [f.name for f in table.schema.field("s").type] == ["a", "a"]
+    for line in serreg.deserialize(java_check.round_trip(data)).split("\n"):
+        assert line.startswith("refused: Arrow field 's' is a struct whose children share the name 'a'; Arrow Java keeps "
+                               "struct children by name (at byte offset"), line
+
+
+@pytest.mark.parametrize("mode", ["sparse", "dense"])
+def test_a_union_whose_children_share_a_name_is_refused_in_java_and_not_written_cross_language(java_check, mode):
+    # Arrow Java keeps a union's children by name too: its loader failed on such a batch in its own words
+    # ("not all nodes, buffers ... were consumed"), and cross_language=True wrote the table.
+    import pyarrow as pa
+
+    ids = pa.array([0, 1, 0], pa.int8())
+    if mode == "sparse":
+        union = pa.UnionArray.from_sparse(ids, [pa.array([1, 2, 3]), pa.array(["x", "y", "z"])], field_names=["a", "a"])
+    else:
+        union = pa.UnionArray.from_dense(ids, pa.array([0, 0, 1], pa.int32()), [pa.array([1, 3]), pa.array(["y"])],
+                                         field_names=["a", "a"])
+    table = pa.table({"u": union})
+    with pytest.raises(serreg.CrossLanguageError, match="Arrow Java keeps union children by name"):
+        serreg.serialize(table, cross_language=True)
+    data = serreg.serialize(table).to_bytes()
+    assert python_answer(data, trusted=False) == "value"
+    for line in serreg.deserialize(java_check.round_trip(data)).split("\n"):
+        assert line.startswith("refused: Arrow field 'u' is a union whose children share the name 'a'; Arrow Java keeps "
+                               "union children by name (at byte offset"), line
+
+
+def test_kept_frames_of_fields_without_names_are_refused_in_java_by_checks(java_check):
+    # Mutants of the Arrow vectors (fuzz/arrow_schema_differential.py, seed 8) that Python reads, naming the
+    # fields "": a sparse union's children (Java's loader failed in Arrow's words), and a list's child
+    # (Arrow Java threw NullPointerException comparing its name with "[DEFAULT]").
+    cases = {
+        "java-arrow-union-children-without-names.bin":
+            "refused: Arrow field '' is a union whose children share the name ''; Arrow Java keeps union children",
+        "java-arrow-list-child-without-a-name.bin":
+            "refused: invalid Arrow schema message: the field has no name, which Arrow Java cannot read in a list "
+            "(in column 0 ('c') > child 0, at byte 172 of the message)",
+    }
+    for name, expected in cases.items():
+        data = (REGRESSIONS / name).read_bytes()[1:]
+        assert python_answer(data, trusted=False) == "value"
+        for line in serreg.deserialize(java_check.round_trip(data)).split("\n"):
+            assert line.startswith(expected) and "byte offset" in line, line

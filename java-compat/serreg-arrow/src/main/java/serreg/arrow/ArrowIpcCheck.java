@@ -78,7 +78,8 @@ final class ArrowIpcCheck {
         /** Fields without a name (Python and Arrow C++ read them as named "", Arrow Java as named null). */
         long nameless;
         /**
-         * The first thing Arrow Java cannot read that Python reads (metadata that is not UTF-8),
+         * The first thing Arrow Java cannot read that Python reads (metadata that is not UTF-8, a
+         * 32- or 64-bit decimal, a list's child without a name),
          * raised once the walk Python also makes has found nothing: where Python refuses a message,
          * Java says the same words.
          */
@@ -159,6 +160,12 @@ final class ArrowIpcCheck {
         if (nameBytes == null) {
             counts.nameless++;
             nameBytes = new byte[0];
+            if ((pending.parentTag() == LIST || pending.parentTag() == FIXED_SIZE_LIST) && counts.javaRefusal == null) {
+                // Java only: Arrow Java compares a list's child's name with "[DEFAULT]" while it converts the
+                // schema, and throws NullPointerException on a child without one (Python reads it as named "").
+                counts.javaRefusal = buffer.fail("the field has no name, which Arrow Java cannot read in a list",
+                        field.position);
+            }
         }
         String problem = PythonText.utf8Problem(nameBytes);
         if (problem != null) {
@@ -205,6 +212,10 @@ final class ArrowIpcCheck {
             stack.push(new Pending(children.get(i), pending.depth() + 1, new IpcFlatbuffer.Where(where, i, null), tag));
         }
     }
+
+    /** Type tags (Schema.fbs) of the lists whose child Arrow Java renames by its name. */
+    private static final int LIST = 12;
+    private static final int FIXED_SIZE_LIST = 16;
 
     /** Python's {@code repr} of the reserved key {@code HIDDEN_EXTENSION_NAME}, for the same words. */
     private static final String HIDDEN_EXTENSION_NAME_REPR = "b'\\x00RROW:extension:name'";

@@ -82,6 +82,11 @@ final class ArrowIpcTypes {
                     throw buffer.fail("a Decimal type of " + bits + " bits has precision " + precision + " (1.."
                             + (limit == null ? "None" : limit) + " for 32, 64, 128 or 256 bits)", table.position);
                 }
+                if ((bits == 32 || bits == 64) && counts.javaRefusal == null) {
+                    // Java only (Python reads them): Arrow Java 18 throws on them while converting the schema.
+                    counts.javaRefusal = buffer.fail("a Decimal type of " + bits + " bits, which Arrow Java has no vector"
+                            + " for (only 128 and 256 bits; docs/FORMAT.md, section 6.4)", table.position);
+                }
             }
             case DATE -> {
                 if (!in(table.i16(0, 1), 0, 1)) {
