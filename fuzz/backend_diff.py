@@ -10,6 +10,7 @@ in hex, with both answers.
     nice -n 10 python fuzz/backend_diff.py 100000 codec     # every standard type's frames
     nice -n 10 python fuzz/backend_diff.py 60000 structs    # struct tables and instances
     nice -n 10 python fuzz/backend_diff.py 40000 hostile    # the hand-made hostile in-bands
+    nice -n 10 python fuzz/backend_diff.py 40000 implicit   # one plain object nobody declared (10.9)
 
 Run from the repository's root, with the compiled codec built.
 """
@@ -28,6 +29,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import test_compiled_codec as codec_tests  # noqa: E402
+import test_compiled_implicit_build as implicit_tests  # noqa: E402
 import test_compiled_structs as struct_tests  # noqa: E402
 from strategies import mutations  # noqa: E402
 
@@ -35,8 +37,8 @@ SHOWN = 20
 
 
 def main(examples: int, corpus: str) -> None:
-    tests: Any = struct_tests if corpus == "structs" else codec_tests
-    frames = {"codec": codec_tests.FRAMES, "structs": struct_tests.FRAMES,
+    tests: Any = {"structs": struct_tests, "implicit": implicit_tests}.get(corpus, codec_tests)
+    frames = {"codec": codec_tests.FRAMES, "structs": struct_tests.FRAMES, "implicit": implicit_tests.FRAMES,
               "hostile": list(codec_tests.HOSTILE.values()) + codec_tests.FRAMES[-2:]}[corpus]
     counts: collections.Counter[str] = collections.Counter()
     shown: list[tuple[Any, ...]] = []

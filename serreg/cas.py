@@ -21,6 +21,10 @@ untrusted mode: ``put`` only writes canonical values, so a record that would
 need pickle (one planted in the directory) is refused, and a file that
 another process changes or shortens meanwhile can neither crash the reader
 (as a memory-mapped one could, with SIGBUS) nor slip unverified bytes in.
+Something else planted under a record's or blob's name (a FIFO, which would
+block the reader, a link to a device such as /dev/zero, a directory) is
+refused before a byte is read, and so is a record, or the blobs it names,
+larger than the registry's ``max_frame_size``.
 ``put`` checks what is already stored under the value's names and rewrites
 any record or blob that is missing or damaged, so "put the value again"
 repairs a store. Files are written to a temporary name (``.tmp-*``, locked
@@ -40,8 +44,8 @@ import msgpack
 
 from ._default import default_registry
 from .canonical.form import pieces_digest
-from .errors import SerregError
-from .files import TEMPORARY_PREFIX, remove_stale_files, write_atomically
+from .errors import LimitExceededError, SerregError
+from .files import TEMPORARY_PREFIX, open_regular, remove_stale_files, write_atomically
 from .registry import Registry
 from .result import buffer_views, with_class_hash
 from .wire.class_id import CLASS_ID_HASH_SIZE
@@ -53,6 +57,8 @@ RECORD_VERSION = 1
 DIGEST_SIZE = 32
 DEFAULT_BLOB_THRESHOLD = 65536
 _HASH_CHUNK = 1 << 20
+# A record's bytes beyond the frame it rebuilds: its array and bin headers (a few bytes a buffer).
+_RECORD_OVERHEAD = 1 << 20
 
 Digest = Union[bytes, str]
 
@@ -147,12 +153,27 @@ class Store:
         """
         digest = _digest_bytes(digest)
         record_path = self._value_path(digest)
+        most = self.registry.limits.max_frame_size
         try:
-            with open(record_path, "rb") as f:
-                record = f.read()
+            f, size = self._open_stored(record_path, "the value record")
         except FileNotFoundError:
             raise MissingValueError(f"no value with digest {digest.hex()} is in the store {self.directory}") from None
+        with f:
+            if most is not None and size > most + _RECORD_OVERHEAD:
+                raise LimitExceededError(
+                    f"the value record {record_path} holds {size} bytes, more than a frame of max_frame_size={most} "
+                    "needs; it was not read (raise the limit with serreg.Limits(max_frame_size=...) if such "
+                    "values are expected)")
+            record = f.read(size + 1)
+        if len(record) != size:
+            raise IntegrityError(f"the value record {record_path} changed size while it was read; put the value again")
         in_band, entries = self._parse_record(record, record_path)
+        claimed = sum(entry[0] for entry in entries if type(entry) is list and len(entry) == 2 and type(entry[0]) is int)
+        if most is not None and claimed + len(record) > most:
+            raise LimitExceededError(
+                f"the value record {record_path} names blobs of {claimed} bytes in all, more than "
+                f"max_frame_size={most}; none was read (raise the limit with serreg.Limits(max_frame_size=...) "
+                "if such values are expected)")
         buffers = [self._load_buffer(entry, i, record_path) for i, entry in enumerate(entries)]
         pieces, _ = frame_pieces([in_band], buffers)
         if pieces_digest(pieces) != digest:
@@ -187,8 +208,8 @@ class Store:
         length, blob = entry
         path = self._blob_path(blob)
         try:
-            with open(path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
+            f, size = self._open_stored(path, f"blob (buffer {index} of the value record {record_path})")
+            with f:
                 if size != length:
                     raise IntegrityError(
                         f"blob {path} (buffer {index} of the value record {record_path}) holds {size} bytes, "
@@ -205,6 +226,16 @@ class Store:
                 "put the value again to restore it"
             )
         return memoryview(data)
+
+    @staticmethod
+    def _open_stored(path: str, what: str) -> tuple[Any, int]:
+        """(open file, size) of a stored regular file; IntegrityError for anything else under its name
+        (a FIFO would block the reader, a device such as /dev/zero never ends, a directory ...)."""
+        try:
+            return open_regular(path)
+        except (ValueError, IsADirectoryError) as error:
+            raise IntegrityError(f"{what} is not a file serreg wrote: {error}; put the value again "
+                                 "to replace it") from error
 
     def _blame(self, digest: bytes, entries: Any, buffers: Any, record_path: str) -> None:
         for index, (entry, buffer) in enumerate(zip(entries, buffers)):
@@ -246,12 +277,13 @@ def _digest_bytes(digest: Digest) -> bytes:
 def _holds(path: str, size: int, sha256: bytes) -> bool:
     """True if the file at ``path`` has ``size`` bytes hashing to ``sha256`` (read in chunks)."""
     try:
-        with open(path, "rb") as f:
-            if os.fstat(f.fileno()).st_size != size:
-                return False
-            hasher = hashlib.sha256()
-            for chunk in iter(lambda: f.read(_HASH_CHUNK), b""):
-                hasher.update(chunk)
-    except FileNotFoundError:
-        return False
+        f, found = open_regular(path)
+    except (FileNotFoundError, ValueError, IsADirectoryError):
+        return False  # missing, or something else under its name (a FIFO ...): written again, by rename
+    with f:
+        if found != size:
+            return False
+        hasher = hashlib.sha256()
+        for chunk in iter(lambda: f.read(_HASH_CHUNK), b""):
+            hasher.update(chunk)
     return hasher.digest() == sha256

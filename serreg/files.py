@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 import time
 from types import ModuleType
@@ -35,6 +36,7 @@ __all__ = [
     "STALE_AFTER_SECONDS",
     "TEMPORARY_PREFIX",
     "lock_shared",
+    "open_regular",
     "process_is_alive",
     "remove_stale_files",
     "write_atomically",
@@ -82,6 +84,32 @@ def write_atomically(path: str, pieces: Iterable[Any], *, mode: Optional[int] = 
     if clean:
         remove_stale_files(directory, TEMPORARY_PREFIX)
     return written
+
+
+def open_regular(path: str) -> tuple[IO[bytes], int]:
+    """``(open file, size)`` of the regular file at ``path`` (a symbolic link is followed), for reading.
+
+    Anything else someone may have put under that name is refused with ``IsADirectoryError`` or a
+    ``ValueError`` saying what it is, before a byte is read: a FIFO (opened without waiting for a writer,
+    which would block forever), a device such as ``/dev/zero`` (endless), a socket or a directory.
+    ``FileNotFoundError`` and ``PermissionError`` are raised as ``open`` raises them.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        status = os.fstat(fd)
+        if stat.S_ISDIR(status.st_mode):
+            raise IsADirectoryError(21, "Is a directory", path)
+        if not stat.S_ISREG(status.st_mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(status.st_mode) else "a character device" if stat.S_ISCHR(status.st_mode)
+                    else "a block device" if stat.S_ISBLK(status.st_mode) else "a socket" if stat.S_ISSOCK(status.st_mode)
+                    else "not a regular file")
+            raise ValueError(f"{path} is {kind}, not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), status.st_size
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def lock_shared(fd: int) -> None:

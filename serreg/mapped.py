@@ -35,7 +35,7 @@ from typing import IO, Any, Optional, Union
 
 from ._default import default_registry
 from .errors import DeserializationError
-from .files import lock_shared, write_atomically
+from .files import lock_shared, open_regular, write_atomically
 from .limits import Limits
 from .registry import Registry
 from .result import SerializationResult
@@ -111,7 +111,11 @@ def load(path: PathLike, *, mmap: bool = True, trusted: bool = False, key: Optio
     limits = registry.limits if limits is None else limits
     where = os.fspath(path)
     data: Union[_mmap.mmap, bytes]
-    with open(where, "rb") as f:
+    try:
+        f, _ = open_regular(where)  # a FIFO would block, a device never end
+    except ValueError as error:
+        raise DeserializationError(f"{error}: not a frame file; nothing was read", offset=0) from error
+    with f:
         if mmap:
             data = map_frame(f.fileno(), limits, where)
         else:

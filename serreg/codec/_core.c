@@ -106,8 +106,9 @@ typedef struct {
     PyObject *packed_type[N_AS_IS], *packed_hash[N_AS_IS], *unpacked_type[N_AS_IS];
     uint64_t unpacked_hash[N_AS_IS];
     /* One implicit struct instance at the top level (_core_implicit_top.h): ClassIDHash("serreg.pyobjects"),
-       the context variables that keep it from being written, and what the Python writer and reader published. */
-    PyObject *implicit_hash, *implicit_guards, *implicit_writes, *implicit_read;
+       the context variables that keep it from being written, and what the Python writer and reader published;
+       implicit_last: the entry of implicit_writes used last (cleared whenever implicit_writes is replaced). */
+    PyObject *implicit_hash, *implicit_guards, *implicit_writes, *implicit_read, *implicit_last;
 } Codec;
 
 static PyTypeObject CodecType;
@@ -153,11 +154,13 @@ static Py_ssize_t object_slot(PyTypeObject *type, const char *name) {
 #include "_core_decode_refuse.h"
 #include "_core_decode.h"
 #include "_core_unpack.h"
+#include "_core_implicit_build.h"
 #include "_core_structs_decode.h"
 #include "_core_structs_list_decode.h"
 #include "_core_top_setup.h"
 #include "_core_structs_top.h"
 #include "../wire/_frame_layout.h"
+#define WALK_DICT_NEXT dict_next
 #include "../implicit/_walk_core.h"
 #include "_core_implicit_class.h"
 #include "_core_implicit_top.h"
@@ -198,6 +201,7 @@ static int Codec_traverse(Codec *self, visitproc visit, void *arg) {
     Py_VISIT(self->implicit_guards);
     Py_VISIT(self->implicit_writes);
     Py_VISIT(self->implicit_read);
+    Py_VISIT(self->implicit_last);
     return 0;
 }
 
@@ -217,6 +221,7 @@ static int Codec_clear(Codec *self) {
     Py_CLEAR(self->implicit_guards);
     Py_CLEAR(self->implicit_writes);
     Py_CLEAR(self->implicit_read);
+    Py_CLEAR(self->implicit_last);
     return 0;
 }
 
@@ -316,6 +321,7 @@ static PyMethodDef module_methods[] = {
      "result without buffers may be left untracked by the garbage collector (see _core_top_setup.h)."},
     {"set_top_value", set_top_value, METH_VARARGS,
      "set_top_value(DecodeState, OutOfBandBuffers, NO_BUFFERS): what top_value builds a call's state from."},
+    DICT_LAYOUT_METHODS
     {NULL, NULL, 0, NULL},
 };
 

@@ -41,6 +41,10 @@ typedef struct {
     PyObject *struct_plans, *struct_readers, *struct_leaves; /* the struct table in scope, read at the first ext 1 */
     int plain_top; /* unpack_top: a value that calls a serializer is not plain (-1, no error set) */
     int struct_top; /* unpack_top of a struct table's value: its structs are read here (DecodeScope set) */
+    /* The document's own array, when complete, made by build_top from its n items (all taken, *taken set,
+       when it returns a value or an error) instead of a list: a top-level implicit struct instance's. */
+    PyObject *(*build_top)(const void *arg, PyObject **items, Py_ssize_t n, int *taken);
+    const void *build_top_arg;
     /* Last, so that a caller setting both zeroes only what comes before them (DEC_ZEROED). */
     Tables t;
     char allowed[N_KINDS];

@@ -100,28 +100,8 @@ static PyObject *map_from_shape(PyObject *const *items, Py_ssize_t n, int *faile
     for (Py_ssize_t i = 0; i < n; i++) {
         if (shape->keys[i] != items[2 * i]) return NULL;
     }
-    PyObject *out = PyDict_Copy(shape->dict);
-    if (out == NULL) {
-        *failed = 1;
-        return NULL;
-    }
-    DictUnicodeEntry *entries = ((PyDictObject *)out)->ma_values == NULL &&
-                                ((DictKeys *)((PyDictObject *)out)->ma_keys)->dk_kind == DICT_KEYS_UNICODE
-                                ? dict_entries(out) : NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (entries == NULL || entries[i].me_key != items[2 * i] || entries[i].me_value != Py_None) {
-            Py_DECREF(out); /* not the table it was (never seen): built key by key */
-            return NULL;
-        }
-    }
-    int track = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *v = items[2 * i + 1];
-        entries[i].me_value = v; /* its reference, taken */
-        Py_DECREF(Py_None);
-        track |= PyType_IS_GC(Py_TYPE(v)) && (!PyTuple_CheckExact(v) || PyObject_GC_IsTracked(v));
-    }
-    if (track && !PyObject_GC_IsTracked(out)) PyObject_GC_Track(out);
+    PyObject *out = dict_copy_filled(shape->dict, items, items + 1, n, 2);
+    if (out == NULL && PyErr_Occurred()) *failed = 1; /* else not the table it was (never seen): built key by key */
     return out;
 }
 
@@ -140,20 +120,8 @@ static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) 
         shape->print = print;
         return;
     }
-    PyObject *dict = PyDict_New(); /* grown from empty: a table of str keys (presized, a general one) */
-    for (Py_ssize_t i = 0; dict != NULL && i < n; i++) {
-        if (PyDict_SetItem(dict, items[2 * i], Py_None) < 0) Py_CLEAR(dict);
-    }
-    if (dict == NULL) { PyErr_Clear(); return; }
-    DictKeys *keys = (DictKeys *)((PyDictObject *)dict)->ma_keys;
-    int laid_out = ((PyDictObject *)dict)->ma_values == NULL && keys->dk_kind == DICT_KEYS_UNICODE &&
-                   keys->dk_nentries == n;
-    for (Py_ssize_t i = 0; laid_out && i < n; i++) {
-        DictUnicodeEntry *e = &((DictUnicodeEntry *)dict_entries(dict))[i];
-        laid_out = e->me_key == items[2 * i] && e->me_value == Py_None;
-    }
-    if (!laid_out) {
-        Py_DECREF(dict);
+    PyObject *dict = dict_like_of(items, n, 2);
+    if (dict == NULL) {
         shape->print = ~print; /* not made again for the next such map */
         return;
     }
@@ -175,6 +143,12 @@ static void map_shape_keep(PyObject *const *items, Py_ssize_t n, PyObject *out) 
 static PyObject *build_container(Dec *d, DFrame *f) {
     Py_ssize_t n = d->nvals - f->vstart;
     PyObject **items = d->vals + f->vstart, *out;
+    if (f->kind == D_ARRAY && d->sp == 1 && d->build_top != NULL) { /* the document's own array */
+        int taken = 0;
+        out = d->build_top(d->build_top_arg, items, n, &taken);
+        if (taken) d->nvals = f->vstart;
+        return out; /* NULL, no error set: not built (not plain) */
+    }
     if (f->kind == D_ARRAY) {
         out = list_of(items, n);
         if (out == NULL) return NULL;

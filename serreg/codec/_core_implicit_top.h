@@ -41,29 +41,40 @@ static int implicit_unguarded(Codec *self) {
     return 1;
 }
 
+/* 1 if obj's class is that of the entry serialize_top used last (its plan holds the class: the same
+ * class, not another one at its address). */
+static inline int implicit_met_last(Codec *self, PyObject *obj) {
+    return self->implicit_last != NULL &&
+           ((StructPlan *)PyTuple_GET_ITEM(self->implicit_last, IW_PLAN))->cls == (PyObject *)Py_TYPE(obj);
+}
+
 /* The plan of obj's class when serialize_top writes obj as the one implicit instance of its frame, and
  * the frame's head (*entry: the published entry, a new reference); NULL (no error set) otherwise. The
- * class check may run Python code (a module's __getattr__): *t is read again after it. */
+ * class check may run Python code (a module's __getattr__): *t is read again after it. The kinds of an
+ * entry are a dict its writer never changes (serreg/implicit/writer.py), in which its class is plain
+ * (checked when it was published): the walk is told so. */
 static StructPlan *implicit_top_plan(Codec *self, Tables *t, PyObject *obj, PyObject **entry) {
     if (self->implicit_writes == NULL || self->implicit_guards == NULL || self->implicit_hash == NULL ||
         structs_hash == NULL)
         return NULL;
     PyTypeObject *cls = Py_TYPE(obj);
-    PyObject *found = PyDict_GetItemWithError(self->implicit_writes, (PyObject *)cls);
+    PyObject *found = self->implicit_last;
+    if (!implicit_met_last(self, obj)) {
+        found = PyDict_GetItemWithError(self->implicit_writes, (PyObject *)cls);
+        if (found != NULL) Py_XSETREF(self->implicit_last, Py_NewRef(found));
+    }
     if (found == NULL || PyTuple_GET_ITEM(found, IW_SNAPSHOT) != self->cached_snapshot) {
         if (PyErr_Occurred()) PyErr_Clear();
         return NULL;
     }
     Py_INCREF(found); /* the class check below may run Python code (a module's __getattr__) */
     StructPlan *plan = (StructPlan *)PyTuple_GET_ITEM(found, IW_PLAN);
-    PyObject *kinds = PyTuple_GET_ITEM(found, IW_KINDS), *kind = NULL, *unknown = NULL;
+    PyObject *kinds = PyTuple_GET_ITEM(found, IW_KINDS), *unknown = NULL;
     WalkNames names = {cls, plan->names};
-    /* cls's kind looked up last, after the checks that may run Python code: the walk is told it */
     if (!implicit_unguarded(self) ||
         !implicit_class_holds(cls, PyTuple_GET_ITEM(found, IW_QUALNAME), PyTuple_GET_ITEM(found, IW_CHECK)) ||
         top_tables(self, t) < 0 || PyTuple_GET_ITEM(found, IW_SNAPSHOT) != self->cached_snapshot ||
-        (kind = PyDict_GetItemWithError(kinds, (PyObject *)cls)) == NULL || !PyLong_CheckExact(kind) ||
-        PyLong_AsLong(kind) != WALK_PLAIN || walk_run(obj, kinds, NULL, &names, &unknown, cls) != WALK_OK) {
+        walk_run(obj, kinds, NULL, &names, &unknown, cls) != WALK_OK) {
         if (PyErr_Occurred()) PyErr_Clear();
         Py_DECREF(found);
         return NULL;
@@ -92,6 +103,37 @@ static PyObject *implicit_frame(Codec *self, Enc *e, PyObject *entry, PyObject *
     return frame;
 }
 
+/* What a top-level implicit instance's array is read as: an instance of cls, by one of plans. */
+typedef struct {
+    PyTypeObject *cls;
+    PyObject *plans;
+} ImplicitTop;
+
+/* The instance of arg's class from its decoded array items[0..n) ([index, values...]) when the index is
+ * that of a plan of the class and the values are its fields: the items are then taken (*taken), the
+ * values given to the instance. NULL otherwise: no error set and nothing taken when the array is not
+ * such, an error (all taken) when the instance could not be made. Made by plan_build as the struct reader
+ * makes an instance whose fields its plan checks (build_checked). */
+static PyObject *implicit_instance(const void *arg, PyObject **items, Py_ssize_t n, int *taken) {
+    const ImplicitTop *top = arg;
+    if (n < 1 || !PyLong_CheckExact(items[0])) return NULL;
+    Py_ssize_t index = PyLong_AsSsize_t(items[0]);
+    if (index < 0 || index >= PyList_GET_SIZE(top->plans)) {
+        PyErr_Clear();
+        return NULL;
+    }
+    StructPlan *plan = (StructPlan *)PyList_GET_ITEM(top->plans, index);
+    if (!IS_PLAN(plan) || plan->cls != (PyObject *)top->cls || n != plan->n + 1 || !plan->c_checked) return NULL;
+    for (Py_ssize_t k = 0; k < plan->n; k++) {
+        if (plan->fields[k].code != FT_ANY && !value_fits(&plan->fields[k], items[k + 1])) return NULL;
+    }
+    *taken = 1;
+    Py_DECREF(items[0]);
+    PyObject *obj = plan_build(plan, items + 1); /* takes the values */
+    if (obj != NULL && Py_TYPE(obj) != top->cls) Py_CLEAR(obj); /* (not plain: no error set) */
+    return obj;
+}
+
 /* The value of a serreg.pyobjects section p[0..n) (after its ClassIDHash) that starts with the prefix
  * published by its reader; NotImplemented otherwise. */
 static PyObject *unpack_implicit(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, long long max_depth) {
@@ -118,34 +160,19 @@ static PyObject *unpack_implicit(Codec *self, Tables *t, const unsigned char *p,
         top_tables(self, &now) < 0 || PyTuple_GET_ITEM(entry, IR_SNAPSHOT) != self->cached_snapshot)
         goto done;
     t = &now;
-    /* The instance array as the ext 1 it is inside a document (the reader's _ext1). */
-    unsigned char small[256], *doc = m + 6 <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc(m + 6);
-    if (doc == NULL) { PyErr_NoMemory(); goto done; }
-    Py_ssize_t at = 0;
-    if (m == 1 || m == 2 || m == 4 || m == 8 || m == 16) {
-        doc[at++] = m == 1 ? 0xd4 : m == 2 ? 0xd5 : m == 4 ? 0xd6 : m == 8 ? 0xd7 : 0xd8;
-    } else if (m < 256) {
-        doc[at++] = 0xc7;
-        doc[at++] = (unsigned char)m;
-    } else if (m < 65536) {
-        doc[at++] = 0xc8;
-        doc[at++] = (unsigned char)(m >> 8);
-        doc[at++] = (unsigned char)m;
-    } else if ((uint64_t)m <= 0xffffffffULL) {
-        doc[at++] = 0xc9;
-        for (int s = 24; s >= 0; s -= 8) doc[at++] = (unsigned char)((uint64_t)m >> s);
-    } else {
-        if (doc != small) PyMem_Free(doc);
-        value = Py_NewRef(Py_NotImplemented);
+    /* The instance array read as the reader reads the ext 1 holding it (one level deep, its items two), with
+       the table's plans, readers and leaves given to the decoder, not its DecodeScope set (no table is in
+       scope, checked above): whatever would read the scope itself (the pure codec, a Python reader of a
+       list of instances) finds none and fails, and the full path then reads the frame. The instance is
+       made from the array's items once they are read (implicit_instance), with no list in between. */
+    PyObject *const *lists = &PyTuple_GET_ITEM(entry, IR_PLANS);
+    if (max_depth >= 0 && max_depth < 2) {
+        value = Py_NewRef(Py_NotImplemented); /* refused by the full path */
         goto done;
     }
-    doc[at++] = 0x01;
-    memcpy(doc + at, p + k, m);
-    /* The table's plans, readers and leaves given to the decoder, not its DecodeScope set (no table is in
-       scope, checked above): whatever would read the scope itself (the pure codec, a Python reader of a
-       list of instances) finds none and fails, and the full path then reads the frame. */
-    value = struct_value(self, t, doc, at + m, 1, max_depth, &PyTuple_GET_ITEM(entry, IR_PLANS));
-    if (doc != small) PyMem_Free(doc);
+    ImplicitTop top = {cls, lists[0]};
+    TopBuild build = {implicit_instance, &top};
+    value = struct_value(self, t, p + k, m, 2, max_depth, lists, &build);
     if (value != NULL && value != Py_NotImplemented && Py_TYPE(value) != cls) Py_SETREF(value, Py_NewRef(Py_NotImplemented));
 done:
     Py_DECREF(entry);
@@ -178,6 +205,7 @@ static PyObject *Codec_bind_implicit(Codec *self, PyObject *const *args, Py_ssiz
 static PyObject *Codec_publish_implicit(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs == 1 && args[0] == Py_None) {
         Py_CLEAR(self->implicit_writes);
+        Py_CLEAR(self->implicit_last);
         Py_RETURN_NONE;
     }
     if (nargs != 6 || !PyType_Check(args[0]) || !IS_PLAN(args[2]) || !PyDict_CheckExact(args[3]) ||
@@ -191,6 +219,12 @@ static PyObject *Codec_publish_implicit(Codec *self, PyObject *const *args, Py_s
     }
     int by_name = PyObject_IsTrue(args[5]);
     if (by_name < 0) return NULL;
+    PyObject *kind = PyDict_GetItemWithError(args[3], args[0]);
+    if (kind == NULL && PyErr_Occurred()) return NULL;
+    if (kind == NULL || !PyLong_CheckExact(kind) || PyLong_AsLong(kind) != WALK_PLAIN) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE; /* not a plain class in its kinds (the walk would give it up): not published */
+    }
     PyObject *kept = self->implicit_writes == NULL ? NULL : PyDict_GetItemWithError(self->implicit_writes, args[0]);
     if (kept == NULL && PyErr_Occurred()) return NULL;
     if (kept != NULL && PyTuple_GET_ITEM(kept, IW_SNAPSHOT) == args[1] && PyTuple_GET_ITEM(kept, IW_PLAN) == args[2] &&
@@ -225,6 +259,7 @@ static PyObject *Codec_publish_implicit(Codec *self, PyObject *const *args, Py_s
         return NULL;
     }
     Py_XSETREF(self->implicit_writes, writes);
+    Py_CLEAR(self->implicit_last);
     Py_RETURN_NONE;
 }
 

@@ -50,6 +50,9 @@ typedef struct {
     /* B_IMPLICIT: no field name is a data descriptor of the class (as of version_tag), so setting the
        attribute puts it into the instance's own attributes exactly as filling its __dict__ would. */
     int implicit_direct;
+    /* B_IMPLICIT: {name: None} in the fields' order, copied for each instance's __dict__ (_core_implicit_build.h);
+       Py_None when its table is not laid out as mirrored; NULL until the first instance is built. */
+    PyObject *state_like;
 } StructPlan;
 
 static PyTypeObject StructPlanType;
@@ -225,6 +228,7 @@ static int Plan_traverse(StructPlan *self, visitproc visit, void *arg) {
     Py_VISIT(self->names);
     Py_VISIT(self->converters);
     Py_VISIT(self->setters);
+    Py_VISIT(self->state_like);
     for (Py_ssize_t i = 0; self->fields != NULL && i < self->n; i++) {
         int r = tnode_visit(&self->fields[i], visit, arg);
         if (r) return r;
@@ -242,6 +246,7 @@ static int Plan_clear(StructPlan *self) {
     Py_CLEAR(self->names);
     Py_CLEAR(self->converters);
     Py_CLEAR(self->setters);
+    Py_CLEAR(self->state_like);
     if (self->fields != NULL) {
         for (Py_ssize_t i = 0; i < self->n; i++) tnode_clear(&self->fields[i]);
         PyMem_Free(self->fields);

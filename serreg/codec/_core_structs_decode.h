@@ -132,6 +132,7 @@ static PyObject *plan_build(StructPlan *plan, PyObject **vals) {
         for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(vals[i]);
         return obj;
     }
+    if (plan->build == B_IMPLICIT && (obj = implicit_build(plan, vals)) != NOT_BUILT) return obj;
     if (plan->build == B_TUPLE) {
         PyObject *items = PyTuple_New(n);
         if (items == NULL) goto fail;

@@ -291,12 +291,17 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
             /* A field written before may have run Python code that changed the __dict__: each key is
                the plan's name at its place again, or the pure codec's writer writes the instance. */
             PyObject *key, *name = PyTuple_GET_ITEM(plan->names, i);
-            if (PyDict_GET_SIZE(state) != plan->n || !PyDict_Next(state, &state_pos, &key, &v)) { r = -2; break; }
+            if (PyDict_GET_SIZE(state) != plan->n || !dict_next(state, &state_pos, &key, &v)) { r = -2; break; }
             if (key != name && (!PyUnicode_CheckExact(key) || PyUnicode_Compare(key, name) != 0)) {
                 PyErr_Clear();
                 r = -2;
                 break;
             }
+            /* A plain leaf of a field of type any, or a short list of them, written as the codec writes it
+               (no code run). */
+            if (plan->fields[i].code == FT_ANY &&
+                ((r = enc_plain_leaf(o, v, e->t.native_overrides)) <= 0 || (r = enc_plain_list(e, v)) <= 0))
+                continue;
             Py_INCREF(v);
         } else if (slots != NULL && (v = *(PyObject **)((char *)obj + slots[i])) != NULL) {
             Py_INCREF(v);

@@ -47,6 +47,27 @@ static int enc_generic(Enc *e, PyObject *v, int depth) {
     return enc_drain(e, base);
 }
 
+/* A short list of plain leaves written as the codec writes any value (an array header, then each
+ * item as enc_plain_leaf writes it, as enc_drain does; its first item native, it is no list of
+ * instances): 0, or 1 when v is not one (nothing written), -1 on error. No code runs meanwhile. */
+#define PLAIN_LIST_MAX 15 /* a fixarray */
+static int enc_plain_list(Enc *e, PyObject *v) {
+    if (Py_TYPE(v) != &PyList_Type || (e->t.native_overrides & N_LIST)) return 1;
+    Py_ssize_t n = PyList_GET_SIZE(v), start = e->out.len;
+    if (n == 0 || n > PLAIN_LIST_MAX) return 1;
+    RESERVE(&e->out, 1);
+    put1(&e->out, (unsigned char)(0x90 | n));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int r = enc_plain_leaf(&e->out, PyList_GET_ITEM(v, i), e->t.native_overrides);
+        if (r < 0) return r;
+        if (r) {
+            e->out.len = start; /* not plain: written the general way */
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* A msgpack int in its shortest form (pack_sint's bytes), with room for it reserved here. */
 static inline int put_int(Out *o, long long x) {
     RESERVE(o, 9);

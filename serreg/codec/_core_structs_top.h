@@ -7,7 +7,10 @@
 static StructPlan *top_struct_plan(Tables *t, PyObject *obj) {
     if (t->ext_writers == NULL || structs_hash == NULL) return NULL;
     PyObject *w = PyDict_GetItemWithError(t->ext_writers, (PyObject *)Py_TYPE(obj));
-    if (w == NULL) { PyErr_Clear(); return NULL; }
+    if (w == NULL) {
+        if (PyErr_Occurred()) PyErr_Clear();
+        return NULL;
+    }
     return IS_PLAN(w) && ((StructPlan *)w)->class_hash != NULL ? (StructPlan *)w : NULL;
 }
 
@@ -59,11 +62,20 @@ static PyObject *top_result_frame(Enc *e, PyObject **hash, const char *body, Py_
 /* A struct table's value (after its ClassIDHash) read as unpack_plain_value reads a plain one, its
  * struct instances read here (the table's DecodeScope is set, or its plans, readers and leaves given in
  * scope_lists), at the depth the full path reads it at; NotImplemented for anything else (the full path
- * reads it and words any error). */
+ * reads it and words any error). A value that is an array is made by top (Dec.build_top), when given. */
+typedef struct {
+    PyObject *(*build)(const void *arg, PyObject **items, Py_ssize_t n, int *taken);
+    const void *arg;
+} TopBuild;
+
 static PyObject *struct_value(Codec *self, Tables *t, const unsigned char *p, Py_ssize_t n, long long depth,
-                              long long max_depth, PyObject *const *scope_lists) {
+                              long long max_depth, PyObject *const *scope_lists, const TopBuild *top) {
     Dec d;
     memset(&d, 0, DEC_ZEROED);
+    if (top != NULL) {
+        d.build_top = top->build;
+        d.build_top_arg = top->arg;
+    }
     if (scope_lists != NULL) {
         d.struct_plans = Py_NewRef(scope_lists[0]);
         d.struct_readers = Py_NewRef(scope_lists[1]);
@@ -176,10 +188,10 @@ static PyObject *unpack_struct_section(Codec *self, Tables *t, const unsigned ch
     const unsigned char *body = p + offset + HASH_SIZE;
     Py_ssize_t m = n - offset - HASH_SIZE;
     if (value_type != NULL) { /* a list, a dict ...: read as its serializer reads it, two levels deep */
-        if (max_depth < 0 || max_depth >= 2) value = struct_value(self, t, body, m, 2, max_depth, NULL);
+        if (max_depth < 0 || max_depth >= 2) value = struct_value(self, t, body, m, 2, max_depth, NULL, NULL);
         if (value != NULL && value != Py_NotImplemented && (PyObject *)Py_TYPE(value) != value_type) Py_CLEAR(value);
     } else { /* a struct: its instance array */
-        PyObject *items = max_depth < 0 || max_depth >= 1 ? struct_value(self, t, body, m, 1, max_depth, NULL)
+        PyObject *items = max_depth < 0 || max_depth >= 1 ? struct_value(self, t, body, m, 1, max_depth, NULL, NULL)
                                                           : Py_NewRef(Py_NotImplemented);
         if (items != NULL && items != Py_NotImplemented) {
             value = top_instance(scope, items, p + offset);

@@ -50,9 +50,15 @@ static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     int ext;
     PyObject *hash = top_class_hash(self, &e.t, obj, &ext);
     StructPlan *top_plan = NULL; /* a struct: its inner section is its instance array (FORMAT 10.1) */
-    if (hash == NULL && !PyErr_Occurred() && (top_plan = top_struct_plan(&e.t, obj)) != NULL) hash = top_plan->class_hash;
     PyObject *implicit = NULL; /* one implicit struct instance: its published entry (_core_implicit_top.h) */
-    if (hash == NULL && !PyErr_Occurred() && (top_plan = implicit_top_plan(self, &e.t, obj, &implicit)) != NULL)
+    /* The class of the implicit entry used last first: published under the snapshot it is read with, it
+       is no struct class of that snapshot (the writer publishes only a class it found plain). */
+    int implicit_tried = hash == NULL && !PyErr_Occurred() && implicit_met_last(self, obj);
+    if (implicit_tried && (top_plan = implicit_top_plan(self, &e.t, obj, &implicit)) != NULL) hash = top_plan->class_hash;
+    if (implicit_tried && top_plan == NULL && top_tables(self, &e.t) < 0) return NULL; /* its class check may run code */
+    if (hash == NULL && !PyErr_Occurred() && (top_plan = top_struct_plan(&e.t, obj)) != NULL) hash = top_plan->class_hash;
+    if (hash == NULL && !implicit_tried && !PyErr_Occurred() &&
+        (top_plan = implicit_top_plan(self, &e.t, obj, &implicit)) != NULL)
         hash = top_plan->class_hash;
     if (hash == NULL) {
         if (PyErr_Occurred()) return NULL;

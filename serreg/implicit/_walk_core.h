@@ -20,34 +20,43 @@
 #define SERREG_WALK_CORE_H
 #include <stdint.h>
 
+/* PyDict_Next, or an includer's twin of it (the codec's reads CPython's tables, _core_dict_layout.h). */
+#ifndef WALK_DICT_NEXT
+#define WALK_DICT_NEXT PyDict_Next
+#endif
+
 enum { WALK_LEAF = 0, WALK_PLAIN = 1, WALK_REFUSE = 2 };
 enum { WALK_OK = 0, WALK_GIVE_UP = 1, WALK_UNKNOWN = 2 };
 
 #define WALK_INLINE 32 /* entries of the set and the stack held in the walk's own memory */
 
 typedef struct {
-    uintptr_t *slots;
+    uintptr_t *slots; /* NULL until a second object is remembered: the first is kept in `first` */
     size_t mask, used;
+    uintptr_t first;
     uintptr_t small[WALK_INLINE];
 } WalkSeen;
 
+static inline size_t walk_seen_slot(uintptr_t p, size_t mask) {
+    return (size_t)((p >> 4) * 0x9E3779B97F4A7C15ULL) & mask;
+}
+
 static int walk_seen_grow(WalkSeen *s) {
     /* Small first, in place (a value holding a few objects allocates nothing), then large at once. */
-    size_t cap;
-    uintptr_t *slots;
     if (s->slots == NULL) {
-        cap = WALK_INLINE;
-        slots = s->small;
-        memset(slots, 0, sizeof s->small);
-    } else {
-        cap = s->mask + 1 < 256 ? 256 : 2 * (s->mask + 1);
-        slots = PyMem_Calloc(cap, sizeof(uintptr_t));
-        if (slots == NULL) { PyErr_NoMemory(); return -1; }
+        memset(s->small, 0, sizeof s->small);
+        if (s->used == 1) s->small[walk_seen_slot(s->first, WALK_INLINE - 1)] = s->first;
+        s->slots = s->small;
+        s->mask = WALK_INLINE - 1;
+        return 0;
     }
-    for (size_t i = 0; s->slots != NULL && i <= s->mask; i++) {
+    size_t cap = s->mask + 1 < 256 ? 256 : 2 * (s->mask + 1);
+    uintptr_t *slots = PyMem_Calloc(cap, sizeof(uintptr_t));
+    if (slots == NULL) { PyErr_NoMemory(); return -1; }
+    for (size_t i = 0; i <= s->mask; i++) {
         uintptr_t p = s->slots[i];
         if (p == 0) continue;
-        size_t j = (size_t)((p >> 4) * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+        size_t j = walk_seen_slot(p, cap - 1);
         while (slots[j] != 0) j = (j + 1) & (cap - 1);
         slots[j] = p;
     }
@@ -59,11 +68,19 @@ static int walk_seen_grow(WalkSeen *s) {
 
 /* 1 if p was new (now remembered), 0 if met before, -1 on error. */
 static int walk_seen_add(WalkSeen *s, const void *ptr) {
+    uintptr_t p = (uintptr_t)ptr;
+    if (s->slots == NULL) {
+        if (s->used == 0) { /* the first: no table yet (most values remember one object, the root) */
+            s->first = p;
+            s->used = 1;
+            return 1;
+        }
+        if (p == s->first) return 0;
+    }
     if (s->slots == NULL || (s->used + 1) * 2 > s->mask + 1) {
         if (walk_seen_grow(s) < 0) return -1;
     }
-    uintptr_t p = (uintptr_t)ptr;
-    size_t j = (size_t)((p >> 4) * 0x9E3779B97F4A7C15ULL) & s->mask;
+    size_t j = walk_seen_slot(p, s->mask);
     while (s->slots[j] != 0) {
         if (s->slots[j] == p) return 0;
         j = (j + 1) & s->mask;
@@ -112,16 +129,21 @@ static inline int walk_push(WalkStack *st, PyObject *o) {
     return 0;
 }
 
-static int walk_push_all(WalkStack *st, PyObject *const *items, Py_ssize_t n, int held_once) {
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (walk_push(st, walk_held(items[i], held_once)) < 0) return -1;
-    }
-    return 0;
-}
-
 static inline int walk_is_atom(PyTypeObject *t) {
     return t == &PyUnicode_Type || t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type ||
            t == Py_TYPE(Py_None) || t == &PyBytes_Type || t == &PyComplex_Type;
+}
+
+/* A reference pushed, unless to an immutable atom (nothing to walk in it, never remembered). */
+static inline int walk_push_held(WalkStack *st, PyObject *o, int held_once) {
+    return walk_is_atom(Py_TYPE(o)) ? 0 : walk_push(st, walk_held(o, held_once));
+}
+
+static int walk_push_all(WalkStack *st, PyObject *const *items, Py_ssize_t n, int held_once) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (walk_push_held(st, items[i], held_once) < 0) return -1;
+    }
+    return 0;
 }
 
 /* The field names of the plain class met last (borrowed from found, or the caller's). */
@@ -159,10 +181,10 @@ static int walk_plain_fields(PyObject *obj, PyObject *found, WalkSeen *seen, Wal
     if (names == NULL) {
         PyObject *made = PyTuple_New(n);
         if (made == NULL) { r = -1; goto done; }
-        while (PyDict_Next(state, &pos, &key, &value)) {
+        while (WALK_DICT_NEXT(state, &pos, &key, &value)) {
             if (!PyUnicode_CheckExact(key) || i >= n) { Py_DECREF(made); goto done; }
             PyTuple_SET_ITEM(made, i++, Py_NewRef(key));
-            if (walk_push(st, walk_held(value, 1)) < 0) { Py_DECREF(made); r = -1; goto done; }
+            if (walk_push_held(st, value, 1) < 0) { Py_DECREF(made); r = -1; goto done; }
         }
         if (i != n) { Py_DECREF(made); goto done; }
         int set = PyDict_SetItem(found, (PyObject *)Py_TYPE(obj), made);
@@ -171,7 +193,7 @@ static int walk_plain_fields(PyObject *obj, PyObject *found, WalkSeen *seen, Wal
         goto done;
     }
     if (PyTuple_GET_SIZE(names) != n) goto done;
-    while (PyDict_Next(state, &pos, &key, &value)) {
+    while (WALK_DICT_NEXT(state, &pos, &key, &value)) {
         PyObject *name = PyTuple_GET_ITEM(names, i++);
         if (key != name) {
             if (!PyUnicode_CheckExact(key)) goto done;
@@ -179,7 +201,7 @@ static int walk_plain_fields(PyObject *obj, PyObject *found, WalkSeen *seen, Wal
             if (same == -1 && PyErr_Occurred()) { r = -1; goto done; }
             if (same != 0) goto done;
         }
-        if (walk_push(st, walk_held(value, 1)) < 0) { r = -1; goto done; }
+        if (walk_push_held(st, value, 1) < 0) { r = -1; goto done; }
     }
     r = 1;
 done:
@@ -221,7 +243,7 @@ static int walk_run(PyObject *obj, PyObject *kinds, PyObject *found, WalkNames *
             PyObject *key;
             Py_hash_t hash;
             while (_PySet_NextEntry(v, &pos, &key, &hash)) {
-                if (walk_push(&st, walk_held(key, once || t == &PySet_Type)) < 0) { failed = 1; break; }
+                if (walk_push_held(&st, key, once || t == &PySet_Type) < 0) { failed = 1; break; }
             }
             continue;
         }
@@ -236,8 +258,8 @@ static int walk_run(PyObject *obj, PyObject *kinds, PyObject *found, WalkNames *
         } else if (t == &PyDict_Type) {
             Py_ssize_t pos = 0;
             PyObject *key, *value;
-            while (PyDict_Next(v, &pos, &key, &value)) {
-                if (walk_push(&st, walk_held(key, 1)) < 0 || walk_push(&st, walk_held(value, 1)) < 0) {
+            while (WALK_DICT_NEXT(v, &pos, &key, &value)) {
+                if (walk_push_held(&st, key, 1) < 0 || walk_push_held(&st, value, 1) < 0) {
                     failed = 1;
                     break;
                 }
@@ -265,8 +287,8 @@ static int walk_run(PyObject *obj, PyObject *kinds, PyObject *found, WalkNames *
             }
         }
     }
-    if (seen.slots != seen.small) PyMem_Free(seen.slots);
-    if (st.items != st.small) PyMem_Free(st.items);
+    if (seen.slots != NULL && seen.slots != seen.small) PyMem_Free(seen.slots);
+    if (st.items != NULL && st.items != st.small) PyMem_Free(st.items);
     return failed ? -1 : status;
 }
 

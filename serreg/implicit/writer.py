@@ -215,7 +215,11 @@ class ImplicitWriter:
         return None
 
     def _classify(self, snapshot: Any, kinds: dict[type, int], value: Any) -> dict[type, int]:
-        """``kinds`` with ``type(value)`` classified (a new dict, bounded)."""
+        """``kinds`` with ``type(value)`` classified (a new dict, bounded).
+
+        A kinds dict is never changed once made: the compiled codec keeps the one it was published
+        with and relies on a class's kind in it staying what it was (``publish_implicit``).
+        """
         cls = type(value)
         registration = snapshot.current.get(cls)
         if registration is not None:

@@ -220,6 +220,18 @@ public final class InBandReader extends ScalarReader {
     }
 
     /**
+     * A view of the bytes from the position to the end of what this reader may read now, nothing
+     * read: it shares the in-band's memory and has an array whenever this reader reads an array.
+     * For a caller that scans values itself (a struct list's last str column, read as its
+     * instances are built) and then {@link #skip}s the bytes it took.
+     *
+     * @return the view
+     */
+    public ByteBuffer remainingView() {
+        return view(index(), end() - index());
+    }
+
+    /**
      * Reads the next value when it is a short ASCII str (a fixstr of bytes below 0x80: its text
      * is its bytes) and returns its text; otherwise reads nothing and returns null (the value is
      * then read by {@link #readString} or {@link #readValue}, with their checks and errors). For a

@@ -261,6 +261,20 @@ public final class InBandWriter extends ScalarWriter {
         patchExtHeader(headerAt, headerAt + RESERVED_EXT_HEADER, type);
     }
 
+    /**
+     * Takes back an extension begun with {@link #beginExtension} and everything written since (a
+     * writer that finds, part way through, that the value is to be written another way): the
+     * writer is back where it was before that call. Out-of-band buffers added since stay added.
+     *
+     * @param headerAt what {@link #beginExtension} returned
+     */
+    public void abandonExtension(int headerAt) {
+        if (headerAt < 0 || headerAt > pos) {
+            throw new IllegalArgumentException("no extension begun at " + headerAt + " (the writer is at " + pos + ")");
+        }
+        pos = headerAt;
+    }
+
     /** A value the writer does not write by itself: inline through its serializer, or as ext 0 / ext 1. */
     private InBandWriter writeByRegistration(Object value, RegistrationTable.Registration registration) {
         if (value instanceof OpaqueValue opaque) {

@@ -122,6 +122,8 @@ final class ColumnLayout {
         for (int j = 0; j < fields; j++) {
             if (cols[j] instanceof IntCursor c) {
                 c.finish(count);
+            } else if (cols[j] instanceof StrColumn s) {
+                s.finish();
             }
         }
     }

@@ -24,9 +24,12 @@ final class ColumnWriter {
         void extract(List<?> items, int count, Object[] cols);
     }
 
-    /** Walks {@code count} instances once, putting their fields where {@code sink} takes them. */
+    /**
+     * Walks {@code count} instances once, putting their fields where {@code sink} takes them, and
+     * stops before the first that is not of class {@code cls} (null included): how many it walked.
+     */
     interface DirectExtractor {
-        void extract(List<?> items, int count, ColumnSink sink);
+        int extract(List<?> items, int count, Class<?> cls, ColumnSink sink);
     }
 
     private ColumnWriter() {
@@ -57,7 +60,9 @@ final class ColumnWriter {
         // stand-ins are all carriers, so there such a list is ext 2).
         boolean oneClass = schema != null;
         Class<?> cls = first.getClass();
-        for (int i = 1; i < count; i++) {
+        ForClass columns = oneClass ? schema.columns() : null;
+        // A class whose walk writes columns on the way checks each instance's class in that walk.
+        for (int i = 1; i < (columns != null && columns.direct != null ? 0 : count); i++) {
             Object item = items.get(i);
             if (oneClass) {
                 if (item == null || item.getClass() != cls) {
@@ -71,7 +76,10 @@ final class ColumnWriter {
         int headerAt = out.beginExtension();
         out.writeArrayHeader(2 + fields).writeLong(StructFrames.indexOf(definition)).writeLong(count);
         if (oneClass) {
-            schema.columns().write(items, count, out);
+            if (!columns.write(items, count, cls, out)) {
+                out.abandonExtension(headerAt); // an instance of another class: the list stays an array
+                return false;
+            }
         } else {
             StructValue carrier = (StructValue) first;
             registry.carrierColumns(definition, carrier.classId(), carrier.fieldNames(), carrierTypes)
@@ -155,10 +163,13 @@ final class ColumnWriter {
             return f > 0 || streamsStr(kinds, types, f);
         }
 
-        void write(List<?> items, int count, InBandWriter out) {
+        /**
+         * Writes the columns of {@code count} instances; false when the walk of {@link #writeDirect}
+         * met one that is not of class {@code cls} (the caller takes back what was written).
+         */
+        boolean write(List<?> items, int count, Class<?> cls, InBandWriter out) {
             if (direct != null) {
-                writeDirect(items, count, out);
-                return;
+                return writeDirect(items, count, cls, out);
             }
             ColumnArrays arrays = ColumnArrays.take(kinds.length);
             try {
@@ -184,6 +195,7 @@ final class ColumnWriter {
             } finally {
                 arrays.giveBack();
             }
+            return true;
         }
 
         /** Writes columns {@code from ..} of {@code cols}, filled by an extractor. */
@@ -204,9 +216,11 @@ final class ColumnWriter {
          * fixed-width columns' bins reserved first and filled in place, the {@code str} column
          * after them written value by value as the walk gives them (its header first), the
          * remaining columns gathered into arrays and written after the walk. No column array is
-         * made for a column written on the way, and none is read back.
+         * made for a column written on the way, and none is read back. Each instance's class is
+         * checked as the walk reaches it (not in a walk of its own first): false at the first of
+         * another class, the caller then takes back the list's extension.
          */
-        private void writeDirect(List<?> items, int count, InBandWriter out) {
+        private boolean writeDirect(List<?> items, int count, Class<?> cls, InBandWriter out) {
             int[] at = new int[fixed];
             for (int k = 0; k < fixed; k++) {
                 at[k] = out.reserveBinary(Math.multiplyExact(fixedWidth(kinds[k], types[k]), count));
@@ -232,7 +246,9 @@ final class ColumnWriter {
                     cols = arrays.columns();
                 }
                 try {
-                    direct.extract(items, count, new ColumnSink(out, at, cols, where, types));
+                    if (direct.extract(items, count, cls, new ColumnSink(out, at, cols, where, types)) < count) {
+                        return false;
+                    }
                 } catch (SerregException e) {
                     throw e;
                 } catch (RuntimeException e) {
@@ -242,6 +258,7 @@ final class ColumnWriter {
                 if (cols != null) {
                     writeColumns(out, cols, count, rest);
                 }
+                return true;
             } finally {
                 if (arrays != null) {
                     arrays.giveBack();

@@ -113,11 +113,16 @@ final class CompiledCalls {
         if (define(DIRECT_TEMPLATE, extract) instanceof ColumnWriter.DirectExtractor x) {
             return x;
         }
-        return (items, count, sink) -> {
+        return (items, count, cls, sink) -> {
             try {
                 for (int i = 0; i < count; i++) {
-                    extract.invokeExact(items.get(i), sink, i);
+                    Object item = items.get(i);
+                    if (item == null || item.getClass() != cls) {
+                        return i;
+                    }
+                    extract.invokeExact(item, sink, i);
                 }
+                return count;
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Throwable t) {
