@@ -144,7 +144,7 @@ static inline PyObject *entry_deserialize_value(Codec *codec, PyObject *value) {
         Py_DECREF(codec);
         return result;
     }
-    result = with_buffers ? Py_NewRef(Py_NotImplemented) : unpack_top(codec, value, plain);
+    result = with_buffers ? top_bytes_frame(codec, value) : unpack_top(codec, value, plain);
     if (result == Py_NotImplemented) { /* not plain: read by its serializer (_core_top_value.h) */
         Py_DECREF(result);
         result = top_value(codec, value);

@@ -17,6 +17,10 @@
 #define FRAME_CLASS_ID_HASH_SIZE 8
 #define FRAME_NO_LIMIT UINT64_MAX
 
+/* The first 16 bytes of an unsigned frame of one out-of-band buffer: magic, format version 1, no flags,
+ * reserved, K = 1, reserved. */
+static const unsigned char FRAME_ONE_BUFFER_HEAD[16] = {'S', 'R', 'E', 'G', 1, 0, 0, 0, 1};
+
 /* Where a valid frame's parts are; its buffer table starts at FRAME_HEADER_SIZE. */
 typedef struct {
     uint64_t count;          /* K: out-of-band buffers */

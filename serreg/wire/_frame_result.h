@@ -98,27 +98,28 @@ done:
     return frame;
 }
 
-/* The first 16 bytes of an unsigned frame of one out-of-band buffer. */
-static const unsigned char ONE_BUFFER_HEAD[16] = {'S', 'R', 'E', 'G', 1, 0, 0, 0, 1};
-
 /* join_result of a result whose in-band pieces are two bytes objects and whose one buffer is a bytes object
  * (result.py's stand-in for the list of one memoryview of it: a top-level bytes value): the frame write_frame
  * writes (header, one table entry, the two pieces, zero padding, the buffer), with no views to take. */
 static PyObject *join_one_bytes(PyObject *class_hash, PyObject *in_band, PyObject *buffer) {
-    uint64_t hash_len = (uint64_t)PyBytes_GET_SIZE(class_hash), section = hash_len + (uint64_t)PyBytes_GET_SIZE(in_band);
-    uint64_t at = HEADER_SIZE + ENTRY_SIZE, offset = align64(at + section), length = (uint64_t)PyBytes_GET_SIZE(buffer);
+    uint64_t hash_len = (uint64_t)PyBytes_GET_SIZE(class_hash), in_len = (uint64_t)PyBytes_GET_SIZE(in_band);
+    uint64_t at = HEADER_SIZE + ENTRY_SIZE, offset = align64(at + hash_len + in_len), length = (uint64_t)PyBytes_GET_SIZE(buffer);
     if (offset + length > (uint64_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
     PyObject *frame = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(offset + length));
     if (frame == NULL) return NULL;
     unsigned char *out = (unsigned char *)PyBytes_AS_STRING(frame);
-    memcpy(out, ONE_BUFFER_HEAD, 16); /* magic, format version 1, flags, reserved, one buffer, reserved */
-    put_le(out + 16, section, 8);
+    /* The 64 bytes before the buffer zeroed first (the padding is among them; offset >= 64), then written over. */
+    memset(out + offset - ALIGNMENT, 0, ALIGNMENT);
+    memcpy(out, FRAME_ONE_BUFFER_HEAD, 16);
+    put_le(out + 16, hash_len + in_len, 8);
     put_le(out + 24, offset + length, 8);
     put_le(out + HEADER_SIZE, offset, 8);
     put_le(out + HEADER_SIZE + 8, length, 8);
-    memcpy(out + at, PyBytes_AS_STRING(class_hash), hash_len);
-    memcpy(out + at + hash_len, PyBytes_AS_STRING(in_band), section - hash_len);
-    memset(out + at + section, 0, offset - at - section); /* the padding only */
+    const char *hash = PyBytes_AS_STRING(class_hash), *section = PyBytes_AS_STRING(in_band);
+    if (hash_len == CLASS_ID_HASH_SIZE) memcpy(out + at, hash, CLASS_ID_HASH_SIZE); /* one store */
+    else memcpy(out + at, hash, hash_len);
+    if (in_len == 1) out[at + hash_len] = (unsigned char)section[0]; /* msgpack nil, the standard serializer's */
+    else memcpy(out + at + hash_len, section, in_len);
     memcpy(out + offset, PyBytes_AS_STRING(buffer), length);
     return frame;
 }
