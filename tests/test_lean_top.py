@@ -17,7 +17,21 @@ import pytest
 
 import serreg
 
+def _with_holes() -> dict[str, int]:
+    holes = {f"k{i}": i for i in range(8)}
+    for i in (0, 3, 7):
+        del holes[f"k{i}"]  # deleted entries in the table the short way walks
+    return holes
+
+
+class _Attrs:
+    def __init__(self) -> None:
+        self.x, self.y = 1, "two"
+
+
 EDGES = [
+    _with_holes(),
+    vars(_Attrs()),  # an instance's dict: a table shared by its class, values apart
     {},
     [],
     {"a": 1, "b": 2.5, "c": "hello", "d": [1, 2, 3], "e": True},

@@ -27,6 +27,41 @@ static inline int lean_leaf(Out *o, PyObject *obj) {
     return enc_plain_leaf(o, obj, 0) == 0 ? 0 : 1;
 }
 
+/* A dict's items in order, read as dict_next reads them (_core_dict_layout.h); a table of str keys holding its
+ * values walked in place, its layout checked once (the dict cannot change while the short way writes it). */
+typedef struct {
+    PyObject *dict;
+    Py_ssize_t pos;
+    const void *entry, *stop; /* DictUnicodeEntry, or NULL: dict_next */
+} LeanDictWalk;
+
+static inline LeanDictWalk lean_dict_walk(PyObject *dict) {
+    LeanDictWalk w = {dict, 0, NULL, NULL};
+#if DICT_LAYOUT_MIRRORED
+    DictKeys *keys = (DictKeys *)((PyDictObject *)dict)->ma_keys;
+    if (dict_layout_ok && ((PyDictObject *)dict)->ma_values == NULL && keys->dk_kind == DICT_KEYS_UNICODE) {
+        w.entry = dict_entries(dict);
+        w.stop = (const DictUnicodeEntry *)w.entry + keys->dk_nentries;
+    }
+#endif
+    return w;
+}
+
+static inline int lean_dict_next(LeanDictWalk *w, PyObject **key, PyObject **value) {
+#if DICT_LAYOUT_MIRRORED
+    if (w->entry != NULL) {
+        const DictUnicodeEntry *e = w->entry;
+        while (e < (const DictUnicodeEntry *)w->stop && e->me_value == NULL) e++; /* deleted entries */
+        if (e >= (const DictUnicodeEntry *)w->stop) return 0;
+        *key = e->me_key;
+        *value = e->me_value;
+        w->entry = e + 1;
+        return 1;
+    }
+#endif
+    return dict_next(w->dict, &w->pos, key, value);
+}
+
 /* A dict or list item into o: 0 written, 1 not here. */
 static int lean_container(Out *o, PyObject *obj, int depth);
 
@@ -39,10 +74,10 @@ static inline int lean_item_out(Out *o, PyObject *obj, int depth) {
 static int lean_container(Out *o, PyObject *obj, int depth) {
     if (depth >= LEAN_DEPTH || o->cap - o->len < 5) return 1;
     if (Py_TYPE(obj) == &PyDict_Type) {
-        Py_ssize_t pos = 0;
+        LeanDictWalk w = lean_dict_walk(obj);
         PyObject *key, *value;
         if (MAP_HEADER(o, PyDict_GET_SIZE(obj)) < 0) return 1;
-        while (dict_next(obj, &pos, &key, &value)) { /* no Python code runs here: the dict cannot change */
+        while (lean_dict_next(&w, &key, &value)) { /* no Python code runs here: the dict cannot change */
             if (lean_leaf(o, key) || lean_item_out(o, value, depth + 1)) return 1;
         }
         return 0;
