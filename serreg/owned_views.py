@@ -11,7 +11,10 @@ crashes the process. ``memoryview(view)`` of a memoryview shares its managed
 buffer instead and exports nothing, so a result keeps, for each such buffer, a
 view made that way: the same memory, shape, format and writability, no copy.
 Only a part of such an export that cannot be rebuilt from the memoryview it
-exports (a slice or a cast of ``memoryview(PickleBuffer(view))``) is copied.
+exports (a slice or a cast of ``memoryview(PickleBuffer(view))``) is copied; a
+part that is not contiguous (``[::-1]``, ``[::2]``) is copied with its rows in
+reverse order and kept as a reversed view of the copy, so it still reads the
+same items and a frame still refuses it as not contiguous.
 """
 
 from __future__ import annotations
@@ -56,14 +59,30 @@ def _rebuilt(view: memoryview, exporter: memoryview) -> memoryview:
             return flat
     if view.readonly and not shared.readonly and _same_layout(view, shared.toreadonly()):
         return shared.toreadonly()
-    if not view.contiguous:
-        return view  # refused as a view that is not contiguous where it is written, with those words
+    if not view.contiguous and view.ndim and view.shape[0] > 1:  # type: ignore[index]
+        return _backwards_copy(view)
     copy = view.tobytes()  # a part of the export at an offset no view of the exporter names: C order, as cast reads
     flat = memoryview(copy if view.readonly else bytearray(copy))
     try:
         return flat.cast(view.format, view.shape) if view.format != "B" or view.ndim != 1 else flat  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return flat
+
+
+def _backwards_copy(view: memoryview) -> memoryview:
+    # A part of the export that is not contiguous (a reversed or stepped slice): its bytes copied with its rows
+    # (items along the first dimension) in reverse order, read back through a reversed view of the copy. So it
+    # stays a view that is not contiguous, refused where a frame is written ("out-of-band buffer i is not
+    # contiguous") as it was, and in-process it reads the same items; it holds an export of the copy only.
+    rows = view.shape[0]  # type: ignore[index]
+    copy = memoryview(view.tobytes()).cast("B", [rows, view.nbytes // rows])[::-1].tobytes()
+    flat = memoryview(copy if view.readonly else bytearray(copy))
+    shaped: memoryview
+    try:
+        shaped = flat.cast(view.format, view.shape)  # type: ignore[call-overload]
+    except (TypeError, ValueError):  # a format cast cannot name (``<d``, a struct): rows of bytes
+        shaped = flat.cast("B", [rows, view.nbytes // rows])
+    return shaped[::-1]
 
 
 def _same_layout(view: memoryview, other: memoryview) -> bool:

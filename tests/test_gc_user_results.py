@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pickle
 import textwrap
+from typing import Any
 
 import numpy as np
 import pytest
@@ -96,6 +97,21 @@ _SCENARIOS = {
                 del box, result, back, again
         gc.collect()
         """,
+    "a_refusal_kept_with_a_result_of_a_reversed_part_of_an_export": """
+        def fail():
+            reversed_part = memoryview(pickle.PickleBuffer(memoryview(bytearray(DATA))))[::-1]
+            result = SerializationResult(b"x", [reversed_part])
+            del reversed_part
+            try:
+                result.to_bytes()  # refused: not contiguous
+            except serreg.SerregError as error:
+                saved = error  # the traceback holds this frame, which holds the error and the result
+            assert saved is not None
+
+        for _ in range(20):
+            fail()
+        gc.collect()
+        """,
     "a_pickling_error_kept_with_a_result_of_pickle_buffers": """
         import threading
 
@@ -153,11 +169,25 @@ def test_a_part_of_an_export_is_copied_with_its_bytes_and_writability() -> None:
     assert not buffers[0].readonly
 
 
-def test_a_reversed_view_of_an_export_is_kept_and_refused_where_a_frame_is_written() -> None:
-    # Never read as its bytes in another order (as a cast of the whole would): kept, and a frame refuses it.
-    reversed_view = memoryview(pickle.PickleBuffer(memoryview(bytearray(_DATA))))[::-1]
-    result = SerializationResult(b"", [reversed_view])
-    assert result.out_of_band_buffers[0] is reversed_view
+@pytest.mark.parametrize("make", [
+    lambda: memoryview(pickle.PickleBuffer(memoryview(bytearray(_DATA))))[::-1],
+    lambda: memoryview(pickle.PickleBuffer(memoryview(_DATA)))[3:200:7],
+    lambda: memoryview(pickle.PickleBuffer(memoryview(bytearray(_DATA)))).cast("i")[::-2],
+    lambda: memoryview(pickle.PickleBuffer(memoryview(np.arange(24.0).reshape(4, 6)))).cast("B").cast("d", [4, 6])[::-1],
+    lambda: memoryview(pickle.PickleBuffer(memoryview(np.arange(24, dtype=">i4").reshape(4, 6))))[::2],
+], ids=["reversed", "stepped-readonly", "cast-stepped", "2d-reversed", "struct-format-stepped"])
+def test_a_part_of_an_export_that_is_not_contiguous_is_copied_and_still_refused_where_a_frame_is_written(make: Any) -> None:
+    # Never read as its bytes in another order (as a cast of the whole would), never holding the export (a
+    # garbage cycle would crash): a copy read through a view that is not contiguous, and a frame refuses it.
+    view = make()
+    assert not view.contiguous and type(view.obj) is memoryview
+    result = SerializationResult(b"", [view])
+    (kept,) = result.out_of_band_buffers
+    assert type(kept) is memoryview and type(kept.obj) is not memoryview, kept.obj
+    assert not kept.contiguous and kept.readonly == view.readonly
+    assert kept.tobytes() == view.tobytes() and kept.nbytes == view.nbytes
+    if view.format[0] not in "<>!=":  # a format cast cannot name is read as rows of bytes
+        assert (kept.format, kept.shape) == (view.format, view.shape) and kept.tolist() == view.tolist()
     with pytest.raises(serreg.SerregError, match="out-of-band buffer 0 is not contiguous"):
         result.to_bytes()
 

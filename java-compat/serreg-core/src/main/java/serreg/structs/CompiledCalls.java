@@ -36,8 +36,8 @@ final class CompiledCalls {
      * class defined from {@link CompiledReader}'s bytes with {@code read} as its class data, or,
      * where hidden classes cannot be defined, one that calls the handle from a field.
      */
-    static StructFrames.InstanceReader reader(MethodHandle read) {
-        if (define(READER_TEMPLATE, read) instanceof StructFrames.InstanceReader r) {
+    static DecodeScope.InstanceReader reader(MethodHandle read) {
+        if (define(READER_TEMPLATE, read) instanceof DecodeScope.InstanceReader r) {
             return r;
         }
         return in -> {
