@@ -14,7 +14,8 @@
  * bytes, immutable, handed out as it is) or join_section of the result's two slots, and with buffers
  * that are all memoryviews of contiguous bytes (or one bytes object, result.py's stand-in for the list of
  * its view) join_frame of them, with no Python frame; for anything
- * else it calls function, the Python method (twin in frame.py: the Python method unchanged). */
+ * else it calls function, the Python method (twin in frame.py: the Python method unchanged). It is
+ * written in _frame_result.h, included below. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
