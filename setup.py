@@ -37,7 +37,7 @@ setup(
                 "serreg/codec/_core_structs_put.h", "serreg/codec/_core_out.h", "serreg/codec/_core_dict_layout.h",
                 "serreg/codec/_core_top_value.h", "serreg/codec/_core_top_value_setup.h",
                 "serreg/wire/_frame_layout.h", "serreg/implicit/_walk_core.h", "serreg/codec/_core_implicit_top.h",
-                "serreg/codec/_core_implicit_class.h", "serreg/codec/_core_tables.h",
+                "serreg/codec/_core_implicit_class.h", "serreg/codec/_core_tables.h", "serreg/codec/_core_stack.h",
             ],
         ),
     ]

@@ -134,6 +134,7 @@ static Py_ssize_t object_slot(PyTypeObject *type, const char *name) {
 #include "_core_types.h"
 #include "_core_structs.h"
 #include "_core_encode_state.h"
+#include "_core_stack.h"
 #include "_core_encode_calls.h"
 #include "_core_encode_leaves.h"
 #include "_core_encode.h"

@@ -34,7 +34,7 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
         case N_INT: {
             int r = enc_int(e, obj);
             if (r != 1000) return r;
-            if (e->t.write[K_INT] && inline_level < MAX_INLINE_LEVELS) return enc_big_int(e, obj);
+            if (e->t.write[K_INT] && inline_level < MAX_INLINE_LEVELS && (r = enc_big_int(e, obj)) != 1000) return r;
             return enc_nested(e, obj);
         }
         case N_LIST: {
@@ -96,11 +96,13 @@ static int enc_drain(Enc *e, Py_ssize_t base) {
                 r = 0;
                 for (;;) {
                     if (!dict_next(f->obj, &f->i, &key, &value)) break;
+                    if (--f->left < 0) return -2; /* more pairs than its header: changed while written */
                     if (!plain || (r = enc_plain_leaf(&e->out, key, e->t.native_overrides)) != 0) { need = 1; break; }
                     if ((r = enc_plain_leaf(&e->out, value, e->t.native_overrides)) != 0) { need = 2; break; }
                 }
                 if (need && r < 0) return r;
                 if (need == 0) {
+                    if (f->left != 0) return -2; /* fewer pairs than its header: changed while written */
                     if ((r = enc_pop(e)) < 0) return r;
                     continue;
                 }

@@ -19,6 +19,7 @@ static int enc_nested(Enc *e, PyObject *obj) {
         }
     }
     if (e->plain_top) return -2;
+    if (stack_check() < 0) return -1;
     PyObject *pair = PyObject_CallOneArg(e->codec->encode_nested, obj);
     if (pair == NULL) return -1;
     int r = -2;

@@ -13,6 +13,8 @@ typedef struct {
     PyObject *obj;       /* the container (strong) */
     PyObject *value;     /* a dict value waiting for its key to be written (strong) */
     Py_ssize_t i, n;     /* next index (dict: PyDict_Next position), item count */
+    Py_ssize_t left;     /* a dict: the pairs its header declared still to come (a serializer run meanwhile may
+                            have replaced its items, the count kept: the walk must not write more or fewer) */
     Py_ssize_t ext_start; /* >= 0: this container is the in-band of an ext 0 that starts there */
     int kind, depth, inline_level;
 } EFrame;
@@ -79,6 +81,7 @@ static int enc_push(Enc *e, PyObject *obj, int kind, Py_ssize_t n, int depth, Py
     f->value = NULL;
     f->i = 0;
     f->n = n;
+    f->left = n;
     f->kind = kind;
     f->depth = depth;
     f->ext_start = ext_start;

@@ -175,11 +175,12 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
         return enc_set(e, v, t, depth + 1);
     case FT_MAP: {
         if (!PyDict_CheckExact(v)) return CONVERT;
-        Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0;
+        Py_ssize_t n = PyDict_GET_SIZE(v), pos = 0, left = n;
         int r = MAP_HEADER(o, n);
         if (r < 0) return r;
         PyObject *key, *value;
         while (PyDict_Next(v, &pos, &key, &value)) {
+            if (--left < 0) return -2; /* its items replaced while written (the count kept) */
             Py_INCREF(key);
             Py_INCREF(value);
             r = enc_field(e, key, &t->args[0], depth + 1);
@@ -189,7 +190,7 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
             if (r < 0) return r;
             if (PyDict_GET_SIZE(v) != n) return -2;
         }
-        return 0;
+        return left == 0 ? 0 : -2;
     }
     }
     return -2;
@@ -287,8 +288,15 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan) {
         if (tuple) {
             v = Py_NewRef(PyTuple_GET_ITEM(obj, i));
         } else if (state != NULL) {
-            PyObject *key;
-            if (!PyDict_Next(state, &state_pos, &key, &v)) { r = -2; break; }
+            /* A field written before may have run Python code that changed the __dict__: each key is
+               the plan's name at its place again, or the pure codec's writer writes the instance. */
+            PyObject *key, *name = PyTuple_GET_ITEM(plan->names, i);
+            if (PyDict_GET_SIZE(state) != plan->n || !PyDict_Next(state, &state_pos, &key, &v)) { r = -2; break; }
+            if (key != name && (!PyUnicode_CheckExact(key) || PyUnicode_Compare(key, name) != 0)) {
+                PyErr_Clear();
+                r = -2;
+                break;
+            }
             Py_INCREF(v);
         } else if (slots != NULL && (v = *(PyObject **)((char *)obj + slots[i])) != NULL) {
             Py_INCREF(v);

@@ -10,17 +10,23 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional
 
-from msgpack import ExtType, Packer
+from msgpack import ExtType, Packer, Unpacker
+
+from ..errors import SerializationError
 
 from ..result import SerializationResult
 from ..structs.carrier import StructValue
 from .layout import NESTED_EXT_TYPE
 from .scan import holds_any
+from .stack import WriteDepth
 
-__all__ = ["EncodeNested", "Later", "PACKED_BY_MSGPACK", "PackState", "StructList", "substitute"]
+__all__ = ["EncodeNested", "Later", "PACKED_BY_MSGPACK", "PackState", "StructList", "check_whole", "substitute"]
 
 # Runs one nested value through its serializer: (its ClassIDHash, its serializer's result).
 EncodeNested = Callable[[object], "tuple[bytes, SerializationResult]"]
+
+# The nested levels being written on each thread (each level is a Packer's recursion in C).
+_WRITE_DEPTH = WriteDepth()
 
 # What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
 PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, dict))
@@ -38,7 +44,7 @@ class PackState:
     """
 
     __slots__ = ("encode_nested", "oob", "ext_writers", "list_writers", "rewrite", "rewritten", "scan", "snapshot",
-                 "inner", "level", "pack_leaf")
+                 "inner", "level", "pack_leaf", "calls")
 
     def __init__(self, encode_nested: EncodeNested) -> None:
         self.encode_nested = encode_nested
@@ -51,6 +57,7 @@ class PackState:
         self.snapshot: Any = None
         self.inner: list[Any] = []  # Packers for struct instance arrays, one per nesting level
         self.level = 0
+        self.calls = 0  # calls of ``default`` so far: Python code that may have changed the value being packed
         # Packs the instance array of a struct of plain scalars (it calls no default, never nests).
         self.pack_leaf = Packer(strict_types=True, use_bin_type=True, autoreset=True).pack
 
@@ -60,11 +67,14 @@ class PackState:
         if level == len(inner):
             inner.append(Packer(default=self.nested, strict_types=True, use_bin_type=True, autoreset=True))
         self.level = level + 1
+        calls = self.calls
         try:
             packed: bytes = inner[level].pack(items)
-            return packed
         finally:
             self.level = level
+        if self.calls != calls:
+            check_whole(packed)
+        return packed
 
     def use(self, snapshot: Any) -> None:
         """Read the registry's tables from ``snapshot`` (again only when it changed)."""
@@ -106,15 +116,22 @@ class PackState:
             self.oob = oob
 
     def nested(self, value: Any) -> ExtType:
-        kind = type(value)
-        writer = self.ext_writers.get(kind)
-        if writer is not None:
-            return writer(value, self)
-        if kind is StructList:
-            return value.writer(value.items, self)
-        if kind is Later:
-            value = value.value
-        class_hash, result = self.encode_nested(value)
+        # Each call is a level of the Packer's recursion in C: counted against the thread's stack.
+        self.calls += 1
+        depth = _WRITE_DEPTH
+        depth.enter()
+        try:
+            kind = type(value)
+            writer = self.ext_writers.get(kind)
+            if writer is not None:
+                return writer(value, self)
+            if kind is StructList:
+                return value.writer(value.items, self)
+            if kind is Later:
+                value = value.value
+            class_hash, result = self.encode_nested(value)
+        finally:
+            depth.leave()
         assert self.oob is not None  # set by pack() before msgpack calls default
         self.oob.extend(result.out_of_band_buffers)
         in_band = result.in_band_buffer
@@ -124,6 +141,24 @@ class PackState:
 
 
 make_ext = ExtType._make
+
+
+def check_whole(packed: bytes) -> None:
+    """Refuse a document msgpack packed that is not exactly one value: a list or dict changed while msgpack
+    walked it (by a serializer called for a value inside it, or by another thread meanwhile) makes the Packer
+    write more or fewer items than the header it wrote first, a frame that cannot be read."""
+    unpacker = Unpacker(max_buffer_size=max(len(packed), 1))
+    unpacker.feed(packed)
+    try:
+        unpacker.skip()
+        whole = unpacker.tell() == len(packed)
+    except Exception:  # OutOfData: items missing
+        whole = False
+    if not whole:
+        raise SerializationError(
+            "a list or dict changed while it was being serialized (by a serializer of a value inside it, or by "
+            "another thread): it would be written as a frame that cannot be read; serialize a copy, or do not "
+            "change a value while it is serialized", path="obj")
 
 
 class StructList:

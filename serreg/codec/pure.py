@@ -28,7 +28,7 @@ from ..result import NO_BUFFERS, OutOfBandBuffers
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
 from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE, STRUCT_LIST_EXT_TYPE
-from .pack_state import EncodeNested, PackState, substitute
+from .pack_state import EncodeNested, PackState, check_whole, substitute
 from .scan import holds_any
 from .stack import roomy
 from .top import TopLevelEntries
@@ -123,7 +123,10 @@ class MsgpackCodec:
             state.use(IMPLICIT_TABLES.get() or self._snapshots.snapshot)
             if holds_any(obj, state.scan):
                 obj = substitute(obj, state.rewritten, state.struct_list, root=True, list_value=list_value)
+            calls = state.calls
             packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
+            if state.calls != calls:  # Python code ran meanwhile: the value may have changed under msgpack
+                check_whole(packed)
             return packed
         except SerregError:
             raise

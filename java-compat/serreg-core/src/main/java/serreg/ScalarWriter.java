@@ -202,6 +202,53 @@ abstract class ScalarWriter {
         return (InBandWriter) this;
     }
 
+    /**
+     * Writes a msgpack bin header for {@code length} bytes and moves past them, leaving them to
+     * be filled in place by {@link #putFloat64At}, {@link #putFloat32At} and {@link #putByteAt}
+     * while the writer goes on after them (a struct list's fixed-width columns, filled instance
+     * by instance as the list is walked once). Every reserved byte must be put before the
+     * document is finished: until then they hold whatever the writer's array held.
+     *
+     * @param length the bin's size in bytes
+     * @return the index of the bin's first byte, for the {@code put} methods
+     */
+    public int reserveBinary(int length) {
+        writeBinaryHeader(length);
+        int at = pos;
+        pos = at + length;
+        return at;
+    }
+
+    /**
+     * Puts {@code v}'s binary64 bits, little-endian, at index {@code at} of a {@link #reserveBinary} range.
+     *
+     * @param at the index
+     * @param v the value
+     */
+    public void putFloat64At(int at, double v) {
+        Bytes.putLongLE(buf, at, Double.doubleToRawLongBits(v));
+    }
+
+    /**
+     * Puts {@code v}'s binary32 bits, little-endian, at index {@code at} of a {@link #reserveBinary} range.
+     *
+     * @param at the index
+     * @param v the value
+     */
+    public void putFloat32At(int at, float v) {
+        Bytes.putIntLE(buf, at, Float.floatToRawIntBits(v));
+    }
+
+    /**
+     * Puts the byte {@code v} at index {@code at} of a {@link #reserveBinary} range.
+     *
+     * @param at the index
+     * @param v the byte (its low 8 bits)
+     */
+    public void putByteAt(int at, int v) {
+        buf[at] = (byte) v;
+    }
+
     /** Writes a bin header and makes room for its {@code n} bytes. */
     private void writeBinaryHeader(int n) {
         ensure(InBandLayout.MAX_HEADER + n);

@@ -22,6 +22,7 @@ final class CompiledCalls {
     private static final byte[] WRITER_TEMPLATE = templateBytes(CompiledWriter.class);
     private static final byte[] BUILDER_TEMPLATE = templateBytes(CompiledBuilder.class);
     private static final byte[] EXTRACTOR_TEMPLATE = templateBytes(CompiledExtractor.class);
+    private static final byte[] DIRECT_TEMPLATE = templateBytes(CompiledDirectExtractor.class);
 
     private CompiledCalls() {
     }
@@ -95,6 +96,27 @@ final class CompiledCalls {
             try {
                 for (int i = 0; i < count; i++) {
                     extract.invokeExact(items.get(i), cols, i);
+                }
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        };
+    }
+
+    /**
+     * The ext 2 walk that writes columns on the way, looping over {@code extract}
+     * {@code (Object, ColumnSink, int) void}, as {@link #reader} makes readers.
+     */
+    static ColumnWriter.DirectExtractor directExtractor(MethodHandle extract) {
+        if (define(DIRECT_TEMPLATE, extract) instanceof ColumnWriter.DirectExtractor x) {
+            return x;
+        }
+        return (items, count, sink) -> {
+            try {
+                for (int i = 0; i < count; i++) {
+                    extract.invokeExact(items.get(i), sink, i);
                 }
             } catch (RuntimeException | Error e) {
                 throw e;
