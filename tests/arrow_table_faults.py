@@ -1,8 +1,8 @@
 """Arrow Schema messages with one table or vtable broken, for tests that hold the readers' checks side by side.
 
 ``tables(message)`` lists every flatbuffer table Python's check walks in a well-formed Schema message,
-found by a walk of its own in the same order (where each one and its vtable lie, what it is: Message, Schema, Field, a type table, DictionaryEncoding,
-KeyValue); ``faults(message)`` breaks each of them in the ways a reader must notice before an Arrow
+found by a walk of its own in the same order (where each one and its vtable lie, what it is: Message,
+Schema, Field, a type table, DictionaryEncoding, KeyValue); ``faults(message)`` breaks each of them in the ways a reader must notice before an Arrow
 library reads it: the vtable outside the message, a vtable of an odd size, a table running past the end,
 a field slot outside its table, a field slot misaligned. The message ``schema_message()`` gives holds a
 field of every type union member serreg carries (docs/FORMAT.md, section 6.4), a dictionary-encoded
