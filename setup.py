@@ -12,7 +12,7 @@ setup(
     ext_modules=[
         Extension("serreg.codec._scan", ["serreg/codec/_scan.c"], optional=True),
         Extension(
-            "serreg.wire._frame", ["serreg/wire/_frame.c"], optional=True, depends=["serreg/wire/_frame_layout.h"]
+            "serreg.wire._frame", ["serreg/wire/_frame.c"], optional=True, depends=["serreg/wire/_frame_layout.h", "serreg/wire/_frame_result.h"]
         ),
         Extension(
             "serreg.implicit._walk", ["serreg/implicit/_walk.c"], optional=True,

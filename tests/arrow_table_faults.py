@@ -1,8 +1,8 @@
 """Arrow Schema messages with one table or vtable broken, for tests that hold the readers' checks side by side.
 
-``tables(message)`` lists every flatbuffer table Python's check walks in an encapsulated Schema message
-(where each one and its vtable lie, what it is: Message, Schema, Field, a type table, DictionaryEncoding,
-KeyValue); ``faults(message)`` breaks each of them in the ways a reader must notice before an Arrow
+``tables(message)`` lists every flatbuffer table Python's check walks in a well-formed Schema message,
+found by a walk of its own in the same order (where each one and its vtable lie, what it is: Message,
+Schema, Field, a type table, DictionaryEncoding, KeyValue); ``faults(message)`` breaks each of them in the ways a reader must notice before an Arrow
 library reads it: the vtable outside the message, a vtable of an odd size, a table running past the end,
 a field slot outside its table, a field slot misaligned. The message ``schema_message()`` gives holds a
 field of every type union member serreg carries (docs/FORMAT.md, section 6.4), a dictionary-encoded
@@ -12,11 +12,7 @@ field and metadata on the schema and on a field, so that every kind of table occ
 from __future__ import annotations
 
 import struct
-from typing import Any
-
 import pyarrow as pa
-
-from serreg.serializers import arrow_ipc_check
 
 __all__ = ["Table", "faults", "schema_message", "tables"]
 
@@ -45,23 +41,64 @@ def schema_message() -> bytes:
     return bytes(pa.schema(fields, metadata={"sk": "sv"}).serialize())
 
 
+# Type tag (Schema.fbs) -> the name of its table, as Python's check names it.
+_TYPE_NAMES = {1: "Null", 2: "Int", 3: "FloatingPoint", 4: "Binary", 5: "Utf8", 6: "Bool", 7: "Decimal", 8: "Date",
+               9: "Time", 10: "Timestamp", 11: "Interval", 12: "List", 13: "Struct_", 14: "Union", 15: "FixedSizeBinary",
+               16: "FixedSizeList", 17: "Map", 18: "Duration", 19: "LargeBinary", 20: "LargeUtf8", 21: "LargeList",
+               22: "RunEndEncoded", 23: "BinaryView", 24: "Utf8View", 25: "ListView", 26: "LargeListView"}
+
+
 def tables(message: bytes) -> list[Table]:
-    """Every table Python's check reads in ``message``, in the order it reads them (each once)."""
+    """Every table of a well-formed ``message`` an Arrow reader reads, in the order Python's check reaches them."""
+    fb = memoryview(message)[8:]
     found: list[Table] = []
-    original = arrow_ipc_check._Flatbuffer.table
 
-    def recording(self: Any, position: int, what: str) -> Any:
-        table = original(self, position, what)
-        vtable = position - struct.unpack_from("<i", self.view, position)[0]
-        vtable_size, table_size = struct.unpack_from("<HH", self.view, vtable)
+    def table(position: int, what: str) -> Table:
+        vtable = position - struct.unpack_from("<i", fb, position)[0]
+        vtable_size, table_size = struct.unpack_from("<HH", fb, vtable)
         found.append(Table(what, position, vtable, vtable_size, table_size))
-        return table
+        return found[-1]
 
-    arrow_ipc_check._Flatbuffer.table = recording  # type: ignore[method-assign]
-    try:
-        arrow_ipc_check.check_schema_message(message, untrusted=True)
-    finally:
-        arrow_ipc_check._Flatbuffer.table = original  # type: ignore[method-assign]
+    def slot(t: Table, index: int) -> int:
+        if 4 + 2 * index + 2 > t.vtable_size:
+            return 0
+        offset: int = struct.unpack_from("<H", fb, t.vtable + 4 + 2 * index)[0]
+        return 0 if offset == 0 else t.position + offset
+
+    def target(at: int) -> int:
+        return at + int(struct.unpack_from("<I", fb, at)[0])
+
+    def child(t: Table, index: int, what: str) -> Table | None:
+        at = slot(t, index)
+        return None if at == 0 else table(target(at), what)
+
+    def children(t: Table, index: int, what: str) -> list[Table]:
+        at = slot(t, index)
+        if at == 0:
+            return []
+        vector = target(at)
+        count = struct.unpack_from("<I", fb, vector)[0]
+        return [table(target(vector + 4 + 4 * i), what) for i in range(count)]
+
+    def u8(t: Table, index: int) -> int:
+        at = slot(t, index)
+        return 0 if at == 0 else fb[at]
+
+    root = table(target(0), "Message")
+    children(root, 4, "KeyValue")
+    schema = child(root, 2, "Schema")
+    assert schema is not None
+    children(schema, 2, "KeyValue")
+    stack = list(reversed(children(schema, 1, "Field")))
+    while stack:  # depth-first, as the check: type table, children, dictionary encoding, metadata
+        field = stack.pop()
+        child(field, 3, _TYPE_NAMES[u8(field, 2)])
+        kids = children(field, 5, "Field")
+        encoding = child(field, 4, "DictionaryEncoding")
+        if encoding is not None:
+            child(encoding, 1, "Int")
+        children(field, 6, "KeyValue")
+        stack.extend(reversed(kids))
     return found
 
 

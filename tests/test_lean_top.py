@@ -10,11 +10,28 @@ edge of what the short way takes. The module runs on both codecs.
 
 from __future__ import annotations
 
+import gc
+import sys
+
 import pytest
 
 import serreg
 
+def _with_holes() -> dict[str, int]:
+    holes = {f"k{i}": i for i in range(8)}
+    for i in (0, 3, 7):
+        del holes[f"k{i}"]  # deleted entries in the table the short way walks
+    return holes
+
+
+class _Attrs:
+    def __init__(self) -> None:
+        self.x, self.y = 1, "two"
+
+
 EDGES = [
+    _with_holes(),
+    vars(_Attrs()),  # an instance's dict: a table shared by its class, values apart
     {},
     [],
     {"a": 1, "b": 2.5, "c": "hello", "d": [1, 2, 3], "e": True},
@@ -200,3 +217,23 @@ def test_untrusted_and_nested_calls_take_the_full_path():
     with pytest.raises(serreg.UntrustedClassIDError):  # dict is not allowed: the nested call refuses it
         registry.deserialize(boxed, trusted=False)
     assert registry.deserialize(boxed) == {"x": [1, 2]} and seen == [{"x": [1, 2]}]
+
+
+def test_small_maps_of_one_shape_read_the_short_way_are_dicts_of_their_own():
+    # From the third read of a map's keys on, the short way makes it a copy of a kept dict of those keys
+    # (the decoder's map shapes): equal, in the frame's key order, tracked when a value may need it,
+    # each dict its own, no reference kept or lost, and a repeated key after a kept shape: the last value.
+    registry = serreg.Registry()
+    values = [{"ka": 1, "kb": 2.5, "kc": "hello", "kd": [1, 2, 3], "ke": True}, {"kb": 1, "ka": 2}, {"ka": {"kb": None}}]
+    frames = [_full(registry, value).to_bytes() for value in values]
+    key, counts = next(iter(registry.deserialize(frames[0]))), []
+    for _ in range(5):
+        for value, frame in zip(values, frames):
+            for got in (registry.deserialize(frame), registry.deserialize(registry.serialize(value))):
+                assert got == value and list(got) == list(value)
+                assert gc.is_tracked(got) == any(type(v) in (list, dict) for v in got.values())  # as CPython tracks
+                got["ka"] = "changed"  # the next read is not this dict
+        counts.append(sys.getrefcount(key))
+    assert counts[2:] == [counts[2]] * 3  # the shapes kept by then: nothing kept or lost by reading
+    repeated = _frame(b"\x82\xa2ka\x01\xa2ka\x02", dict)  # after the shape {"ka", "kb"} was kept
+    assert _read(registry, repeated) == _read(registry, repeated, trusted=True) == ("value", dict, {"ka": 2})

@@ -18,6 +18,7 @@ import pytest
 import serreg
 from serreg.codec import COMPILED
 from serreg.codec.layout import BYTES_OUT_OF_BAND_THRESHOLD
+from serreg.result import python_to_bytes, with_class_hash
 from serreg.wire.class_id import class_id_hash
 
 compiled_only = pytest.mark.skipif(not COMPILED, reason="serialize_top is the compiled codec's")
@@ -144,3 +145,88 @@ def test_a_serializer_may_return_the_result_of_large_bytes():
     holder = Holder(LARGE)
     assert registry.deserialize(registry.serialize(holder)).data == LARGE
     assert registry.deserialize(registry.serialize(holder).to_bytes()).data == LARGE
+
+
+def _read(registry, frame, **options):
+    try:
+        return ("value", registry.deserialize(frame, **options))
+    except Exception as error:  # noqa: BLE001  (the error is what is compared)
+        return ("raised", type(error), str(error))
+
+
+def _patched(frame: bytes, at: int, new: bytes) -> bytes:
+    return frame[:at] + new + frame[at + len(new):]
+
+
+def test_a_frame_of_large_bytes_is_read_as_the_full_path_reads_it():
+    # The entry reads the frame to_bytes writes for large bytes (one buffer at 64, in-band: hash + nil) in one
+    # check of that shape; anything else, and every limit and rule, as the full path (an option: the Python method).
+    registry = serreg.Registry()
+    frame = registry.serialize(LARGE).to_bytes()
+    size = len(frame).to_bytes(8, "little")
+    variants = [
+        frame,
+        _patched(frame, 60, b"\x01"),  # padding not zero
+        _patched(frame, 63, b"\x80"),
+        _patched(frame, 56, b"\xc2"),  # in-band: False, not nil
+        _patched(frame, 48, b"\x00"),  # another ClassIDHash
+        _patched(frame, 32, (128).to_bytes(8, "little")),  # the buffer elsewhere
+        _patched(frame, 40, (len(LARGE) - 1).to_bytes(8, "little")),  # shorter than the rest of the frame
+        _patched(frame, 24, (len(frame) + 1).to_bytes(8, "little")),  # total length wrong
+        _patched(frame, 5, b"\x01"),  # a flag
+        frame[:-1],
+        frame + b"\x00",
+        _patched(frame, 8, b"\x02"),  # two buffers
+    ]
+    assert frame[24:32] == size
+    for variant in variants:
+        for _ in range(2):
+            assert _read(registry, variant) == _read(registry, variant, trusted=True)
+    assert _read(registry, frame) == ("value", LARGE)
+
+
+@pytest.mark.parametrize("limits", [dict(max_frame_size=len(LARGE)), dict(max_buffers=0), dict(max_depth=0),
+                                    dict(max_frame_size=len(LARGE) + 64)])
+def test_a_frame_of_large_bytes_keeps_the_registrys_limits(limits):
+    frame = serreg.serialize(LARGE).to_bytes()
+    registry = serreg.Registry(limits=serreg.Limits(**limits))
+    for _ in range(2):
+        assert _read(registry, frame) == _read(registry, frame, limits=registry.limits)
+
+
+def test_a_frame_of_large_bytes_untrusted_signed_or_nested_takes_the_rules_of_its_call():
+    registry = serreg.Registry(allowed_class_ids=())
+    frame = registry.serialize(LARGE).to_bytes()
+    registry.trusted = False
+    for _ in range(2):
+        assert _read(registry, frame) == _read(registry, frame, trusted=False)
+        assert _read(registry, frame)[0] == "raised"
+    registry.trusted = True
+    signed = registry.serialize(LARGE, key=b"k" * 32).to_bytes()
+    assert _read(registry, signed) == _read(registry, signed, trusted=True)
+    assert registry.deserialize(signed, key=b"k" * 32) == LARGE
+
+    class Outer:  # reads a large-bytes frame inside its own call: the outer call's rules
+        def serialize(self, obj):
+            return registry.serialize(obj.data).to_bytes()
+
+        def deserialize(self, in_band, oob):
+            return Holder(registry.deserialize(bytes(in_band)))
+
+    registry.register_serializer("test.outer", Holder, Outer())
+    boxed = registry.serialize(Holder(LARGE)).to_bytes()
+    assert registry.deserialize(boxed).data == LARGE
+    with pytest.raises(serreg.UntrustedClassIDError):
+        registry.deserialize(boxed, trusted=False)
+    registry.allow_class_ids("test.outer")
+    with pytest.raises(serreg.UntrustedClassIDError):  # bytes is not allowed: the nested call refuses it
+        registry.deserialize(boxed, trusted=False)
+
+
+@pytest.mark.parametrize("in_band", [b"", b"\xc0", b"x" * 7, b"y" * 8, b"z" * 55, b"w" * 56, b"v" * 100])
+def test_to_bytes_of_a_bytes_buffer_writes_the_python_methods_frame(in_band):
+    for class_hash in (class_id_hash("bytes"), b"", b"abc"):
+        result = with_class_hash(class_hash, in_band, LARGE)  # type: ignore[arg-type]  # the codec's stand-in
+        expected = python_to_bytes(with_class_hash(class_hash, in_band, [memoryview(LARGE)]))
+        assert result.to_bytes() == expected
+        assert result._buffers is LARGE or not COMPILED  # the compiled method reads the stand-in as it is

@@ -135,15 +135,16 @@ static inline PyObject *entry_serialize_value(Codec *codec, PyObject *value) {
 
 static inline PyObject *entry_deserialize_value(Codec *codec, PyObject *value) {
     Py_INCREF(codec);
-    PyObject *plain = top_plain(codec), *result = plain == NULL ? NULL : lean_deserialize(codec, value, plain);
+    /* A frame in bytes with out-of-band buffers is never plain (lean_deserialize and unpack_top read only frames
+       without): its serializer. */
+    int with_buffers = PyBytes_CheckExact(value) && PyBytes_GET_SIZE(value) >= FRAME_HEADER &&
+                       frame_le((const unsigned char *)PyBytes_AS_STRING(value) + 8, 4) != 0;
+    PyObject *plain = with_buffers ? NULL : top_plain(codec), *result = plain == NULL ? NULL : lean_deserialize(codec, value, plain);
     if (result != NULL || PyErr_Occurred()) {
         Py_DECREF(codec);
         return result;
     }
-    /* A frame in bytes with out-of-band buffers is never plain (unpack_top reads only frames without): its serializer. */
-    int with_buffers = plain != NULL && PyBytes_CheckExact(value) && PyBytes_GET_SIZE(value) >= FRAME_HEADER &&
-                       frame_le((const unsigned char *)PyBytes_AS_STRING(value) + 8, 4) != 0;
-    result = with_buffers ? Py_NewRef(Py_NotImplemented) : unpack_top(codec, value, plain);
+    result = with_buffers ? top_bytes_frame(codec, value) : unpack_top(codec, value, plain);
     if (result == Py_NotImplemented) { /* not plain: read by its serializer (_core_top_value.h) */
         Py_DECREF(result);
         result = top_value(codec, value);

@@ -27,6 +27,41 @@ static inline int lean_leaf(Out *o, PyObject *obj) {
     return enc_plain_leaf(o, obj, 0) == 0 ? 0 : 1;
 }
 
+/* A dict's items in order, read as dict_next reads them (_core_dict_layout.h); a table of str keys holding its
+ * values walked in place, its layout checked once (the dict cannot change while the short way writes it). */
+typedef struct {
+    PyObject *dict;
+    Py_ssize_t pos;
+    const void *entry, *stop; /* DictUnicodeEntry, or NULL: dict_next */
+} LeanDictWalk;
+
+static inline LeanDictWalk lean_dict_walk(PyObject *dict) {
+    LeanDictWalk w = {dict, 0, NULL, NULL};
+#if DICT_LAYOUT_MIRRORED
+    DictKeys *keys = (DictKeys *)((PyDictObject *)dict)->ma_keys;
+    if (dict_layout_ok && ((PyDictObject *)dict)->ma_values == NULL && keys->dk_kind == DICT_KEYS_UNICODE) {
+        w.entry = dict_entries(dict);
+        w.stop = (const DictUnicodeEntry *)w.entry + keys->dk_nentries;
+    }
+#endif
+    return w;
+}
+
+static inline int lean_dict_next(LeanDictWalk *w, PyObject **key, PyObject **value) {
+#if DICT_LAYOUT_MIRRORED
+    if (w->entry != NULL) {
+        const DictUnicodeEntry *e = w->entry;
+        while (e < (const DictUnicodeEntry *)w->stop && e->me_value == NULL) e++; /* deleted entries */
+        if (e >= (const DictUnicodeEntry *)w->stop) return 0;
+        *key = e->me_key;
+        *value = e->me_value;
+        w->entry = e + 1;
+        return 1;
+    }
+#endif
+    return dict_next(w->dict, &w->pos, key, value);
+}
+
 /* A dict or list item into o: 0 written, 1 not here. */
 static int lean_container(Out *o, PyObject *obj, int depth);
 
@@ -39,10 +74,10 @@ static inline int lean_item_out(Out *o, PyObject *obj, int depth) {
 static int lean_container(Out *o, PyObject *obj, int depth) {
     if (depth >= LEAN_DEPTH || o->cap - o->len < 5) return 1;
     if (Py_TYPE(obj) == &PyDict_Type) {
-        Py_ssize_t pos = 0;
+        LeanDictWalk w = lean_dict_walk(obj);
         PyObject *key, *value;
         if (MAP_HEADER(o, PyDict_GET_SIZE(obj)) < 0) return 1;
-        while (DICT_NEXT(obj, &pos, &key, &value)) {
+        while (lean_dict_next(&w, &key, &value)) { /* no Python code runs here: the dict cannot change */
             if (lean_leaf(o, key) || lean_item_out(o, value, depth + 1)) return 1;
         }
         return 0;
@@ -55,10 +90,10 @@ static int lean_container(Out *o, PyObject *obj, int depth) {
     return 0;
 }
 
-/* obj's SerializationResult, or NULL: with an error set, an error; without, not here. */
-static PyObject *lean_serialize(Codec *self, PyObject *obj) {
+/* lean_serialize of a dict or a list. */
+static PyObject *lean_serialize_container(Codec *self, PyObject *obj) {
     PyTypeObject *type = Py_TYPE(obj);
-    if ((type != &PyDict_Type && type != &PyList_Type) || result_type == NULL || self->snapshot_slot <= 0) return NULL;
+    if (result_type == NULL || self->snapshot_slot <= 0) return NULL;
     Py_ssize_t items = type == &PyDict_Type ? 2 * PyDict_GET_SIZE(obj) : PyList_GET_SIZE(obj);
     if (items >= LEAN_BYTES) return NULL; /* a byte an item at least: it cannot fit (no call skipped for it) */
     if (lean_skip_left > 0) {
@@ -100,6 +135,12 @@ static PyObject *lean_serialize(Codec *self, PyObject *obj) {
     SLOT(result, R_FRAME) = frame;
     if (result_fast && !result_untracked_ok) PyObject_GC_Track(result);
     return result;
+}
+
+/* obj's SerializationResult, or NULL: with an error set, an error; without, not here (anything but a dict or
+ * a list without a call). */
+static inline PyObject *lean_serialize(Codec *self, PyObject *obj) {
+    return Py_TYPE(obj) == &PyDict_Type || Py_TYPE(obj) == &PyList_Type ? lean_serialize_container(self, obj) : NULL;
 }
 
 /* ------------------------------------------------------------------ reading */
@@ -188,9 +229,35 @@ container: /* n items, each at least one byte */
     return lean_read_container(p, at, end, n, map, depth);
 }
 
+/* A map of 1 .. MAP_SHAPE_MAX keys at p[*at..end): its keys and values read first, then the dict made as the
+ * decoder makes it (build_container, _core_decode_values.h): a copy of the dict of a shape its keys are, else
+ * key by key (its keys then kept as a shape when met twice running). */
+static PyObject *lean_read_shaped(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, Py_ssize_t n, int depth) {
+    PyObject *items[2 * (MAP_SHAPE_MAX > 0 ? MAP_SHAPE_MAX : 1)], *dict = NULL;
+    Py_ssize_t got = 0;
+    int failed = 0;
+    while (got < 2 * n && (items[got] = lean_read(p, at, end, !(got & 1), depth + 1)) != NULL) got++;
+    if (got == 2 * n && (dict = map_from_shape(items, n, &failed)) != NULL) { /* the values' references went to it */
+        for (Py_ssize_t i = 0; i < got; i += 2) Py_DECREF(items[i]);
+        return dict;
+    }
+    if (got == 2 * n && !failed && (dict = _PyDict_NewPresized(n)) != NULL) {
+        for (Py_ssize_t i = 0; i < got; i += 2) {
+            if (PyDict_SetItem(dict, items[i], items[i + 1]) < 0) {
+                Py_CLEAR(dict);
+                break;
+            }
+        }
+        if (dict != NULL) map_shape_keep(items, n, dict);
+    }
+    for (Py_ssize_t i = 0; i < got; i++) Py_DECREF(items[i]);
+    return dict;
+}
+
 /* The map (map set) or array of n items at p[*at..end). */
 static PyObject *lean_read_container(const unsigned char *p, Py_ssize_t *at, Py_ssize_t end, Py_ssize_t n, int map,
                                      int depth) {
+    if (map && n >= 1 && n <= MAP_SHAPE_MAX) return lean_read_shaped(p, at, end, n, depth);
     if (!map) {
         PyObject *list = PyList_New(n);
         for (Py_ssize_t i = 0; list != NULL && i < n; i++) {

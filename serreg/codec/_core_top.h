@@ -37,16 +37,37 @@ static PyObject *serialize_top_bytes(PyObject *obj) {
     return result;
 }
 
+/* Whether the standard serializer of bytes writes them now (top_tables' answer, without copying the tables):
+ * 1 or 0, -1 with an error set. */
+static inline int top_writes_bytes(Codec *self) {
+    PyObject *snapshot = self->snapshot_slot > 0 ? *(PyObject **)((char *)self->snapshots + self->snapshot_slot) : NULL;
+    if (snapshot != NULL && snapshot == self->cached_snapshot) return self->tables.top_write[TOP_BYTES];
+    Tables t;
+    return top_tables(self, &t) < 0 ? -1 : t.top_write[TOP_BYTES];
+}
+
+static PyObject *serialize_top_value(Codec *self, PyObject *obj, Py_ssize_t *wasted);
+
 /* obj's SerializationResult, or NotImplemented; *wasted is the bytes written before a value that is
- * not plain was met (0 otherwise). */
-static PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
+ * not plain was met (0 otherwise). Large bytes first, inline, with no encoder to set up. */
+static inline PyObject *serialize_top(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
+    if (Py_TYPE(obj) == &PyBytes_Type && PyBytes_GET_SIZE(obj) >= bytes_in_band_max && result_type != NULL) {
+        int served = top_writes_bytes(self);
+        if (served != 0) {
+            *wasted = 0;
+            return served < 0 ? NULL : serialize_top_bytes(obj);
+        }
+    }
+    return serialize_top_value(self, obj, wasted);
+}
+
+/* serialize_top of anything but large bytes the standard serializer writes. */
+static PyObject *serialize_top_value(Codec *self, PyObject *obj, Py_ssize_t *wasted) {
     Enc e;
     *wasted = 0;
     if (result_type == NULL) Py_RETURN_NOTIMPLEMENTED;
     memset(&e, 0, ENC_ZEROED);
     if (top_tables(self, &e.t) < 0) return NULL;
-    if (Py_TYPE(obj) == &PyBytes_Type && PyBytes_GET_SIZE(obj) >= bytes_in_band_max && e.t.top_write[TOP_BYTES])
-        return serialize_top_bytes(obj);
     int ext;
     PyObject *hash = top_class_hash(self, &e.t, obj, &ext);
     StructPlan *top_plan = NULL; /* a struct: its inner section is its instance array (FORMAT 10.1) */

@@ -250,6 +250,34 @@ static PyObject *top_result(Codec *self, Tables *t, PyObject *reading, PyObject 
     return value;
 }
 
+/* The value of a frame in bytes (data, at least FRAME_HEADER long) of one top-level bytes value as to_bytes writes
+ * it (one buffer at offset 64; in-band section: the ClassIDHash of bytes and msgpack nil; zero padding), read as
+ * top_value reads it (trusted, within the limits, not nested, bytes served by their standard serializer), the
+ * frame's layout checked at once for that shape; NotImplemented (no error set) otherwise: top_value reads it. */
+static PyObject *top_bytes_frame(Codec *self, PyObject *data) {
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(data);
+    uint64_t size = (uint64_t)PyBytes_GET_SIZE(data);
+    if (size < FRAME_ALIGNMENT || memcmp(p, FRAME_ONE_BUFFER_HEAD, 16) != 0 || frame_le(p + 16, 8) != HASH_SIZE + 1 ||
+        frame_le(p + 24, 8) != size || frame_le(p + 32, 8) != FRAME_ALIGNMENT ||
+        frame_le(p + 40, 8) != size - FRAME_ALIGNMENT || p[56] != 0xc0 || !frame_zeros(p, 57, FRAME_ALIGNMENT) ||
+        self->top_reading == NULL || state_type == NULL || result_type == NULL || decode_state_var == NULL ||
+        self->settings == NULL)
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *top = read_top(self);
+    if (top == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear(); /* settings without "top": the full path (through top_value) */
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    int parsed = top == NULL ? -1 : parse_top(top), inside = 0;
+    if (parsed <= 0 || top_depth_zero || size > top_max_size || top_max_buffers < 1 || (inside = decode_nested()) != 0)
+        return parsed < 0 || inside < 0 ? NULL : Py_NewRef(Py_NotImplemented);
+    PyObject *snapshot = self->snapshot_slot > 0 ? *(PyObject **)((char *)self->snapshots + self->snapshot_slot) : NULL;
+    if (snapshot == NULL || snapshot != self->cached_snapshot || self->tables.by_hash == NULL ||
+        !self->tables.top_read[TOP_BYTES] || memcmp(p + 48, PyBytes_AS_STRING(top_hash[TOP_BYTES]), HASH_SIZE) != 0)
+        Py_RETURN_NOTIMPLEMENTED; /* tables to read again, bytes taken over: top_value */
+    return PyBytes_FromStringAndSize((const char *)p + FRAME_ALIGNMENT, (Py_ssize_t)(size - FRAME_ALIGNMENT));
+}
+
 /* The value of a trusted frame or result read by a registered serializer; NotImplemented otherwise. */
 static PyObject *top_value(Codec *self, PyObject *data) {
     PyObject *reading = self->top_reading, *value;

@@ -40,11 +40,17 @@ static int top_limit(PyObject *o, uint64_t *out) {
     return 0;
 }
 
+static int parse_new_top(PyObject *top);
+
 /* Parse Settings.top, None (untrusted: nothing here) or (max_depth, max_frame_size, max_buffers,
- * memory_per_byte, memory_allowance). 1: parsed, 0: None or not usable here, -1: error. */
-static int parse_top(PyObject *top) {
+ * memory_per_byte, memory_allowance). 1: parsed, 0: None or not usable here, -1: error. The tuple parsed
+ * last is known without a call. */
+static inline int parse_top(PyObject *top) {
     if (top == Py_None) return 0;
-    if (top == top_seen) return 1;
+    return top == top_seen ? 1 : parse_new_top(top);
+}
+
+static int parse_new_top(PyObject *top) {
     if (!PyTuple_CheckExact(top) || PyTuple_GET_SIZE(top) != 5) {
         PyErr_SetString(PyExc_TypeError, "Settings.top must be None or a tuple of 5 limits");
         return -1;
@@ -71,7 +77,7 @@ static int parse_top(PyObject *top) {
 }
 
 /* The registry's Settings.top (borrowed), or NULL with an error set. */
-static PyObject *read_top(Codec *self) {
+static inline PyObject *read_top(Codec *self) {
     if (Py_TYPE(self->settings) != settings_type) {
         settings_type = Py_TYPE(self->settings); /* borrowed: compared only */
         top_slot = object_slot(settings_type, "top");

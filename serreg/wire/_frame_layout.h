@@ -17,6 +17,10 @@
 #define FRAME_CLASS_ID_HASH_SIZE 8
 #define FRAME_NO_LIMIT UINT64_MAX
 
+/* The first 16 bytes of an unsigned frame of one out-of-band buffer: magic, format version 1, no flags,
+ * reserved, K = 1, reserved. */
+static const unsigned char FRAME_ONE_BUFFER_HEAD[16] = {'S', 'R', 'E', 'G', 1, 0, 0, 0, 1};
+
 /* Where a valid frame's parts are; its buffer table starts at FRAME_HEADER_SIZE. */
 typedef struct {
     uint64_t count;          /* K: out-of-band buffers */
@@ -44,6 +48,27 @@ static inline void frame_entry(const unsigned char *p, uint64_t i, uint64_t *off
     *length = frame_le(entry + 8, 8);
 }
 
+/* Whether p[from:to] is all zero bytes: a buffer's padding, fewer than 64 bytes that end at its offset to >= 64.
+ * Read in 8-byte words ending at to; the first word's bytes before from (the frame's own, before the padding)
+ * are shifted out, not compared. */
+static inline int frame_zeros(const unsigned char *p, uint64_t from, uint64_t to) {
+#if !PY_BIG_ENDIAN
+    uint64_t word;
+    for (; to - from >= 8; to -= 8) {
+        memcpy(&word, p + to - 8, 8);
+        if (word != 0) return 0;
+    }
+    if (to == from) return 1;
+    memcpy(&word, p + to - 8, 8); /* to >= 8: within the frame */
+    return (word >> (8 * (8 - (to - from)))) == 0; /* little-endian: p[from:to] are its top bytes */
+#else
+    for (; from < to; from++) {
+        if (p[from]) return 0;
+    }
+    return 1;
+#endif
+}
+
 /* 1 when p[0:size] is a valid unsigned frame within the limits (FRAME_NO_LIMIT: none), with *out filled;
  * 0 otherwise. Every rule of section 4 is checked: header, total length, no flags, the buffer count and
  * table, the in-band length, each buffer's offset (the 64-byte-aligned end of what precedes it: in order,
@@ -61,10 +86,8 @@ static int frame_layout(const unsigned char *p, uint64_t size, uint64_t max_size
     for (uint64_t i = 0; i < count; i++) {
         uint64_t offset, length;
         frame_entry(p, i, &offset, &length);
-        if (offset != frame_align64(expected) || offset > size || length > size - offset) return 0;
-        for (uint64_t k = expected; k < offset; k++) {
-            if (p[k]) return 0;
-        }
+        if (offset != frame_align64(expected) || offset > size || length > size - offset || !frame_zeros(p, expected, offset))
+            return 0;
         expected = offset + length;
     }
     if (expected != size) return 0;

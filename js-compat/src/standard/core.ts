@@ -4,7 +4,7 @@
  * bytearray, memoryview, complex. Each in-band is one msgpack value.
  */
 import type { DecodeContext, Encoder } from "../serializer.js";
-import { DeserializationError } from "../errors.js";
+import { DeserializationError, SerializationError } from "../errors.js";
 import { Writer } from "../msgpack/writer.js";
 import type { OutOfBand } from "../oob.js";
 import { SerializationResult } from "../result.js";
@@ -16,6 +16,11 @@ import { Complex, Float64 } from "../types/numbers.js";
 export const BYTES_OUT_OF_BAND_THRESHOLD = 65536;
 const INT64_MIN = -(2n ** 63n);
 const UINT64_END = 2n ** 64n;
+/**
+ * The longest big int bin (section 6.1): every value of that many bytes fits a V8 BigInt (under
+ * 2^30 bits) and a Java BigInteger. Python's serreg/standard/scalars.py MAX_INT_BYTES.
+ */
+export const MAX_INT_BYTES = 2 ** 27 - 1;
 
 /** Base of serializers whose in-band is written into the caller's writer. */
 export abstract class InlineSerializer<T> implements Serializer<T> {
@@ -101,6 +106,9 @@ export class IntSerializer extends InlineSerializer<number | bigint> {
     if (typeof value === "number" && Number.isSafeInteger(value)) return value;
     if (typeof value === "bigint") return value;
     if (value instanceof Uint8Array && value.length > 0) {
+      if (value.length > MAX_INT_BYTES) {
+        throw new DeserializationError(`a big int's bin holds ${value.length} bytes, more than ${MAX_INT_BYTES} (docs/FORMAT.md, section 6.1)`);
+      }
       const big = bytesToBigint(value);
       return big >= -9007199254740991n && big <= 9007199254740991n ? Number(big) : big;
     }
@@ -108,23 +116,40 @@ export class IntSerializer extends InlineSerializer<number | bigint> {
   }
 }
 
+/** The number of bits of a non-negative bigint, from its hex digits (linear; toString(2) is 4 times longer). */
+export function bitLength(magnitude: bigint): number {
+  if (magnitude === 0n) return 0;
+  const hex = magnitude.toString(16);
+  return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0]!, 16)));
+}
+
+/**
+ * The minimal two's-complement little-endian bytes of v, through its hex digits: linear in its size
+ * (shifting a bigint 8 bits at a time copies it each time: a 100 KB int took about 1 s).
+ */
 export function bigintToBytes(v: bigint): Uint8Array {
-  const magnitude = v >= 0n ? v : ~v;
-  const bits = magnitude === 0n ? 0 : magnitude.toString(2).length;
-  const size = Math.floor((bits + 8) / 8);
-  let u = BigInt.asUintN(size * 8, v);
+  const size = Math.floor((bitLength(v >= 0n ? v : ~v) + 8) / 8);
+  if (size > MAX_INT_BYTES) {
+    throw new SerializationError(`an int of ${size} bytes is longer than a frame may carry (${MAX_INT_BYTES} bytes, docs/FORMAT.md, section 6.1)`);
+  }
+  const hex = BigInt.asUintN(size * 8, v).toString(16).padStart(size * 2, "0");
   const out = new Uint8Array(size);
   for (let i = 0; i < size; i++) {
-    out[i] = Number(u & 0xffn);
-    u >>= 8n;
+    const at = hex.length - 2 * i - 2;
+    out[i] = (HEX_VALUE[hex.charCodeAt(at)]! << 4) | HEX_VALUE[hex.charCodeAt(at + 1)]!;
   }
   return out;
 }
 
+const HEX_DIGITS = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+const HEX_VALUE = new Uint8Array(128);
+for (let d = 0; d < 16; d++) HEX_VALUE["0123456789abcdef".charCodeAt(d)] = d;
+
+/** The value of two's-complement little-endian bytes, through their hex digits (linear in their length). */
 export function bytesToBigint(bytes: Uint8Array): bigint {
-  let hex = "";
-  for (let i = bytes.length - 1; i >= 0; i--) hex += bytes[i]!.toString(16).padStart(2, "0");
-  return BigInt.asIntN(bytes.length * 8, BigInt(`0x${hex}`));
+  const digits = new Array<string>(bytes.length);
+  for (let i = 0; i < bytes.length; i++) digits[i] = HEX_DIGITS[bytes[bytes.length - 1 - i]!]!;
+  return BigInt.asIntN(bytes.length * 8, BigInt(`0x${digits.join("")}`));
 }
 
 export class FloatSerializer extends InlineSerializer<number | Float64> {

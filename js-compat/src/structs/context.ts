@@ -5,6 +5,7 @@
  */
 import type { Writer } from "../msgpack/writer.js";
 import type { Encoder } from "../serializer.js";
+import { bitLength } from "../standard/core.js";
 import { Float64 } from "../types/numbers.js";
 
 /** What converters need from the struct registry. */
@@ -27,7 +28,11 @@ export interface ConvertContext {
 export function show(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
-  if (typeof value === "bigint") return `the bigint ${value}n`;
+  if (typeof value === "bigint") {
+    // Decimal digits cost time superlinear in a bigint's length (1 MB: 1.7 s): a big one is named by its size.
+    const bits = bitLength(value >= 0n ? value : ~value); // as Java's BigInteger.bitLength
+    return bits > 192 ? `a bigint of ${bits} bits` : `the bigint ${value}n`;
+  }
   if (typeof value === "number" || typeof value === "boolean") return `the ${typeof value} ${value}`;
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (value instanceof Float64) return `the float ${value.value}`;
