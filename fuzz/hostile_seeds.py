@@ -3,7 +3,7 @@
 The Python tests build many frames by hand that a mutation of a valid frame rarely reaches: struct
 instances (ext 1) and lists of them (ext 2) with faults in their columns, strings that are not UTF-8
 after a nested value, Arrow schema messages whose fields share names or form a DAG, nest 65 deep or
-declare huge counts, msgpack headers claiming billions, values nested at and past the limits. This
+declare huge counts, or have one table or vtable outside the message or misaligned, msgpack headers claiming billions, values nested at and past the limits. This
 gathers them (from the test modules, and a few built here), adds truncations of each, and writes
 every one as NAME.frame into a directory:
 
@@ -29,6 +29,7 @@ from serreg.wire.class_id import class_id_hash
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+import arrow_table_faults  # noqa: E402
 import flatbuffer_craft as fb  # noqa: E402
 import struct_list_faults  # noqa: E402
 import test_compiled_codec  # noqa: E402
@@ -91,6 +92,10 @@ def arrow_schema_tricks() -> dict[str, bytes]:
     for _ in range(65):
         description = ["l", ["List"], True, None, [description]]
     out["arrow canonical description 66 deep"] = _arrow([[description], None])
+    # Each table of a schema message of every type broken in turn (vtable outside, odd vtable size, table
+    # past the end, a field outside its table or misaligned): Arrow Java reads them before serreg's checks.
+    for name, message in arrow_table_faults.faults(arrow_table_faults.schema_message()).items():
+        out[f"arrow table {name}"] = _arrow(message)
     return out
 
 

@@ -82,4 +82,4 @@ def test_a_dictionary_encoding_whose_vtable_lies_outside_the_message_is_refused_
     assert len(lines) == 2, answer
     for line in lines:  # trusted, then untrusted
         assert line.startswith("refused: ") and expected in line, answer
-        assert "field 'd'" in line and "at byte 136 of the message" in line and "byte offset" in line, answer
+        assert "(in column 0 ('d'), at byte 136 of the message)" in line and "byte offset" in line, answer

@@ -34,7 +34,7 @@ static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_leve
         case N_INT: {
             int r = enc_int(e, obj);
             if (r != 1000) return r;
-            if (e->t.write[K_INT] && inline_level < MAX_INLINE_LEVELS) return enc_big_int(e, obj);
+            if (e->t.write[K_INT] && inline_level < MAX_INLINE_LEVELS && (r = enc_big_int(e, obj)) != 1000) return r;
             return enc_nested(e, obj);
         }
         case N_LIST: {

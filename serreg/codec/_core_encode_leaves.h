@@ -2,7 +2,12 @@
  * FORMAT 6.1), the standard leaf ext 0 values (complex, datetime, date, time, timedelta, uuid),
  * and the standard kind of a type. */
 
-/* The minimal two's-complement little-endian bytes of an int beyond 64 bits (FORMAT 6.1). */
+/* The longest big int (FORMAT 6.1: every value of that many bytes fits a Java BigInteger and a
+ * JavaScript BigInt); serreg/standard/scalars.py MAX_INT_BYTES. */
+#define MAX_INT_BYTES ((size_t)134217727)
+
+/* The minimal two's-complement little-endian bytes of an int beyond 64 bits (FORMAT 6.1); 1000: a
+ * longer int, which the serializer refuses in its own words. */
 static int enc_big_int(Enc *e, PyObject *obj) {
     int negative = _PyLong_Sign(obj) < 0;
     PyObject *magnitude = negative ? PyNumber_Invert(obj) : (Py_INCREF(obj), obj);
@@ -10,6 +15,7 @@ static int enc_big_int(Enc *e, PyObject *obj) {
     size_t bits = _PyLong_NumBits(magnitude);
     Py_DECREF(magnitude);
     if (bits == (size_t)-1) return -2;
+    if ((bits + 8) / 8 > MAX_INT_BYTES) return 1000;
     Py_ssize_t size = (Py_ssize_t)((bits + 8) / 8), start = e->out.len;
     if (ext_begin(&e->out, kind_hash[K_INT]) < 0) return -1;
     if (pack_header(&e->out, size, -1, 0, 0xc4, 0xc5, 0xc6) < 0) return -2;

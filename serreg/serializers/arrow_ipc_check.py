@@ -114,8 +114,11 @@ class _Flatbuffer:
                       position)
 
     def _target(self, position: int) -> int:
-        """The object a uoffset at ``position`` points to (offsets point forward only)."""
-        target: int = position + _U32.unpack_from(self.view, position)[0]
+        """The object a uoffset at ``position`` points to (offsets point forward only, never at themselves)."""
+        offset: int = _U32.unpack_from(self.view, position)[0]
+        if offset == 0:
+            self.fail("an offset of 0 points at itself", position)
+        target = position + offset
         if target >= self.size:
             self.fail(f"an offset points to byte {self.base + target}, past the end", position)
         return target
@@ -181,6 +184,10 @@ class _Table:
         if offset + size > self.table_size or position % size:
             self.buffer.fail(f"field {index} of a {self.what} table is misaligned or outside the table", position)
         return position
+
+    def present(self, index: int) -> bool:
+        """Whether the table has field ``index``."""
+        return index < len(self.slots) and self.slots[index] != 0
 
     def scalar(self, index: int, kind: struct.Struct, default: Any) -> Any:
         position = self._slot(index, kind.size)
@@ -269,6 +276,8 @@ def check_schema_message(message: Any, *, untrusted: bool) -> SchemaShape:
         buffer.fail("the schema is big-endian; serreg's Arrow buffers are little-endian", schema.position)
     _metadata(buffer, schema, 2, counts)
     schema.vector(3, 8, "features")
+    if not schema.present(1):  # Arrow C++ refuses a schema without a fields vector
+        buffer.fail("the schema has no fields vector", schema.position)
     columns = schema.tables(1, "Field")
     # Depth-first, without recursion: (field table, depth, where it is, type tag of its parent).
     stack = [(field, 1, (None, i, None), 0) for i, field in reversed(list(enumerate(columns)))]
@@ -280,8 +289,10 @@ def check_schema_message(message: Any, *, untrusted: bool) -> SchemaShape:
 
 def _metadata(buffer: _Flatbuffer, table: _Table, index: int, counts: _Counts, field: bool = False) -> None:
     for entry in table.tables(index, "KeyValue"):
-        key = entry.string(0, "metadata key") or b""
-        value = entry.string(1, "metadata value") or b""
+        key = entry.string(0, "metadata key")
+        value = entry.string(1, "metadata value")
+        if key is None or value is None:  # Arrow C++ refuses them too
+            buffer.fail(f"a metadata entry has no {'key' if key is None else 'value'}", entry.position)
         counts.metadata_entries += 1
         counts.string_bytes += len(key) + len(value)
         if key == HIDDEN_EXTENSION_NAME:

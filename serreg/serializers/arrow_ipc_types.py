@@ -117,8 +117,11 @@ def check_dictionary(buffer: Any, encoding: Any) -> None:
     """Check a field's DictionaryEncoding table: its index type is an integer of 8 to 64 bits."""
     encoding.scalar(0, I64, 0)  # id: any; serreg sends each dictionary with its batch
     index = encoding.table(1, "Int")
-    if index is not None and index.scalar(0, I32, 0) not in (8, 16, 32, 64):
+    if index is None:  # Arrow C++ refuses it; Arrow Java would take a 32-bit index
+        buffer.fail("a dictionary has no index type", encoding.position)
+    if index.scalar(0, I32, 0) not in (8, 16, 32, 64):
         buffer.fail("a dictionary's index type must be an integer of 8, 16, 32 or 64 bits", encoding.position)
+    index.scalar(1, U8, 0)  # is_signed: read by Arrow Java, so checked inside its table
     encoding.scalar(2, U8, 0)  # isOrdered
     if encoding.scalar(3, I16, 0) != 0:
         buffer.fail("a dictionary's kind must be DenseArray", encoding.position)

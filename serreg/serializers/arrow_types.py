@@ -96,10 +96,11 @@ def java_refusal(field: pa.Field, several_batches: bool) -> Optional[str]:
     if t.is_decimal(arrow_type) and arrow_type.bit_width in (32, 64):
         return (f"Arrow Java has no vector for {arrow_type.bit_width}-bit decimals; "
                 "cast the column to pa.decimal128(precision, scale)")
-    if t.is_struct(arrow_type):
+    if t.is_struct(arrow_type) or t.is_union(arrow_type):
         names = [arrow_type.field(i).name for i in range(arrow_type.num_fields)]
+        kind = "struct" if t.is_struct(arrow_type) else "union"
         if len(set(names)) != len(names):
-            return "Arrow Java keeps struct children by name, and two children of this struct share one; rename them"
+            return f"Arrow Java keeps {kind} children by name, and two children of this {kind} share one; rename them"
         if several_batches and any(t.is_null(arrow_type.field(i).type) for i in range(arrow_type.num_fields)):
             return ("Arrow Java cannot concatenate several batches of a struct with a null-type child; "
                     "send the table as one batch (table.combine_chunks())")

@@ -116,7 +116,10 @@ def _column_array(column: pa.ChunkedArray, where: str) -> pa.Array:
     if column.num_chunks == 1:
         return column.chunk(0)
     if column.num_chunks == 0:
-        return pa.array([], type=column.type)
+        try:
+            return pa.array([], type=column.type)
+        except pa.ArrowNotImplementedError:  # no builder for a union: an empty array made without one
+            return pa.nulls(0, column.type)
     chunks = [chunk for chunk in column.chunks if len(chunk)] or column.chunks[:1]
     if len(chunks) == 1:
         return chunks[0]

@@ -14,7 +14,7 @@ import uuid
 from msgpack import packb
 
 from ..codec.checks import unpack_plain
-from ..errors import DeserializationError, RemoteError
+from ..errors import DeserializationError, RemoteError, SerializationError
 from ..result import SerializationResult
 from .base import StandardSerializer, describe_value
 from typing import Iterator, Any
@@ -22,6 +22,10 @@ from typing import Iterator, Any
 _MSGPACK_FLOAT64 = 0xCB
 _INT_MIN = -(2**63)
 _INT_END = 2**64
+# The longest big int bin (docs/FORMAT.md, section 6.1): every value of that many bytes fits a Java
+# BigInteger (a magnitude under 2**31 bits) and a JavaScript BigInt (under 2**30 bits in V8). Java's
+# IntSerializer.MAX_BYTES.
+MAX_INT_BYTES = 2**27 - 1
 
 
 class FloatSerializer(StandardSerializer):
@@ -42,6 +46,9 @@ class IntSerializer(StandardSerializer):
         if _INT_MIN <= obj < _INT_END:
             return SerializationResult(packb(obj))
         size = ((obj if obj >= 0 else ~obj).bit_length() + 8) // 8
+        if size > MAX_INT_BYTES:
+            raise SerializationError(f"an int of {size} bytes is longer than a frame may carry ({MAX_INT_BYTES} bytes, "
+                                     "docs/FORMAT.md, section 6.1)")
         return SerializationResult(packb(obj.to_bytes(size, "little", signed=True)))
 
     def deserialize(self, in_band: memoryview, oob: Iterator[memoryview]) -> int:
@@ -49,6 +56,9 @@ class IntSerializer(StandardSerializer):
         if type(value) is int:
             return value
         if type(value) is bytes and value:
+            if len(value) > MAX_INT_BYTES:
+                raise DeserializationError(f"a big int's bin holds {len(value)} bytes, more than {MAX_INT_BYTES} "
+                                           "(docs/FORMAT.md, section 6.1)")
             return int.from_bytes(value, "little", signed=True)
         raise DeserializationError(f"an int must be a msgpack int or bin, got {describe_value(value)}")
 

@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * The bytes of one in-band document and the position in them, under {@link ScalarReader} and
- * {@link InBandReader}. It reads the given buffer where it lies: its backing array (from the
+ * The bytes of one in-band document and the position in them, under {@link NumberReader},
+ * {@link ScalarReader} and {@link InBandReader}. It reads the given buffer where it lies: its backing array (from the
  * buffer's position: no copy, no view), or the buffer itself when it is direct or read-only.
  * Each multi-byte read is one access; the checks that the bytes are there are here too, and
  * errors carry the byte offset from the start of the document. Package-private (its public
@@ -24,7 +24,7 @@ abstract class InBandBytes {
     private static final int KEPT_SCRATCH = 4096;
     /** Copy of a str's bytes when there is no backing array. */
     private byte[] scratch;
-    /** Index of the next unread byte (moved by the reads of {@link ScalarReader}). */
+    /** Index of the next unread byte (moved by the reads of {@link NumberReader} and {@link ScalarReader}). */
     int pos;
     /** Index just past the bytes this reader may read (the end of a nested value while it is read). */
     private int limit;

@@ -20,7 +20,8 @@ import java.util.Map;
  * <p>Decoding reads the given buffer where it lies (its backing array, or the buffer itself when
  * it is direct or read-only): nothing is copied first. A nested value whose serializer is a
  * {@link MsgpackSerializer} is read in place by this same reader, bounded to its ext 0 payload.
- * The parts: the bytes and scalar reads ({@link ScalarReader}), arrays and maps
+ * The parts: the bytes ({@link InBandBytes}), nil, bool and number reads ({@link NumberReader}),
+ * str, bin and header reads ({@link ScalarReader}), arrays and maps
  * ({@link ContainerReader}), ext values ({@link NestedReader}).
  *
  * <p>Hostile input: a str, bin or ext that declares more bytes than follow, and an array or map

@@ -1,9 +1,7 @@
 package serreg;
 
-import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
@@ -22,7 +20,8 @@ import serreg.types.OpaqueValue;
  * in place: its ext 0 header is reserved, its ClassIDHash and in-band are written right after it
  * (a {@link MsgpackSerializer}'s {@code write} is called on this same writer), and the header is
  * patched once the length is known (the payload moves only when the shortest header is not the
- * reserved ext 8 one). Strings are encoded straight into the array (ASCII byte for byte).
+ * reserved ext 8 one). The scalar, str, bin and header writes, and the array they write into, are
+ * {@link ScalarWriter}'s (strings encoded straight into the array, ASCII byte for byte).
  * Values whose serializer declares one of the writer's own forms ({@link InlineSerializer#inlineForm}:
  * null, Boolean, Long, Double, String, List, Map with the standard serializers) are written by the
  * writer itself, without two calls into the serializer per value. The header encodings are
@@ -30,14 +29,12 @@ import serreg.types.OpaqueValue;
  * {@link WriterClassCache}. Not thread-safe; one writer per serialize call (a pooled writer, with
  * its array and cache, is reused by the next call on its thread once released).
  */
-public final class InBandWriter {
+public final class InBandWriter extends ScalarWriter {
     /** The ext 8 header (0xc7, length, type) reserved before a nested value. */
     private static final int RESERVED_EXT_HEADER = 3;
     private final SerializerRegistry registry;
     private final ValueEncoder encoder;
     private final WriterClassCache classes;
-    private byte[] buf;
-    private int pos;
     private List<ByteBuffer> outOfBand;
     /** What {@link #written} returns, kept with the pooled writer. */
     private ByteBuffer view;
@@ -60,10 +57,10 @@ public final class InBandWriter {
 
     /** A writer on {@code buf}; a pooled one (a {@code home} thread) goes back to {@link WriterPool} on {@link #release}. */
     InBandWriter(SerializerRegistry registry, byte[] buf, PerThread home) {
+        super(buf);
         this.registry = registry;
         this.encoder = registry.encoder();
         this.classes = new WriterClassCache(encoder);
-        this.buf = buf;
         this.home = home;
     }
 
@@ -264,6 +261,20 @@ public final class InBandWriter {
         patchExtHeader(headerAt, headerAt + RESERVED_EXT_HEADER, type);
     }
 
+    /**
+     * Takes back an extension begun with {@link #beginExtension} and everything written since (a
+     * writer that finds, part way through, that the value is to be written another way): the
+     * writer is back where it was before that call. Out-of-band buffers added since stay added.
+     *
+     * @param headerAt what {@link #beginExtension} returned
+     */
+    public void abandonExtension(int headerAt) {
+        if (headerAt < 0 || headerAt > pos) {
+            throw new IllegalArgumentException("no extension begun at " + headerAt + " (the writer is at " + pos + ")");
+        }
+        pos = headerAt;
+    }
+
     /** A value the writer does not write by itself: inline through its serializer, or as ext 0 / ext 1. */
     private InBandWriter writeByRegistration(Object value, RegistrationTable.Registration registration) {
         if (value instanceof OpaqueValue opaque) {
@@ -302,20 +313,6 @@ public final class InBandWriter {
         }
     }
 
-    /** Writes the 8 wire bytes of a ClassIDHash (its u64 little-endian reading). */
-    void writeHash(long hash) {
-        ensure(8);
-        Bytes.putLongLE(buf, pos, hash);
-        pos += 8;
-    }
-
-    /** Appends bytes as they are (another serializer's in-band). */
-    void writeRaw(ByteBuffer bytes) {
-        int n = bytes.remaining();
-        ensure(n);
-        bytes.get(bytes.position(), buf, pos, n); // absolute: no view made, the caller's position kept
-        pos += n;
-    }
 
     /** Reserves the ext 8 header and makes room for the ClassIDHash after it. */
     private int reserveExtHeader() {
@@ -341,223 +338,6 @@ public final class InBandWriter {
             pos = headerAt + size + length;
         }
         InBandLayout.putExtHeader(buf, headerAt, length, type);
-    }
-
-    public InBandWriter writeNil() {
-        ensure(1);
-        buf[pos++] = (byte) 0xc0;
-        return this;
-    }
-
-    public InBandWriter writeBoolean(boolean v) {
-        ensure(1);
-        buf[pos++] = (byte) (v ? 0xc3 : 0xc2);
-        return this;
-    }
-
-    public InBandWriter writeLong(long v) {
-        ensure(InBandLayout.MAX_INT);
-        pos = InBandLayout.putLong(buf, pos, v);
-        return this;
-    }
-
-    /** Writes an integer in [-2^63, 2^64) as a msgpack int. */
-    public InBandWriter writeInteger(BigInteger v) {
-        if (v.bitLength() < 64) {
-            return writeLong(v.longValue());
-        }
-        if (v.signum() < 0 || v.bitLength() > 64) {
-            throw new SerializationException("integer " + v + " is outside the msgpack int range");
-        }
-        return writeUnsignedLong(v.longValue());
-    }
-
-    /** Writes a u64 held in a long's bits. */
-    public InBandWriter writeUnsignedLong(long bits) {
-        if (bits >= 0) {
-            return writeLong(bits);
-        }
-        ensure(InBandLayout.MAX_INT);
-        pos = InBandLayout.putUint64(buf, pos, bits);
-        return this;
-    }
-
-    public InBandWriter writeDouble(double v) {
-        ensure(9);
-        buf[pos] = (byte) 0xcb;
-        Bytes.putLongBE(buf, pos + 1, Double.doubleToRawLongBits(v));
-        pos += 9;
-        return this;
-    }
-
-    /** msgpack float 32: only numpy.float32 and numpy.complex64 use it (section 3). */
-    public InBandWriter writeFloat(float v) {
-        ensure(5);
-        buf[pos] = (byte) 0xca;
-        Bytes.putIntBE(buf, pos + 1, Float.floatToRawIntBits(v));
-        pos += 5;
-        return this;
-    }
-
-    /**
-     * Writes a msgpack str, its UTF-8 straight into the document (no intermediate array): ASCII
-     * byte for byte after a header sized for it (a string of up to 7 chars as one 8-byte store
-     * of header and chars, the bytes after its own overwritten by what comes next or past the
-     * end written); other text after its UTF-8 length is counted. Refuses text that is not
-     * valid UTF-16 (lone surrogates).
-     */
-    public InBandWriter writeString(String s) {
-        int n = s.length();
-        ensure(InBandLayout.MAX_HEADER + Math.max(n, 8)); // room for an 8-byte store after the header
-        byte[] b = buf;
-        int p = pos;
-        if (n <= 8) {
-            long word = Utf8.asciiWord(s, n);
-            if (word < 0) {
-                return writeUtf8(s);
-            }
-            if (n < 8) {
-                Bytes.putLongLE(b, p, word << 8 | 0xa0 | n); // fixstr header, then the chars
-            } else {
-                b[p] = (byte) (0xa0 | n);
-                Bytes.putLongLE(b, p + 1, word);
-            }
-            pos = p + 1 + n;
-            return this;
-        }
-        int at = InBandLayout.putStrHeader(b, p, n);
-        if (!Utf8.putAscii(s, n, b, at)) {
-            return writeUtf8(s);
-        }
-        pos = at + n;
-        return this;
-    }
-
-    /**
-     * Writes {@code values[from]}, {@code values[from + 1]} ... (at most {@code count}), each a
-     * String, as {@link #writeString} writes it, and stops before the first that is not a String
-     * (null included), leaving it unwritten: a column of strings in one loop, the twin of
-     * {@link InBandReader#readStrings}.
-     *
-     * @return how many values it wrote
-     */
-    public int writeStrings(Object[] values, int from, int count) {
-        for (int i = 0; i < count; i++) {
-            if (!(values[from + i] instanceof String s)) {
-                return i;
-            }
-            writeString(s);
-        }
-        return count;
-    }
-
-    /** A str that is not all ASCII: its UTF-8 length first (for the header), then its bytes. */
-    private InBandWriter writeUtf8(String s) {
-        int length = Utf8.strLength(s);
-        ensure(InBandLayout.MAX_HEADER + length);
-        pos = Utf8.encode(s, buf, InBandLayout.putStrHeader(buf, pos, length));
-        return this;
-    }
-
-    public InBandWriter writeBinary(byte[] bytes) {
-        writeBinaryHeader(bytes.length);
-        System.arraycopy(bytes, 0, buf, pos, bytes.length);
-        pos += bytes.length;
-        return this;
-    }
-
-    /** Writes a msgpack bin of {@code length} bytes of {@code bytes} from {@code offset}. */
-    public InBandWriter writeBinary(byte[] bytes, int offset, int length) {
-        writeBinaryHeader(length);
-        System.arraycopy(bytes, offset, buf, pos, length);
-        pos += length;
-        return this;
-    }
-
-    public InBandWriter writeBinary(ByteBuffer bytes) {
-        int n = bytes.remaining();
-        writeBinaryHeader(n);
-        bytes.duplicate().get(buf, pos, n);
-        pos += n;
-        return this;
-    }
-
-    /**
-     * Writes a msgpack bin of the {@code count} values' binary64 bit patterns, little-endian
-     * (a struct list's {@code float64} column, docs/FORMAT.md section 10.3), straight into the
-     * document.
-     *
-     * @param values the values (their bits as they are)
-     * @param count how many, from index 0
-     * @return this writer
-     */
-    public InBandWriter writeFloat64Bin(double[] values, int count) {
-        writeBinaryHeader(8 * count);
-        byte[] b = buf;
-        int p = pos;
-        for (int i = 0; i < count; i++) {
-            Bytes.putLongLE(b, p + 8 * i, Double.doubleToRawLongBits(values[i]));
-        }
-        pos = p + 8 * count;
-        return this;
-    }
-
-    /**
-     * Writes a msgpack bin of the {@code count} values' binary32 bit patterns, little-endian (a
-     * struct list's {@code float32} column), straight into the document.
-     *
-     * @param values the values
-     * @param count how many, from index 0
-     * @return this writer
-     */
-    public InBandWriter writeFloat32Bin(float[] values, int count) {
-        writeBinaryHeader(4 * count);
-        byte[] b = buf;
-        int p = pos;
-        for (int i = 0; i < count; i++) {
-            Bytes.putIntLE(b, p + 4 * i, Float.floatToRawIntBits(values[i]));
-        }
-        pos = p + 4 * count;
-        return this;
-    }
-
-    /** Writes a bin header and makes room for its {@code n} bytes. */
-    private void writeBinaryHeader(int n) {
-        ensure(InBandLayout.MAX_HEADER + n);
-        pos = InBandLayout.putBinHeader(buf, pos, n);
-    }
-
-    public InBandWriter writeArrayHeader(int size) {
-        return writeContainerHeader(size, 0x90, 0xdc);
-    }
-
-    public InBandWriter writeMapHeader(int size) {
-        return writeContainerHeader(size, 0x80, 0xde);
-    }
-
-    private InBandWriter writeContainerHeader(int size, int fix, int wide) {
-        if (size < 0) {
-            throw new SerializationException("a msgpack container cannot hold " + size + " items");
-        }
-        ensure(InBandLayout.MAX_HEADER);
-        pos = InBandLayout.putContainerHeader(buf, pos, size, fix, wide);
-        return this;
-    }
-
-    /** Appends raw, already-encoded msgpack bytes (used for sorted set elements). */
-    public InBandWriter writeEncoded(byte[] msgpack) {
-        ensure(msgpack.length);
-        System.arraycopy(msgpack, 0, buf, pos, msgpack.length);
-        pos += msgpack.length;
-        return this;
-    }
-
-    /** Appends {@code length} raw, already-encoded msgpack bytes of {@code msgpack} from {@code offset}. */
-    public InBandWriter writeEncoded(byte[] msgpack, int offset, int length) {
-        ensure(length);
-        System.arraycopy(msgpack, offset, buf, pos, length);
-        pos += length;
-        return this;
     }
 
     /** Appends an OOB buffer (held by reference, not copied). */
@@ -591,21 +371,5 @@ public final class InBandWriter {
     /** The OOB buffers collected so far (the writer's own list, or an empty one). */
     List<ByteBuffer> outOfBand() {
         return outOfBand == null ? List.of() : outOfBand;
-    }
-
-    private void ensure(int n) {
-        if (n > buf.length - pos) {
-            grow(n);
-        }
-    }
-
-    private void grow(int n) {
-        long needed = (long) pos + n;
-        if (needed > Integer.MAX_VALUE - 16) {
-            throw new SerializationException("an in-band of " + needed + " bytes does not fit in one Java array;"
-                    + " large data belongs in OOB buffers (an NDArray, a bytearray)");
-        }
-        int size = (int) Math.max(needed, Math.min((long) buf.length * 2, Integer.MAX_VALUE - 16));
-        buf = java.util.Arrays.copyOf(buf, Math.max(size, 64));
     }
 }

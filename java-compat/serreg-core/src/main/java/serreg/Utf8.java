@@ -204,23 +204,26 @@ final class Utf8 {
      * us, 5 to 7 chars 9.6 against 10.6; 6 to 8 chars 9.9 against 9.3). Longer text: {@link #latin1}.
      */
     static String shortAscii(byte[] b, int from, int n) {
+        // Each byte masked to 7 bits (the caller checked they are ASCII): the JIT then knows every
+        // char fits Latin-1 and drops the concatenation's per-char check of the string's coder.
         switch (n) {
             case 0:
                 return "";
             case 1:
-                return String.valueOf((char) b[from]);
+                return String.valueOf((char) (b[from] & 0x7f));
             case 2:
-                return "" + (char) b[from] + (char) b[from + 1];
+                return "" + (char) (b[from] & 0x7f) + (char) (b[from + 1] & 0x7f);
             case 3:
-                return "" + (char) b[from] + (char) b[from + 1] + (char) b[from + 2];
+                return "" + (char) (b[from] & 0x7f) + (char) (b[from + 1] & 0x7f) + (char) (b[from + 2] & 0x7f);
             case 4:
-                return "" + (char) b[from] + (char) b[from + 1] + (char) b[from + 2] + (char) b[from + 3];
+                return "" + (char) (b[from] & 0x7f) + (char) (b[from + 1] & 0x7f) + (char) (b[from + 2] & 0x7f)
+                        + (char) (b[from + 3] & 0x7f);
             case 5:
-                return "" + (char) b[from] + (char) b[from + 1] + (char) b[from + 2] + (char) b[from + 3]
-                        + (char) b[from + 4];
+                return "" + (char) (b[from] & 0x7f) + (char) (b[from + 1] & 0x7f) + (char) (b[from + 2] & 0x7f)
+                        + (char) (b[from + 3] & 0x7f) + (char) (b[from + 4] & 0x7f);
             case 6:
-                return "" + (char) b[from] + (char) b[from + 1] + (char) b[from + 2] + (char) b[from + 3]
-                        + (char) b[from + 4] + (char) b[from + 5];
+                return "" + (char) (b[from] & 0x7f) + (char) (b[from + 1] & 0x7f) + (char) (b[from + 2] & 0x7f)
+                        + (char) (b[from + 3] & 0x7f) + (char) (b[from + 4] & 0x7f) + (char) (b[from + 5] & 0x7f);
             default:
                 return latin1(b, from, n);
         }

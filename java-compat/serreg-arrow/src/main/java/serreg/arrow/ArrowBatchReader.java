@@ -173,10 +173,14 @@ final class ArrowBatchReader {
         VectorSchemaRoot root = null;
         try {
             root = memoryFormRoot(schema, allocator, dictionaries, provider, at);
-            root.allocateNew();
+            // Sized for no values: Arrow's own first size is thousands of slots, which for a fixed-size
+            // binary of a few megabytes a value (a frame of a few hundred bytes) asked for gigabytes.
+            for (FieldVector v : root.getFieldVectors()) {
+                allocateEmpty(v);
+            }
             root.setRowCount(0);
             for (Dictionary d : dictionaries.values()) {
-                d.getVector().allocateNew();
+                allocateEmpty(d.getVector());
                 d.getVector().setValueCount(0);
             }
             ArrowDictionaries.attach(root, provider);
@@ -191,6 +195,19 @@ final class ArrowBatchReader {
             }
             throw new DeserializationException("Arrow Java cannot build the dictionaries of a table of no batches"
                     + " (schema " + schema + "): " + e, at, e);
+        }
+    }
+
+    /** Allocates {@code v} (and its children) for no values. */
+    private static void allocateEmpty(FieldVector v) {
+        setEmptyCapacity(v);
+        v.allocateNew();
+    }
+
+    private static void setEmptyCapacity(FieldVector v) {
+        v.setInitialCapacity(0); // a parent sets its children's too: they come after it and set their own
+        for (FieldVector child : v.getChildrenFromFields()) {
+            setEmptyCapacity(child);
         }
     }
 

@@ -62,6 +62,7 @@ final class ArrowChecks {
             }
             case ListView, LargeListView -> requireChildren(field, 1, at);
             case Union -> {
+                uniqueChildNames(field, "union", at);
                 ArrowType.Union union = (ArrowType.Union) type;
                 int[] ids = union.getTypeIds();
                 if (children > 128 || ids != null && ids.length != children) {
@@ -134,7 +135,8 @@ final class ArrowChecks {
                 }
             }
             case Struct -> {
-                // any number of children
+                // any number of children, each with a name of its own
+                uniqueChildNames(field, "struct", at);
             }
             default -> throw bad(field, "has type " + type + ", which is not a standard Arrow type of"
                     + " docs/FORMAT.md section 6.4", at);
@@ -144,6 +146,21 @@ final class ArrowChecks {
         }
         if (children > 0 && type.getTypeID() == ArrowType.ArrowTypeID.Null) {
             throw bad(field, "is of the null type but has children", at);
+        }
+    }
+
+    /**
+     * Arrow Java keeps a struct's or a union's children by name: of two sharing one it kept one (a
+     * table of no batches lost a column and was written back with more fields than nodes; with rows,
+     * Arrow Java's loader failed). Python refuses to write such columns cross-language.
+     */
+    private static void uniqueChildNames(Field field, String kind, long at) {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (Field child : field.getChildren()) {
+            if (!names.add(child.getName())) {
+                throw bad(field, "is a " + kind + " whose children share the name '" + child.getName() + "'; Arrow Java keeps "
+                        + kind + " children by name", at);
+            }
         }
     }
 

@@ -10,7 +10,7 @@ import serreg.InBandReader;
  * ({@link StructValue}, docs/FORMAT.md section 10.4): one at a time (ext 1) or a list by columns
  * (ext 2), each value as the carrier holds it (Long, Double, String, List, Map ...).
  */
-final class CarrierReader implements StructFrames.InstanceReader, StructFrames.ListReader {
+final class CarrierReader implements DecodeScope.InstanceReader, DecodeScope.ListReader {
     private final String classId;
     private final List<String> names;
     private final List<FieldType> types;

@@ -49,6 +49,11 @@ final class ColumnHandles {
     }
 
     private static final MethodHandle NEXT;
+    private static final MethodHandle SINK_FLOAT64;
+    private static final MethodHandle SINK_FLOAT32;
+    private static final MethodHandle SINK_BOOL;
+    private static final MethodHandle SINK_STR;
+    private static final MethodHandle SINK_COLS;
     private static final MethodHandle NEXT_STR;
     private static final MethodHandle FLOAT64;
     private static final MethodHandle FLOAT32_WIDENED;
@@ -58,12 +63,20 @@ final class ColumnHandles {
     static {
         try {
             NEXT = LOOKUP.findVirtual(IntCursor.class, "next", MethodType.methodType(long.class));
-            NEXT_STR = LOOKUP.findVirtual(StrColumn.class, "next", MethodType.methodType(Object.class));
+            NEXT_STR = LOOKUP.findVirtual(StrColumn.class, "next", MethodType.methodType(Object.class, int.class));
             FLOAT64 = LOOKUP.findVirtual(FixedColumn.class, "float64", MethodType.methodType(double.class, int.class));
             FLOAT32_WIDENED = LOOKUP.findVirtual(FixedColumn.class, "float32Widened",
                     MethodType.methodType(double.class, int.class));
             FLOAT32 = LOOKUP.findVirtual(FixedColumn.class, "float32", MethodType.methodType(float.class, int.class));
             BOOL = LOOKUP.findVirtual(FixedColumn.class, "bool", MethodType.methodType(boolean.class, int.class));
+            SINK_FLOAT64 = LOOKUP.findVirtual(ColumnSink.class, "float64",
+                    MethodType.methodType(void.class, int.class, int.class, double.class));
+            SINK_FLOAT32 = LOOKUP.findVirtual(ColumnSink.class, "float32",
+                    MethodType.methodType(void.class, int.class, int.class, float.class));
+            SINK_BOOL = LOOKUP.findVirtual(ColumnSink.class, "bool",
+                    MethodType.methodType(void.class, int.class, int.class, boolean.class));
+            SINK_STR = LOOKUP.findVirtual(ColumnSink.class, "str", MethodType.methodType(void.class, int.class, Object.class));
+            SINK_COLS = LOOKUP.findGetter(ColumnSink.class, "cols", Object[].class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -75,13 +88,13 @@ final class ColumnHandles {
      * ({@link ColumnLayout.Kind#LONG}) is an {@link IntCursor} whose next value instance i takes,
      * a float or bool column ({@link ColumnLayout.Kind#DOUBLE}, {@link ColumnLayout.Kind#FLOAT},
      * {@link ColumnLayout.Kind#BOOL}) a {@link FixedColumn} whose value i it reads in place, and a
-     * str column taken as it is ({@code str}) a {@link StrColumn} whose next string instance i takes.
+     * str column taken as it is ({@code str}) a {@link StrColumn} whose next string instance i takes (told i).
      */
     static MethodHandle columnGetter(int j, ColumnLayout.Kind kind, ColumnCodec.Wire wire, Class<?> t, boolean str) {
         MethodType type = MethodType.methodType(t, ColumnView.class, int.class);
         if (str) {
-            MethodHandle next = MethodHandles.filterArguments(NEXT_STR, 0, viewColumn(j, StrColumn.class));
-            return MethodHandles.explicitCastArguments(MethodHandles.dropArguments(next, 1, int.class), type);
+            return MethodHandles.explicitCastArguments(MethodHandles.filterArguments(NEXT_STR, 0, viewColumn(j, StrColumn.class)),
+                    type);
         }
         if (kind == ColumnLayout.Kind.LONG) {
             MethodHandle next = MethodHandles.filterArguments(NEXT, 0, viewColumn(j, IntCursor.class));
@@ -167,6 +180,46 @@ final class ColumnHandles {
             set = MethodHandles.filterArguments(set, 2, accessors[k].asType(MethodType.methodType(element, Object.class)));
             set = MethodHandles.filterArguments(set, 0, column(k, array));
             steps.add(MethodHandles.permuteArguments(set, step, 1, 2, 0));
+        }
+        return Handles.sequence(steps, step);
+    }
+
+    /**
+     * {@code (Object item, ColumnSink sink, int i) void}: puts each field of {@code item} (its
+     * accessor {@code accessors[k]} {@code (Object) T}) where {@link ColumnSink} takes it: fields
+     * {@code 0 .. fixed - 1} (of {@link ColumnLayout.Kind#DOUBLE}, {@link ColumnLayout.Kind#FLOAT},
+     * {@link ColumnLayout.Kind#BOOL}, their wire forms {@code float64}, {@code float32}, {@code bool})
+     * in place, field {@code fixed} written at once when {@code str}, and the others as element i of
+     * their columns in {@link ColumnSink#cols}, as {@link #extractor} stores them.
+     */
+    static MethodHandle directExtractor(MethodHandle[] accessors, ColumnLayout.Kind[] kinds, int fixed, boolean str) {
+        MethodType step = MethodType.methodType(void.class, Object.class, ColumnSink.class, int.class);
+        List<MethodHandle> steps = new java.util.ArrayList<>(accessors.length);
+        for (int k = 0; k < accessors.length; k++) {
+            if (k < fixed) {
+                MethodHandle put = switch (kinds[k]) {
+                    case DOUBLE -> SINK_FLOAT64;
+                    case FLOAT -> SINK_FLOAT32;
+                    case BOOL -> SINK_BOOL;
+                    default -> throw new IllegalArgumentException("field " + k + " is not of a fixed width: " + kinds[k]);
+                };
+                Class<?> element = put.type().parameterType(3);
+                put = MethodHandles.insertArguments(put, 1, k); // (sink, i, v)
+                put = MethodHandles.filterArguments(put, 2, accessors[k].asType(MethodType.methodType(element, Object.class)));
+                steps.add(MethodHandles.permuteArguments(put, step, 1, 2, 0));
+            } else if (k == fixed && str) {
+                MethodHandle put = MethodHandles.insertArguments(SINK_STR, 1, k); // (sink, v)
+                put = MethodHandles.filterArguments(put, 1, accessors[k].asType(MethodType.methodType(Object.class, Object.class)));
+                put = MethodHandles.dropArguments(put, 2, int.class); // (sink, item, i)
+                steps.add(MethodHandles.permuteArguments(put, step, 1, 0, 2));
+            } else {
+                Class<?> array = columnArray(kinds[k]);
+                Class<?> element = array.getComponentType();
+                MethodHandle set = MethodHandles.arrayElementSetter(array);
+                set = MethodHandles.filterArguments(set, 2, accessors[k].asType(MethodType.methodType(element, Object.class)));
+                set = MethodHandles.filterArguments(set, 0, MethodHandles.filterArguments(column(k, array), 0, SINK_COLS));
+                steps.add(MethodHandles.permuteArguments(set, step, 1, 2, 0));
+            }
         }
         return Handles.sequence(steps, step);
     }

@@ -24,6 +24,14 @@ final class ColumnWriter {
         void extract(List<?> items, int count, Object[] cols);
     }
 
+    /**
+     * Walks {@code count} instances once, putting their fields where {@code sink} takes them, and
+     * stops before the first that is not of class {@code cls} (null included): how many it walked.
+     */
+    interface DirectExtractor {
+        int extract(List<?> items, int count, Class<?> cls, ColumnSink sink);
+    }
+
     private ColumnWriter() {
     }
 
@@ -52,7 +60,9 @@ final class ColumnWriter {
         // stand-ins are all carriers, so there such a list is ext 2).
         boolean oneClass = schema != null;
         Class<?> cls = first.getClass();
-        for (int i = 1; i < count; i++) {
+        ForClass columns = oneClass ? schema.columns() : null;
+        // A class whose walk writes columns on the way checks each instance's class in that walk.
+        for (int i = 1; i < (columns != null && columns.direct != null ? 0 : count); i++) {
             Object item = items.get(i);
             if (oneClass) {
                 if (item == null || item.getClass() != cls) {
@@ -66,7 +76,10 @@ final class ColumnWriter {
         int headerAt = out.beginExtension();
         out.writeArrayHeader(2 + fields).writeLong(StructFrames.indexOf(definition)).writeLong(count);
         if (oneClass) {
-            schema.columns().write(items, count, out);
+            if (!columns.write(items, count, cls, out)) {
+                out.abandonExtension(headerAt); // an instance of another class: the list stays an array
+                return false;
+            }
         } else {
             StructValue carrier = (StructValue) first;
             registry.carrierColumns(definition, carrier.classId(), carrier.fieldNames(), carrierTypes)
@@ -98,19 +111,66 @@ final class ColumnWriter {
         private final FieldType[] types;
         private final String[] where;
         private final Conversions.Writer[] writers;
+        /** Copies the fields into columns (null when {@link #direct} is not). */
         private final Extractor extractor;
+        /** The walk of {@link #writeDirect}, or null when no column is written on the way. */
+        private final DirectExtractor direct;
+        /** How many leading columns are fixed-width ({@link #fixedWidth}); whether the next is a {@code str} one. */
+        private final int fixed;
+        private final boolean str;
 
         ForClass(String classId, ColumnLayout.Kind[] kinds, FieldType[] types, String[] where, Conversions.Writer[] writers,
-                Extractor extractor) {
+                Extractor extractor, DirectExtractor direct) {
             this.classId = classId;
             this.kinds = kinds;
             this.types = types;
             this.where = where;
             this.writers = writers;
             this.extractor = extractor;
+            this.direct = direct;
+            this.fixed = fixedColumns(kinds, types);
+            this.str = streamsStr(kinds, types, fixed);
         }
 
-        void write(List<?> items, int count, InBandWriter out) {
+        /**
+         * The bytes a value of a fixed-width column takes ({@code float64}, {@code float32} or
+         * {@code bool} of a field of that Java primitive), or 0.
+         */
+        static int fixedWidth(ColumnLayout.Kind kind, FieldType t) {
+            ColumnCodec.Wire wire = ColumnCodec.wireOf(t);
+            return kind == ColumnLayout.Kind.DOUBLE && wire == ColumnCodec.Wire.FLOAT64 ? 8
+                    : kind == ColumnLayout.Kind.FLOAT && wire == ColumnCodec.Wire.FLOAT32 ? 4
+                    : kind == ColumnLayout.Kind.BOOL && wire == ColumnCodec.Wire.BOOL ? 1 : 0;
+        }
+
+        /** How many columns from the first are fixed-width. */
+        static int fixedColumns(ColumnLayout.Kind[] kinds, FieldType[] types) {
+            int k = 0;
+            while (k < kinds.length && fixedWidth(kinds[k], types[k]) > 0) {
+                k++;
+            }
+            return k;
+        }
+
+        /** Whether column {@code fixed} (the first after the fixed-width ones) is a {@code str} column written on the way. */
+        static boolean streamsStr(ColumnLayout.Kind[] kinds, FieldType[] types, int fixed) {
+            return fixed < kinds.length && kinds[fixed] == ColumnLayout.Kind.OBJECT && types[fixed].kind.equals("str");
+        }
+
+        /** Whether a class of these columns writes some on the way ({@link #writeDirect}). */
+        static boolean direct(ColumnLayout.Kind[] kinds, FieldType[] types) {
+            int f = fixedColumns(kinds, types);
+            return f > 0 || streamsStr(kinds, types, f);
+        }
+
+        /**
+         * Writes the columns of {@code count} instances; false when the walk of {@link #writeDirect}
+         * met one that is not of class {@code cls} (the caller takes back what was written).
+         */
+        boolean write(List<?> items, int count, Class<?> cls, InBandWriter out) {
+            if (direct != null) {
+                return writeDirect(items, count, cls, out);
+            }
             ColumnArrays arrays = ColumnArrays.take(kinds.length);
             try {
                 for (int k = 0; k < kinds.length; k++) {
@@ -131,17 +191,78 @@ final class ColumnWriter {
                     throw new SerializationException("struct '" + classId + "': reading the fields of a list's"
                             + " instances failed: " + e, e);
                 }
-                for (int k = 0; k < kinds.length; k++) {
-                    switch (kinds[k]) {
-                        case LONG -> ColumnCodec.writeInts(out, (long[]) cols[k], count, false);
-                        case DOUBLE -> ColumnCodec.writeDoubles(out, (double[]) cols[k], count);
-                        case FLOAT -> ColumnCodec.writeFloats(out, (float[]) cols[k], count);
-                        case BOOL -> ColumnCodec.writeBools(out, (boolean[]) cols[k], count);
-                        default -> writeValues(out, types[k], where[k], (Object[]) cols[k], count, writers[k]);
-                    }
-                }
+                writeColumns(out, cols, count, 0);
             } finally {
                 arrays.giveBack();
+            }
+            return true;
+        }
+
+        /** Writes columns {@code from ..} of {@code cols}, filled by an extractor. */
+        private void writeColumns(InBandWriter out, Object[] cols, int count, int from) {
+            for (int k = from; k < kinds.length; k++) {
+                switch (kinds[k]) {
+                    case LONG -> ColumnCodec.writeInts(out, (long[]) cols[k], count, false);
+                    case DOUBLE -> ColumnCodec.writeDoubles(out, (double[]) cols[k], count);
+                    case FLOAT -> ColumnCodec.writeFloats(out, (float[]) cols[k], count);
+                    case BOOL -> ColumnCodec.writeBools(out, (boolean[]) cols[k], count);
+                    default -> writeValues(out, types[k], where[k], (Object[]) cols[k], count, writers[k]);
+                }
+            }
+        }
+
+        /**
+         * The same bytes as {@link #write}'s other path, the instances walked once: the
+         * fixed-width columns' bins reserved first and filled in place, the {@code str} column
+         * after them written value by value as the walk gives them (its header first), the
+         * remaining columns gathered into arrays and written after the walk. No column array is
+         * made for a column written on the way, and none is read back. Each instance's class is
+         * checked as the walk reaches it (not in a walk of its own first): false at the first of
+         * another class, the caller then takes back the list's extension.
+         */
+        private boolean writeDirect(List<?> items, int count, Class<?> cls, InBandWriter out) {
+            int[] at = new int[fixed];
+            for (int k = 0; k < fixed; k++) {
+                at[k] = out.reserveBinary(Math.multiplyExact(fixedWidth(kinds[k], types[k]), count));
+            }
+            int rest = fixed;
+            if (str) {
+                out.writeArrayHeader(count);
+                rest++;
+            }
+            ColumnArrays arrays = rest < kinds.length ? ColumnArrays.take(kinds.length) : null;
+            try {
+                Object[] cols = null;
+                if (arrays != null) {
+                    for (int k = rest; k < kinds.length; k++) {
+                        switch (kinds[k]) {
+                            case LONG -> arrays.longs(k, count);
+                            case DOUBLE -> arrays.doubles(k, count);
+                            case FLOAT -> arrays.floats(k, count);
+                            case BOOL -> arrays.bools(k, count);
+                            default -> arrays.objects(k, count);
+                        }
+                    }
+                    cols = arrays.columns();
+                }
+                try {
+                    if (direct.extract(items, count, cls, new ColumnSink(out, at, cols, where, types)) < count) {
+                        return false;
+                    }
+                } catch (SerregException e) {
+                    throw e;
+                } catch (RuntimeException e) {
+                    throw new SerializationException("struct '" + classId + "': reading the fields of a list's"
+                            + " instances failed: " + e, e);
+                }
+                if (cols != null) {
+                    writeColumns(out, cols, count, rest);
+                }
+                return true;
+            } finally {
+                if (arrays != null) {
+                    arrays.giveBack();
+                }
             }
         }
     }

@@ -22,6 +22,7 @@ final class CompiledCalls {
     private static final byte[] WRITER_TEMPLATE = templateBytes(CompiledWriter.class);
     private static final byte[] BUILDER_TEMPLATE = templateBytes(CompiledBuilder.class);
     private static final byte[] EXTRACTOR_TEMPLATE = templateBytes(CompiledExtractor.class);
+    private static final byte[] DIRECT_TEMPLATE = templateBytes(CompiledDirectExtractor.class);
 
     private CompiledCalls() {
     }
@@ -36,8 +37,8 @@ final class CompiledCalls {
      * class defined from {@link CompiledReader}'s bytes with {@code read} as its class data, or,
      * where hidden classes cannot be defined, one that calls the handle from a field.
      */
-    static StructFrames.InstanceReader reader(MethodHandle read) {
-        if (define(READER_TEMPLATE, read) instanceof StructFrames.InstanceReader r) {
+    static DecodeScope.InstanceReader reader(MethodHandle read) {
+        if (define(READER_TEMPLATE, read) instanceof DecodeScope.InstanceReader r) {
             return r;
         }
         return in -> {
@@ -96,6 +97,32 @@ final class CompiledCalls {
                 for (int i = 0; i < count; i++) {
                     extract.invokeExact(items.get(i), cols, i);
                 }
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        };
+    }
+
+    /**
+     * The ext 2 walk that writes columns on the way, looping over {@code extract}
+     * {@code (Object, ColumnSink, int) void}, as {@link #reader} makes readers.
+     */
+    static ColumnWriter.DirectExtractor directExtractor(MethodHandle extract) {
+        if (define(DIRECT_TEMPLATE, extract) instanceof ColumnWriter.DirectExtractor x) {
+            return x;
+        }
+        return (items, count, cls, sink) -> {
+            try {
+                for (int i = 0; i < count; i++) {
+                    Object item = items.get(i);
+                    if (item == null || item.getClass() != cls) {
+                        return i;
+                    }
+                    extract.invokeExact(item, sink, i);
+                }
+                return count;
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Throwable t) {

@@ -10,7 +10,7 @@ import serreg.InBandReader;
  * constant there, so the JIT compiles the instance reader into this one method, without the
  * invoker a handle held in a field goes through. Never loaded as itself.
  */
-final class CompiledReader implements StructFrames.InstanceReader {
+final class CompiledReader implements DecodeScope.InstanceReader {
     private static final MethodHandle READ = CompiledCalls.classData(MethodHandles.lookup());
 
     @Override

@@ -117,8 +117,36 @@ final class FieldValues {
         return new SerializationException(where + ": " + show(v) + " does not fit the field's type " + t);
     }
 
+    /**
+     * A value for a message, in time linear in its size: its class and its text up to 60 characters.
+     * A big int's decimal digits cost time quadratic in its length (a hostile 100 KB int in an int
+     * field took the reader 1.4 s to name), so a big one is named by its bit length; a collection,
+     * map or array whose text would hold its items (big ints among them) by its size.
+     */
     static String show(Object v) {
-        String s = v instanceof byte[] b ? "byte[" + b.length + "]" : String.valueOf(v);
-        return (v == null ? "null" : v.getClass().getSimpleName() + " " + (s.length() > 60 ? s.substring(0, 60) + "..." : s));
+        if (v == null) {
+            return "null";
+        }
+        String s;
+        if (v instanceof byte[] b) {
+            s = "byte[" + b.length + "]";
+        } else if (v instanceof BigInteger b && b.bitLength() > SHOWN_BITS) {
+            s = "of " + b.bitLength() + " bits";
+        } else if (v instanceof Collection<?> c) {
+            s = "of " + c.size() + " items";
+        } else if (v instanceof java.util.Map<?, ?> m) {
+            s = "of " + m.size() + " entries";
+        } else if (v.getClass().isArray()) {
+            s = "of " + Array.getLength(v) + " items";
+        } else if (v instanceof Number || v instanceof Boolean || v instanceof CharSequence || v instanceof Character
+                || v instanceof Enum<?>) {
+            s = String.valueOf(v);
+        } else {
+            s = "(" + v.getClass().getName() + ")";
+        }
+        return v.getClass().getSimpleName() + " " + (s.length() > 60 ? s.substring(0, 60) + "..." : s);
     }
+
+    /** Big ints up to this many bits are shown in decimal (60 digits hold about 199 bits). */
+    private static final int SHOWN_BITS = 192;
 }

@@ -16,7 +16,7 @@ import serreg.SerregException;
  * hands that to the tables read after. A definition met once, in a frame from anyone, so costs
  * no handle composition and no class.
  */
-final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListReader {
+final class ReadPlan implements DecodeScope.InstanceReader, DecodeScope.ListReader {
     /** Instances read before the composed reader is made. */
     static final int PROMOTE = 1024;
 
@@ -37,7 +37,7 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
     private final MethodHandle build;
     private final MethodHandle[] setters;
     private int uses;
-    private volatile StructFrames.InstanceReader composed;
+    private volatile DecodeScope.InstanceReader composed;
     /** How ext 2 columns are decoded for this reader; the composed builder of instances from them (once made). */
     private final ColumnLayout columns;
     private int columnUses;
@@ -87,8 +87,8 @@ final class ReadPlan implements StructFrames.InstanceReader, StructFrames.ListRe
     }
 
     /** The reader a table read now should use: the composed one once there is one, else this plan. */
-    StructFrames.InstanceReader current() {
-        StructFrames.InstanceReader c = composed;
+    DecodeScope.InstanceReader current() {
+        DecodeScope.InstanceReader c = composed;
         return c != null ? c : this;
     }
 

@@ -18,7 +18,6 @@ final class StrColumn {
     private final byte[] a;
     private int p;
     private final Object[] values;
-    private int i;
     /** The last column's reader, its layout and field index (null for the other two forms). */
     private final InBandReader in;
     private final ColumnLayout layout;
@@ -51,9 +50,9 @@ final class StrColumn {
         return new StrColumn(null, 0, null, in, layout, field);
     }
 
-    /** The next value. */
+    /** The next value: instance {@code i}'s (the builder takes them in order, i = 0, 1, ...). */
     @SuppressWarnings("deprecation") // String(byte[], int hibyte, ...): one copy into a Latin-1 string (see serreg.Utf8)
-    Object next() {
+    Object next(int i) {
         if (a != null) {
             int q = p;
             int n = a[q] & 0x1f;
@@ -62,13 +61,8 @@ final class StrColumn {
         }
         if (in != null) {
             String s = in.readAsciiFixStr();
-            return s != null ? nextTaken(s) : layout.readValue(in, field, i++);
+            return s != null ? s : layout.readValue(in, field, i);
         }
-        return values[i++];
-    }
-
-    private String nextTaken(String s) {
-        i++;
-        return s;
+        return values[i];
     }
 }

@@ -133,13 +133,13 @@ public final class StructRegistry implements StructSupport {
     private volatile int generation;
 
     /** Reads a table (the msgpack array at {@code in}'s position), leaving {@code in} just past it. */
-    StructFrames.Entry[] readTable(InBandReader in) {
+    DecodeScope.Entry[] readTable(InBandReader in) {
         long start = in.offset();
         CachedTable cached = lastTable;
         if (cached != null && cached.generation() == generation && cached.limits() == in.limits()
                 && in.nextBytesAre(cached.bytes())) {
             in.skip(cached.bytes().length, "the struct table");
-            StructFrames.Entry[] table = new StructFrames.Entry[cached.parsed().length];
+            DecodeScope.Entry[] table = new DecodeScope.Entry[cached.parsed().length];
             for (int i = 0; i < table.length; i++) {
                 table[i] = entryOf(cached.parsed()[i], cached.readers()[i]);
             }
@@ -152,7 +152,7 @@ public final class StructRegistry implements StructSupport {
             throw new DeserializationException("the struct table declares " + count + " definitions; at most "
                     + StructFrames.MAX_DEFINITIONS, at);
         }
-        List<StructFrames.Entry> table = new ArrayList<>(Math.min(count, 64));
+        List<DecodeScope.Entry> table = new ArrayList<>(Math.min(count, 64));
         Parsed[] parsedAll = new Parsed[Math.min(count, 64)];
         Object[] readers = new Object[parsedAll.length];
         for (int i = 0; i < count; i++) {
@@ -171,7 +171,7 @@ public final class StructRegistry implements StructSupport {
         if (count <= parsedAll.length && in.offset() - start <= CACHED_TABLE_MAX) {
             lastTable = new CachedTable(in.copyReadSince(start), seen, in.limits(), parsedAll, readers);
         }
-        return table.toArray(new StructFrames.Entry[0]);
+        return table.toArray(new DecodeScope.Entry[0]);
     }
 
     /** A definition read from a frame, checked: class ID, its hash, field names and types. */
@@ -195,12 +195,12 @@ public final class StructRegistry implements StructSupport {
         return schema != null ? schema.plan(key, p.names(), p.types()) : carrierReader(p.classId(), key, p.names(), p.types());
     }
 
-    private static StructFrames.Entry entryOf(Parsed p, Object reader) {
+    private static DecodeScope.Entry entryOf(Parsed p, Object reader) {
         if (reader instanceof ReadPlan plan) {
-            return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), plan.current(), plan);
+            return new DecodeScope.Entry(p.classId(), p.hash(), p.names().size(), plan.current(), plan);
         }
         CarrierReader carrier = (CarrierReader) reader;
-        return new StructFrames.Entry(p.classId(), p.hash(), p.names().size(), carrier, carrier);
+        return new DecodeScope.Entry(p.classId(), p.hash(), p.names().size(), carrier, carrier);
     }
 
     /** The column writer of the instances of {@code definition} written value by value (cached by its bytes). */

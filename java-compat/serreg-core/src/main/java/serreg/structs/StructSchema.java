@@ -212,8 +212,13 @@ final class StructSchema {
                     writers[k] = FieldWriters.writer(types[k], f.type(), wheres[k], registry);
                 }
             }
+            int fixed = ColumnWriter.ForClass.fixedColumns(kinds, types);
+            ColumnWriter.DirectExtractor direct = ColumnWriter.ForClass.direct(kinds, types)
+                    ? CompiledCalls.directExtractor(ColumnHandles.directExtractor(accessors, kinds, fixed,
+                            ColumnWriter.ForClass.streamsStr(kinds, types, fixed)))
+                    : null;
             c = new ColumnWriter.ForClass(classId, kinds, types, wheres, writers,
-                    CompiledCalls.extractor(ColumnHandles.extractor(accessors, kinds)));
+                    direct != null ? null : CompiledCalls.extractor(ColumnHandles.extractor(accessors, kinds)), direct);
             columns = c;
         }
         return c;

@@ -46,11 +46,11 @@ public final class TableSerializer extends MsgpackSerializer<Object> {
      */
     @Override
     protected Object read(InBandReader in) {
-        StructFrames.Entry[] table = ((StructRegistry) registry.structs()).readTable(in);
+        DecodeScope.Entry[] table = ((StructRegistry) registry.structs()).readTable(in);
         long hash = in.peekClassIdHash("the value after the struct table");
         StructFrames.push(table);
         try {
-            for (StructFrames.Entry entry : table) {
+            for (DecodeScope.Entry entry : table) {
                 if (entry.hash() == hash) {
                     in.skip(ClassIdHash.SIZE, "a ClassIDHash");
                     return StructFrames.readInstance(in);

@@ -28,8 +28,8 @@ final class ThreadTables {
     /** The table every serialize call on this thread without a fixed order is given (see {@link LazyTable}). */
     final LazyTable lazy = new LazyTable(this);
     /** The table of the innermost frame being read, or null. */
-    StructFrames.Entry[] reading;
-    private final ArrayDeque<StructFrames.Entry[]> hidden = new ArrayDeque<>();
+    DecodeScope.Entry[] reading;
+    private final ArrayDeque<DecodeScope.Entry[]> hidden = new ArrayDeque<>();
     /** Arrays of at most this many elements are kept for the next ext 2 written or read on this thread. */
     static final int SCRATCH_MAX = 1 << 16;
     /** The bytes of the ext 2 column being written (see {@link ColumnCodec}). */
@@ -68,7 +68,7 @@ final class ThreadTables {
     }
 
     /** Makes {@code table} the innermost table being read. */
-    void push(StructFrames.Entry[] table) {
+    void push(DecodeScope.Entry[] table) {
         if (reading != null) {
             hidden.push(reading);
         }
