@@ -64,9 +64,12 @@ def test_arrow_buffers_are_views_of_the_mapped_file(tmp_path):
     ranges = mappings_of(path)
     for column in back.columns:
         for chunk in column.chunks:
-            for buffer in chunk.buffers():
+            for i, buffer in enumerate(chunk.buffers()):
                 if buffer is not None and buffer.size:
-                    assert inside(buffer.address, buffer.size, ranges)
+                    # values stay in the file; a string column's offsets are copied (another writer of
+                    # the file could otherwise point them outside their data after the check)
+                    structural = pa.types.is_string(chunk.type) and i == 1
+                    assert inside(buffer.address, buffer.size, ranges) != structural, (chunk.type, i)
 
 
 def test_values_stay_valid_after_the_file_is_replaced_or_removed(tmp_path):

@@ -9,6 +9,17 @@ field's node (validity, indices) is followed by the nodes of its dictionary,
 which travels with every batch (no dictionary batches, no deltas), and an
 extension column is its storage. Nothing is copied, except sliced arrays,
 which are compacted first because the wire has no array offsets.
+
+Reading, one kind of buffer is copied out of a frame whose memory may change
+(anything but an immutable ``bytes``: a mapped file, shared memory, a
+bytearray): the buffers that say where other memory is, the offsets of
+strings, binaries, lists and maps, list-view sizes, the views of view types,
+dictionary indices, union type ids and offsets, run ends. Pyarrow reads those
+without bounds checks once an array has been validated, so another process
+rewriting one after the check made the reader's next access of the column
+read outside its buffers (a crash); in private memory they stay as checked.
+Values (the data buffers) stay views of the frame: rewritten, they change
+the values, nothing else.
 """
 
 from __future__ import annotations
@@ -111,6 +122,23 @@ def write_batch(batch: pa.RecordBatch, buffers: list[Any], flat: Optional[tuple[
     return [batch.num_rows, nodes]
 
 
+def _structural(arrow_type: pa.DataType) -> tuple[int, ...]:
+    """The positions, among a node's buffers in the frame, of those that locate other memory."""
+    t = pa.types
+    if isinstance(arrow_type, pa.BaseExtensionType):
+        arrow_type = arrow_type.storage_type
+    if t.is_union(arrow_type):
+        return (0, 1)  # type ids, and offsets when dense (the frame has no validity buffer for a union)
+    if t.is_list_view(arrow_type) or t.is_large_list_view(arrow_type):
+        return (1, 2)
+    if (t.is_dictionary(arrow_type) or t.is_binary(arrow_type) or t.is_string(arrow_type)
+            or t.is_large_binary(arrow_type) or t.is_large_string(arrow_type) or t.is_list(arrow_type)
+            or t.is_large_list(arrow_type) or t.is_map(arrow_type) or t.is_binary_view(arrow_type)
+            or t.is_string_view(arrow_type)):
+        return (1,)
+    return ()
+
+
 def _expected_buffers(arrow_type: pa.DataType) -> Optional[int]:
     """How many buffers a node of this type has (None: two or more, for views)."""
     t = pa.types
@@ -146,7 +174,7 @@ class NodeReader:
                 return length, null_count, buffer_count
         raise DeserializationError(f"invalid Arrow field node {node!r:.200}")
 
-    def _buffers(self, count: int) -> list[Any]:
+    def _buffers(self, count: int, structural: tuple[int, ...]) -> list[Any]:
         charge(BUFFER_COST * count, "Arrow buffers")
         buffers: list[Any] = []
         oob = self._oob
@@ -165,13 +193,18 @@ class NodeReader:
                 continue
             if nbytes:
                 self.in_process = False
+            if i in structural and type(whole) is not bytes:
+                buffers.append(pa.py_buffer(view.tobytes()))  # memory that may change: a private copy
+                continue
             buffers.append(pa.py_buffer(view))
         return buffers
 
-    def read(self, arrow_type: pa.DataType, full: Optional[bool] = None, flat: Optional[int] = None) -> pa.Array:
+    def read(self, arrow_type: pa.DataType, full: Optional[bool] = None, flat: Optional[int] = None,
+             run_ends: bool = False) -> pa.Array:
         """The next array of ``arrow_type``, its children read first. ``full``: whether it gets
         Arrow's full validation; None (a column) when its buffers are not all pyarrow's own.
-        ``flat``: the type's buffer count if arrow_plans.flat_buffers gave one (no children)."""
+        ``flat``: the type's buffer count if arrow_plans.flat_buffers gave one (no children).
+        ``run_ends``: the run ends of a run-end encoded array (its data buffer locates values)."""
         extension = None
         if flat is not None:
             length, null_count, buffer_count = self._node()
@@ -192,7 +225,7 @@ class NodeReader:
                 f"Arrow {arrow_type} column needs {'2 or more' if expected is None else expected} buffers, its node "
                 f"says {buffer_count}"
             )
-        buffers = self._buffers(buffer_count)
+        buffers = self._buffers(buffer_count, (1,) if run_ends else _structural(arrow_type))
         try:
             # A column read from a frame gets the full validation (offsets inside their data, child
             # lengths, null counts, UTF-8, dictionary indices, union type ids, run ends, views; it
@@ -236,7 +269,8 @@ class NodeReader:
             if null_count:
                 raise DeserializationError(f"an Arrow {arrow_type} node has no nulls of its own, not {null_count}")
             buffers = [None]
-        children = [self.read(field.type, False) for field in _child_fields(arrow_type)]
+        ree = t.is_run_end_encoded(arrow_type)
+        children = [self.read(field.type, False, run_ends=ree and i == 0) for i, field in enumerate(_child_fields(arrow_type))]
         return pa.Array.from_buffers(arrow_type, length, buffers, null_count, 0, children or None)
 
     def finish(self) -> None:
