@@ -203,6 +203,68 @@ abstract class ScalarWriter {
     }
 
     /**
+     * Writes a msgpack bin of an integer column of a struct list (docs/FORMAT.md section 10.3):
+     * the kind byte, then the {@code count} values as LEB128 varints (kind 0: each as it is; kind
+     * 1, when a signed column holds a value below 0: each zigzagged), straight into the document.
+     * The varints go after room for the header of the largest size the column could take (10
+     * bytes a value); the header is put once the size is known, the varints moved back to it when
+     * that header is shorter. The bytes are those of the varints written apart and then copied.
+     *
+     * @param values the values
+     * @param count how many, from index 0
+     * @param unsigned whether the column's type is unsigned (kind 0, every value taken as unsigned)
+     * @return this writer
+     */
+    public InBandWriter writeVarintBin(long[] values, int count, boolean unsigned) {
+        long worst = 1 + 10L * count;
+        ensure((int) Math.min(InBandLayout.MAX_HEADER + worst, Integer.MAX_VALUE));
+        int room = binHeaderSize(worst);
+        byte[] b = buf;
+        int start = pos + room;
+        b[start] = 0;
+        int p = start + 1;
+        int i = 0;
+        for (; i < count; i++) {
+            long v = values[i];
+            if (v < 0 && !unsigned) {
+                break;
+            }
+            p = putVarint(b, p, v);
+        }
+        if (i < count) { // a value below 0 in a signed column: every value zigzagged (kind 1)
+            b[start] = 1;
+            p = start + 1;
+            for (int j = 0; j < count; j++) {
+                long v = values[j];
+                p = putVarint(b, p, (v << 1) ^ (v >> 63));
+            }
+        }
+        int length = p - start;
+        int header = binHeaderSize(length);
+        if (header != room) {
+            System.arraycopy(b, start, b, pos + header, length);
+        }
+        InBandLayout.putBinHeader(b, pos, length);
+        pos += header + length;
+        return (InBandWriter) this;
+    }
+
+    /** The size of a msgpack bin header for {@code n} bytes (what {@link InBandLayout#putBinHeader} writes). */
+    private static int binHeaderSize(long n) {
+        return n <= 0xff ? 2 : n <= 0xffff ? 3 : 5;
+    }
+
+    /** Puts {@code v} as an unsigned LEB128 varint at {@code p}; the index after it. */
+    private static int putVarint(byte[] b, int p, long v) {
+        while ((v & ~0x7fL) != 0) {
+            b[p++] = (byte) (v | 0x80);
+            v >>>= 7;
+        }
+        b[p++] = (byte) v;
+        return p;
+    }
+
+    /**
      * Writes a msgpack bin header for {@code length} bytes and moves past them, leaving them to
      * be filled in place by {@link #putFloat64At}, {@link #putFloat32At} and {@link #putByteAt}
      * while the writer goes on after them (a struct list's fixed-width columns, filled instance

@@ -43,38 +43,7 @@ final class ColumnCodec {
 
     /** Writes an integer column (values already in the field's range; {@code unsigned}: a uint type, bits as u64). */
     static void writeInts(InBandWriter out, long[] values, int count, boolean unsigned) {
-        byte kind = 0;
-        if (!unsigned) {
-            for (int i = 0; i < count; i++) {
-                if (values[i] < 0) {
-                    kind = 1;
-                    break;
-                }
-            }
-        }
-        byte[] b = scratch(1 + 10 * count);
-        b[0] = kind;
-        int p = 1;
-        if (kind == 0) {
-            for (int i = 0; i < count; i++) {
-                p = putVarint(b, p, values[i]);
-            }
-        } else {
-            for (int i = 0; i < count; i++) {
-                long v = values[i];
-                p = putVarint(b, p, (v << 1) ^ (v >> 63));
-            }
-        }
-        out.writeBinary(b, 0, p);
-    }
-
-    private static int putVarint(byte[] b, int p, long v) {
-        while ((v & ~0x7fL) != 0) {
-            b[p++] = (byte) (v | 0x80);
-            v >>>= 7;
-        }
-        b[p++] = (byte) v;
-        return p;
+        out.writeVarintBin(values, count, unsigned);
     }
 
     /** Writes a {@code float64} column: each value's bits as they are (the canonical writer hands canonical values). */
