@@ -12,6 +12,7 @@ the top, nested in containers, in implicit structs and in a declared struct's
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import os
 import subprocess
@@ -151,3 +152,46 @@ def test_a_pure_python_process_writes_the_same_bytes_as_the_compiled_codec():
         differ += [f"{setting} {name}" for name, value in VALUES
                    if list(written(compiled, value)) != pure[f"{setting} {name}"]]
     assert differ == []
+
+
+@dataclasses.dataclass
+class Typed:
+    """Typed fields: each refuses a subclass of its type rather than write it as the base type."""
+
+    mapping: dict[str, int]
+    items: list[int]
+    pair: tuple[int, int]
+    members: set[int]
+    frozen: frozenset[int]
+    text: str
+    number: int
+    real: float
+    data: bytes
+
+
+TYPED_SUBCLASSES = {
+    "mapping": subclass_values.Dict(a=1),
+    "items": subclass_values.List([1]),
+    "pair": subclass_values.Tuple((1, 2)),
+    "members": subclass_values.Set({1}),
+    "frozen": subclass_values.FrozenSet({1}),
+    "text": subclass_values.Str("s"),
+    "number": subclass_values.Int(1),
+    "real": subclass_values.Float(1.0),
+    "data": subclass_values.Bytes(b"b"),
+}
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
+@pytest.mark.parametrize("field", sorted(TYPED_SUBCLASSES))
+def test_a_typed_struct_field_refuses_a_subclass_of_its_type(pure, field):
+    if not pure and not COMPILED:
+        pytest.skip("the compiled codec is not built or not chosen")
+    reg = registry(pure, "default")
+    reg.register_struct(Typed, "subclass.Typed")
+    value = Typed({"a": 1}, [1], (1, 2), {1}, frozenset({1}), "s", 1, 1.0, b"b")
+    assert reg.deserialize(reg.serialize(value).to_bytes()) == value
+    setattr(value, field, TYPED_SUBCLASSES[field])
+    for options in ({}, {"canonical": True}):
+        with pytest.raises(serreg.SerializationError, match=f"subclass.Typed.{field}: .* does not fit the field's type"):
+            reg.serialize(value, **options)
