@@ -8,6 +8,7 @@ CI covers both backends with one suite (the msgpack-python model).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -27,6 +28,7 @@ MODULES = [
     "test_implicit_structs.py",
     "test_implicit_structs_hostile.py",
     "test_plain_fast_path.py",
+    "test_backend_subclasses.py",
 ]
 
 
@@ -44,3 +46,18 @@ def test_the_key_modules_pass_on_the_pure_python_codec():
     )
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
     assert " passed" in completed.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("setting", ["", "0", "1", "yes"])
+def test_every_part_follows_the_same_reading_of_serreg_pure_python(setting):
+    # Each compiled part (codec, scan, frame joins, implicit-struct walk) and its pure twin: all one or
+    # all the other, "" and "0" meaning compiled, as the codec reads the variable (never a mix).
+    script = (
+        "import serreg.codec as c, serreg.implicit.walk as w, serreg.wire.frame as f\n"
+        "print(c.COMPILED, c.SCAN_COMPILED, f.COMPILED, w.COMPILED)\n"
+    )
+    env = {**os.environ, "SERREG_PURE_PYTHON": setting}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    compiled = setting in ("", "0") and importlib.util.find_spec("serreg.codec._core") is not None
+    assert done.stdout.split() == [str(compiled)] * 4

@@ -100,7 +100,7 @@ def field_encoder(ftype: FieldType, where: str, structs: _Structs) -> FieldEncod
         member = field_encoder(ftype.args[0], where, structs)
 
         def write_set(form: Any, value: Any, out: bytearray, oob: list[Any], depth: int) -> None:
-            if not isinstance(value, (set, frozenset)):
+            if type(value) is not set and type(value) is not frozenset:
                 raise bad(value)
             depth = form.deeper(depth, value)
             encoded = sorted((_encode_one(member, form, item, depth) for item in value), key=entry_order)

@@ -31,7 +31,7 @@ def version_text() -> str:
     compiled = [name for name, in_use in parts if in_use]
     if compiled:
         codec = f"{BACKEND} (" + ", ".join(compiled) + ")"
-    elif os.environ.get("SERREG_PURE_PYTHON"):
+    elif os.environ.get("SERREG_PURE_PYTHON", "") not in ("", "0"):
         codec = f"{BACKEND} (SERREG_PURE_PYTHON is set)"
     else:
         codec = f"{BACKEND} (the compiled extension is not built)"

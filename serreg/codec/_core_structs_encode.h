@@ -171,7 +171,7 @@ static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
         return 0;
     }
     case FT_SET:
-        if (!PyAnySet_Check(v)) return CONVERT;
+        if (!PyAnySet_CheckExact(v)) return CONVERT;
         return enc_set(e, v, t, depth + 1);
     case FT_MAP: {
         if (!PyDict_CheckExact(v)) return CONVERT;

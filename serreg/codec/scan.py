@@ -43,7 +43,7 @@ def holds_any_python(obj: Any, types: tuple[Any, ...]) -> bool:
 
 
 try:
-    if os.environ.get("SERREG_PURE_PYTHON"):
+    if os.environ.get("SERREG_PURE_PYTHON", "") not in ("", "0"):
         raise ImportError("pure Python requested")
     from ._scan import holds_any, set_fallback
 

@@ -78,7 +78,7 @@ def walk_python(obj: Any, kinds: dict[type, int]) -> tuple[int, Any]:
 
 
 try:
-    if os.environ.get("SERREG_PURE_PYTHON"):
+    if os.environ.get("SERREG_PURE_PYTHON", "") not in ("", "0"):
         raise ImportError("pure Python requested")
     from ._walk import walk
 

@@ -160,7 +160,7 @@ def write_converter(ftype: FieldType, where: str, ctx: Any) -> Callable[[Any, An
         inner = items[0]
 
         def write_set(value: Any, state: Any) -> Any:
-            if not isinstance(value, (set, frozenset)):
+            if type(value) is not set and type(value) is not frozenset:  # a subclass is refused, not made a set
                 raise bad(value)
             members = [inner(item, state) for item in value]
             members.sort(key=state.sort_key)
