@@ -173,23 +173,13 @@ final class ColumnWriter {
             }
             ColumnArrays arrays = ColumnArrays.take(kinds.length);
             try {
-                for (int k = 0; k < kinds.length; k++) {
-                    switch (kinds[k]) {
-                        case LONG -> arrays.longs(k, count);
-                        case DOUBLE -> arrays.doubles(k, count);
-                        case FLOAT -> arrays.floats(k, count);
-                        case BOOL -> arrays.bools(k, count);
-                        default -> arrays.objects(k, count);
-                    }
-                }
-                Object[] cols = arrays.columns();
+                Object[] cols = sizedColumns(arrays, 0, count);
                 try {
                     extractor.extract(items, count, cols);
                 } catch (SerregException e) {
                     throw e;
                 } catch (RuntimeException e) {
-                    throw new SerializationException("struct '" + classId + "': reading the fields of a list's"
-                            + " instances failed: " + e, e);
+                    throw fieldsFailed(e);
                 }
                 writeColumns(out, cols, count, 0);
             } finally {
@@ -209,6 +199,26 @@ final class ColumnWriter {
                     default -> writeValues(out, types[k], where[k], (Object[]) cols[k], count, writers[k]);
                 }
             }
+        }
+
+        /** The arrays of columns {@code from} to the last sized for {@code count} instances, as the extractors fill them. */
+        private Object[] sizedColumns(ColumnArrays arrays, int from, int count) {
+            for (int k = from; k < kinds.length; k++) {
+                switch (kinds[k]) {
+                    case LONG -> arrays.longs(k, count);
+                    case DOUBLE -> arrays.doubles(k, count);
+                    case FLOAT -> arrays.floats(k, count);
+                    case BOOL -> arrays.bools(k, count);
+                    default -> arrays.objects(k, count);
+                }
+            }
+            return arrays.columns();
+        }
+
+        /** What a field getter's failure while a list's instances were read becomes. */
+        private SerializationException fieldsFailed(RuntimeException e) {
+            return new SerializationException("struct '" + classId + "': reading the fields of a list's"
+                    + " instances failed: " + e, e);
         }
 
         /**
@@ -234,16 +244,7 @@ final class ColumnWriter {
             try {
                 Object[] cols = null;
                 if (arrays != null) {
-                    for (int k = rest; k < kinds.length; k++) {
-                        switch (kinds[k]) {
-                            case LONG -> arrays.longs(k, count);
-                            case DOUBLE -> arrays.doubles(k, count);
-                            case FLOAT -> arrays.floats(k, count);
-                            case BOOL -> arrays.bools(k, count);
-                            default -> arrays.objects(k, count);
-                        }
-                    }
-                    cols = arrays.columns();
+                    cols = sizedColumns(arrays, rest, count);
                 }
                 try {
                     if (direct.extract(items, count, cls, new ColumnSink(out, at, cols, where, types)) < count) {
@@ -252,8 +253,7 @@ final class ColumnWriter {
                 } catch (SerregException e) {
                     throw e;
                 } catch (RuntimeException e) {
-                    throw new SerializationException("struct '" + classId + "': reading the fields of a list's"
-                            + " instances failed: " + e, e);
+                    throw fieldsFailed(e);
                 }
                 if (cols != null) {
                     writeColumns(out, cols, count, rest);
