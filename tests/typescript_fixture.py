@@ -18,6 +18,7 @@ from java_fixture import JavaProcess
 ROOT = Path(__file__).resolve().parent.parent
 JS_DIR = ROOT / "js-compat"
 ECHO = JS_DIR / "dist" / "fixture" / "echo.js"
+CHECK = JS_DIR / "dist" / "fixture" / "check.js"
 NODE_TESTS = JS_DIR / "dist" / "test"
 _SOURCES = ("src", "test", "fixture", "bench")
 _FILES = ("package.json", "package-lock.json", "tsconfig.json")
@@ -65,9 +66,44 @@ class TypeScriptProcess(JavaProcess):
     """One running echo fixture (``echo.js`` or ``echo.js --key HEX``): the Java fixture's protocol and
     reader, another process."""
 
-    def __init__(self, *args: str) -> None:  # the parent's pipes and reads, another command
+    def __init__(self, *args: str, script: Path = ECHO) -> None:  # the parent's pipes and reads, another command
         self.proc = subprocess.Popen(
-            ["node", str(ECHO), *args],
+            ["node", str(script), *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 20,
         )
         self._raw_out = self.proc.stdout.raw
+
+
+class TypeScriptCheck:
+    """The check fixture (``check.js``): each frame is read trusted and untrusted, and the answer is
+    ``[trusted outcome, untrusted outcome, the trusted value written again or None]``. An answer that
+    takes more than ``seconds`` (a loop without end) or never comes (the process died: out of memory,
+    a crash) is reported as an escape in both modes, and a fresh process serves the next frame."""
+
+    def __init__(self, seconds: float = 20.0) -> None:
+        self.seconds = seconds
+        self.process = TypeScriptProcess(script=CHECK)
+
+    def answer(self, frame: bytes) -> tuple[str, str, bytes | None]:
+        import select
+
+        import serreg
+
+        process = self.process
+        failure = None
+        try:
+            process.send(lambda f: f.write(frame), len(frame))
+            ready, _, _ = select.select([process.proc.stdout], [], [], self.seconds)
+            if ready:
+                trusted, untrusted, written = serreg.deserialize(process.receive())
+                return trusted, untrusted, None if written is None else bytes(written)
+            failure = f"ESCAPED: no answer within {self.seconds:g} s (a loop without end?)"
+        except (EOFError, BrokenPipeError, OSError) as error:
+            failure = f"ESCAPED: the process died ({str(error)[-300:]})"
+        process.proc.kill()
+        process.proc.wait()
+        self.process = TypeScriptProcess(script=CHECK)
+        return failure, failure, None
+
+    def close(self) -> int:
+        return self.process.close()

@@ -168,7 +168,10 @@ function explain(error: unknown, classId: string, base: number | null): unknown 
   if (e instanceof RangeError && /call stack/i.test(e.message)) {
     return located(new DeserializationError("nested values are too deep to decode (the JS stack ran out first); lower new Limits({ maxDepth })", base, classId));
   }
-  return located(new DeserializationError(`could not decode the value: ${e?.name ?? "Error"}: ${e?.message ?? String(error)}`, base, classId));
+  // A catch-all: the cause says a check is missing (the check fixture reports such refusals as escapes).
+  const wrapped = located(new DeserializationError(`could not decode the value: ${e?.name ?? "Error"}: ${e?.message ?? String(error)}`, base, classId));
+  wrapped.cause = error;
+  return wrapped;
 }
 
 function refusal(key: string, classId: string | null, base: number | null): UntrustedClassIDError {

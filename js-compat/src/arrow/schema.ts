@@ -81,7 +81,9 @@ export function readSchemaMessage(message: Uint8Array): arrow.Schema {
     schema = decoded.isSchema() ? (decoded.header() as arrow.Schema) : null;
   } catch (error) {
     if (error instanceof DeserializationError) throw error;
-    throw new DeserializationError(`invalid Arrow schema message: ${(error as Error)?.message ?? String(error)}`);
+    const wrapped = new DeserializationError(`invalid Arrow schema message: ${(error as Error)?.message ?? String(error)}`);
+    wrapped.cause = error; // apache-arrow's own failure: a check is missing
+    throw wrapped;
   }
   if (schema === null || schema === undefined) throw new DeserializationError("invalid Arrow schema message: it does not hold a schema");
   ORIGINAL_BYTES.set(schema, message);

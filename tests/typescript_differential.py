@@ -1,0 +1,136 @@
+"""Hostile frames read by Python and by the TypeScript reader (js-compat/), answer beside answer.
+
+``corpora()`` gathers the frames: the hostile seeds the Python tests build (fuzz/hostile_seeds.py,
+which the Java mutation run uses too), every fuzz finding kept in tests/fuzz_regressions/, and the
+Arrow schema messages with one flatbuffer table broken (tests/arrow_table_faults.py). ``compare``
+sends each to the TypeScript check fixture (``check.js``: trusted, then untrusted) and sorts each
+answer against Python's:
+
+- ``same``: both read a value, and TypeScript's value, written again, reads in Python as Python's;
+- ``both refuse``: both raise a deliberate error (``words`` then says whether TypeScript's carries
+  the words and byte Python's does, for the broken-table frames);
+- ``TypeScript refuses``: Python reads a value, TypeScript refuses it with a check of its own (a type
+  it does not read, for instance);
+- findings: ``escaped`` (not a SerregError, a catch-all's error around another exception, no answer in
+  time, the process died), ``TypeScript reads a refused frame``, ``values differ``, ``not written``.
+
+Run as a script it prints the counts and the findings: ``python tests/typescript_differential.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+import msgpack
+
+import serreg
+from serreg.wire.class_id import class_id_hash
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "fuzz"))
+
+from arrow_table_faults import faults, schema_message  # noqa: E402
+from hostile_seeds import corpus  # noqa: E402
+from inputs import frame_from_input  # noqa: E402
+from test_cross_language import same  # noqa: E402
+from typescript_fixture import TypeScriptCheck  # noqa: E402
+
+__all__ = ["FINDINGS", "Answer", "compare", "corpora", "python_answer"]
+
+REGRESSIONS = HERE / "fuzz_regressions"
+# The words of a refusal by Python's schema walk (what TypeScript's must say too, byte included).
+WORDS = re.compile(r"invalid Arrow schema message: .+ of the message\)")
+FINDINGS = ("escaped", "TypeScript reads a refused frame", "values differ", "not written")
+
+
+def arrow_frame(message: bytes) -> bytes:
+    return serreg.SerializationResult(class_id_hash("ArrowTable") + msgpack.packb([message, []]), []).to_bytes()
+
+
+def corpora() -> dict[str, dict[str, bytes]]:
+    """The frames by corpus and name."""
+    return {
+        "hostile seeds": corpus(),
+        "fuzz regressions": {p.name: frame_from_input(p.read_bytes()) for p in sorted(REGRESSIONS.glob("*.bin"))},
+        "broken Arrow tables": {name: arrow_frame(message) for name, message in faults(schema_message()).items()},
+    }
+
+
+def python_answer(frame: bytes, trusted: bool) -> tuple[str, Any]:
+    try:
+        return "value", serreg.deserialize(frame, trusted=trusted)
+    except serreg.DeserializationError as error:
+        return "refused: " + str(error), None
+
+
+class Answer:
+    """One frame in one mode: Python's outcome, TypeScript's, and how they compare."""
+
+    def __init__(self, name: str, trusted: bool, python: str, typescript: str, kind: str) -> None:
+        self.name, self.trusted, self.python, self.typescript, self.kind = name, trusted, python, typescript, kind
+
+    def __str__(self) -> str:
+        mode = "trusted" if self.trusted else "untrusted"
+        return f"{self.name} ({mode}): {self.kind}\n  Python:     {self.python[:300]}\n  TypeScript: {self.typescript[:300]}"
+
+
+def _kind(frame: bytes, python: str, py_value: Any, typescript: str, written: bytes | None, trusted: bool) -> str:
+    if typescript.startswith("ESCAPED"):
+        return "escaped"
+    ts_value = typescript == "value"
+    if python == "value":
+        if typescript.startswith("value (not written"):
+            return "not written"
+        if not ts_value:
+            return "TypeScript refuses"
+        if not trusted:
+            return "same"  # the trusted mode compares the value
+        if written is None:
+            return "not written"
+        if written == frame:
+            return "same"  # written back byte for byte
+        try:
+            echoed = serreg.deserialize(written, trusted=True)
+        except serreg.DeserializationError:
+            return "values differ"
+        try:
+            return "same" if same(py_value, echoed) else "values differ"
+        except RecursionError:  # values nested at the depth limit: compare what Python writes of each
+            return "same" if serreg.serialize(py_value).to_bytes() == serreg.serialize(echoed).to_bytes() else "values differ"
+    if ts_value or typescript.startswith("value"):
+        return "TypeScript reads a refused frame"
+    return "both refuse"
+
+
+def compare(frames: dict[str, bytes], check: TypeScriptCheck) -> Iterator[Answer]:
+    """Each frame's answers, trusted then untrusted."""
+    for name, frame in frames.items():
+        typescript = check.answer(frame)
+        for trusted, ts in zip((True, False), typescript[:2]):
+            python, value = python_answer(frame, trusted)
+            yield Answer(name, trusted, python, ts, _kind(frame, python, value, ts, typescript[2], trusted))
+
+
+def main() -> None:
+    from typescript_fixture import build
+
+    build()
+    check = TypeScriptCheck()
+    for corpus_name, frames in corpora().items():
+        answers = list(compare(frames, check))
+        counts = Counter(a.kind for a in answers)
+        worded = sum(1 for a in answers if a.kind == "both refuse" and (m := WORDS.search(a.python)) and m.group(0) in a.typescript)
+        print(f"{corpus_name}: {len(frames)} frames, {len(answers)} answers: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f"; refusals with Python's schema words {worded}")
+        for answer in answers:
+            if answer.kind in FINDINGS:
+                print("  " + str(answer).replace("\n", "\n  "))
+    check.close()
+
+
+if __name__ == "__main__":
+    main()
