@@ -51,12 +51,30 @@ def arrow_frame(message: bytes) -> bytes:
     return serreg.SerializationResult(class_id_hash("ArrowTable") + msgpack.packb([message, []]), []).to_bytes()
 
 
+def js_schema_message() -> bytes:
+    """A Schema message of every type table the TypeScript reader reads (no union, interval or dictionary:
+    with those, it refuses every message, and a broken table elsewhere would go unseen)."""
+    import pyarrow as pa
+
+    fields = [
+        pa.field("i", pa.int32()), pa.field("f", pa.float64()), pa.field("dec", pa.decimal128(10, 2)),
+        pa.field("d", pa.date32()), pa.field("t", pa.time64("us")), pa.field("ts", pa.timestamp("ms", tz="UTC")),
+        pa.field("l", pa.list_(pa.int8())), pa.field("s", pa.struct([pa.field("a", pa.bool_()), pa.field("b", pa.utf8())])),
+        pa.field("fsb", pa.binary(4)), pa.field("fsl", pa.list_(pa.int64(), 2)), pa.field("m", pa.map_(pa.utf8(), pa.int32())),
+        pa.field("du", pa.duration("s")), pa.field("lb", pa.large_binary()), pa.field("lu", pa.large_utf8(), metadata={"k": "v"}),
+        pa.field("ll", pa.large_list(pa.null())),
+    ]
+    return bytes(pa.schema(fields, metadata={"sk": "sv"}).serialize())
+
+
 def corpora() -> dict[str, dict[str, bytes]]:
     """The frames by corpus and name."""
     return {
         "hostile seeds": corpus(),
         "fuzz regressions": {p.name: frame_from_input(p.read_bytes()) for p in sorted(REGRESSIONS.glob("*.bin"))},
         "broken Arrow tables": {name: arrow_frame(message) for name, message in faults(schema_message()).items()},
+        "broken Arrow tables, types TypeScript reads": {
+            name: arrow_frame(message) for name, message in faults(js_schema_message()).items()},
     }
 
 

@@ -1,83 +1,30 @@
 /**
  * The schema part of the Arrow in-band (docs/FORMAT.md, sections 6.4 and 9.5):
  * an Arrow IPC encapsulated Schema message (bin), or the canonical msgpack
- * schema description (array). Reading checks the message's field tree with a
- * budget before apache-arrow decodes it (a flatbuffer can share a table between
- * many parents, so a small message can describe an exponential tree), and
- * refuses types outside section 6.4. Writing uses apache-arrow's own IPC writer;
+ * schema description (array). Reading walks the whole message first, table by
+ * table, with Python's and Java's checks and words (`ipcCheck.ts`), then has
+ * apache-arrow decode it, and refuses types outside section 6.4 again on the
+ * decoded fields. Writing uses apache-arrow's own IPC writer;
  * a schema read from a frame is written back with the bytes it came with.
  */
 import * as arrow from "apache-arrow";
-import { ByteBuffer } from "flatbuffers";
-import { Message as FbMessage } from "apache-arrow/fb/message";
-import { Schema as FbSchema } from "apache-arrow/fb/schema";
-import { Field as FbField } from "apache-arrow/fb/field";
-import { MessageHeader } from "apache-arrow/fb/message-header";
 import { Message } from "apache-arrow/ipc/metadata/message";
 import { DeserializationError } from "../errors.js";
+import { MAX_DEPTH, checkSchemaMessage } from "./ipcCheck.js";
 
-/** Fields nest at most this deep (as Java). */
-export const MAX_FIELD_DEPTH = 64;
+/** Fields nest at most this deep (as Python and Java). */
+export const MAX_FIELD_DEPTH = MAX_DEPTH;
 
 /** Schema objects read from frames (or written once), with their message bytes (written back unchanged). */
 const ORIGINAL_BYTES = new WeakMap<arrow.Schema, Uint8Array>();
-
-/** The flatbuffer of an encapsulated message: after the continuation marker and length (or the legacy length). */
-function messageBody(message: Uint8Array): Uint8Array {
-  const view = new DataView(message.buffer, message.byteOffset, message.byteLength);
-  const start = message.length >= 8 && view.getUint32(0, true) === 0xffffffff ? 8 : 4;
-  if (message.length < start) throw new DeserializationError(`Arrow schema message of ${message.length} bytes is too short`);
-  const length = view.getInt32(start - 4, true);
-  if (length < 0 || length > message.length - start) {
-    throw new DeserializationError(`Arrow schema message declares ${length} bytes of metadata, but ${message.length - start} follow`);
-  }
-  return message.subarray(start, start + length);
-}
-
-/** Walks the flatbuffer field tree with a budget of one field per 8 message bytes, depth at most 64. */
-function checkFieldTree(message: Uint8Array, body: Uint8Array): void {
-  const bb = new ByteBuffer(body);
-  const fb = FbMessage.getRootAsMessage(bb);
-  if (fb.headerType() !== MessageHeader.Schema) throw new DeserializationError("Arrow schema message does not hold a Schema");
-  const schema = fb.header(new FbSchema()) as FbSchema | null;
-  if (schema === null) throw new DeserializationError("Arrow schema message has no header");
-  // A flatbuffer vector of n tables takes at least 4n bytes: longer claims are corrupt (and a
-  // decoder that trusted them would allocate for them).
-  const maxVector = Math.floor(message.length / 4);
-  const vector = (n: number, what: string): number => {
-    if (!(n >= 0 && n <= maxVector)) throw new DeserializationError(`Arrow schema message claims ${n} ${what}, more than its ${message.length} bytes can hold`);
-    return n;
-  };
-  vector(schema.customMetadataLength(), "schema metadata entries");
-  let budget = Math.ceil(message.length / 8) + 16;
-  const pending: [FbField, number][] = [];
-  for (let i = 0; i < vector(schema.fieldsLength(), "fields"); i++) {
-    const field = schema.fields(i);
-    if (field === null) throw new DeserializationError(`Arrow schema field ${i} is missing`);
-    pending.push([field, 1]);
-  }
-  while (pending.length) {
-    const [field, depth] = pending.pop()!;
-    if (--budget < 0) throw new DeserializationError("Arrow schema message describes more fields than its bytes can hold (shared flatbuffer tables)");
-    if (depth > MAX_FIELD_DEPTH) throw new DeserializationError(`Arrow schema fields nest more than ${MAX_FIELD_DEPTH} deep`);
-    vector(field.customMetadataLength(), "field metadata entries");
-    const children = vector(field.childrenLength(), "child fields");
-    if (children > budget) throw new DeserializationError("Arrow schema message describes more fields than its bytes can hold");
-    for (let j = 0; j < children; j++) {
-      const child = field.children(j);
-      if (child === null) throw new DeserializationError("Arrow schema field child is missing");
-      pending.push([child, depth + 1]);
-    }
-  }
-}
 
 /** Reads an encapsulated IPC Schema message. */
 export function readSchemaMessage(message: Uint8Array): arrow.Schema {
   let schema: arrow.Schema | null;
   try {
-    const body = messageBody(message);
-    checkFieldTree(message, body);
-    const decoded = Message.decode(body);
+    checkSchemaMessage(message);
+    // apache-arrow views int vectors of the flatbuffer as typed arrays: read from an aligned copy.
+    const decoded = Message.decode(message.slice(8));
     schema = decoded.isSchema() ? (decoded.header() as arrow.Schema) : null;
   } catch (error) {
     if (error instanceof DeserializationError) throw error;
