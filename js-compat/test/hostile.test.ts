@@ -66,6 +66,9 @@ function check(bytes: Uint8Array, trusted: boolean, reader = registry): void {
   } catch (error) {
     if (error instanceof SerregError) {
       assert.ok(error.message.length > 10);
+      // A catch-all's error around a TypeError or RangeError means a check is missing.
+      const cause = (error as { cause?: unknown }).cause;
+      if (cause !== undefined && !(cause instanceof SerregError)) throw new Error(`a catch-all's refusal: ${error.message}\ncause: ${(cause as Error)?.stack}`);
       return;
     }
     throw new Error(`not a SerregError: ${(error as Error)?.stack ?? String(error)}`);
@@ -218,3 +221,41 @@ function nestedInstances(levels: number): Uint8Array {
   out.set(innermost, levels * 8);
   return out;
 }
+
+// ---------------------------------------------------------------------------- refusals that are checks, not catch-alls
+
+test("msgpack nesting counts an empty innermost container, as Python and Java: 1,024 deep reads, 1,025 is refused", () => {
+  const LIST_HASH = classIdHash("list");
+  const nested = (depth: number, empty: number): Uint8Array => {
+    const bytes = new Uint8Array(depth);
+    bytes.fill(0x91, 0, depth - 1);
+    bytes[depth - 1] = empty;
+    return new SerializationResult(Uint8Array.from([...LIST_HASH, ...bytes])).toBytes();
+  };
+  for (const empty of [0x90, 0x80]) {
+    assert.doesNotThrow(() => registry.deserialize(nested(1024, empty)));
+    assert.throws(() => registry.deserialize(nested(1025, empty)), (e: unknown) => e instanceof LimitExceededError && /nested more than 1024 deep/.test(e.message) && /byte offset 1064/.test(e.message));
+  }
+});
+
+test("a date, time, timedelta or decimal its type refuses is a check's refusal (no catch-all, no cause)", () => {
+  const frame = (classId: string, value: unknown): Uint8Array => new SerializationResult(Uint8Array.from([...classIdHash(classId), ...encode(value)])).toBytes();
+  const cases: [Uint8Array, RegExp][] = [
+    [frame("datetime", [2024, 13, 1, 0, 0, 0, 0, 0, null]), /month must be an integer in \[1, 12\], not 13 \(class ID 'datetime', byte offset 32\)/],
+    [frame("date", [2024, 2, 30]), /class ID 'date', byte offset 32/],
+    [frame("time", [1, 2, 3, 4, 2, null]), /fold must be an integer in \[0, 1\], not 2/],
+    [frame("timedelta", [1_000_000_000, 0, 0]), /days must be an integer in \[-999999999, 999999999\]/],
+    [frame("decimal", "zz"), /invalid decimal text "zz" \(class ID 'decimal', byte offset 32\)/],
+  ];
+  for (const [bytes, words] of cases) {
+    for (const trusted of [true, false]) {
+      assert.throws(() => registry.deserialize(bytes, { trusted }), (e: unknown) => {
+        assert.ok(e instanceof DeserializationError, String(e));
+        assert.match(e.message, words);
+        assert.doesNotMatch(e.message, /could not decode the value/);
+        assert.equal((e as { cause?: unknown }).cause, undefined);
+        return true;
+      });
+    }
+  }
+});

@@ -294,10 +294,11 @@ function open(stack: unknown[], n: number, isMap: boolean, left: number, maxNest
   if ((isMap ? 2 * n : n) > left) {
     throw fail(`msgpack ${isMap ? "map" : "array"} declares ${n} ${isMap ? "entries" : "items"} but only ${left} bytes follow in the in-band`, at, options);
   }
-  if (n === 0) return null;
+  // An empty container counts too (as msgpack's own limit in Python and Java counts it).
   if (stack.length >= maxNesting) {
     throw new LimitExceededError(`msgpack arrays and maps are nested more than ${maxNesting} deep in one in-band (maxMsgpackNesting); raise it with new Limits({ maxMsgpackNesting }) if such values are expected`, options.base === null ? null : options.base + at);
   }
+  if (n === 0) return null;
   return isMap ? new OpenMap(n, options.dicts === "map") : new OpenArray([], n);
 }
 

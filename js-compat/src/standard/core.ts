@@ -56,6 +56,19 @@ export function asFloat(value: unknown, what: string): number {
   throw new DeserializationError(`${what} must be a msgpack float 64, got ${describe(value)}`);
 }
 
+/**
+ * Builds a value whose constructor checks its fields (a date, a decimal's text): its
+ * RangeError is a deliberate refusal, with the same words, not a catch-all's.
+ */
+export function checked<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof RangeError) throw new DeserializationError(error.message);
+    throw error;
+  }
+}
+
 /** A msgpack int that fits a safe integer. */
 export function asInt(value: unknown, what: string): number {
   if (typeof value === "number" && Number.isSafeInteger(value)) return value;

@@ -11,7 +11,7 @@ import type { OutOfBand } from "../oob.js";
 import { classIdHash } from "../classId.js";
 import { Decimal, UUID } from "../types/decimalUuid.js";
 import { OpaqueValue } from "../types/opaque.js";
-import { InlineSerializer, asArray, describe } from "./core.js";
+import { InlineSerializer, asArray, checked, describe } from "./core.js";
 import { countPickleBuffers } from "./pickle.js";
 
 export class DecimalSerializer extends InlineSerializer<Decimal> {
@@ -21,7 +21,7 @@ export class DecimalSerializer extends InlineSerializer<Decimal> {
   deserialize(inBand: Uint8Array, _oob: OutOfBand, context: DecodeContext, base: number | null): Decimal {
     const text = context.plain(inBand, base);
     if (typeof text !== "string") throw new DeserializationError(`a decimal must be a msgpack str, got ${describe(text)}`);
-    return new Decimal(text);
+    return checked(() => new Decimal(text));
   }
 }
 

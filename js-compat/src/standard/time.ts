@@ -9,7 +9,7 @@ import { DeserializationError } from "../errors.js";
 import { Writer } from "../msgpack/writer.js";
 import type { OutOfBand } from "../oob.js";
 import { FixedOffset, PyDate, PyDateTime, PyTime, TimeDelta, type TimeZone } from "../types/time.js";
-import { InlineSerializer, asArray, asInt, describe } from "./core.js";
+import { InlineSerializer, asArray, asInt, checked, describe } from "./core.js";
 
 function writeZone(w: Writer, tz: TimeZone): void {
   if (tz === null) w.nil();
@@ -48,7 +48,7 @@ export class DateTimeSerializer extends InlineSerializer<PyDateTime | Date> {
   deserialize(inBand: Uint8Array, _oob: OutOfBand, context: DecodeContext, base: number | null): PyDateTime {
     const fields = asArray(context.plain(inBand, base), "datetime", 9);
     const [y, mo, d, h, mi, s, us, fold] = ints(fields, 8, "datetime");
-    return new PyDateTime(y!, mo!, d!, h!, mi!, s!, us!, fold!, readZone(fields[8]));
+    return checked(() => new PyDateTime(y!, mo!, d!, h!, mi!, s!, us!, fold!, readZone(fields[8])));
   }
 }
 
@@ -61,7 +61,7 @@ export class DateSerializer extends InlineSerializer<PyDate> {
   }
   deserialize(inBand: Uint8Array, _oob: OutOfBand, context: DecodeContext, base: number | null): PyDate {
     const [y, m, d] = ints(asArray(context.plain(inBand, base), "date", 3), 3, "date");
-    return new PyDate(y!, m!, d!);
+    return checked(() => new PyDate(y!, m!, d!));
   }
 }
 
@@ -74,7 +74,7 @@ export class TimeSerializer extends InlineSerializer<PyTime> {
   deserialize(inBand: Uint8Array, _oob: OutOfBand, context: DecodeContext, base: number | null): PyTime {
     const fields = asArray(context.plain(inBand, base), "time", 6);
     const [h, m, s, us, fold] = ints(fields, 5, "time");
-    return new PyTime(h!, m!, s!, us!, fold!, readZone(fields[5]));
+    return checked(() => new PyTime(h!, m!, s!, us!, fold!, readZone(fields[5])));
   }
 }
 
@@ -88,6 +88,6 @@ export class TimeDeltaSerializer extends InlineSerializer<TimeDelta> {
   }
   deserialize(inBand: Uint8Array, _oob: OutOfBand, context: DecodeContext, base: number | null): TimeDelta {
     const [d, s, us] = ints(asArray(context.plain(inBand, base), "timedelta", 3), 3, "timedelta");
-    return TimeDelta.fromMicroseconds((BigInt(d!) * 86_400n + BigInt(s!)) * 1_000_000n + BigInt(us!));
+    return checked(() => TimeDelta.fromMicroseconds((BigInt(d!) * 86_400n + BigInt(s!)) * 1_000_000n + BigInt(us!)));
   }
 }

@@ -1,0 +1,78 @@
+"""The TypeScript reader (js-compat/) on hostile frames, answer beside Python's (tests/typescript_differential.py).
+
+Every frame of the hostile seeds, the kept fuzz findings and the Arrow schema messages with one table broken
+goes to the TypeScript check fixture, trusted and untrusted. Each answer must be Python's value (written back
+by TypeScript and read again by Python), or a deliberate refusal (a SerregError raised by a check, never a
+catch-all around a TypeError or RangeError from apache-arrow or JS, no hang, no crash) that says where; a
+frame Python refuses may be read by TypeScript only for what a JS value can hold and a Python one cannot.
+Where Python's schema walk refuses an Arrow message, TypeScript's (src/arrow/ipcCheck.ts) says the same words
+with the same byte of the message.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from typescript_differential import FINDINGS, WORDS, arrow_frame, compare, corpora, js_schema_message
+from typescript_fixture import TypeScriptCheck
+from test_typescript import ts_built  # noqa: F401  (module fixture: the built package)
+
+CORPORA = corpora()
+
+
+@pytest.fixture(scope="module")
+def ts_check(ts_built):  # noqa: F811
+    check = TypeScriptCheck()
+    yield check
+    assert check.close() == 0
+
+
+@pytest.fixture(scope="module")
+def answers(ts_check):
+    return {name: list(compare(frames, ts_check)) for name, frames in CORPORA.items()}
+
+
+def test_the_corpora_hold_each_kind_of_frame():
+    assert len(CORPORA["hostile seeds"]) > 1000
+    assert len(CORPORA["fuzz regressions"]) >= 17
+    assert len(CORPORA["broken Arrow tables"]) == 284
+    assert len(CORPORA["broken Arrow tables, types TypeScript reads"]) > 200
+
+
+@pytest.mark.parametrize("corpus", sorted(CORPORA))
+def test_every_answer_is_pythons_value_or_a_deliberate_refusal(answers, corpus):
+    found = [str(a) for a in answers[corpus] if a.kind in FINDINGS]
+    counts = Counter(a.kind for a in answers[corpus])
+    assert not found, f"{len(found)} findings ({dict(counts)}):\n" + "\n".join(found[:10])
+    assert counts["same"] + counts["both refuse"] > len(answers[corpus]) // 2, counts
+
+
+@pytest.mark.parametrize("corpus", sorted(CORPORA))
+def test_a_typescript_refusal_says_where(answers, corpus):
+    unplaced = [str(a) for a in answers[corpus]
+                if a.typescript.startswith("refused: ") and "byte offset" not in a.typescript]
+    assert not unplaced, "\n".join(unplaced[:10])
+
+
+@pytest.mark.parametrize("corpus", ["broken Arrow tables", "broken Arrow tables, types TypeScript reads",
+                                    "fuzz regressions", "hostile seeds"])
+def test_an_arrow_schema_refused_by_python_s_walk_is_refused_in_typescript_with_its_words_and_byte(answers, corpus):
+    differ, worded = [], 0
+    for answer in answers[corpus]:
+        words = WORDS.search(answer.python)
+        if words is None:
+            continue
+        worded += 1
+        if words.group(0) not in answer.typescript:
+            differ.append(str(answer))
+    assert worded > 10
+    assert not differ, f"{len(differ)} of {worded} differ:\n" + "\n".join(differ[:10])
+
+
+def test_a_schema_of_every_type_typescript_reads_echoes_through_the_walk(ts_check):
+    # The walk refuses nothing apache-arrow for JS reads: the unbroken message reads in both languages.
+    trusted, untrusted, written = ts_check.answer(arrow_frame(js_schema_message()))
+    assert (trusted, untrusted) == ("value", "value")
+    assert written == arrow_frame(js_schema_message())
