@@ -15,9 +15,10 @@ from collections import Counter
 
 import pytest
 
-from typescript_differential import FINDINGS, WORDS, arrow_frame, compare, corpora, js_schema_message
+from typescript_differential import FINDINGS, REGRESSIONS, WORDS, arrow_frame, compare, corpora, js_schema_message
 from typescript_fixture import TypeScriptCheck
 from test_typescript import ts_built  # noqa: F401  (module fixture: the built package)
+from inputs import frame_from_input  # noqa: E402  (fuzz/, on sys.path through typescript_differential)
 
 CORPORA = corpora()
 
@@ -76,3 +77,19 @@ def test_a_schema_of_every_type_typescript_reads_echoes_through_the_walk(ts_chec
     trusted, untrusted, written = ts_check.answer(arrow_frame(js_schema_message()))
     assert (trusted, untrusted) == ("value", "value")
     assert written == arrow_frame(js_schema_message())
+
+
+# Mutants the TypeScript differential fuzz (fuzz/typescript_mutants.py) kept, with TypeScript's refusal now
+# (tests/fuzz_regressions/README.md says what each one broke).
+KEPT = {
+    "ts-arrow-list-offset-below-the-one-before.bin":
+        "refused: Arrow offsets of column 0 (\"l\") decrease at slot 1 (class ID 'ArrowRecordBatch', byte offset 96)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEPT))
+def test_a_kept_typescript_finding_is_refused_in_both_modes(ts_check, name):
+    frame = frame_from_input((REGRESSIONS / name).read_bytes())
+    trusted, untrusted, written = ts_check.answer(frame)
+    assert trusted == untrusted == KEPT[name]
+    assert written is None

@@ -12,6 +12,8 @@ answer against Python's:
 - ``TypeScript refuses``: Python reads a value, TypeScript refuses it with a check of its own (a type
   it does not read, for instance);
 - ``a value JS can hold``: Python refuses what a Python value cannot be (``LANGUAGE_DIFFERENCES``);
+- ``carried opaque``: Python refuses, TypeScript (trusted) carries a value of a class ID it does not read
+  as an OpaqueValue, unread, written back byte for byte (a pickle, an ArrowTensor...);
 - findings: ``escaped`` (not a SerregError, a catch-all's error around another exception, no answer in
   time, the process died), ``TypeScript reads a refused frame``, ``values differ``, ``not written``.
 
@@ -110,10 +112,10 @@ class Answer:
 def _kind(frame: bytes, python: str, py_value: Any, typescript: str, written: bytes | None, trusted: bool) -> str:
     if typescript.startswith("ESCAPED"):
         return "escaped"
-    ts_value = typescript == "value"
+    if typescript.startswith("value (not written"):
+        return "not written"
+    ts_value = typescript.startswith("value")
     if python == "value":
-        if typescript.startswith("value (not written"):
-            return "not written"
         if not ts_value:
             return "TypeScript refuses"
         if not trusted:
@@ -130,7 +132,9 @@ def _kind(frame: bytes, python: str, py_value: Any, typescript: str, written: by
             return "same" if same(py_value, echoed) else "values differ"
         except RecursionError:  # values nested at the depth limit: compare what Python writes of each
             return "same" if REGISTRY.serialize(py_value).to_bytes() == REGISTRY.serialize(echoed).to_bytes() else "values differ"
-    if ts_value or typescript.startswith("value"):
+    if ts_value:
+        if typescript.startswith("value (opaque") and trusted:
+            return "carried opaque"
         if LANGUAGE_DIFFERENCES.search(python) and (trusted or "no serializer is registered" not in python):
             return "a value JS can hold"
         return "TypeScript reads a refused frame"

@@ -44,7 +44,7 @@ function readBatches(inBand: Uint8Array, oob: OutOfBand, context: DecodeContext,
   for (const batchPart of asArray(batchesPart, "Arrow batches")) {
     const [rowsPart, nodes] = asArray(batchPart, "an Arrow batch", 2);
     const rows = asInt(rowsPart, "an Arrow row count");
-    const reader = new NodeReader(asArray(nodes, "Arrow field nodes"), oob, !context.trusted);
+    const reader = new NodeReader(asArray(nodes, "Arrow field nodes"), oob);
     const children = schema.fields.map((field, i) => reader.read(field, `column ${i} (${JSON.stringify(field.name)})`));
     reader.finish();
     children.forEach((child, i) => {

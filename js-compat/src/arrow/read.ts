@@ -59,8 +59,11 @@ function popcount(bitmap: Uint8Array, length: number): number {
 export class NodeReader {
   private next = 0;
 
-  /** `fullCheck`: check every offset (untrusted mode); otherwise the first and the last only. */
-  constructor(private readonly nodes: unknown[], private readonly oob: OutOfBand, private readonly fullCheck: boolean) {}
+  /**
+   * Every offset is checked in both modes: trusted says who wrote the frame, not that its bytes are
+   * intact (docs/BOUNDS.md), and an offset below the one before it reads another slot's values.
+   */
+  constructor(private readonly nodes: unknown[], private readonly oob: OutOfBand) {}
 
   finish(): void {
     if (this.next !== this.nodes.length) throw new DeserializationError(`Arrow batch has ${this.nodes.length - this.next} field nodes too many`);
@@ -98,11 +101,6 @@ export class NodeReader {
     const offsets = view(large ? BigInt64Array : Int32Array, bytes.subarray(0, (length + 1) * width));
     let previous = Number(offsets[0]);
     if (previous < 0) throw new DeserializationError(`Arrow offsets of ${where} start below 0`);
-    if (!this.fullCheck) {
-      const last = Number(offsets[length]);
-      if (last < previous) throw new DeserializationError(`Arrow offsets of ${where} end below where they start`);
-      return { offsets, last };
-    }
     for (let i = 1; i <= length; i++) {
       const o = Number(offsets[i]);
       if (o < previous) throw new DeserializationError(`Arrow offsets of ${where} decrease at slot ${i}`);
