@@ -5,11 +5,13 @@
  * element size). Everything loading relies on is checked first, so hostile
  * nodes give a DeserializationError, never a read past a buffer: buffer counts
  * and sizes, the null count against the validity bitmap, offsets (from 0 or
- * more, non-decreasing, within their data or child), child lengths.
+ * more, non-decreasing, within their data or child), child lengths, the UTF-8
+ * of string values (`utf8.ts`).
  */
 import * as arrow from "apache-arrow";
 import { DeserializationError } from "../errors.js";
 import type { OutOfBand } from "../oob.js";
+import { checkUtf8 } from "./utf8.js";
 
 type TypedCtor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): ArrayLike<unknown>; BYTES_PER_ELEMENT: number };
 
@@ -128,6 +130,7 @@ export class NodeReader {
         const { offsets, last } = this.offsets(length, large, where);
         const data = this.oob.take(`the data of ${where}`);
         if (last > data.length) throw new DeserializationError(`Arrow offsets of ${where} reach byte ${last}, past its ${data.length}-byte data`);
+        if (type.typeId === arrow.Type.Utf8 || type.typeId === arrow.Type.LargeUtf8) checkUtf8(data, offsets, length, nullBitmap, where);
         return arrow.makeData({ ...common, valueOffsets: offsets, data: data.subarray(0, last) });
       }
       case arrow.Type.List: case arrow.Type.LargeList: case arrow.Type.Map: {

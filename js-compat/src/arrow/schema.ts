@@ -26,6 +26,7 @@ export function readSchemaMessage(message: Uint8Array): arrow.Schema {
     // apache-arrow views int vectors of the flatbuffer as typed arrays: read from an aligned copy.
     const decoded = Message.decode(message.slice(8));
     schema = decoded.isSchema() ? (decoded.header() as arrow.Schema) : null;
+    if (schema !== null) nameUnnamedFields(schema);
   } catch (error) {
     if (error instanceof DeserializationError) throw error;
     const wrapped = new DeserializationError(`invalid Arrow schema message: ${(error as Error)?.message ?? String(error)}`);
@@ -35,6 +36,20 @@ export function readSchemaMessage(message: Uint8Array): arrow.Schema {
   if (schema === null || schema === undefined) throw new DeserializationError("invalid Arrow schema message: it does not hold a schema");
   ORIGINAL_BYTES.set(schema, message);
   return schema;
+}
+
+/**
+ * A field whose table has no name reads as "" in Python (and Arrow C++); apache-arrow reads it as
+ * null, and a batch made with such a schema then names it "null" and no longer matches it. The
+ * fields were just decoded (nothing else holds them): their name is set to "" in place.
+ */
+function nameUnnamedFields(schema: arrow.Schema): void {
+  const pending: arrow.Field[] = [...schema.fields];
+  while (pending.length) {
+    const field = pending.pop()!;
+    if (typeof field.name !== "string") (field as { name: string }).name = "";
+    for (const child of field.type.children ?? []) pending.push(child);
+  }
 }
 
 /** `copy` (a Schema apache-arrow made from `schema`, as RecordBatch does) writes the same bytes as `schema`. */

@@ -57,14 +57,15 @@ export function asFloat(value: unknown, what: string): number {
 }
 
 /**
- * Builds a value whose constructor checks its fields (a date, a decimal's text): its
- * RangeError is a deliberate refusal, with the same words, not a catch-all's.
+ * Builds a value whose constructor checks its fields (a date, a decimal's text, a
+ * memoryview's shape against its bytes): the RangeError or TypeError it throws is a
+ * deliberate refusal, with the same words, not a catch-all's.
  */
 export function checked<T>(make: () => T): T {
   try {
     return make();
   } catch (error) {
-    if (error instanceof RangeError) throw new DeserializationError(error.message);
+    if (error instanceof RangeError || error instanceof TypeError) throw new DeserializationError(error.message);
     throw error;
   }
 }
@@ -265,7 +266,8 @@ export class MemoryViewSerializer extends InlineSerializer<PyMemoryView> {
       throw new DeserializationError(`memoryview format ${JSON.stringify(format)} is not a single native struct character`);
     }
     const dims = asArray(shape, "memoryview shape").map((n) => asInt(n, "a memoryview dimension"));
-    return new PyMemoryView(format, dims, oob.take("memoryview"));
+    const bytes = oob.take("memoryview");
+    return checked(() => new PyMemoryView(format, dims, bytes));
   }
 }
 

@@ -22,10 +22,36 @@ function writeZone(w: Writer, tz: TimeZone): void {
   }
 }
 
+/** IANA zone keys already looked up: whether the zone database has each. */
+const KNOWN_ZONES = new Map<string, boolean>();
+
+/**
+ * Whether the runtime's zone database (ICU, through Intl) has `key` as written: Python
+ * refuses a key its zoneinfo does not find, so a key that is no zone is refused here too,
+ * not carried as text. ICU finds keys whatever their case, Python only as written, so a
+ * key that names a zone in another case is refused. Without Intl every key is taken.
+ */
+function knownZone(key: string): boolean {
+  let known = KNOWN_ZONES.get(key);
+  if (known === undefined) {
+    try {
+      const resolved = new Intl.DateTimeFormat("en-US", { timeZone: key }).resolvedOptions().timeZone;
+      known = resolved === key || resolved.toLowerCase() !== key.toLowerCase();
+    } catch (error) {
+      known = !(error instanceof RangeError);
+    }
+    if (KNOWN_ZONES.size < 4096) KNOWN_ZONES.set(key, known);
+  }
+  return known;
+}
+
 function readZone(value: unknown): TimeZone {
   if (value === null) return null;
   if (typeof value === "string") {
     if (value.length === 0) throw new DeserializationError("an IANA zone key is not empty");
+    if (typeof Intl === "object" && !knownZone(value)) {
+      throw new DeserializationError(`no time zone found with key ${JSON.stringify(value.slice(0, 64))} (an IANA zone key; docs/FORMAT.md, section 6.1)`);
+    }
     return value;
   }
   if (Array.isArray(value) && value.length === 2 && (value[1] === null || typeof value[1] === "string")) {
