@@ -11,6 +11,8 @@ with the same byte of the message.
 
 from __future__ import annotations
 
+import decimal
+import struct
 from collections import Counter
 
 import pyarrow as pa
@@ -118,3 +120,42 @@ def test_a_string_column_that_is_not_utf8_is_refused_as_in_python(ts_check, bad)
     assert python.startswith("refused: invalid Arrow string column: Invalid UTF8 sequence at string index 0")
     assert trusted == untrusted == ("refused: invalid Arrow string column: column 0 (\"s\") has an invalid UTF-8 sequence "
                                     "at string index 0 (class ID 'ArrowTable', byte offset 80)")
+
+
+def _column(array: pa.Array, good: bytes, bad: bytes) -> tuple[bytes, bytes]:
+    frame = REGISTRY.serialize(pa.table({"c": array})).to_bytes()
+    assert frame.count(good) == 1
+    return frame, frame.replace(good, bad)
+
+
+# (column, the value's bytes, bytes of a value out of its domain, TypeScript's words): Arrow's full
+# validation in Python refuses these; apache-arrow handed them out as they were.
+OUT_OF_DOMAIN = {
+    "decimal beyond its precision": (
+        pa.array([decimal.Decimal("1.23"), None], pa.decimal128(3, 2)), struct.pack("<qq", 123, 0),
+        struct.pack("<qq", 1000, 0), "invalid Arrow decimal128(3, 2) column: column 0 (\"c\") holds 1000 at slot 0, "
+                                     "which does not fit its precision of 3 digits"),
+    "negative decimal beyond its precision": (
+        pa.array([decimal.Decimal("1.23")], pa.decimal256(3, 2)), struct.pack("<qqqq", 123, 0, 0, 0),
+        struct.pack("<qqqq", -1000, -1, -1, -1), "invalid Arrow decimal256(3, 2) column: column 0 (\"c\") holds -1000 at "
+                                                 "slot 0, which does not fit its precision of 3 digits"),
+    "time32 past midnight": (
+        pa.array([12345, None], pa.time32("s")), struct.pack("<i", 12345), struct.pack("<i", 86400),
+        "invalid Arrow time32[s] column: column 0 (\"c\") holds 86400 at slot 0, outside the range [0, 86400) s"),
+    "time64 below 0": (
+        pa.array([5], pa.time64("ns")), struct.pack("<q", 5), struct.pack("<q", -5),
+        "invalid Arrow time64[ns] column: column 0 (\"c\") holds -5 at slot 0, outside the range [0, 86400000000000) ns"),
+    "date64 of a part of a day": (
+        pa.array([86400000], pa.date64()), struct.pack("<q", 86400000), struct.pack("<q", 86400001),
+        "invalid Arrow date64[ms] column: column 0 (\"c\") holds 86400001 at slot 0, which is not a whole number of days"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_OF_DOMAIN))
+def test_a_value_outside_its_arrow_type_s_domain_is_refused_as_in_python(ts_check, name):
+    array, good, bad, words = OUT_OF_DOMAIN[name]
+    frame, broken = _column(array, good, bad)
+    assert ts_check.answer(frame)[:2] == ("value", "value")
+    assert python_answer(broken, trusted=True)[0].startswith("refused: invalid Arrow")
+    trusted, untrusted, _ = ts_check.answer(broken)
+    assert trusted == untrusted == f"refused: {words} (class ID 'ArrowTable', byte offset 64)"

@@ -6,12 +6,14 @@
  * nodes give a DeserializationError, never a read past a buffer: buffer counts
  * and sizes, the null count against the validity bitmap, offsets (from 0 or
  * more, non-decreasing, within their data or child), child lengths, the UTF-8
- * of string values (`utf8.ts`).
+ * of string values (`utf8.ts`), the values of decimals, times and date64s
+ * (`values.ts`).
  */
 import * as arrow from "apache-arrow";
 import { DeserializationError } from "../errors.js";
 import type { OutOfBand } from "../oob.js";
 import { checkUtf8 } from "./utf8.js";
+import { checkValues } from "./values.js";
 
 type TypedCtor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): ArrayLike<unknown>; BYTES_PER_ELEMENT: number };
 
@@ -160,6 +162,7 @@ export class NodeReader {
         const width = fixedWidth(type);
         const data = this.oob.take(`the values of ${where}`);
         if (data.length < length * width) throw new DeserializationError(`Arrow values of ${where} have ${data.length} bytes, ${length * width} needed`);
+        checkValues(type, data, length, nullBitmap, where);
         return arrow.makeData({ ...common, data: view(type.ArrayType as TypedCtor, data.subarray(0, length * width)) });
       }
     }
