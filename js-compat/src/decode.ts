@@ -29,6 +29,10 @@ export class Decoder implements DecodeContext {
     return (this.extensionScope ??= new Map());
   }
 
+  /** Bytes serializers may still build (null: no budget), and the budget's size. */
+  private budget: number | null;
+  private readonly budgetSize: number;
+
   constructor(
     readonly tables: RegistryTables,
     readonly limits: Limits,
@@ -36,7 +40,21 @@ export class Decoder implements DecodeContext {
     readonly allowed: ReadonlySet<string> | null,
     readonly exactFloats: boolean,
     readonly dicts: "auto" | "map",
-  ) {}
+    /** The size of the frame being read (what the memory budget grows with). */
+    private readonly frameSize: number,
+  ) {
+    const { memoryPerByte, memoryAllowance } = limits;
+    this.budgetSize = memoryPerByte === null || memoryAllowance === null ? 0 : memoryAllowance + memoryPerByte * frameSize;
+    this.budget = memoryPerByte === null || memoryAllowance === null ? null : this.budgetSize;
+  }
+
+  charge(cost: number, what: string): void {
+    if (this.budget === null) return;
+    this.budget -= cost;
+    if (this.budget < 0) {
+      throw new LimitExceededError(`decoding would build more than ${this.budgetSize.toLocaleString("en-US")} bytes of ${what} and other charged values for a frame of ${this.frameSize.toLocaleString("en-US")} bytes (memoryAllowance + memoryPerByte x frame size); raise it with new Limits({ memoryPerByte }) if such frames are expected`);
+    }
+  }
 
   get trusted(): boolean {
     return this.allowed === null;

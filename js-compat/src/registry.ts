@@ -313,10 +313,11 @@ export class Registry implements RegistryTables {
   deserialize(data: FrameInput, options: DeserializeOptions = {}): unknown {
     const limits = options.limits ?? this.limits;
     const trusted = options.trusted ?? this.trusted;
-    const context = new Decoder(this, limits, trusted ? null : this.allowed, options.exactFloats ?? true, options.dicts ?? "auto");
+    const decoder = (frameSize: number): Decoder => new Decoder(this, limits, trusted ? null : this.allowed, options.exactFloats ?? true, options.dicts ?? "auto", frameSize);
     const key = options.key === undefined ? null : toSigningKey(options.key);
     if (data instanceof SerializationResult) {
       if (key !== null) checkResultKey(data, key);
+      const context = decoder(data.inBand.length + data.buffers.reduce((n, b) => n + b.length, 0));
       const oob = new OutOfBand(data.buffers);
       const value = context.section(data.inBand, oob, null, true);
       checkAllUsed(oob, "serialization result");
@@ -326,6 +327,7 @@ export class Registry implements RegistryTables {
     // Decision 2: with a key, verify and decode the same bytes: a private copy of the frame.
     if (key !== null) bytes = bytes.slice();
     const frame = readFrame(bytes, limits, key);
+    const context = decoder(bytes.length);
     const oob = new OutOfBand(frame.buffers);
     const value = context.section(frame.inBand, oob, frame.inBandOffset, true);
     checkAllUsed(oob, "frame");

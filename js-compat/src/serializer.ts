@@ -55,6 +55,11 @@ export interface DecodeContext {
   plain(bytes: Uint8Array, base: number | null): unknown;
   /** Decodes an in-band section (ClassIDHash + in-band); `topLevel`: it owns every buffer left. */
   section(section: Uint8Array, oob: OutOfBand, base: number | null, topLevel: boolean): unknown;
+  /**
+   * Counts `cost` bytes a serializer is about to build for `what` against the call's memory
+   * budget (Limits `memoryAllowance + memoryPerByte x frame size`); LimitExceededError once spent.
+   */
+  charge(cost: number, what: string): void;
 }
 
 export interface Serializer<T = any> {

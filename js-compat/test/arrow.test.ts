@@ -2,7 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as arrow from "apache-arrow";
-import { DeserializationError, deserialize, serialize } from "../src/index.js";
+import { encode } from "@msgpack/msgpack";
+import { DeserializationError, LimitExceededError, Limits, SerializationResult, classIdHash, deserialize, serialize } from "../src/index.js";
 import { vectors } from "./helpers.js";
 
 const rows = (t: arrow.Table | arrow.RecordBatch): unknown => JSON.stringify(t.toArray().map((r) => r?.toJSON()), (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
@@ -49,4 +50,40 @@ test("hostile Arrow nodes are refused clearly", () => {
   bad[at + 2] = 0x7f;
   bad[at - 1] = 0x7f; // the batch's row count too
   assert.throws(() => deserialize(bad), (e: unknown) => e instanceof DeserializationError && /values of column 0/.test(e.message));
+});
+
+/** An ArrowTable frame of `schema` (a JS-built Schema, written by apache-arrow) and `batches` [rows, nodes] parts. */
+function tableFrame(schema: arrow.Schema, batches: unknown[]): Uint8Array {
+  const stream = arrow.tableToIPC(new arrow.Table(schema), "stream");
+  const message = stream.slice(0, 8 + new DataView(stream.buffer, stream.byteOffset).getInt32(4, true));
+  return new SerializationResult(Uint8Array.from([...classIdHash("ArrowTable"), ...encode([message, batches])])).toBytes();
+}
+
+test("many empty batches are charged against the memory budget, one batch at a time, as in Python", () => {
+  const schema = new arrow.Schema([new arrow.Field("n", new arrow.Null())]);
+  const frame = tableFrame(schema, Array.from({ length: 60_000 }, () => [0, [[0, 0, 0]]]));
+  assert.throws(() => deserialize(frame), (e: unknown) => e instanceof LimitExceededError
+    && /^decoding would build more than 40,277,088 bytes of Arrow batches and arrays and other charged values for a frame of 420,166 bytes \(memoryAllowance \+ memoryPerByte x frame size\); raise it with new Limits\(\{ memoryPerByte \}\)/.test(e.message)
+    && /class ID 'ArrowTable', byte offset 32/.test(e.message));
+  const table = deserialize(frame, { limits: new Limits({ memoryPerByte: null }) }) as arrow.Table;
+  assert.equal(table.batches.length, 60_000);
+  assert.equal(table.numRows, 0);
+});
+
+test("a batch is made with the table's schema (apache-arrow's constructor matched and cloned every field by name)", () => {
+  const fields = Array.from({ length: 300 }, (_, i) => new arrow.Field(`c${i}`, new arrow.Null()));
+  const frame = tableFrame(new arrow.Schema(fields), [[2, fields.map(() => [2, 2, 0])], [1, fields.map(() => [1, 1, 0])]]);
+  const table = deserialize(frame) as arrow.Table;
+  assert.equal(table.numRows, 3);
+  assert.equal(table.numCols, 300);
+  for (const batch of table.batches) assert.equal(batch.schema, table.schema);
+  assert.equal(table.getChild("c299")!.get(2), null);
+  assert.deepEqual(serialize(table).toBytes(), frame);
+});
+
+test("bytes after the Arrow batches are refused", () => {
+  const schema = new arrow.Schema([new arrow.Field("n", new arrow.Null())]);
+  const frame = tableFrame(schema, [[0, [[0, 0, 0]]]]);
+  const longer = new SerializationResult(Uint8Array.from([...frame.subarray(32), 0xc0])).toBytes();
+  assert.throws(() => deserialize(longer), (e: unknown) => e instanceof DeserializationError && /Arrow in-band has 1 bytes after its batches/.test(e.message));
 });

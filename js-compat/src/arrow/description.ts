@@ -6,6 +6,7 @@
 import * as arrow from "apache-arrow";
 import { DeserializationError } from "../errors.js";
 import { decodeUtf8 } from "../text.js";
+import { FIELD_COST, type Charge } from "./schema.js";
 
 const UNITS: Record<string, arrow.TimeUnit> = {
   SECOND: arrow.TimeUnit.SECOND, MILLISECOND: arrow.TimeUnit.MILLISECOND,
@@ -44,11 +45,12 @@ function int(value: unknown, what: string): number {
   return value;
 }
 
-function field(value: unknown, depth: number): arrow.Field {
+function field(value: unknown, depth: number, charge: Charge): arrow.Field {
   if (depth > 64) throw bad("fields nest more than 64 deep");
   const [name, type, nullable, meta, children] = list(value, "a field");
   if (typeof name !== "string" || typeof nullable !== "boolean") throw bad("a field is [name, type, nullable, metadata, children]");
-  const kids = list(children, "children").map((c) => field(c, depth + 1));
+  charge(FIELD_COST + 2 * name.length, "Arrow schema fields");
+  const kids = list(children, "children").map((c) => field(c, depth + 1, charge));
   return new arrow.Field(name, makeType(list(type, "a type"), kids), nullable, metadata(meta ?? null));
 }
 
@@ -86,7 +88,7 @@ function makeType(t: unknown[], kids: arrow.Field[]): arrow.DataType {
 }
 
 /** The Schema a section 9.5 description describes. */
-export function schemaFromDescription(description: unknown): arrow.Schema {
+export function schemaFromDescription(description: unknown, charge: Charge): arrow.Schema {
   const [fields, meta] = list(description, "the schema");
-  return new arrow.Schema(list(fields, "fields").map((f) => field(f, 1)), metadata(meta ?? null));
+  return new arrow.Schema(list(fields, "fields").map((f) => field(f, 1, charge)), metadata(meta ?? null));
 }

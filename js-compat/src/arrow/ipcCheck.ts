@@ -91,6 +91,7 @@ export class Flatbuffer {
   private readonly claimed = new Set<number>();
   private reached = 0;
   where: Where | null = null;
+  readonly shape: SchemaShape = { fields: 0, metadataEntries: 0, stringBytes: 0 };
   /** The first field apache-arrow for JS cannot read, refused after the walk. */
   unreadable: { problem: string; where: Where; position: number } | null = null;
 
@@ -210,8 +211,11 @@ export class Table {
   }
 }
 
-/** Checks an encapsulated IPC Schema message (continuation marker, length, flatbuffer); returns the flatbuffer. */
-export function checkSchemaMessage(message: Uint8Array): Uint8Array {
+/** What a checked Schema message holds, for the memory budget: fields (children included), metadata entries, bytes of names and metadata. */
+export interface SchemaShape { fields: number; metadataEntries: number; stringBytes: number }
+
+/** Checks an encapsulated IPC Schema message (continuation marker, length, flatbuffer); returns its shape. */
+export function checkSchemaMessage(message: Uint8Array): SchemaShape {
   const size = message.length;
   const view = new DataView(message.buffer, message.byteOffset, message.byteLength);
   if (size < 8 || view.getUint32(0, true) !== 0xffffffff) {
@@ -248,7 +252,7 @@ export function checkSchemaMessage(message: Uint8Array): Uint8Array {
     buffer.where = unreadable.where;
     buffer.fail(unreadable.problem, unreadable.position);
   }
-  return body;
+  return buffer.shape;
 }
 
 function metadata(buffer: Flatbuffer, table: Table, index: number, field: boolean): void {
@@ -256,6 +260,8 @@ function metadata(buffer: Flatbuffer, table: Table, index: number, field: boolea
     const key = entry.string(0, "metadata key");
     const value = entry.string(1, "metadata value");
     if (key === null || value === null) buffer.fail(`a metadata entry has no ${key === null ? "key" : "value"}`, entry.position);
+    buffer.shape.metadataEntries++;
+    buffer.shape.stringBytes += key.length + value.length;
     const text = latin.decode(key);
     if (text === HIDDEN_EXTENSION_NAME) buffer.fail(`the metadata key b'\\x00${EXTENSION_NAME.slice(1)}' is reserved (docs/FORMAT.md, section 6.4)`, entry.position);
     if (text === EXTENSION_NAME && !field) buffer.fail("only a field's metadata may name an extension type", entry.position);
@@ -268,6 +274,8 @@ function checkField(buffer: Flatbuffer, field: Table, depth: number, at: Where, 
   const problem = utf8Problem(name);
   if (problem !== null) buffer.fail(`the field name is not UTF-8 (${problem})`, field.position);
   const where: Where = buffer.where = { parent: at.parent, index: at.index, name };
+  buffer.shape.fields++;
+  buffer.shape.stringBytes += name.length;
   if (depth > MAX_DEPTH) buffer.fail(`fields are nested more than ${MAX_DEPTH} deep`, field.position);
   field.scalar(1, U8, 0); // nullable: any byte is read as a bool
   const tag = field.scalar(2, U8, 0);

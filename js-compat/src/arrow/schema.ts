@@ -18,11 +18,23 @@ export const MAX_FIELD_DEPTH = MAX_DEPTH;
 /** Schema objects read from frames (or written once), with their message bytes (written back unchanged). */
 const ORIGINAL_BYTES = new WeakMap<arrow.Schema, Uint8Array>();
 
+/**
+ * What reading costs in memory (apache-arrow 21 on Node 20, measured with
+ * bench/worstInputs.ts and rounded up), charged against the deserialize call's budget
+ * before it is built: a Field and its type, one metadata entry (each plus twice its bytes).
+ */
+export const FIELD_COST = 1024;
+export const METADATA_COST = 256;
+
+/** Counts bytes about to be built against the call's memory budget (DecodeContext.charge). */
+export type Charge = (cost: number, what: string) => void;
+
 /** Reads an encapsulated IPC Schema message. */
-export function readSchemaMessage(message: Uint8Array): arrow.Schema {
+export function readSchemaMessage(message: Uint8Array, charge: Charge): arrow.Schema {
   let schema: arrow.Schema | null;
   try {
-    checkSchemaMessage(message);
+    const shape = checkSchemaMessage(message);
+    charge(FIELD_COST * shape.fields + METADATA_COST * shape.metadataEntries + 2 * shape.stringBytes, "Arrow schema fields");
     // apache-arrow views int vectors of the flatbuffer as typed arrays: read from an aligned copy.
     const decoded = Message.decode(message.slice(8));
     schema = decoded.isSchema() ? (decoded.header() as arrow.Schema) : null;
