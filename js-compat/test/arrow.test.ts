@@ -87,3 +87,18 @@ test("bytes after the Arrow batches are refused", () => {
   const longer = new SerializationResult(Uint8Array.from([...frame.subarray(32), 0xc0])).toBytes();
   assert.throws(() => deserialize(longer), (e: unknown) => e instanceof DeserializationError && /Arrow in-band has 1 bytes after its batches/.test(e.message));
 });
+
+test("a string column is UTF-8 value by value: a character split between two values is refused, a null slot's bytes are not read", () => {
+  const column = (bytes: number[], offsets: number[], nulls: number[] = []): Uint8Array => {
+    const length = offsets.length - 1;
+    const nullBitmap = nulls.length ? Uint8Array.of(Array.from({ length }, (_, i) => (nulls.includes(i) ? 0 : 1 << i)).reduce((a, b) => a | b, 0)) : undefined;
+    const data = arrow.makeData({ type: new arrow.Utf8(), length, nullCount: nulls.length, nullBitmap, valueOffsets: Int32Array.from(offsets), data: Uint8Array.from(bytes) });
+    return serialize(new arrow.Table({ s: arrow.makeVector(data) })).toBytes();
+  };
+  assert.throws(() => deserialize(column([0xc3, 0xa9], [0, 1, 2])), (e: unknown) => e instanceof DeserializationError
+    && /invalid Arrow string column: column 0 \("s"\) has an invalid UTF-8 sequence at string index 0/.test(e.message));
+  assert.throws(() => deserialize(column([0x61, 0xff], [0, 1, 2])), (e: unknown) => e instanceof DeserializationError && /at string index 1/.test(e.message));
+  const nullFirst = deserialize(column([0xff, 0x61], [0, 1, 2], [0])) as arrow.Table;
+  assert.deepEqual(nullFirst.getChild("s")!.toArray(), [null, "a"]);
+  assert.deepEqual((deserialize(column([0xc3, 0xa9, 0x61], [0, 2, 3])) as arrow.Table).getChild("s")!.toArray(), ["é", "a"]);
+});

@@ -60,6 +60,27 @@ function popcount(bitmap: Uint8Array, length: number): number {
   return set;
 }
 
+/** The first slot whose offset is below the one before it, or 0 (two loops: each stays on one array type). */
+function decreasing32(offsets: Int32Array, length: number): number {
+  let previous = offsets[0]!;
+  for (let i = 1; i <= length; i++) {
+    const o = offsets[i]!;
+    if (o < previous) return i;
+    previous = o;
+  }
+  return 0;
+}
+
+function decreasing64(offsets: BigInt64Array, length: number): number {
+  let previous = offsets[0]!;
+  for (let i = 1; i <= length; i++) {
+    const o = offsets[i]!;
+    if (o < previous) return i;
+    previous = o;
+  }
+  return 0;
+}
+
 export class NodeReader {
   private next = 0;
 
@@ -103,15 +124,12 @@ export class NodeReader {
     if (length === 0 && bytes.length === 0) return { offsets: large ? new BigInt64Array(1) : new Int32Array(1), last: 0 };
     if (bytes.length < (length + 1) * width) throw new DeserializationError(`Arrow offsets of ${where} have ${bytes.length} bytes, ${(length + 1) * width} needed`);
     const offsets = view(large ? BigInt64Array : Int32Array, bytes.subarray(0, (length + 1) * width));
-    let previous = Number(offsets[0]);
-    if (previous < 0) throw new DeserializationError(`Arrow offsets of ${where} start below 0`);
-    for (let i = 1; i <= length; i++) {
-      const o = Number(offsets[i]);
-      if (o < previous) throw new DeserializationError(`Arrow offsets of ${where} decrease at slot ${i}`);
-      previous = o;
-    }
-    if (previous > Number.MAX_SAFE_INTEGER) throw new DeserializationError(`Arrow offsets of ${where} are too large`);
-    return { offsets, last: previous };
+    if (Number(offsets[0]) < 0) throw new DeserializationError(`Arrow offsets of ${where} start below 0`);
+    const decrease = large ? decreasing64(offsets as BigInt64Array, length) : decreasing32(offsets as Int32Array, length);
+    if (decrease !== 0) throw new DeserializationError(`Arrow offsets of ${where} decrease at slot ${decrease}`);
+    const last = Number(offsets[length]);
+    if (last > Number.MAX_SAFE_INTEGER) throw new DeserializationError(`Arrow offsets of ${where} are too large`);
+    return { offsets, last };
   }
 
   /** The Data of one field (and its children), from the next nodes and buffers. */
