@@ -1,0 +1,54 @@
+"""The command line given wrong arguments or bad files: one line on standard error, no traceback, the documented status.
+
+Exit statuses (``serreg --help``): 0 done, 1 a file, frame or module given failed, 2 a wrong command line.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import serreg
+from serreg import cli
+
+
+def test_help_states_the_exit_statuses(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--help"])
+    assert exit_info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Exit status: 0 done, 1 a file, frame or module given failed" in text and "2 a wrong command line" in text
+
+
+@pytest.mark.parametrize("rows", ["-5", "0", "2.5", "many"])
+def test_demo_refuses_a_row_count_that_is_not_a_positive_whole_number(rows, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["demo", "--rows", rows])
+    assert exit_info.value.code == 2
+    [*_, last] = capsys.readouterr().err.splitlines()
+    assert last == f"serreg demo: error: argument --rows: expected a whole number of rows, 1 or more, not {rows!r}"
+
+
+BENCH = ["bench", "--quick", "--no-progress", "--no-json", "--no-chart", "--peers", "pickle5"]
+
+
+def test_bench_names_the_file_and_frame_of_a_damaged_frames_file(tmp_path, capsys):
+    path = tmp_path / "values.srg"
+    frame = serreg.serialize([1, 2, 3]).to_bytes()
+    path.write_bytes(frame + b"hello, not a frame" * 3)
+    assert cli.main([*BENCH, "--frames", str(path)]) == 1
+    captured = capsys.readouterr()
+    [line] = captured.err.splitlines()
+    assert line.startswith(f"serreg bench: error: {path}: frame 1 (starting at byte {len(frame)}): not a serreg frame")
+    assert captured.out == ""
+
+
+def test_bench_reports_a_missing_file_and_a_module_that_is_not_there_as_failures(tmp_path, capsys):
+    assert cli.main([*BENCH, "--frames", str(tmp_path / "nothing.srg")]) == 1
+    assert capsys.readouterr().err.startswith("serreg bench: error: [Errno 2] No such file or directory")
+    assert cli.main([*BENCH, "--payload", "no_such_module_here:make"]) == 1
+    assert "serreg bench: error: No module named 'no_such_module_here'" in capsys.readouterr().err
+
+
+def test_bench_options_naming_what_is_not_there_are_usage_errors(capsys):
+    assert cli.main([*BENCH, "--payloads", "nope"]) == 2
+    assert capsys.readouterr().err.startswith("serreg bench: error: unknown payload 'nope'; choose from ")
