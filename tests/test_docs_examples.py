@@ -1,4 +1,4 @@
-"""Every code block of README.md and docs/*.md runs as written (see tests/markdown_blocks.py for the marks).
+"""Every code block of README.md, docs/*.md and the other parts' Markdown runs as written (see tests/markdown_blocks.py for the marks).
 
 Each chain of Python blocks runs in a fresh interpreter in an empty directory,
 as a reader who copies it would run it; a block that fails only because an
@@ -9,6 +9,7 @@ language are not run, and an unmarked block fails the collection test.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,21 @@ from markdown_blocks import Block, MarkdownError, blocks, chains
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "markdown_blocks.py"
-FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# Build output, installed packages and caches hold Markdown of others: not ours to check.
+_NOT_OURS = {".git", "node_modules", "target", "build", "dist", ".pytest_cache", ".mypy_cache", ".hypothesis"}
+
+
+def _markdown_files() -> list[Path]:
+    """README.md, docs/*.md, and the Markdown of every other part (java-compat/, js-compat/, fuzz/, tests/)."""
+    found = []
+    for folder, subfolders, names in os.walk(ROOT):
+        subfolders[:] = sorted(d for d in subfolders if d not in _NOT_OURS and not d.endswith(".egg-info"))
+        found.extend(Path(folder, name) for name in sorted(names) if name.endswith(".md"))
+    first = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return [path for path in first if path in found] + [path for path in found if path not in first]
+
+
+FILES = _markdown_files()
 
 
 def _blocks(path: Path) -> list[Block]:
