@@ -95,7 +95,8 @@ def _run_standard(rows: int) -> int:
     print(f"in-band {len(result.in_band_buffer or b'')} bytes, {len(result.out_of_band_buffers)} out-of-band buffers, "
           f"{sum(memoryview(b).nbytes for b in result.out_of_band_buffers) / 1e6:.1f} MB out-of-band")
     print(f"frame: {len(frame) / 1e6:.1f} MB; memoryview from frame is a view of it: "
-          f"{from_frame['samples'].obj is frame}")
+          f"{from_frame['samples'].obj is frame}; bytearray from frame: "
+          f"{'a copy (a bytearray owns its memory)' if type(from_frame['blob']) is bytearray else 'a view'}")
     print(trip.timings())
     return 0
 
