@@ -23,7 +23,7 @@ BACKEND = "compiled" if COMPILED else "pure Python"
 if not COMPILED and not PURE_REQUESTED:
     warnings.warn(
         "serreg's compiled codec is not built (was a C compiler missing when serreg was installed?); "
-        "using the pure-Python codec, which is several times slower. Reinstall serreg with a C compiler, "
+        "using the pure-Python codec, which is many times slower on small values. Reinstall serreg with a C compiler, "
         "or set SERREG_PURE_PYTHON=1 to choose the pure-Python codec and silence this warning.",
         RuntimeWarning,
         stacklevel=2,
