@@ -5,6 +5,10 @@ Exit statuses (``serreg --help``): 0 done, 1 a file, frame or module given faile
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 import serreg
@@ -52,3 +56,25 @@ def test_bench_reports_a_missing_file_and_a_module_that_is_not_there_as_failures
 def test_bench_options_naming_what_is_not_there_are_usage_errors(capsys):
     assert cli.main([*BENCH, "--payloads", "nope"]) == 2
     assert capsys.readouterr().err.startswith("serreg bench: error: unknown payload 'nope'; choose from ")
+
+
+def test_bench_without_its_extra_says_which_extra_to_install(tmp_path):
+    # As after a plain ``pip install serreg``: numpy cannot be imported.
+    code = textwrap.dedent("""
+        import sys
+
+        class NotInstalled:
+            def find_spec(self, name, path=None, target=None):
+                if name.partition(".")[0] == "numpy":
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+                return None
+
+        sys.meta_path.insert(0, NotInstalled())
+        from serreg.cli import main
+        sys.exit(main(["bench", "--quick", "--no-progress", "--no-json", "--no-chart", "--payloads", "ndarray_100MB",
+                       "--peers", "pickle5"]))
+    """)
+    completed = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 1, completed.stderr
+    assert completed.stderr == "serreg bench: error: No module named 'numpy'; the benchmark needs its extra: " \
+                               "pip install 'serreg[bench]'\n"
