@@ -139,3 +139,12 @@ def test_one_class_id_for_two_types_is_refused_with_both_names():
     registry = _registry_with(lambda thing: b"")
     with pytest.raises(SerregError, match=r"class ID 'test\.Thing' is already bound to .*Thing; choose another class ID"):
         registry.register_serializer("test.Thing", Other, serialize=lambda o: b"", deserialize=lambda b: Other())
+
+
+def test_functions_that_take_the_wrong_arguments_are_refused_when_registered():
+    registry = serreg.Registry()
+    with pytest.raises(TypeError, match=r"serialize must take 1 positional argument; .* takes \(\)"):
+        registry.register_serializer("test.Thing", Thing, serialize=lambda: b"", deserialize=lambda in_band: Thing())
+    with pytest.raises(TypeError, match=r"deserialize must take 1 or 2 positional arguments; .* takes \(a, b, c\)"):
+        registry.register_serializer("test.Thing", Thing, serialize=lambda t: b"", deserialize=lambda a, b, c: Thing())
+    assert "test.Thing" not in {r.class_id for r in registry.registrations()}
