@@ -148,3 +148,12 @@ def test_functions_that_take_the_wrong_arguments_are_refused_when_registered():
     with pytest.raises(TypeError, match=r"deserialize must take 1 or 2 positional arguments; .* takes \(a, b, c\)"):
         registry.register_serializer("test.Thing", Thing, serialize=lambda t: b"", deserialize=lambda a, b, c: Thing())
     assert "test.Thing" not in {r.class_id for r in registry.registrations()}
+
+
+@pytest.mark.parametrize("class_id", ["ArrowTable", "numpy.ndarray", "pandas.DataFrame"])
+def test_a_plugins_standard_class_id_is_refused_for_a_type_of_ones_own(class_id):
+    registry = serreg.Registry()
+    with pytest.raises(SerregError, match=f"class ID '{class_id}' is a standard class ID .* choose a class ID of your own "
+                       r"for .*Thing, such as 'myapp\.Thing'"):
+        registry.register_serializer(class_id, Thing, serialize=lambda t: b"", deserialize=lambda in_band: Thing())
+    assert all(r.cls is not Thing for r in registry.registrations())  # the plug-ins still register theirs
