@@ -9,32 +9,17 @@ language are not run, and an unmarked block fails the collection test.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from markdown_blocks import Block, MarkdownError, blocks, chains
+from markdown_blocks import Block, MarkdownError, blocks, chains, markdown_files
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "markdown_blocks.py"
-# Build output, installed packages and caches hold Markdown of others: not ours to check.
-_NOT_OURS = {".git", "node_modules", "target", "build", "dist", ".pytest_cache", ".mypy_cache", ".hypothesis"}
-
-
-def _markdown_files() -> list[Path]:
-    """README.md, docs/*.md, and the Markdown of every other part (java-compat/, js-compat/, fuzz/, tests/)."""
-    found = []
-    for folder, subfolders, names in os.walk(ROOT):
-        subfolders[:] = sorted(d for d in subfolders if d not in _NOT_OURS and not d.endswith(".egg-info"))
-        found.extend(Path(folder, name) for name in sorted(names) if name.endswith(".md"))
-    first = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-    return [path for path in first if path in found] + [path for path in found if path not in first]
-
-
-FILES = _markdown_files()
+FILES = markdown_files(ROOT)
 
 
 def _blocks(path: Path) -> list[Block]:
