@@ -1,13 +1,16 @@
 """The command line given wrong arguments or bad files: one line on standard error, no traceback, the documented status.
 
 Exit statuses (``serreg --help``): 0 done, 1 a file, frame or module given failed, 2 a wrong command line.
+The last test is the other command a newcomer runs: the test suite, before its dependencies are installed.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +81,21 @@ def test_bench_without_its_extra_says_which_extra_to_install(tmp_path):
     assert completed.returncode == 1, completed.stderr
     assert completed.stderr == "serreg bench: error: No module named 'numpy'; the benchmark needs its extra: " \
                                "pip install 'serreg[bench]'\n"
+
+
+def test_a_test_run_without_the_test_dependencies_ends_saying_how_to_install_them(tmp_path):
+    # As ``python -m pytest`` after a plain ``pip install -e .``: a test module cannot import pyarrow.
+    (tmp_path / "test_needs_arrow.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'pyarrow'\", name='pyarrow')\n"
+    )
+    tests = str(Path(__file__).resolve().parent)
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
+         str(tmp_path)],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": tests}, capture_output=True, text=True, timeout=120,
+    )
+    assert completed.returncode != 0
+    assert completed.stdout.rstrip().splitlines()[-1] == (
+        "test modules could not be imported without pyarrow: install the test dependencies with  "
+        "python -m pip install -e \".[test]\"  (README, Set up)"
+    )
