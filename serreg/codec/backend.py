@@ -22,7 +22,6 @@ COMPILED = not PURE_REQUESTED and importlib.util.find_spec(f"{__package__}._core
 BACKEND = "compiled" if COMPILED else "pure Python"
 
 
-
 def _first_caller_outside_serreg() -> int:
     """The ``stacklevel`` of the first frame outside the serreg package (the user's ``import``), so the
     warning points there and not into serreg; frames of the import system do not count, as warnings skips them."""

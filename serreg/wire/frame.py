@@ -111,7 +111,7 @@ class FrameView:
         try:
             view = memoryview(data)
         except TypeError:
-            raise DeserializationError(not_a_frame(data)) from None
+            raise DeserializationError(_not_a_frame(data)) from None
         if not view.c_contiguous:  # a strided view of bytes too
             raise DeserializationError(
                 "a frame must be one contiguous run of bytes (bytes, bytearray, mmap, a contiguous "
@@ -229,7 +229,7 @@ def check_frame_size(size: int, limits: Limits) -> None:
         )
 
 
-def not_a_frame(data: Any) -> str:
+def _not_a_frame(data: Any) -> str:
     """Why ``data``, which exports no buffer, is not a frame, and what to pass instead."""
     kind = type(data)
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
