@@ -157,3 +157,10 @@ def test_a_plugins_standard_class_id_is_refused_for_a_type_of_ones_own(class_id)
                        r"for .*Thing, such as 'myapp\.Thing'"):
         registry.register_serializer(class_id, Thing, serialize=lambda t: b"", deserialize=lambda in_band: Thing())
     assert all(r.cls is not Thing for r in registry.registrations())  # the plug-ins still register theirs
+
+
+def test_a_frame_given_with_oob_iterator_is_told_apart_from_an_in_band_section():
+    frame = _frame()
+    with pytest.raises(serreg.UnknownClassIDError, match=r"these bytes start as a frame does \(b'SREG'\); deserialize a "
+                       "frame without oob_iterator"):
+        serreg.deserialize(frame, iter([]))
