@@ -56,6 +56,10 @@ def dist(tmp_path_factory) -> Path:
     return out
 
 
+# The build reads the files git tracks, as a release from a fresh clone would: a new file must be added first.
+_UNTRACKED_HINT = "missing from the build: is it tracked (git add)? The build copies only the files git tracks"
+
+
 def _tracked_files() -> list[str]:
     """The files git tracks in this checkout (an empty list outside one, or without git)."""
     try:
@@ -107,7 +111,7 @@ def test_the_wheel_installs_only_serreg_and_all_of_it(wheel):
         assert required in names, required
     # Every module of the source tree is in the wheel: no sub-package is ever left out.
     sources = {p.relative_to(ROOT).as_posix() for p in SOURCE.rglob("*.py") if "__pycache__" not in p.parts}
-    assert sources <= set(names), sorted(sources - set(names))
+    assert sources <= set(names), (sorted(sources - set(names)), _UNTRACKED_HINT)
 
 
 def test_the_wheel_metadata_has_core_dependencies_extras_and_entry_points(wheel):
@@ -159,7 +163,7 @@ def test_the_sdist_holds_the_package_the_build_files_and_the_compiled_codec_sour
                      "serreg/integrations/dask.py", "serreg/serializers/numpy.py"):
         assert required in names, required
     sources = {p.relative_to(ROOT).as_posix() for p in SOURCE.rglob("*.py") if "__pycache__" not in p.parts}
-    assert sources <= names, sorted(sources - names)
+    assert sources <= names, (sorted(sources - names), _UNTRACKED_HINT)
     # Every C source and header the compiled parts include (setup.py lists the headers as depends):
     # without one, the wheel built from this sdist would quietly lack the compiled codec.
     c_sources = {p.relative_to(ROOT).as_posix() for pattern in ("*.c", "*.h") for p in SOURCE.rglob(pattern)}
