@@ -11,9 +11,11 @@ TypeError or RangeError, no answer in 20 s, the process died), a frame Python re
 reads (beyond what a JS value can hold and a Python one cannot), values that differ, a value TypeScript
 cannot write back.
 
-    python fuzz/typescript_mutants.py SEED MUTANTS_PER_FRAME [--keep DIR]     # from the root, nice -n 10
+    python fuzz/typescript_mutants.py SEED MUTANTS_PER_FRAME [--keep DIR] [--buffers]   # from the root, nice -n 10
 
-``--keep DIR`` writes each finding as a fuzz input (a 0 byte, then the frame: tests/fuzz_regressions/
+``--buffers`` changes only bytes inside the out-of-band buffers of frames that have some (Arrow values,
+offsets and validity bitmaps, ndarray data), keeping the frame's layout, so the checks of values are
+what is reached. ``--keep DIR`` writes each finding as a fuzz input (a 0 byte, then the frame: tests/fuzz_regressions/
 holds them so). Exits 1 if there was a finding.
 """
 
@@ -53,9 +55,29 @@ def _hot_end(frame: bytes) -> int:
     return max(1, min(len(frame), 32 + 16 * count + in_band + 64))
 
 
-def mutant(frame: bytes, rng: random.Random) -> bytes:
-    """One mutant of ``frame``."""
+def _buffers(frame: bytes) -> list[tuple[int, int]]:
+    """(offset, length) of each non-empty out-of-band buffer of a well-formed ``frame``."""
+    count = struct.unpack_from("<I", frame, 8)[0]
+    spans = [struct.unpack_from("<QQ", frame, 32 + 16 * i) for i in range(count)]
+    return [(offset, length) for offset, length in spans if length and offset + length <= len(frame)]
+
+
+def mutant(frame: bytes, rng: random.Random, buffers: bool = False) -> bytes:
+    """One mutant of ``frame``; ``buffers``: bytes of its out-of-band buffers only (values, offsets,
+    validity bitmaps), the frame's length kept."""
     data = bytearray(frame)
+    if buffers:
+        spans = _buffers(frame)
+        if not spans:
+            return frame
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            offset, length = rng.choice(spans)
+            at = offset + rng.randrange(length)
+            if rng.random() < 0.5:
+                data[at] ^= 1 << rng.randrange(8)
+            elif at + 4 <= len(data):
+                data[at:at + 4] = rng.choice([0, 1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, rng.randrange(1 << 32)]).to_bytes(4, "little")
+        return bytes(data)
     schema = frame.find(b"\xff\xff\xff\xff", 32)
     schema_end = schema + 8 + int.from_bytes(frame[schema + 4: schema + 8], "little") if schema > 0 else -1
     for _ in range(rng.choice((1, 1, 2, 3, 4))):
@@ -86,14 +108,17 @@ def mutant(frame: bytes, rng: random.Random) -> bytes:
     return bytes(data)
 
 
-def main(seed: int, count: int, keep: Path | None) -> int:
+def main(seed: int, count: int, keep: Path | None, buffers: bool = False) -> int:
     build()
     rng = random.Random(seed)
     check = TypeScriptCheck()
     kinds: Counter[str] = Counter()
     printed = 0
     for name, frame in seeds().items():
-        mutants = {f"{name} mutant {i} (seed {seed})": mutant(frame, rng) for i in range(count)}
+        if buffers and not _buffers(frame):
+            continue  # no out-of-band buffers
+        mutants = {f"{name} mutant {i} (seed {seed}{', buffers' if buffers else ''})": mutant(frame, rng, buffers)
+                   for i in range(count)}
         for answer in compare(mutants, check):
             kinds[answer.kind] += 1
             if answer.kind not in FINDINGS:
@@ -106,15 +131,18 @@ def main(seed: int, count: int, keep: Path | None) -> int:
                 label = answer.name.replace("/", "-").replace(" ", "-").replace("(", "").replace(")", "")
                 (keep / f"{label}.bin").write_bytes(b"\x00" + mutants[answer.name])
     check.close()
-    print(f"seed {seed}, {count} mutants per frame: {dict(sorted(kinds.items()))}")
+    print(f"seed {seed}, {count} mutants per frame{' (buffers)' if buffers else ''}: {dict(sorted(kinds.items()))}")
     return 1 if any(kinds[k] for k in FINDINGS) else 0
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
     keep_dir = None
+    only_buffers = "--buffers" in args
+    if only_buffers:
+        args.remove("--buffers")
     if "--keep" in args:
         at = args.index("--keep")
         keep_dir = Path(args[at + 1])
         del args[at:at + 2]
-    sys.exit(main(int(args[0]), int(args[1]), keep_dir))
+    sys.exit(main(int(args[0]), int(args[1]), keep_dir, only_buffers))
