@@ -18,6 +18,8 @@ from collections import Counter
 import pyarrow as pa
 import pytest
 
+import serreg
+
 from typescript_differential import FINDINGS, REGISTRY, REGRESSIONS, WORDS, arrow_frame, compare, corpora, js_schema_message, python_answer
 from typescript_fixture import TypeScriptCheck
 from test_typescript import ts_built  # noqa: F401  (module fixture: the built package)
@@ -159,3 +161,27 @@ def test_a_value_outside_its_arrow_type_s_domain_is_refused_as_in_python(ts_chec
     assert python_answer(broken, trusted=True)[0].startswith("refused: invalid Arrow")
     trusted, untrusted, _ = ts_check.answer(broken)
     assert trusted == untrusted == f"refused: {words} (class ID 'ArrowTable', byte offset 64)"
+
+
+@pytest.mark.parametrize("side", [2**20, 2**40])
+def test_a_broadcast_array_beyond_numpy_s_size_limit_is_refused_as_in_python(ts_check, side):
+    # Strides of 0 let 8 bytes declare 2^80 elements: numpy refuses such an array (size times item size
+    # beyond 2^63 - 1), TypeScript read it as a stdlib ndarray of 2^80 elements.
+    import msgpack
+    import numpy as np
+    from numpy.lib.stride_tricks import as_strided
+
+    result = REGISTRY.serialize(as_strided(np.ones(1), shape=(2, 2), strides=(0, 0)))
+    in_band = bytes(result.in_band_buffer)
+    meta = msgpack.unpackb(in_band[8:])
+    meta[1] = [side, side]
+    frame = serreg.SerializationResult(in_band[:8] + msgpack.packb(meta), list(result.out_of_band_buffers)).to_bytes()
+    python = python_answer(frame, trusted=True)[0]
+    trusted, untrusted, _ = ts_check.answer(frame)
+    if side == 2**20:
+        assert python == trusted == untrusted == "value"
+        return
+    assert "array is too big" in python
+    assert trusted == untrusted == (
+        "refused: ndarray of shape [1099511627776, 1099511627776] and dtype <f8 is too big: its size times its item size "
+        "is beyond 2^63 - 1 bytes, numpy's limit (class ID 'numpy.ndarray', byte offset 48)")

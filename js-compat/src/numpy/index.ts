@@ -89,8 +89,9 @@ export class NDArraySerializer extends InlineSerializer<StdlibNdarray> {
     });
     const buffer = oob.take("numpy.ndarray");
     const size = itemSize(dtype);
+    checkElementCount(sizes, size, dtype);
     let count = 1;
-    for (const n of sizes) count = Math.min(count * n, Number.MAX_SAFE_INTEGER);
+    for (const n of sizes) count *= n;
     let strides: number[] | null = null;
     let needed = count * size;
     if (stridesValue !== null) {
@@ -107,6 +108,23 @@ export class NDArraySerializer extends InlineSerializer<StdlibNdarray> {
       throw new DeserializationError(`ndarray of shape [${sizes.join(", ")}] and dtype ${dtype} needs ${needed} bytes, but its buffer has ${buffer.length}`);
     }
     return ndarrayFromNumpy(dtype, sizes, order, buffer, strides === null ? null : strides.map((s) => s / size), readOnly);
+  }
+}
+
+/**
+ * A broadcast array (strides of 0) may declare far more elements than its buffer holds; numpy refuses
+ * one whose size times its item size is beyond 2^63 - 1 bytes (Python's reader with it), and a JS index
+ * reaches 2^53 - 1 elements at most: either is refused here.
+ */
+function checkElementCount(sizes: number[], size: number, dtype: unknown): void {
+  let total = 1n;
+  for (const n of sizes) total *= BigInt(n);
+  const shape = `[${sizes.join(", ")}]`;
+  if (total * BigInt(size) > 2n ** 63n - 1n) {
+    throw new DeserializationError(`ndarray of shape ${shape} and dtype ${String(dtype)} is too big: its size times its item size is beyond 2^63 - 1 bytes, numpy's limit`);
+  }
+  if (total > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new DeserializationError(`ndarray of shape ${shape} holds ${total} elements, more than a JS index reaches (2^53 - 1)`);
   }
 }
 

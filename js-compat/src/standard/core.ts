@@ -73,7 +73,8 @@ export function checked<T>(make: () => T): T {
 /** A msgpack int that fits a safe integer. */
 export function asInt(value: unknown, what: string): number {
   if (typeof value === "number" && Number.isSafeInteger(value)) return value;
-  throw new DeserializationError(`${what} must be an int, got ${describe(value)}${typeof value === "bigint" ? ` (${value})` : ""}`);
+  if (typeof value === "bigint") throw new DeserializationError(`${what} must be an int of at most 2^53 - 1 in magnitude, got ${value}`);
+  throw new DeserializationError(`${what} must be an int, got ${describe(value)}`);
 }
 
 export function asArray(value: unknown, what: string, length?: number): unknown[] {
