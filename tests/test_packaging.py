@@ -177,7 +177,7 @@ def test_the_sdist_holds_every_tracked_file_of_the_package_and_of_its_build(sdis
         pytest.skip("not a git checkout: no list of tracked files to compare the sdist with")
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
-    needed = {name for name in tracked if name.startswith("serreg/")} | {"pyproject.toml", "setup.py", "MANIFEST.in", "README.md"}
+    needed = {name for name in tracked if name.startswith("serreg/")} | {"pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE"}
     assert needed <= names, f"tracked but not in the sdist (MANIFEST.in or package-data): {sorted(needed - names)}"
     outside = {name for name in names & set(tracked) if not name.startswith("serreg/")} - needed
     assert not outside, f"in the sdist though no build reads them: {sorted(outside)}"
