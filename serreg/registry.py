@@ -35,11 +35,13 @@ from typing import Union, Iterator, Any, Callable, Iterable, Optional, TypeVar
 from ._registry.decode import Decoder, NestedDecoder, Settings
 from ._registry.dispatch import Dispatch
 from ._registry.encode import Encoder, NestedEncoder
+from ._registry.pinpoint import pinpoint
 from ._registry.plugins import PluginLoader
 from ._registry.table import FALLBACK_ORIGIN, STANDARD_ORIGIN, Registration, RegisterCallback, Table
 from .canonical.form import CanonicalForm
 from .canonical.structs import CanonicalStructs
 from .codec import MsgpackCodec, top_method
+from .errors import DeserializationError
 from .limits import DEFAULT_LIMITS, Limits
 from .result import SerializationResult
 from .serializer import DeserializeFunction, FunctionSerializer, SerializeFunction, SerializerLike, serializer_of_class
@@ -329,11 +331,16 @@ class Registry:
         (LimitExceededError). A serializer that decodes nested values by
         calling deserialize again inherits the rules of the outer call.
         """
-        if oob_iterator is None and trusted is None and key is None and limits is None:
-            value = self._unpack_top(data, self._settings.plain)  # a plain frame or result: one call
-            if value is not NotImplemented:
-                return value
-        return self._decoder.deserialize(data, oob_iterator, trusted, key, limits)
+        try:
+            if oob_iterator is None and trusted is None and key is None and limits is None:
+                value = self._unpack_top(data, self._settings.plain)  # a plain frame or result: one call
+                if value is not NotImplemented:
+                    return value
+            return self._decoder.deserialize(data, oob_iterator, trusted, key, limits)
+        except DeserializationError as error:
+            if oob_iterator is None:
+                pinpoint(error, data)
+            raise
 
     def digest(self, obj: Any) -> bytes:
         """The 32-byte SHA-256 content address of ``obj``: the hash of its canonical frame.

@@ -378,7 +378,7 @@ def test_extra_bytes_in_a_struct_payload_after_nested_values_are_refused_alike()
         compiled = outcome(lambda: COMPILED_REGISTRY.deserialize(bytes(frame), trusted=trusted))
         assert compiled == outcome(lambda: PURE_REGISTRY.deserialize(bytes(frame), trusted=trusted))
         assert compiled == ("error", "DeserializationError", "invalid msgpack in-band data: 56 bytes of extra data after "
-                            "the value, which ends at byte 134 of 190 (class ID 'list', inside serreg.structs)")
+                            "the value, which ends at byte 134 of 190 (class ID 'list', byte offset 600, inside serreg.structs)")
 
 
 def test_ext2_after_a_nested_value_reads_alike():

@@ -1,0 +1,57 @@
+"""Moves a refusal of malformed msgpack from the value that holds it to its first wrong byte.
+
+The codecs find a malformed in-band (a count or length past the end, a str that is not UTF-8, an
+ext type serreg does not use, bytes after the value...) without always knowing where it lies, and
+the registry then names the offset where the failing value's section starts. On that error path
+only, :func:`pinpoint` walks the frame's in-band (wire/in_band_faults.py) and, when its first fault
+lies inside that value, names the fault's offset instead: the first byte that is wrong, as the
+Java reader names it (docs/FORMAT.md, section 4.4).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import DeserializationError
+from ..limits import Limits
+from ..standard import STRUCTS_CLASS_ID
+from ..wire.class_id import CLASS_ID_HASH_SIZE, class_id_hash
+from ..wire.frame import FrameView
+from ..wire.in_band_faults import first_fault
+
+__all__ = ["pinpoint"]
+
+# The codecs' words for a malformed in-band (compiled and pure word them alike). A refusal of a
+# well-formed value (an unhashable key, a serializer's own check) keeps the offset it names.
+_MALFORMED = ("invalid msgpack in-band data: ", "msgpack ext type ", "nested value of ")
+_WELL_FORMED = ("unhashable", "ExtraData")
+_ANY_SIZE = Limits(max_frame_size=None, max_buffers=None)
+_STRUCTS_HASH = class_id_hash(STRUCTS_CLASS_ID)
+
+
+def pinpoint(error: DeserializationError, data: Any) -> None:
+    """Give ``error`` (raised reading the frame ``data``) the offset of the first fault of the value
+    it names, when it refuses a malformed in-band and the walk finds the fault in that value."""
+    message = error.message
+    if type(error) is not DeserializationError or not message.startswith(_MALFORMED):
+        return
+    if any(word in message for word in _WELL_FORMED) or not isinstance(data, (bytes, bytearray, memoryview)):
+        return
+    try:
+        frame = FrameView(data, _ANY_SIZE, None)
+    except DeserializationError:
+        return
+    in_band = frame.in_band
+    sections: dict[int, int] = {}
+    fault = first_fault(in_band, 0, in_band.nbytes, in_band[:CLASS_ID_HASH_SIZE] == _STRUCTS_HASH, sections)
+    if fault is None:
+        return
+    if error.offset is not None:
+        # The error names a value's section (the codec knew where it starts): the fault must lie in it.
+        start = error.offset - frame.in_band_offset
+        end = sections.get(start)
+        if end is None or not start <= fault[0] < end:
+            return
+    # Without an offset (a value nested in another), the fault the codec met is the walk's first:
+    # both read the in-band in order and refuse the same malformed msgpack.
+    error.offset = frame.in_band_offset + fault[0]
