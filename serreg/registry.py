@@ -35,13 +35,12 @@ from typing import Union, Iterator, Any, Callable, Iterable, Optional, TypeVar
 from ._registry.decode import Decoder, NestedDecoder, Settings
 from ._registry.dispatch import Dispatch
 from ._registry.encode import Encoder, NestedEncoder
-from ._registry.pinpoint import pinpoint
+from ._registry.pinpoint import refine_error
 from ._registry.plugins import PluginLoader
 from ._registry.table import FALLBACK_ORIGIN, STANDARD_ORIGIN, Registration, RegisterCallback, Table
 from .canonical.form import CanonicalForm
 from .canonical.structs import CanonicalStructs
 from .codec import MsgpackCodec, top_method
-from .errors import DeserializationError
 from .limits import DEFAULT_LIMITS, Limits
 from .result import SerializationResult
 from .serializer import DeserializeFunction, FunctionSerializer, SerializeFunction, SerializerLike, serializer_of_class
@@ -94,7 +93,7 @@ class Registry:
         self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames, implicit)
         self._decoder = Decoder(nested_decoder, table, self._settings)
         self._serialize_top, self._unpack_top = codec.serialize_top, codec.unpack_top
-        codec.bind_registry(self, self._settings, self._encoder.serialize, self._decoder.deserialize)
+        codec.bind_registry(self, self._settings, self._encoder.serialize, self._decoder.deserialize, refine_error)
         self._decoder.bind_codec(codec)
         self.allow_class_ids(*allowed_class_ids)
         if standard:
@@ -337,10 +336,11 @@ class Registry:
                 if value is not NotImplemented:
                     return value
             return self._decoder.deserialize(data, oob_iterator, trusted, key, limits)
-        except DeserializationError as error:
-            if oob_iterator is None:
-                pinpoint(error, data)
-            raise
+        except Exception as error:
+            refined = error if oob_iterator is not None else refine_error(data, error)
+            if refined is error:
+                raise
+            raise refined from error
 
     def digest(self, obj: Any) -> bytes:
         """The 32-byte SHA-256 content address of ``obj``: the hash of its canonical frame.

@@ -28,7 +28,8 @@ from typing import Any, Callable, Optional
 from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
-from ..result import SerializationResult, as_result, own_result_buffers, with_class_hash
+from ..owned_views import RELEASED_VALUE, is_released
+from ..result import SerializationResult, as_result, own_result_buffers, released, with_class_hash
 from ..standard.pickle5 import PICKLED_NATIVELY, Pickle5Serializer
 from ..implicit.classes import PYOBJECTS_CLASS_ID
 from ..implicit.writer import ImplicitWriter
@@ -37,7 +38,7 @@ from ..structs.scope import ENCODE_SCOPE, IMPLICIT_TABLES
 from ..wire.class_id import class_id_hash
 from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
-from .paths import attach_path
+from .paths import attach_path, find
 from .table import STANDARD_ORIGIN, Registration, Table
 
 _PICKLED_TYPES_MAX = 1024
@@ -97,6 +98,13 @@ class NestedEncoder:
         if type(result) is not SerializationResult:
             result = as_result(result, f"the serializer for class ID {registration.class_id!r}", value)
         own_result_buffers(result)
+        part = released(result)
+        if part is not None:
+            raise SerializationError(
+                f"the serializer for class ID {registration.class_id!r} returned a result whose {part} is a "
+                "memoryview that was released: it must stay unreleased, with the object it views, until the "
+                "result is written or read", value=value,
+            )
         return registration.class_hash, result
 
 
@@ -113,6 +121,10 @@ def serializer_failure(registration: Registration, value: Any, error: Exception)
         return None
     if isinstance(error, RecursionError):
         return SerializationError("value is nested too deeply to serialize", value=value)
+    if isinstance(error, ValueError):
+        released_view = find(value, is_released)
+        if released_view is not None:  # the value holds a view whose release() was called: nothing of it can be read
+            return SerializationError(RELEASED_VALUE, value=released_view)
     if registration.fallback:
         message = (
             f"nothing can serialize a {describe(type(value))}: no serializer is registered for it and "

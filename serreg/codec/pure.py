@@ -20,6 +20,7 @@ from msgpack import Packer, Timestamp, Unpacker, unpackb
 from msgpack.exceptions import ExtraData, OutOfData, StackError
 
 from .._registry.paths import locate
+from ..owned_views import RELEASED_VALUE, is_released
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from ..structs.lists import read_struct_list
@@ -313,6 +314,10 @@ def _explain_pack_error(obj: Any, error: Exception) -> SerializationError:
     if isinstance(error, UnicodeEncodeError):
         path = locate(obj, _is_unencodable_str)
         return SerializationError(f"str is not valid UTF-8 text ({error.reason}); encode it or pass bytes", path=path)
+    if isinstance(error, ValueError):
+        path = locate(obj, is_released)
+        if path is not None:
+            return SerializationError(RELEASED_VALUE, path=path)
     return SerializationError(f"msgpack could not pack the value: {type(error).__name__}: {message}", path="obj")
 
 

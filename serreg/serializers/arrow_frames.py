@@ -78,9 +78,10 @@ def read_batches(in_band: Any, oob: Any) -> tuple[Any, ...]:
     schema = plan.schema
     batches = []
     for index in range(count):
+        batch_at = unpacker.tell()
         batch_meta = _next_item(unpacker, index)
         if type(batch_meta) is not list or len(batch_meta) != 2 or type(batch_meta[1]) is not list:
-            raise DeserializationError(f"invalid Arrow batch header {batch_meta!r:.200}")
+            raise DeserializationError(f"invalid Arrow batch header {batch_meta!r:.200}", in_band_offset=batch_at)
         num_rows, nodes = batch_meta
         charge(BATCH_COST + NODE_COST * len(nodes), "Arrow batches and arrays")
         reader = NodeReader(nodes, oob)
