@@ -120,6 +120,8 @@ static PyObject *top_plain(Codec *self);
 
 /* registry.serialize(value) and registry.deserialize(value), the registry's codec found bound to it. */
 static inline PyObject *entry_serialize_value(Codec *codec, PyObject *value) {
+    /* A serializer's own serialize() call inside a value being written is a level of C stack too. */
+    if (stack_check() < 0) return NULL;
     PyObject *result = lean_serialize(codec, value); /* runs no Python code: the codec stays */
     if (result != NULL || PyErr_Occurred()) return result;
     Py_INCREF(codec); /* the registry's codec attribute may be replaced meanwhile */
