@@ -22,7 +22,7 @@ from __future__ import annotations
 import pickle
 from typing import Any, Optional
 
-__all__ = ["RELEASED_VALUE", "is_released", "own_buffers", "released_part", "shared_view"]
+__all__ = ["RELEASED_PART", "RELEASED_VALUE", "is_released", "own_buffers", "released_part", "shared_view"]
 
 
 def shared_view(buffer: Any) -> memoryview:
@@ -118,6 +118,9 @@ def own_buffers(buffers: Any) -> Any:
 
 # What serializing a memoryview or PickleBuffer whose release() was called is refused with.
 RELEASED_VALUE = "a memoryview (or PickleBuffer) that was released cannot be serialized: none of its bytes can be read"
+# What a result's part that was released is said to be, after "the ... returned a result whose PART is".
+RELEASED_PART = ("a memoryview that was released: it must stay unreleased, with the object it views, until the result "
+                 "is written or read")
 
 
 def is_released(buffer: Any) -> bool:

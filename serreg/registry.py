@@ -35,7 +35,7 @@ from typing import Union, Iterator, Any, Callable, Iterable, Optional, TypeVar
 from ._registry.decode import Decoder, NestedDecoder, Settings
 from ._registry.dispatch import Dispatch
 from ._registry.encode import Encoder, NestedEncoder
-from ._registry.pinpoint import refine_error
+from ._registry.pinpoint import raise_refined, refine_error
 from ._registry.plugins import PluginLoader
 from ._registry.table import FALLBACK_ORIGIN, STANDARD_ORIGIN, Registration, RegisterCallback, Table
 from .canonical.form import CanonicalForm
@@ -337,10 +337,9 @@ class Registry:
                     return value
             return self._decoder.deserialize(data, oob_iterator, trusted, key, limits)
         except Exception as error:
-            refined = error if oob_iterator is not None else refine_error(data, error)
-            if refined is error:
-                raise
-            raise refined from error
+            if oob_iterator is None:
+                raise_refined(data, error)
+            raise
 
     def digest(self, obj: Any) -> bytes:
         """The 32-byte SHA-256 content address of ``obj``: the hash of its canonical frame.

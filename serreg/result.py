@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .owned_views import own_buffers, released_part, shared_view
+from .owned_views import RELEASED_PART, own_buffers, released_part, shared_view
 from .wire.frame import ALIGNMENT, HEADER_SIZE, TABLE_ENTRY, compile_to_bytes, frame_pieces, join_frame, join_section, track
 from .wire.class_id import CLASS_ID_HASH_SIZE
 from .wire.signing import SIGNATURE_SIZE
@@ -319,6 +319,14 @@ def sections_and_size(result: SerializationResult) -> tuple[Any, Any, int]:
     if result._buffers or result._key is not None:
         return class_hash, in_band, result.nbytes
     return class_hash, in_band, HEADER_SIZE + (0 if class_hash is None else len(class_hash)) + (0 if in_band is None else len(in_band))
+
+
+def check_unreleased(result: SerializationResult, producer: str, value: Any) -> None:
+    """Refuse a result ``producer`` (say, "the serializer for class ID 'myapp.Point'") returned for
+    ``value`` with a part that was released, naming the part."""
+    part = released(result)
+    if part is not None:
+        raise SerializationError(f"{producer} returned a result whose {part} is {RELEASED_PART}", value=value)
 
 
 def released(result: SerializationResult) -> Optional[str]:

@@ -29,7 +29,7 @@ from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
 from ..owned_views import RELEASED_VALUE, is_released
-from ..result import SerializationResult, as_result, own_result_buffers, released, with_class_hash
+from ..result import SerializationResult, as_result, check_unreleased, own_result_buffers, with_class_hash
 from ..standard.pickle5 import PICKLED_NATIVELY, Pickle5Serializer
 from ..implicit.classes import PYOBJECTS_CLASS_ID
 from ..implicit.writer import ImplicitWriter
@@ -98,13 +98,7 @@ class NestedEncoder:
         if type(result) is not SerializationResult:
             result = as_result(result, f"the serializer for class ID {registration.class_id!r}", value)
         own_result_buffers(result)
-        part = released(result)
-        if part is not None:
-            raise SerializationError(
-                f"the serializer for class ID {registration.class_id!r} returned a result whose {part} is a "
-                "memoryview that was released: it must stay unreleased, with the object it views, until the "
-                "result is written or read", value=value,
-            )
+        check_unreleased(result, f"the serializer for class ID {registration.class_id!r}", value)
         return registration.class_hash, result
 
 
@@ -121,10 +115,8 @@ def serializer_failure(registration: Registration, value: Any, error: Exception)
         return None
     if isinstance(error, RecursionError):
         return SerializationError("value is nested too deeply to serialize", value=value)
-    if isinstance(error, ValueError):
-        released_view = find(value, is_released)
-        if released_view is not None:  # the value holds a view whose release() was called: nothing of it can be read
-            return SerializationError(RELEASED_VALUE, value=released_view)
+    if isinstance(error, ValueError) and (released_view := find(value, is_released)) is not None:
+        return SerializationError(RELEASED_VALUE, value=released_view)  # a view of it was released: none can be read
     if registration.fallback:
         message = (
             f"nothing can serialize a {describe(type(value))}: no serializer is registered for it and "

@@ -23,7 +23,7 @@ from ..wire.class_id import CLASS_ID_HASH_SIZE, class_id_hash
 from ..wire.frame import FrameView
 from ..wire.in_band_faults import first_fault
 
-__all__ = ["pinpoint", "refine_error", "released_input"]
+__all__ = ["pinpoint", "raise_refined", "refine_error", "released_input"]
 
 # The codecs' words for a malformed in-band (compiled and pure word them alike). A refusal of a
 # well-formed value (an unhashable key, a serializer's own check) keeps the offset it names.
@@ -89,3 +89,16 @@ def refine_error(data: Any, error: Exception) -> Exception:
             refined.__cause__ = error
             return refined
     return error
+
+
+def raise_refined(data: Any, error: Exception) -> None:
+    """Raise :func:`refine_error`'s error when it is another one than ``error`` (return otherwise),
+    keeping no reference to either in this frame: the traceback holds the frame, and a frame that
+    held the error would keep ``data`` (say, a view of shared memory) alive until a garbage collection."""
+    refined: Optional[Exception] = refine_error(data, error)
+    if refined is error:
+        return
+    try:
+        raise refined from error  # type: ignore[misc]
+    finally:
+        refined = data = error = None  # type: ignore[assignment]
