@@ -120,10 +120,11 @@ static PyObject *top_plain(Codec *self);
 
 /* registry.serialize(value) and registry.deserialize(value), the registry's codec found bound to it. */
 static inline PyObject *entry_serialize_value(Codec *codec, PyObject *value) {
-    /* A serializer's own serialize() call inside a value being written is a level of C stack too. */
-    if (stack_check() < 0) return NULL;
     PyObject *result = lean_serialize(codec, value); /* runs no Python code: the codec stays */
     if (result != NULL || PyErr_Occurred()) return result;
+    /* A serializer's own serialize() call inside a value being written is a level of C stack too
+       (after the lean way, which calls no Python code: a small list or dict costs nothing more). */
+    if (stack_check() < 0) return NULL;
     Py_INCREF(codec); /* the registry's codec attribute may be replaced meanwhile */
     result = serialize_top_adaptive(codec, value);
     if (result == Py_NotImplemented) {
