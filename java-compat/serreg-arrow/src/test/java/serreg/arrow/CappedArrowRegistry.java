@@ -1,0 +1,41 @@
+package serreg.arrow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import serreg.DeserializationException;
+import serreg.Hostile;
+import serreg.SerializerRegistry;
+import serreg.arrow.ArrowSerializers;
+
+/**
+ * A registry of its own for each hostile Arrow test, whose Arrow memory is capped (8 MiB) so an
+ * allocation the checks miss fails loudly, and which must have released every buffer at the end;
+ * {@link #error} reads a frame that must be refused.
+ */
+abstract class CappedArrowRegistry {
+    RootAllocator allocator;
+    SerializerRegistry registry;
+
+    @BeforeEach
+    void registry() {
+        // A registry of its own whose Arrow memory is capped, so an allocation the checks miss fails loudly.
+        allocator = new RootAllocator(8 << 20);
+        registry = new SerializerRegistry();
+        ArrowSerializers.registerWith(registry, allocator);
+    }
+
+    @AfterEach
+    void allocatorIsEmpty() {
+        assertEquals(0, allocator.getAllocatedMemory(), "every Arrow buffer was released");
+        allocator.close();
+    }
+
+    DeserializationException error(byte[] frame, String what) {
+        Object outcome = Hostile.decode(registry, frame, what);
+        return assertInstanceOf(DeserializationException.class, outcome, what + ": decoded to " + outcome);
+    }
+}
