@@ -12,6 +12,8 @@ import sys
 
 from ..bench import PAYLOADS, PEERS, draw_chart, format_details, format_summary, run_suite, write_json
 
+__all__ = ["add_parser", "run"]
+
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(

@@ -13,6 +13,8 @@ from ..inspection import (
 from .common import CommandError, add_import_option, import_modules, report_failure
 from typing import Any
 
+__all__ = ["add_parser", "run"]
+
 _LINE = 110  # longest value shown on one line before it is cut
 
 

@@ -17,6 +17,8 @@ from ..errors import DeserializationError, SerializationError
 from ..result import SerializationResult
 from .base import StandardSerializer, describe_value
 
+__all__ = ["ByteArraySerializer", "BytesSerializer", "MemoryViewSerializer", "native_format"]
+
 _MSGPACK_NIL = b"\xc0"
 
 
