@@ -7,9 +7,8 @@ import sys
 
 from .._default import default_registry
 from ..errors import SerregError
-from ..inspection import (
-    Bin, MapEntries, ValueNode, class_names, containers_holding_values, inspect_frames, iter_json, to_json,
-)
+from ..inspection import Bin, MapEntries, ValueNode, class_names, containers_holding_values, inspect_frames
+from ..inspection_json import iter_json, to_json
 from .common import CommandError, add_import_option, import_modules, report_failure
 from typing import Any
 
