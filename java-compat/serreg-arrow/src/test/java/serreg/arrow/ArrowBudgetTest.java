@@ -8,20 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.ExtensionTypeRegistry;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.FieldType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import serreg.DeserializationException;
 import serreg.Hostile;
 import serreg.LimitExceededException;
-import serreg.SerializerRegistry;
 import serreg.TestFrames;
 
 /**
@@ -31,21 +27,9 @@ import serreg.TestFrames;
  * are built; an extension type's deserializer never sees the frame's bytes. Each of these frames
  * made c2967a7 die of OutOfMemoryError or allocate hundreds of MiB.
  */
-class ArrowBudgetTest {
-    private RootAllocator allocator;
-    private SerializerRegistry registry;
-
-    @BeforeEach
-    void registry() {
-        allocator = new RootAllocator(64 << 20);
-        registry = new SerializerRegistry();
-        ArrowSerializers.registerWith(registry, allocator);
-    }
-
-    @AfterEach
-    void allocatorIsEmpty() {
-        assertEquals(0, allocator.getAllocatedMemory(), "every Arrow buffer was released");
-        allocator.close();
+class ArrowBudgetTest extends CappedArrowRegistry {
+    ArrowBudgetTest() {
+        super(64 << 20);
     }
 
     private DeserializationException refused(byte[] frame, String what) {
