@@ -19,7 +19,9 @@ from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 from struct_list_faults import register_any_two
 from struct_shapes import Color, Point, register
 
-__all__ = ["COMPILED_REGISTRY", "PURE_REGISTRY", "Empty", "Frozen", "Mixed", "Row", "Tagged", "outcome", "written"]
+__all__ = [
+    "COMPILED_REGISTRY", "PURE_REGISTRY", "Empty", "Frozen", "Mixed", "Row", "Tagged", "outcome", "twin_registries", "written",
+]
 
 
 @dataclasses.dataclass
@@ -96,3 +98,16 @@ def written(registry, value):
         return ("frame", registry.serialize(value).to_bytes())
     except serreg.SerregError as error:
         return ("error", type(error).__name__, str(error))
+
+
+def twin_registries(*structs: tuple[type, str]) -> list[serreg.Registry]:
+    """A new registry on the compiled codec and one on the pure codec, each with ``structs``
+    (class, class ID) registered in that order."""
+    made = []
+    for codec in (serreg.registry.MsgpackCodec, PureMsgpackCodec):
+        with mock.patch.object(serreg.registry, "MsgpackCodec", codec):
+            registry = serreg.Registry()
+        for cls, class_id in structs:
+            registry.register_struct(cls, class_id)
+        made.append(registry)
+    return made

@@ -20,7 +20,7 @@ from serreg.codec import COMPILED
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 
 from struct_hostile_in_bands import HOSTILE, ext1, listed, table_frame
-from struct_registries import COMPILED_REGISTRY, PURE_REGISTRY, Frozen, Row, outcome, written
+from struct_registries import COMPILED_REGISTRY, PURE_REGISTRY, Frozen, Row, outcome, twin_registries, written
 from struct_shapes import Pair, Point, everything, tree, widths
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built (or SERREG_PURE_PYTHON=1)")
@@ -76,12 +76,7 @@ def test_msgspec_structs_are_built_by_their_constructor_alike():
             if self.value < 0:
                 raise ValueError("negative reading")
 
-    registries = []
-    for codec in (None, PureMsgpackCodec):
-        with mock.patch.object(serreg.registry, "MsgpackCodec", codec or serreg.registry.MsgpackCodec):
-            registry = serreg.Registry()
-        registry.register_struct(Reading, "t.Reading")
-        registries.append(registry)
+    registries = twin_registries((Reading, "t.Reading"))
     good = [Reading("a", 1), Reading("b", 2)]
     frame = registries[1].serialize(good).to_bytes()
     refuse = mock.Mock(side_effect=AssertionError("the pure codec was asked"))
@@ -100,12 +95,7 @@ def test_slots_are_read_directly_until_the_class_changes():
         a: int
         b: str
 
-    registries = []
-    for codec in (None, PureMsgpackCodec):
-        with mock.patch.object(serreg.registry, "MsgpackCodec", codec or serreg.registry.MsgpackCodec):
-            registry = serreg.Registry()
-        registry.register_struct(Cell, "t.Cell")
-        registries.append(registry)
+    registries = twin_registries((Cell, "t.Cell"))
     cell = Cell(1, "x")
     frames = [r.serialize([cell, Cell(2, "y")]).to_bytes() for r in registries]
     assert frames[0] == frames[1]
@@ -134,13 +124,7 @@ def test_structs_in_set_fields_take_their_table_indices_as_the_python_writer_giv
     # The Python writer packs a set field's members (to sort them) while converting the fields, so
     # a struct first met there comes before one met in an earlier field; the C writer hands such
     # a value to the pure codec, forgetting the definitions it had added.
-    registries = []
-    for codec in (None, PureMsgpackCodec):
-        with mock.patch.object(serreg.registry, "MsgpackCodec", codec or serreg.registry.MsgpackCodec):
-            registry = serreg.Registry()
-        for cls, class_id in ((Point, "shapes.Point"), (Mark, "t.Mark"), (Marked, "t.Marked")):
-            registry.register_struct(cls, class_id)
-        registries.append(registry)
+    registries = twin_registries((Point, "shapes.Point"), (Mark, "t.Mark"), (Marked, "t.Marked"))
     for value in (Marked(Point(1, 2, 3), frozenset({Mark("q"), Mark("r")})),
                   [Point(0, 0, 0), Marked(Point(1, 2, 3), frozenset({Mark("q")}))]):
         frames = [r.serialize(value).to_bytes() for r in registries]

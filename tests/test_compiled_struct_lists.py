@@ -28,7 +28,7 @@ from serreg.codec import COMPILED
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 
 from struct_list_frames import POINT_DEF, STRUCTS_HASH, ext2, int_column, leb128, table_frame
-from struct_registries import COMPILED_REGISTRY, PURE_REGISTRY, Empty, Frozen, Mixed, Row, outcome, written
+from struct_registries import COMPILED_REGISTRY, PURE_REGISTRY, Empty, Frozen, Mixed, Row, outcome, twin_registries, written
 from struct_shapes import Node, Pair, Point, Widths, everything, tree, widths
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built (or SERREG_PURE_PYTHON=1)")
@@ -159,12 +159,7 @@ def test_out_of_band_buffers_follow_column_order():
         a: Any
         b: Any
 
-    registries = []
-    for codec in (None, PureMsgpackCodec):
-        with mock.patch.object(serreg.registry, "MsgpackCodec", codec or serreg.registry.MsgpackCodec):
-            registry = serreg.Registry()
-        registry.register_struct(Arrays, "t.Arrays")
-        registries.append(registry)
+    registries = twin_registries((Arrays, "t.Arrays"))
     value = [Arrays(np.arange(i, i + 3), np.full(2, float(i))) for i in range(3)]
     results = [r.serialize(value) for r in registries]
     assert results[0].to_bytes() == results[1].to_bytes()
