@@ -22,7 +22,7 @@ HERE = Path(__file__).parent
 SCRIPT = textwrap.dedent("""
     import io, os, sys, tempfile, threading
     import serreg
-    from serreg import Limits, inspection, inspection_json
+    from serreg import Limits, inspection
     from serreg.cas import Store
     from serreg.wire.class_id import class_id_hash
     from serreg.result import with_class_hash
@@ -76,7 +76,7 @@ SCRIPT = textwrap.dedent("""
                             store.get(digest)
                 elif ENTRY == "serreg inspect":
                     reports = list(inspection.inspect_frames(data, inspection.standard_class_names()))
-                    "".join(inspection_json.iter_json(inspection_json.to_json(reports)))
+                    "".join(inspection.iter_json(inspection.to_json(reports)))
                 results.append((name, "value"))
             except serreg.SerregError as error:
                 results.append((name, type(error).__name__))

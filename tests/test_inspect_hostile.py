@@ -1,7 +1,7 @@
 """``serreg inspect`` on hostile files: the decoder's limits, no hash flooding, no crash at any depth, one-line errors.
 
 Issue 11, sections 1 and 3: "untrusted files are safe to inspect" must hold for
-any file. The walk (serreg/inspection_walk.py) reads msgpack itself from an
+any file. The walk (serreg/inspection/walk.py) reads msgpack itself from an
 explicit stack, keeps maps as pairs, and charges what it keeps against the
 memory budget of serreg.Limits.
 """
@@ -72,15 +72,15 @@ def test_values_nested_200_deep_stop_at_max_depth_without_a_crash(tmp_path):
 def test_the_deepest_file_inspect_accepts_is_walked_in_a_thread_with_a_256_kib_stack():
     script = textwrap.dedent(f"""
         import threading, serreg
-        from serreg import inspection, inspection_json
+        from serreg import inspection
         from serreg.wire.class_id import class_id_hash
         import test_inspect_hostile as t
         data = t.nested_tuples(99) + t.frame("list", b"\\x91" * 1023 + b"\\xc0")
         outcome = []
         def work():
             reports = list(inspection.inspect_frames(data, inspection.standard_class_names()))
-            inspection_json.to_json(reports)
-            "".join(inspection_json.iter_json(inspection_json.to_json(reports)))
+            inspection.to_json(reports)
+            "".join(inspection.iter_json(inspection.to_json(reports)))
             outcome.append(len(reports))
         threading.stack_size(256 * 1024)
         thread = threading.Thread(target=work)

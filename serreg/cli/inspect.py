@@ -7,8 +7,7 @@ from typing import Any
 
 from .._default import default_registry
 from ..errors import SerregError
-from ..inspection import class_names, inspect_frames
-from ..inspection_json import iter_json, to_json
+from ..inspection import class_names, inspect_frames, iter_json, to_json
 from .common import CommandError, add_import_option, import_modules, report_failure
 from .inspect_text import report_lines
 

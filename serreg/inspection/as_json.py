@@ -1,4 +1,4 @@
-"""The reports of :mod:`serreg.inspection` as plain data and as JSON text (``serreg inspect --json``).
+"""The reports of :mod:`serreg.inspection.report` as plain data and as JSON text (``serreg inspect --json``).
 
 Both are built without recursion: the values of a frame may nest 1,024 deep, deeper than
 ``json.dumps`` (which recurses once per level) can go.
@@ -10,8 +10,8 @@ import json
 import math
 from typing import Any, Iterator
 
-from .inspection import FrameReport
-from .inspection_walk import Bin, MapEntries, ValueNode
+from .report import FrameReport
+from .walk import Bin, MapEntries, ValueNode
 
 __all__ = ["iter_json", "to_json"]
 

@@ -1,8 +1,8 @@
-"""What a frame holds, read without running a serializer (behind ``serreg inspect``).
+"""What a frame holds, read without running a serializer: the report of each frame.
 
 The header, the out-of-band table and the in-band section are read as
 docs/FORMAT.md, section 4, lays them out. The in-band of every standard class
-ID (section 6) is msgpack; it is walked (:mod:`serreg.inspection_walk`), with
+ID (section 6) is msgpack; it is walked (:mod:`serreg.inspection.walk`), with
 each nested value (ext type 0) becoming a :class:`ValueNode` of its own, and
 out-of-band buffers are given to the values that own them in document order,
 as a reader would consume them.
@@ -22,21 +22,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
-from .errors import DeserializationError
-from .inspection_walk import Bin, MapEntries, ValueNode, Walker
-from .limits import DEFAULT_LIMITS, DecodeState, Limits
-from .standard import (
+from ..errors import DeserializationError
+from ..limits import DEFAULT_LIMITS, DecodeState, Limits
+from ..standard import (
     FALLBACK_CLASS_ID, PYOBJECTS_CLASS_ID, STANDARD_CLASS_IDS, STRUCT_CARRIER_CLASS_ID, STRUCTS_CLASS_ID,
 )
-from .wire.class_id import class_id_hash
-from .wire.frame import HEADER, HEADER_SIZE, FrameView
+from ..wire.class_id import class_id_hash
+from ..wire.frame import HEADER, HEADER_SIZE, FrameView
+from .walk import Bin, MapEntries, ValueNode, Walker
 
 __all__ = [
-    "Bin",
     "BufferInfo",
     "FrameReport",
-    "MapEntries",
-    "ValueNode",
     "alignment",
     "class_names",
     "containers_holding_values",
