@@ -1,0 +1,101 @@
+/* Large bytes values copied out of a frame: a new bytes object filled with streaming stores.
+ *
+ * deserialize of a frame that holds large bytes copies the buffer into a new bytes object. That new object is
+ * written once and not read by the copy; with ordinary stores every cache line of it is first read from memory
+ * and then evicts the frame and the caller's other data from the cache. From 8 MiB on,
+ * streaming stores (written around the cache, no read first) make the copy and the round trip around it
+ * faster natively (docs/BENCHMARKS.md, "bytes_10MB through bytes: the copy out of the frame written around the
+ * cache"). Below STREAM_COPY_THRESHOLD, and where the CPU lacks AVX2 or the compiler its intrinsics, PyBytes_FromStringAndSize
+ * copies as before. The bytes made are the same either way. Included by _core.c before the readers of frames. */
+
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define STREAM_COPY_AVAILABLE 1
+#else
+#define STREAM_COPY_AVAILABLE 0
+#endif
+
+/* 8 MiB: at 4 MB both ways take the same time, at 8 MB streaming stores are ahead, at 10 and 16 MB by a sixth or more
+ * (a round trip's two copies timed natively, docs/BENCHMARKS.md); a quarter of a 32 MiB last-level cache. */
+#define STREAM_COPY_THRESHOLD (8 << 20)
+
+/* Bytes from which stream_bytes copies with streaming stores: -1 not yet decided, 0 never. */
+static Py_ssize_t stream_threshold = -1;
+
+#if STREAM_COPY_AVAILABLE
+/* dst[0:n] = src[0:n]: the head up to dst's next 32-byte boundary and the tail by memcpy, the rest 128 bytes a
+ * step, loaded unaligned and stored aligned around the cache; the fence orders those stores before whatever the
+ * caller writes next (the object's publication to other threads). */
+__attribute__((target("avx2"))) static void stream_copy(char *dst, const char *src, size_t n) {
+    size_t head = (size_t)(-(uintptr_t)dst & 31), i = 0;
+    if (head > n) head = n;
+    memcpy(dst, src, head);
+    dst += head;
+    src += head;
+    n -= head;
+    for (; n - i >= 128; i += 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(src + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(src + i + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(src + i + 64));
+        __m256i d = _mm256_loadu_si256((const __m256i *)(src + i + 96));
+        _mm256_stream_si256((__m256i *)(dst + i), a);
+        _mm256_stream_si256((__m256i *)(dst + i + 32), b);
+        _mm256_stream_si256((__m256i *)(dst + i + 64), c);
+        _mm256_stream_si256((__m256i *)(dst + i + 96), d);
+    }
+    _mm_sfence();
+    memcpy(dst + i, src + i, n - i);
+}
+#endif
+
+/* The threshold this machine gets: STREAM_COPY_THRESHOLD with AVX2, else 0. (Not derived from the C library's
+ * cache size: on AMD processors it reports the L3 of the whole package, 384 MiB on the machine measured, where
+ * one core shares 32 MiB.) */
+static Py_ssize_t stream_threshold_found(void) {
+#if STREAM_COPY_AVAILABLE
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? (Py_ssize_t)STREAM_COPY_THRESHOLD : 0;
+#else
+    return 0;
+#endif
+}
+
+/* bytes(src[0:n]), as PyBytes_FromStringAndSize(src, n) makes it. */
+static PyObject *stream_bytes(const char *src, Py_ssize_t n) {
+    if (stream_threshold < 0) stream_threshold = stream_threshold_found();
+#if STREAM_COPY_AVAILABLE
+    if (stream_threshold > 0 && n >= stream_threshold) {
+        PyObject *made = PyBytes_FromStringAndSize(NULL, n);
+        if (made != NULL) stream_copy(PyBytes_AS_STRING(made), src, (size_t)n);
+        return made;
+    }
+#endif
+    return PyBytes_FromStringAndSize(src, n);
+}
+
+/* stream_copy_threshold(threshold=None) -> int: the length from which stream_bytes copies with streaming stores
+ * (0: never); a threshold given replaces it (for tests; -1 goes back to the one this machine gets). */
+static PyObject *stream_copy_threshold(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs > 1) {
+        PyErr_SetString(PyExc_TypeError, "stream_copy_threshold(threshold: int | None = None)");
+        return NULL;
+    }
+    if (nargs == 1 && args[0] != Py_None) {
+        Py_ssize_t given = PyLong_AsSsize_t(args[0]);
+        if (given == -1 && PyErr_Occurred()) return NULL;
+        if (given < -1) {
+            PyErr_Format(PyExc_ValueError, "stream_copy_threshold: threshold must be -1 or more, got %zd", given);
+            return NULL;
+        }
+        Py_ssize_t found = stream_threshold_found(); /* 0 without AVX2: a threshold given cannot turn it on */
+        stream_threshold = given == -1 || found == 0 ? found : given;
+    }
+    if (stream_threshold < 0) stream_threshold = stream_threshold_found();
+    return PyLong_FromSsize_t(stream_threshold);
+}
+
+#define STREAM_COPY_METHODS                                                                                        \
+    {"stream_copy_threshold", (PyCFunction)(void (*)(void))stream_copy_threshold, METH_FASTCALL,                    \
+     "stream_copy_threshold(threshold=None) -> int: the length from which large bytes are copied out of a frame "    \
+     "with streaming stores (0: never, without AVX2); a threshold given replaces it, -1 restores this machine's (for " \
+     "tests)."},
