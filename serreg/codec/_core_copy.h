@@ -8,12 +8,7 @@
  * cache"). Below STREAM_COPY_THRESHOLD, and where the CPU lacks AVX2 or the compiler its intrinsics, PyBytes_FromStringAndSize
  * copies as before. The bytes made are the same either way. Included by _core.c before the readers of frames. */
 
-#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define STREAM_COPY_AVAILABLE 1
-#else
-#define STREAM_COPY_AVAILABLE 0
-#endif
+#include "_stream_copy.h"
 
 /* 8 MiB: at 4 MB both ways take the same time, at 8 MB streaming stores are ahead, at 10 and 16 MB by a sixth or more
  * (a round trip's two copies timed natively, docs/BENCHMARKS.md); a quarter of a 32 MiB last-level cache. */
@@ -22,35 +17,8 @@
 /* Bytes from which stream_bytes copies with streaming stores: -1 not yet decided, 0 never. */
 static Py_ssize_t stream_threshold = -1;
 
-#if STREAM_COPY_AVAILABLE
-/* dst[0:n] = src[0:n]: the head up to dst's next 32-byte boundary and the tail by memcpy, the rest 128 bytes a
- * step, loaded unaligned and stored aligned around the cache; the fence orders those stores before whatever the
- * caller writes next (the object's publication to other threads). */
-__attribute__((target("avx2"))) static void stream_copy(char *dst, const char *src, size_t n) {
-    size_t head = (size_t)(-(uintptr_t)dst & 31), i = 0;
-    if (head > n) head = n;
-    memcpy(dst, src, head);
-    dst += head;
-    src += head;
-    n -= head;
-    for (; n - i >= 128; i += 128) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(src + i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(src + i + 32));
-        __m256i c = _mm256_loadu_si256((const __m256i *)(src + i + 64));
-        __m256i d = _mm256_loadu_si256((const __m256i *)(src + i + 96));
-        _mm256_stream_si256((__m256i *)(dst + i), a);
-        _mm256_stream_si256((__m256i *)(dst + i + 32), b);
-        _mm256_stream_si256((__m256i *)(dst + i + 64), c);
-        _mm256_stream_si256((__m256i *)(dst + i + 96), d);
-    }
-    _mm_sfence();
-    memcpy(dst + i, src + i, n - i);
-}
-#endif
-
-/* The threshold this machine gets: STREAM_COPY_THRESHOLD with AVX2, else 0. (Not derived from the C library's
- * cache size: on AMD processors it reports the L3 of the whole package, 384 MiB on the machine measured, where
- * one core shares 32 MiB.) */
+/* The threshold this machine gets: STREAM_COPY_THRESHOLD with AVX2, else 0. (Not derived from the cache size the
+ * C library reports: on the machine measured that is 384 MiB, where one core shares an L3 of 32 MiB.) */
 static Py_ssize_t stream_threshold_found(void) {
 #if STREAM_COPY_AVAILABLE
     __builtin_cpu_init();
