@@ -2,16 +2,16 @@
  *
  * deserialize of a frame that holds large bytes copies the buffer into a new bytes object. That new object is
  * written once and not read by the copy; with ordinary stores every cache line of it is first read from memory
- * and then evicts the frame and the caller's other data from the cache. From 8 MiB on,
- * streaming stores (written around the cache, no read first) make the copy and the round trip around it
- * faster natively (docs/BENCHMARKS.md, "bytes_10MB through bytes: the copy out of the frame written around the
- * cache"). Below STREAM_COPY_THRESHOLD, and where the CPU lacks AVX2 or the compiler its intrinsics, PyBytes_FromStringAndSize
- * copies as before. The bytes made are the same either way. Included by _core.c before the readers of frames. */
+ * and then evicts the frame and the caller's other data from the cache. From STREAM_COPY_THRESHOLD on, streaming
+ * stores (written around the cache, no read first) make the round trip around the copy faster natively
+ * (docs/BENCHMARKS.md, "bytes_10MB through bytes: the copy out of the frame written around the cache"). Below
+ * it, and where the CPU lacks AVX2 or the compiler its intrinsics, PyBytes_FromStringAndSize copies as before.
+ * The bytes made are the same either way. Included by _core.c before the readers of frames. */
 
 #include "_stream_copy.h"
 
-/* 8 MiB: at 4 MB both ways take the same time, at 8 MB streaming stores are ahead, at 10 and 16 MB by a sixth or more
- * (a round trip's two copies timed natively, docs/BENCHMARKS.md); a quarter of a 32 MiB last-level cache. */
+/* 8 MiB: at 4 MB both ways take the same time, at 8 MB streaming stores are ahead, at 10 and 16 MB by a sixth or
+ * more (a round trip's two copies timed natively, docs/BENCHMARKS.md); a quarter of a 32 MiB last-level cache. */
 #define STREAM_COPY_THRESHOLD (8 << 20)
 
 /* Bytes from which stream_bytes copies with streaming stores: -1 not yet decided, 0 never. */
