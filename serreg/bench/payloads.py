@@ -17,7 +17,14 @@ import sys
 from typing import Any, Callable
 
 from .._default import deserialize
+from ..errors import DeserializationError
 from ..wire.frame import read_frame_bytes
+
+__all__ = [
+    "PAYLOADS", "ZERO_COPY", "Record", "arrow_1M", "bytes_10MB", "dataclass_1", "dataclasses_1k",
+    "dataclasses_1k_main", "describe", "ints_1k", "ndarray_100MB", "nested_mixed", "records_1k", "same_value",
+    "small_dict", "strs_10k", "user_payloads",
+]
 
 
 @dataclasses.dataclass
@@ -175,9 +182,12 @@ def user_payloads(callables: Any = (), frame_files: Any = ()) -> dict[str, Calla
         payloads[spec] = _from_callable(spec)
     for path in frame_files:
         with open(path, "rb") as stream:
-            count = 0
-            while read_frame_bytes(stream) is not None:
-                count += 1
+            count = start = 0
+            try:
+                while read_frame_bytes(stream) is not None:
+                    count, start = count + 1, stream.tell()
+            except DeserializationError as error:  # said of the file, as serreg inspect says it
+                raise DeserializationError(f"{path}: frame {count} (starting at byte {start}): {error}") from None
         if count == 0:
             raise ValueError(f"{path} holds no serreg frame")
         for index in range(count):

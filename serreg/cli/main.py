@@ -15,6 +15,8 @@ from ..wire.frame import COMPILED as FRAME_COMPILED
 from ..wire.frame import FORMAT_VERSION
 from . import bench, demo, inspect, registry
 
+__all__ = ["COMMANDS", "build_parser", "main", "version_text"]
+
 # Each module adds its own sub-parser; add a command by adding its module here.
 COMMANDS = [demo, inspect, registry, bench]
 
@@ -60,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="serreg",
         description="serreg: a pluggable, cross-language serializer registry.",
-        epilog="Run 'serreg COMMAND --help' for the options of a command.",
+        epilog="Run 'serreg COMMAND --help' for the options of a command. Exit status: 0 done, 1 a file, frame "
+        "or module given failed (one line on standard error says what and where), 2 a wrong command line.",
     )
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

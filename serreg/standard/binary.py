@@ -18,6 +18,8 @@ from ..owned_views import RELEASED_VALUE, is_released
 from ..result import SerializationResult
 from .base import StandardSerializer, describe_value
 
+__all__ = ["ByteArraySerializer", "BytesSerializer", "MemoryViewSerializer", "native_format"]
+
 _MSGPACK_NIL = b"\xc0"
 
 
