@@ -119,6 +119,8 @@ def own_buffers(buffers: Any, check: bool = False) -> Any:
             if check and type(buffer) is not bytes and type(buffer) is not bytearray:
                 _check_exports(buffer, i)
             continue
+        elif is_released(buffer):
+            continue  # released: refused where it is used, as a released memoryview
         owned[i] = shared_view(buffer)
     return owned
 

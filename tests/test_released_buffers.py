@@ -145,3 +145,15 @@ def test_the_same_values_unreleased_are_written_and_read():
     register(registry, lambda obj: SerializationResult(b"\xc0", [memoryview(b"kept" * 20)]))
     assert isinstance(registry.deserialize(registry.serialize([1, Thing()]).to_bytes())[1], Thing)
     assert serreg.deserialize(serreg.serialize([1, memoryview(b"abc")]).to_bytes())[1].tobytes() == b"abc"
+
+
+def test_a_released_pickle_buffer_returned_by_a_serializer_is_named():
+    # A PickleBuffer is turned into a view of the same memory as its result is kept: one released
+    # before raised Python's ValueError there.
+    buffer = pickle.PickleBuffer(bytearray(b"abc" * 30))
+    buffer.release()
+    registry = serreg.Registry()
+    register(registry, lambda obj: SerializationResult(b"\xc0", [buffer]))
+    with pytest.raises(SerializationError, match="returned a result whose out-of-band buffer 0 is a memoryview that was "
+                                                 r"released.* \(at obj\[0\]\)"):
+        registry.serialize([Thing()])
