@@ -124,25 +124,36 @@ final class NestedReader {
      * Reads consecutive values of the class met last (each with an ext 8 header, see
      * {@link #knownPayload}), the first's payload at {@code start}, at most {@code max}: the
      * depth limit is checked once for the run (its values are siblings, at one level) and each
-     * value is read in place, bounded to its payload, exactly as {@link #read} reads it.
+     * value is read in place, bounded to its payload, exactly as {@link #read} reads it. The
+     * class, its serializer and the outer bound are taken once, when the run starts: a value
+     * whose serializer reads nested values of another class changes the class met last, which
+     * then ends the run (the next value is read by {@link #read}), and never hands a value of
+     * that other class to this run's serializer. Between two values of the run the bound stays
+     * the last payload's (the next header is checked against the outer bound, {@code outer});
+     * the outer bound is put back once, when the run ends.
      */
     private int readKnownRun(List<Object> into, int max, MsgpackSerializer<Object> msgpack, int start) {
         RegistrationTable.Registration registration = lastRegistration; // the one msgpack is of
+        long hash = lastHash;
         int outer = in.end();
+        int end = payloadEnd;
         state.enterValue(in.offsetOf(start));
         int savedNesting = in.enterDocument();
         int read = 0;
         try {
-            do {
-                int end = payloadEnd;
+            while (true) {
                 in.bound(start + ClassIdHash.SIZE, end);
                 Object value = msgpack.read(in);
-                in.expectEnd();
-                in.unbound(outer, end);
+                if (in.index() != end) {
+                    in.expectEnd(); // the error: bytes left in the payload
+                }
                 into.add(value);
                 read++;
-            } while (read < max && in.index() < outer && (start = knownPayload()) >= 0);
-            return read;
+                if (read >= max || lastHash != hash || (start = knownPayloadAt(end, outer, hash)) < 0) {
+                    return read;
+                }
+                end = payloadEnd;
+            }
         } catch (DeserializationException e) {
             throw e.enclosedIn(registration.classId()); // offsets are already from this reader's start
         } catch (SerregException e) {
@@ -152,7 +163,7 @@ final class NestedReader {
         } finally {
             state.exitValue();
             in.exitDocument(savedNesting);
-            in.unbound(outer, payloadEnd);
+            in.unbound(outer, end);
         }
     }
 
@@ -163,14 +174,21 @@ final class NestedReader {
      * reads with every check).
      */
     private int knownPayload() {
-        int p = in.index();
+        return knownPayloadAt(in.index(), in.end(), lastHash);
+    }
+
+    /**
+     * {@link #knownPayload} of the value at index {@code p}, within {@code limit}, of the class
+     * whose ClassIDHash is {@code hash}.
+     */
+    private int knownPayloadAt(int p, int limit, long hash) {
         int start = p + 3;
-        if (in.u8(p) != 0xc7 || in.end() - start < ClassIdHash.SIZE) {
+        if (limit - start < ClassIdHash.SIZE || in.u8(p) != 0xc7) {
             return -1;
         }
         int length = in.u8(p + 1);
-        if (in.u8(p + 2) != InBandLayout.NESTED_EXT_TYPE || length < ClassIdHash.SIZE || length > in.end() - start
-                || in.hashAt(start) != lastHash) {
+        if (in.u8(p + 2) != InBandLayout.NESTED_EXT_TYPE || length < ClassIdHash.SIZE || length > limit - start
+                || in.hashAt(start) != hash) {
             return -1;
         }
         payloadEnd = start + length;

@@ -70,10 +70,32 @@ class NestedRunsTest {
         }
     }
 
+    record Box(Object inner) {
+    }
+
+    /** Box as [inner], the inner value written and read as any value (a nested value when it is a Pair). */
+    static final class BoxSerializer extends MsgpackSerializer<Box> {
+        BoxSerializer(SerializerRegistry registry) {
+            super(registry);
+        }
+
+        @Override
+        protected void write(Box value, InBandWriter out) {
+            out.writeArrayHeader(1).writeValue(value.inner());
+        }
+
+        @Override
+        protected Box read(InBandReader in) {
+            in.readArrayHeader(1, "Box");
+            return new Box(in.readValue());
+        }
+    }
+
     private static SerializerRegistry registry() {
         SerializerRegistry registry = new SerializerRegistry();
         registry.registerSerializer("test.Pair", Pair.class, new PairSerializer(registry));
         registry.registerSerializer("test.Other", Other.class, new OtherSerializer(registry));
+        registry.registerSerializer("test.Box", Box.class, new BoxSerializer(registry));
         return registry;
     }
 
@@ -151,6 +173,32 @@ class NestedRunsTest {
         value.add(List.of(pairs(3, 100), pairs(2, 200), new Other(2)));
         assertEquals(value, registry.deserialize(registry.serializeToFrame(value)));
         assertEquals(List.of(), registry.deserialize(registry.serializeToFrame(List.of())));
+    }
+
+    /**
+     * A run of boxes whose second box holds a pair, then pairs: the pair read inside the box
+     * becomes the class met last, and the pairs after the box are pairs, not boxes (each value
+     * read by its own class's serializer, wherever a run of another class stops).
+     */
+    @Test
+    void aValueOfTheClassMetInsideARunIsReadByItsOwnSerializer() {
+        SerializerRegistry registry = registry();
+        List<Object> value = new ArrayList<>();
+        value.add(new Box(5L));
+        value.add(new Box(new Pair(1, "pair number 1")));
+        value.addAll(pairs(3, 2));
+        value.add(new Box(new Pair(9, "pair number 9")));
+        value.add(new Box("a str in a box"));
+        value.addAll(pairs(2, 10));
+        assertEquals(value, registry.deserialize(registry.serializeToFrame(value)));
+        InBandWriter out = new InBandWriter(registry);
+        for (Object item : value) {
+            out.writeValue(item);
+        }
+        InBandReader in = new InBandReader(registry, out.finish().inBand(), InBandReader.NO_BUFFERS);
+        List<Object> back = new ArrayList<>();
+        assertEquals(value.size(), in.readNestedValues(back, 100));
+        assertEquals(value, back);
     }
 
     @Test
