@@ -125,35 +125,29 @@ final class NestedReader {
      * {@link #knownPayload}), the first's payload at {@code start}, at most {@code max}: the
      * depth limit is checked once for the run (its values are siblings, at one level) and each
      * value is read in place, bounded to its payload, exactly as {@link #read} reads it. The
-     * class, its serializer and the outer bound are taken once, when the run starts: a value
+     * class and its serializer are taken once, when the run starts: a value
      * whose serializer reads nested values of another class changes the class met last, which
      * then ends the run (the next value is read by {@link #read}), and never hands a value of
-     * that other class to this run's serializer. Between two values of the run the bound stays
-     * the last payload's (the next header is checked against the outer bound, {@code outer});
-     * the outer bound is put back once, when the run ends.
+     * that other class to this run's serializer.
      */
     private int readKnownRun(List<Object> into, int max, MsgpackSerializer<Object> msgpack, int start) {
         RegistrationTable.Registration registration = lastRegistration; // the one msgpack is of
         long hash = lastHash;
         int outer = in.end();
-        int end = payloadEnd;
         state.enterValue(in.offsetOf(start));
         int savedNesting = in.enterDocument();
         int read = 0;
         try {
-            while (true) {
+            do {
+                int end = payloadEnd;
                 in.bound(start + ClassIdHash.SIZE, end);
                 Object value = msgpack.read(in);
-                if (in.index() != end) {
-                    in.expectEnd(); // the error: bytes left in the payload
-                }
+                in.expectEnd();
+                in.unbound(outer, end);
                 into.add(value);
                 read++;
-                if (read >= max || lastHash != hash || (start = knownPayloadAt(end, outer, hash)) < 0) {
-                    return read;
-                }
-                end = payloadEnd;
-            }
+            } while (read < max && in.index() < outer && lastHash == hash && (start = knownPayload()) >= 0);
+            return read;
         } catch (DeserializationException e) {
             throw e.enclosedIn(registration.classId()); // offsets are already from this reader's start
         } catch (SerregException e) {
@@ -163,7 +157,7 @@ final class NestedReader {
         } finally {
             state.exitValue();
             in.exitDocument(savedNesting);
-            in.unbound(outer, end);
+            in.unbound(outer, payloadEnd);
         }
     }
 
@@ -174,21 +168,14 @@ final class NestedReader {
      * reads with every check).
      */
     private int knownPayload() {
-        return knownPayloadAt(in.index(), in.end(), lastHash);
-    }
-
-    /**
-     * {@link #knownPayload} of the value at index {@code p}, within {@code limit}, of the class
-     * whose ClassIDHash is {@code hash}.
-     */
-    private int knownPayloadAt(int p, int limit, long hash) {
+        int p = in.index();
         int start = p + 3;
-        if (limit - start < ClassIdHash.SIZE || in.u8(p) != 0xc7) {
+        if (in.u8(p) != 0xc7 || in.end() - start < ClassIdHash.SIZE) {
             return -1;
         }
         int length = in.u8(p + 1);
-        if (in.u8(p + 2) != InBandLayout.NESTED_EXT_TYPE || length < ClassIdHash.SIZE || length > limit - start
-                || in.hashAt(start) != hash) {
+        if (in.u8(p + 2) != InBandLayout.NESTED_EXT_TYPE || length < ClassIdHash.SIZE || length > in.end() - start
+                || in.hashAt(start) != lastHash) {
             return -1;
         }
         payloadEnd = start + length;
