@@ -7,10 +7,10 @@ import org.msgpack.core.MessageFormat;
  * The reads of scalar values and headers for {@link InBandReader} (which adds arrays, maps and
  * nested values): any scalar by its first byte, str (strict UTF-8), bin, and the array and map
  * headers, whose counts are checked against the bytes left; nil, bool, int and float are
- * {@link NumberReader}'s. Package-private (its public methods are {@link InBandReader}'s); not
- * thread-safe.
+ * {@link NumberReader}'s, the text of strs {@link TextReader}'s. Package-private (its public
+ * methods are {@link InBandReader}'s); not thread-safe.
  */
-abstract class ScalarReader extends NumberReader {
+abstract class ScalarReader extends TextReader {
     ScalarReader(ByteBuffer inBand, int skip) {
         super(inBand, skip);
     }
