@@ -91,11 +91,33 @@ class NestedRunsTest {
         }
     }
 
+    record Labelled(Object inner, String label) {
+    }
+
+    /** Labelled as [inner, label]: its payload goes on after the inner value. */
+    static final class LabelledSerializer extends MsgpackSerializer<Labelled> {
+        LabelledSerializer(SerializerRegistry registry) {
+            super(registry);
+        }
+
+        @Override
+        protected void write(Labelled value, InBandWriter out) {
+            out.writeArrayHeader(2).writeValue(value.inner()).writeString(value.label());
+        }
+
+        @Override
+        protected Labelled read(InBandReader in) {
+            in.readArrayHeader(2, "Labelled");
+            return new Labelled(in.readValue(), in.readString());
+        }
+    }
+
     private static SerializerRegistry registry() {
         SerializerRegistry registry = new SerializerRegistry();
         registry.registerSerializer("test.Pair", Pair.class, new PairSerializer(registry));
         registry.registerSerializer("test.Other", Other.class, new OtherSerializer(registry));
         registry.registerSerializer("test.Box", Box.class, new BoxSerializer(registry));
+        registry.registerSerializer("test.Labelled", Labelled.class, new LabelledSerializer(registry));
         return registry;
     }
 
@@ -199,6 +221,25 @@ class NestedRunsTest {
         List<Object> back = new ArrayList<>();
         assertEquals(value.size(), in.readNestedValues(back, 100));
         assertEquals(value, back);
+    }
+
+    /**
+     * A run whose last value holds a nested value before more of its own payload: the reader
+     * goes on after the run's last value, not after the value nested in it (whatever follows the
+     * run: a str, a value of another class, the end of the list).
+     */
+    @Test
+    void aRunEndsAfterItsLastValueNotAfterTheValueNestedInIt() {
+        SerializerRegistry registry = registry();
+        for (Object after : new Object[] {"text", new Other(3), 12L}) {
+            List<Object> value = new ArrayList<>();
+            value.add(new Labelled(5L, "first"));
+            value.add(new Labelled(new Pair(1, "pair number 1"), "holds a pair"));
+            value.add(after);
+            value.add(new Labelled(new Pair(2, "pair number 2"), "last"));
+            assertEquals(value, registry.deserialize(registry.serializeToFrame(value)), "then " + after);
+            assertEquals(List.of(value, "end"), registry.deserialize(registry.serializeToFrame(List.of(value, "end"))));
+        }
     }
 
     @Test
