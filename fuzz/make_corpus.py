@@ -66,7 +66,8 @@ def main(directory: str) -> None:
     for seed in written:
         with open(os.path.join(directory, hashlib.sha1(seed).hexdigest()), "wb") as f:
             f.write(seed)
-    print(f"wrote {len(written)} seeds to {directory}")
+    distinct = len(set(written))  # files are named by content: a seed made twice is one file
+    print(f"wrote {distinct} seeds to {directory}" + (f" ({len(written) - distinct} made twice)" if distinct < len(written) else ""))
 
 
 if __name__ == "__main__":

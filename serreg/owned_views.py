@@ -90,10 +90,11 @@ def _same_layout(view: memoryview, other: memoryview) -> bool:
             and view.strides == other.strides and view.readonly == other.readonly)
 
 
-def own_buffers(buffers: Any) -> Any:
+def own_buffers(buffers: Any, check: bool = False) -> Any:
     """``buffers`` with each PickleBuffer and each memoryview holding an export of a memoryview replaced by
     :func:`shared_view` of it: a list in place (the same list returned), another sequence (a tuple) as a new
-    list when something is replaced."""
+    list when something is replaced. ``check``: a TypeError naming the first item that is not a buffer
+    (a serializer's result; a result made by hand is checked where its frame is written)."""
     try:
         for buffer in buffers:  # the usual case first: memoryviews of their exporters' own, nothing to replace
             if type(buffer) is not memoryview or type(buffer.obj) is memoryview:
@@ -102,6 +103,10 @@ def own_buffers(buffers: Any) -> Any:
             return buffers
     except ValueError:  # a released view: the loop below passes it by
         pass
+    except TypeError:  # not iterable
+        raise TypeError(f"out-of-band buffers must be a list of buffers, not {type(buffers).__name__}") from None
+    if isinstance(buffers, (bytes, bytearray, memoryview, str)):  # iterable, but one buffer, not a list of them
+        raise TypeError(f"out-of-band buffers must be a list of buffers, not {type(buffers).__name__}")
     owned = buffers if type(buffers) is list else list(buffers)
     for i, buffer in enumerate(owned):
         if type(buffer) is memoryview:
@@ -111,6 +116,19 @@ def own_buffers(buffers: Any) -> Any:
             except ValueError:
                 continue  # released: refused where it is used, as before
         elif not isinstance(buffer, pickle.PickleBuffer):
+            if check and type(buffer) is not bytes and type(buffer) is not bytearray:
+                _check_exports(buffer, i)
             continue
         owned[i] = shared_view(buffer)
     return owned
+
+
+def _check_exports(buffer: Any, index: int) -> None:
+    # Refused where a serializer hands it over, with its class ID and path, rather than where a frame is written.
+    try:
+        memoryview(buffer).release()
+    except TypeError:
+        raise TypeError(
+            f"out-of-band buffer {index} is {type(buffer).__name__}, not a buffer (bytes, bytearray, memoryview, "
+            "ndarray, or anything else that exports the buffer interface)"
+        ) from None

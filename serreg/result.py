@@ -254,12 +254,24 @@ def as_result(returned: object, producer: str, value: Any) -> SerializationResul
     )
 
 
-def own_result_buffers(result: SerializationResult) -> None:
+def own_result_buffers(result: SerializationResult, producer: str, value: Any) -> None:
     """:func:`~serreg.owned_views.own_buffers` of the buffers of a result a serializer returned (one it may
-    have added a PickleBuffer to after making it), before serreg keeps them."""
+    have added a PickleBuffer to after making it), before serreg keeps them. A part that is not a buffer
+    is a SerializationError about ``value`` that names ``producer``, as in :func:`as_result`."""
+    in_band = result._in_band
+    if in_band is not None and in_band.__class__ is not bytes and not isinstance(in_band, (bytearray, memoryview)):
+        try:
+            memoryview(in_band).release()
+        except TypeError:
+            raise SerializationError(
+                f"{producer} returned a result whose in-band is {type(in_band).__name__}, not bytes", value=value
+            ) from None
     buffers = result._buffers
     if buffers:
-        result._buffers = own_buffers(buffers if buffers.__class__ is not bytes else result.out_of_band_buffers)
+        try:
+            result._buffers = own_buffers(buffers if buffers.__class__ is not bytes else result.out_of_band_buffers, True)
+        except TypeError as error:
+            raise SerializationError(f"{producer} returned a result whose {error}", value=value) from None
 
 
 def with_class_hash(class_hash: bytes, in_band: Any, buffers: list[Any], key: Optional[bytes] = None) -> SerializationResult:

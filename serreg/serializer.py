@@ -116,6 +116,7 @@ class FunctionSerializer(Serializer):
         for name, function in (("serialize", serialize), ("deserialize", deserialize)):
             if not callable(function):
                 raise TypeError(f"{name} must be a function, not {function!r}")
+        _positional_arguments(serialize, "serialize", (1,))  # refused here, not at the first value it meets
         self._serialize = serialize
         self._deserialize = deserialize
         self.takes_buffers = _positional_arguments(deserialize, "deserialize", (1, 2)) == 2
@@ -166,7 +167,8 @@ def _positional_arguments(function: Callable[..., Any], name: str, counts: tuple
         except TypeError:
             continue
         return count
-    raise TypeError(f"{name} must take {' or '.join(map(str, counts))} positional arguments; {_name(function)} takes {signature}")
+    wanted = " or ".join(map(str, counts))
+    raise TypeError(f"{name} must take {wanted} positional argument{'' if wanted == '1' else 's'}; {_name(function)} takes {signature}")
 
 
 def _name(function: Callable[..., Any]) -> str:

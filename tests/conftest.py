@@ -2,6 +2,26 @@ import pytest
 
 from java_fixture import JavaBuildError, JavaProcess, build_jar
 
+# What the test extra (pyproject.toml: serreg[test]) installs and test modules import at their top.
+# Only distributed and ray are optional: their tests skip, saying so.
+TEST_EXTRA = {"numpy", "pyarrow", "pandas", "hypothesis", "msgspec", "pyfory", "matplotlib", "tqdm", "build", "mypy", "dask"}
+_missing_for_collection: set[str] = set()
+
+
+def pytest_collectreport(report):
+    """Remember the test dependencies whose absence made a test module fail to import."""
+    if report.failed:
+        for name in TEST_EXTRA:
+            if f"No module named '{name}'" in report.longreprtext:
+                _missing_for_collection.add(name)
+
+
+def pytest_unconfigure(config):
+    # After pytest's own summary, as the last line a newcomer reads.
+    if _missing_for_collection:
+        print(f"\ntest modules could not be imported without {', '.join(sorted(_missing_for_collection))}: install the "
+              "test dependencies with  python -m pip install -e \".[test]\"  (README, Set up)")
+
 
 @pytest.fixture(scope="session")
 def java_jar():

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import os
 import re
 import sys
 import traceback
@@ -49,6 +50,20 @@ class Block:
     @property
     def name(self) -> str:
         return f"{self.path}:{self.line}"
+
+
+# Build output, installed packages and caches hold Markdown of others: not ours to check.
+_NOT_OURS = {".git", "node_modules", "target", "build", "dist", ".pytest_cache", ".mypy_cache", ".hypothesis"}
+
+
+def markdown_files(root: Path) -> list[Path]:
+    """README.md and docs/*.md first, then the Markdown of every other part (java-compat/, js-compat/, fuzz/, tests/)."""
+    found = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d not in _NOT_OURS and not d.endswith(".egg-info"))
+        found.extend(Path(folder, name) for name in sorted(names) if name.endswith(".md"))
+    first = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    return [path for path in first if path in found] + [path for path in found if path not in first]
 
 
 class MarkdownError(ValueError):

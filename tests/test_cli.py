@@ -104,6 +104,8 @@ def test_demo_without_numpy_and_pyarrow_uses_the_standard_types(tmp_path):
     assert "equal after round trip: True" in lines
     assert "in-process bytearray zero-copy (the same object back): True" in lines
     assert "in-process memoryview zero-copy (a view of the same memory): True" in lines
+    assert any(line.endswith("memoryview from frame is a view of it: True; bytearray from frame: a copy (a bytearray "
+                             "owns its memory)") for line in lines), lines
 
 
 # ----------------------------------------------------------------- inspect

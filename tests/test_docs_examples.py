@@ -1,4 +1,4 @@
-"""Every code block of README.md and docs/*.md runs as written (see tests/markdown_blocks.py for the marks).
+"""Every code block of README.md, docs/*.md and the other parts' Markdown runs as written (see tests/markdown_blocks.py for the marks).
 
 Each chain of Python blocks runs in a fresh interpreter in an empty directory,
 as a reader who copies it would run it; a block that fails only because an
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from markdown_blocks import Block, MarkdownError, blocks, chains
+from markdown_blocks import Block, MarkdownError, blocks, chains, markdown_files
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "markdown_blocks.py"
-FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FILES = markdown_files(ROOT)
 
 
 def _blocks(path: Path) -> list[Block]:

@@ -5,7 +5,7 @@ The editable install the suite runs under maps the whole source tree, so it
 cannot show what a built wheel would leave out. The sdist and the wheel are
 built here the way a release is (``python -m build``: an isolated build,
 fetching setuptools as any install does, the wheel built from the sdist) from
-a copy of the files a build reads. The wheel is then installed with pip, without
+a copy of the files git tracks, as a fresh clone holds them. The wheel is then installed with pip, without
 ``-e``, into a new virtual environment that sees the dependencies already
 installed here but not serreg, and tests/wheel_smoke.py runs there: every
 module, a round trip, the command line, Dask and Ray on local clusters.
@@ -37,9 +37,16 @@ def dist(tmp_path_factory) -> Path:
     """The directory holding the sdist and the wheel built from it."""
     pytest.importorskip("build", reason="python -m build is not installed (it comes with serreg[test])")
     tree = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "setup.py", "README.md"):
-        shutil.copy2(ROOT / name, tree / name)
-    shutil.copytree(SOURCE, tree / "serreg", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    tracked = _tracked_files()
+    if tracked:  # what a fresh clone holds, as a release builds it (MANIFEST.in and setuptools' own defaults apply)
+        for name in tracked:
+            if (ROOT / name).is_file():
+                (tree / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / name, tree / name)
+    else:  # not a git checkout (an unpacked sdist): its build files and the package
+        for name in ("pyproject.toml", "setup.py", "README.md", "MANIFEST.in"):
+            shutil.copy2(ROOT / name, tree / name)
+        shutil.copytree(SOURCE, tree / "serreg", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
     out = tmp_path_factory.mktemp("dist")
     completed = subprocess.run(
         [sys.executable, "-m", "build", "--outdir", str(out), str(tree)],
@@ -47,6 +54,21 @@ def dist(tmp_path_factory) -> Path:
     )
     assert completed.returncode == 0, completed.stdout[-5000:] + completed.stderr[-5000:]
     return out
+
+
+# The build reads the files git tracks, as a release from a fresh clone would: a new file must be added first.
+_UNTRACKED_HINT = "missing from the build: is it tracked (git add)? The build copies only the files git tracks"
+
+
+def _tracked_files() -> list[str]:
+    """The files git tracks in this checkout (an empty list outside one, or without git)."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, timeout=60)
+    except OSError:
+        return []
+    if listed.returncode != 0:
+        return []
+    return [name for name in listed.stdout.decode().split("\0") if name]
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +111,7 @@ def test_the_wheel_installs_only_serreg_and_all_of_it(wheel):
         assert required in names, required
     # Every module of the source tree is in the wheel: no sub-package is ever left out.
     sources = {p.relative_to(ROOT).as_posix() for p in SOURCE.rglob("*.py") if "__pycache__" not in p.parts}
-    assert sources <= set(names), sorted(sources - set(names))
+    assert sources <= set(names), (sorted(sources - set(names)), _UNTRACKED_HINT)
 
 
 def test_the_wheel_metadata_has_core_dependencies_extras_and_entry_points(wheel):
@@ -141,12 +163,34 @@ def test_the_sdist_holds_the_package_the_build_files_and_the_compiled_codec_sour
                      "serreg/integrations/dask.py", "serreg/serializers/numpy.py"):
         assert required in names, required
     sources = {p.relative_to(ROOT).as_posix() for p in SOURCE.rglob("*.py") if "__pycache__" not in p.parts}
-    assert sources <= names, sorted(sources - names)
+    assert sources <= names, (sorted(sources - names), _UNTRACKED_HINT)
     # Every C source and header the compiled parts include (setup.py lists the headers as depends):
     # without one, the wheel built from this sdist would quietly lack the compiled codec.
     c_sources = {p.relative_to(ROOT).as_posix() for pattern in ("*.c", "*.h") for p in SOURCE.rglob(pattern)}
     assert c_sources <= names, sorted(c_sources - names)
-    assert not any(name.startswith(("tests/", "benchmarks/", "java-compat/")) for name in names)
+    assert not any(name.startswith(("tests/", "benchmarks/", "java-compat/", "js-compat/", "fuzz/")) for name in names)
+
+
+def test_the_sdist_holds_every_tracked_file_of_the_package_and_of_its_build(sdist):
+    tracked = _tracked_files()
+    if not tracked:
+        pytest.skip("not a git checkout: no list of tracked files to compare the sdist with")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    needed = {name for name in tracked if name.startswith("serreg/")} | {"pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE"}
+    assert needed <= names, f"tracked but not in the sdist (MANIFEST.in or package-data): {sorted(needed - names)}"
+    outside = {name for name in names & set(tracked) if not name.startswith("serreg/")} - needed
+    assert not outside, f"in the sdist though no build reads them: {sorted(outside)}"
+
+
+@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None, reason="no C compiler: the wheel is pure Python")
+def test_the_wheel_built_from_the_sdist_holds_every_compiled_part(wheel):
+    # The extensions are optional (a build without a compiler falls back, warning at import): a header missing
+    # from the sdist would make a wheel without them, silently, so their presence is checked here.
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    for module in ("serreg/codec/_core", "serreg/codec/_scan", "serreg/wire/_frame", "serreg/implicit/_walk"):
+        assert any(name.startswith(module + ".") and name.endswith((".so", ".pyd")) for name in names), module
 
 
 @pytest.fixture(scope="module")

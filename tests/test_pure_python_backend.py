@@ -29,6 +29,7 @@ MODULES = [
     "test_implicit_structs_hostile.py",
     "test_plain_fast_path.py",
     "test_backend_subclasses.py",
+    "test_user_mistakes.py",
 ]
 
 

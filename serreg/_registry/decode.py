@@ -209,6 +209,8 @@ class Decoder:
             class_hash, in_band = sections(data)
         if trusted is not None and type(trusted) is not bool:
             raise TypeError(f"trusted must be True, False or None (the registry's setting), not {trusted!r}")
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a serreg.Limits or None (the registry's limits), not {limits!r}")
         nested = self._nested
         outer = DECODE_STATE.get()
         if outer is None or outer.owner is not nested or (trusted is False and outer.allowed is None):

@@ -27,6 +27,7 @@ from typing import Any, Optional
 from ..errors import CrossLanguageError, SerializationError, UnknownClassIDError
 from ..standard import EXTRA_OF_CLASS_ID, STANDARD_CLASS_IDS
 from ..wire.class_id import class_id_hash
+from ..wire.frame import MAGIC
 from .plugins import PluginLoader
 from .table import Registration, Table
 
@@ -151,6 +152,11 @@ def _unknown_hash_message(class_hash: bytes, plugins: bool) -> str:
         return (
             f"the frame holds a {class_id!r} value, and the library its serializer needs is not installed: "
             f"install it with pip install 'serreg[{extra}]'"
+        )
+    if class_hash.startswith(MAGIC):  # a whole frame passed where an in-band section goes (with oob_iterator)
+        return (
+            f"no serializer is registered for ClassIDHash {class_hash.hex()}: these bytes start as a frame does "
+            f"({MAGIC!r}); deserialize a frame without oob_iterator, which is for an in-band section and its buffers"
         )
     return (
         f"no serializer is registered for ClassIDHash {class_hash.hex()}; register the class ID the "

@@ -96,7 +96,7 @@ class NestedEncoder:
             raise failure from error
         if type(result) is not SerializationResult:
             result = as_result(result, f"the serializer for class ID {registration.class_id!r}", value)
-        own_result_buffers(result)
+        own_result_buffers(result, f"the serializer for class ID {registration.class_id!r}", value)
         return registration.class_hash, result
 
 

@@ -21,7 +21,7 @@ from msgpack import ExtType, Timestamp
 
 from ..errors import SerregError, UnknownClassIDError
 from ..serializer import check_serializer, hooks_of
-from ..standard import FALLBACK_CLASS_ID
+from ..standard import FALLBACK_CLASS_ID, check_plugin_class_id
 from ..trust import allowed_hashes, check_allowable
 from ..wire.class_id import class_id_hash
 
@@ -151,6 +151,7 @@ class Table:
             raise TypeError(f"class_id must be a non-empty str, not {class_id!r}")
         if not isinstance(cls, type):
             raise TypeError(f"cls must be a type, not {cls!r}")
+        check_plugin_class_id(class_id, cls)
         check_serializer(serializer)
         registration = self._registration(class_id, cls, serializer, plain_msgpack=plain_msgpack, ext_writer=ext_writer,
                                           list_writer=list_writer)

@@ -17,6 +17,7 @@ import sys
 from typing import Any, Callable
 
 from .._default import deserialize
+from ..errors import DeserializationError
 from ..wire.frame import read_frame_bytes
 
 
@@ -175,9 +176,12 @@ def user_payloads(callables: Any = (), frame_files: Any = ()) -> dict[str, Calla
         payloads[spec] = _from_callable(spec)
     for path in frame_files:
         with open(path, "rb") as stream:
-            count = 0
-            while read_frame_bytes(stream) is not None:
-                count += 1
+            count = start = 0
+            try:
+                while read_frame_bytes(stream) is not None:
+                    count, start = count + 1, stream.tell()
+            except DeserializationError as error:  # said of the file, as serreg inspect says it
+                raise DeserializationError(f"{path}: frame {count} (starting at byte {start}): {error}") from None
         if count == 0:
             raise ValueError(f"{path} holds no serreg frame")
         for index in range(count):

@@ -157,7 +157,7 @@ class CanonicalForm:
             ) from error
         if type(result) is not SerializationResult:
             result = as_result(result, f"serialize_canonical of class ID {registration.class_id!r}", value)
-        own_result_buffers(result)
+        own_result_buffers(result, f"serialize_canonical of class ID {registration.class_id!r}", value)
         return result
 
     # ------------------------------------------------------------------ msgpack trees

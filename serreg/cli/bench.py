@@ -11,6 +11,8 @@ from typing import Optional, Any
 import sys
 
 from ..bench import PAYLOADS, PEERS, draw_chart, format_details, format_summary, run_suite, write_json
+from ..errors import SerregError
+from .common import USAGE_ERROR, report_failure
 
 
 def add_parser(commands: Any) -> None:
@@ -53,6 +55,10 @@ def add_parser(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
+# What pyproject.toml's bench extra brings that the payloads import (peers missing are reported as such).
+_BENCH_EXTRA = frozenset({"numpy", "pyarrow", "tqdm", "matplotlib"})
+
+
 def _names(text: Optional[str]) -> Optional[list[str]]:
     return None if not text else [name.strip() for name in text.split(",") if name.strip()]
 
@@ -73,9 +79,14 @@ def run(args: Any) -> int:
             callables=args.payload, frame_files=args.frames,
             argv=["serreg", *sys.argv[1:]],  # the command as typed, without the interpreter's path
         )
-    except (ValueError, OSError, ImportError, AttributeError, RuntimeError) as error:
-        print(f"serreg bench: {error}", file=sys.stderr)
-        return 2
+    except ValueError as error:  # an option names what is not there: a usage error, as argparse's
+        return report_failure("bench", error, USAGE_ERROR)
+    except ImportError as error:
+        if (error.name or "").partition(".")[0] in _BENCH_EXTRA:
+            error = ImportError(f"{error}; the benchmark needs its extra: pip install 'serreg[bench]'")
+        return report_failure("bench", error)
+    except (OSError, AttributeError, RuntimeError, SerregError) as error:  # a file or module given
+        return report_failure("bench", error)
     print(format_summary(report))
     if args.details:
         print()

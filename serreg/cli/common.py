@@ -27,6 +27,12 @@ def import_modules(names: Any) -> None:
             raise CommandError(f"could not import {name!r}: {type(error).__name__}: {error}") from None
 
 
-def report_failure(command: str, error: Exception) -> int:
+# Exit statuses of every command: 0 done, 1 a file, a frame or a module given failed (FAILURE),
+# 2 the command line is wrong (USAGE_ERROR: argparse's own status, and an option naming what is not there).
+FAILURE = 1
+USAGE_ERROR = 2
+
+
+def report_failure(command: str, error: Exception, status: int = FAILURE) -> int:
     print(f"serreg {command}: error: {error}", file=sys.stderr)
-    return 1
+    return status

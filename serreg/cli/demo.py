@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import argparse
 import array
 import datetime
 import time
@@ -20,8 +21,18 @@ def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "demo", help="round-trip a nested object with an ndarray and an Arrow table and show what was zero-copy"
     )
-    parser.add_argument("--rows", type=int, default=1_000_000, help="rows of the demo table and matrix (default 1,000,000)")
+    parser.add_argument("--rows", type=_positive, default=1_000_000, help="rows of the demo table and matrix (default 1,000,000)")
     parser.set_defaults(run=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        rows = int(text)
+    except ValueError:
+        rows = 0
+    if rows < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of rows, 1 or more, not {text!r}")
+    return rows
 
 
 def run(args: Any) -> int:
@@ -84,7 +95,8 @@ def _run_standard(rows: int) -> int:
     print(f"in-band {len(result.in_band_buffer or b'')} bytes, {len(result.out_of_band_buffers)} out-of-band buffers, "
           f"{sum(memoryview(b).nbytes for b in result.out_of_band_buffers) / 1e6:.1f} MB out-of-band")
     print(f"frame: {len(frame) / 1e6:.1f} MB; memoryview from frame is a view of it: "
-          f"{from_frame['samples'].obj is frame}")
+          f"{from_frame['samples'].obj is frame}; bytearray from frame: "
+          f"{'a copy (a bytearray owns its memory)' if type(from_frame['blob']) is bytearray else 'a view'}")
     print(trip.timings())
     return 0
 

@@ -60,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="serreg",
         description="serreg: a pluggable, cross-language serializer registry.",
-        epilog="Run 'serreg COMMAND --help' for the options of a command.",
+        epilog="Run 'serreg COMMAND --help' for the options of a command. Exit status: 0 done, 1 a file, frame "
+        "or module given failed (one line on standard error says what and where), 2 a wrong command line.",
     )
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -167,6 +167,7 @@ static Py_ssize_t object_slot(PyTypeObject *type, const char *name) {
 #include "_core_top.h"
 #include "_core_lean.h"
 #include "_core_top_value_setup.h"
+#include "_core_copy.h"
 #include "_core_top_value.h"
 #include "_core_entry.h"
 
@@ -322,6 +323,7 @@ static PyMethodDef module_methods[] = {
     {"set_top_value", set_top_value, METH_VARARGS,
      "set_top_value(DecodeState, OutOfBandBuffers, NO_BUFFERS): what top_value builds a call's state from."},
     DICT_LAYOUT_METHODS
+    STREAM_COPY_METHODS
     {NULL, NULL, 0, NULL},
 };
 

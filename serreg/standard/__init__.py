@@ -18,7 +18,7 @@ import datetime
 import decimal
 import uuid
 
-from ..errors import RemoteError
+from ..errors import RemoteError, SerregError
 from .base import MsgpackValueSerializer
 from .binary import ByteArraySerializer, BytesSerializer, MemoryViewSerializer
 from .containers import SetSerializer, TupleSerializer
@@ -49,6 +49,7 @@ __all__ = [
     "STANDARD_CLASS_IDS",
     "STRUCTS_CLASS_ID",
     "STRUCT_CARRIER_CLASS_ID",
+    "check_plugin_class_id",
     "install",
 ]
 
@@ -106,6 +107,26 @@ EXTRA_OF_CLASS_ID = {
     PANDAS_DATAFRAME_CLASS_ID: "pandas",
     PANDAS_SERIES_CLASS_ID: "pandas",
 }
+
+# The library whose values each plug-in's standard class IDs stand for (extra -> top-level module).
+_LIBRARY_OF_EXTRA = {"numpy": "numpy", "arrow": "pyarrow", "pandas": "pandas"}
+
+
+def check_plugin_class_id(class_id: str, cls: type) -> None:
+    """Refuse a plug-in's standard class ID (``"ArrowTable"``, ``"numpy.ndarray"`` ...) for a type outside
+    its library: every reader would take the user's values for the library's, and the plug-in could no
+    longer register (a SerregError naming both, before anything is registered)."""
+    extra = EXTRA_OF_CLASS_ID.get(class_id)
+    if extra is None:
+        return
+    library = _LIBRARY_OF_EXTRA[extra]
+    if cls.__module__.partition(".")[0] != library:
+        raise SerregError(
+            f"class ID {class_id!r} is a standard class ID (docs/FORMAT.md, section 6) for {library} values, served by "
+            f"the {extra} plug-in; choose a class ID of your own for {cls.__module__}.{cls.__qualname__}, "
+            f"such as 'myapp.{cls.__name__}'"
+        )
+
 
 # Decoding these runs code the writer chooses (unpickling, or importing the module a frame names).
 CODE_LOADING_CLASS_IDS = frozenset({FALLBACK_CLASS_ID, DATACLASS_CLASS_ID, PYOBJECTS_CLASS_ID})

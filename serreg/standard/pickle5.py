@@ -154,7 +154,7 @@ class _RegistryAwarePickler(cloudpickle.Pickler):  # type: ignore[misc]  # cloud
                     self._before_registered()
                     self._before_registered = None
                 result = as_result(serializer.serialize(obj), f"the serializer for class ID {class_id!r}", obj)
-                own_result_buffers(result)
+                own_result_buffers(result, f"the serializer for class ID {class_id!r}", obj)
                 in_band = result.in_band_buffer
                 buffers = [pickle.PickleBuffer(b) for b in result.out_of_band_buffers]
                 self.made.extend(buffers)

@@ -108,7 +108,10 @@ class FrameView:
     __slots__ = ("version", "in_band_offset", "in_band", "buffers", "buffer_offsets", "total_length", "signed")
 
     def __init__(self, data: Any, limits: Limits = DEFAULT_LIMITS, key: Optional[bytes] = None, owned: bool = False) -> None:
-        view = memoryview(data)
+        try:
+            view = memoryview(data)
+        except TypeError:
+            raise DeserializationError(_not_a_frame(data)) from None
         if not view.c_contiguous:  # a strided view of bytes too
             raise DeserializationError(
                 "a frame must be one contiguous run of bytes (bytes, bytearray, mmap, a contiguous "
@@ -224,6 +227,19 @@ def check_frame_size(size: int, limits: Limits) -> None:
             "serreg.Limits(max_frame_size=...) if such frames are expected",
             offset=24,
         )
+
+
+def _not_a_frame(data: Any) -> str:
+    """Why ``data``, which exports no buffer, is not a frame, and what to pass instead."""
+    kind = type(data)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    hint = ""
+    if isinstance(data, str):
+        hint = " (a str is text: a frame is the bytes to_bytes() returns; for a frame file, serreg.load(path))"
+    elif hasattr(data, "read"):
+        hint = " (a file object: pass its bytes, f.read(), or read its frames with serreg.wire.frame.iter_frames(f))"
+    return (f"not a serreg frame: expected bytes, bytearray, memoryview, mmap (any contiguous buffer) or a "
+            f"SerializationResult, got {name}{hint}")
 
 
 # Stream reads grow the frame as its bytes arrive, never by what a header claims.
