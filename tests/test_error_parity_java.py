@@ -75,6 +75,19 @@ def _python_without_offset(python: list[Any], java: str) -> bool:
     return ours[0] == theirs[0] == "refused" and ours[1] == theirs[1] and ours[2] is None and "inside " in python[2]
 
 
+# Refusals Python leaves to the library it hands a value to: pyarrow's full validation of a column, zoneinfo's
+# lookup of a zone key, memoryview's constructor. Python names the value's first byte, Java the byte at fault
+# further inside it (the TypeScript differential fuzz kept such frames: tests/fuzz_regressions/ts-*.bin).
+_LIBRARY_REFUSAL = re.compile(r"could not decode the value: (ZoneInfoNotFoundError|TypeError: memoryview)"
+                              r"|^invalid Arrow .+? column: ")
+
+
+def _python_names_the_value(python: list[Any], java: str) -> bool:
+    ours, theirs = _python(python), _java(java)
+    return (ours[0] == theirs[0] == "refused" and ours[1] == theirs[1] and ours[2] is not None
+            and theirs[2] is not None and ours[2] < theirs[2] and bool(_LIBRARY_REFUSAL.search(python[2])))
+
+
 def _java_keeps_unknown(python: list[Any], java: str) -> bool:
     return python[0] == "UnknownClassIDError" and java == "value"
 
@@ -95,6 +108,8 @@ ACCEPTED: dict[str, Callable[[list[Any], str], bool]] = {
     # Section 10.5: a wire float32 in a float64 struct field is rounded by Python, refused by Java.
     "a float32 in a float64 struct field (Java refuses it)": _java_refuses(r"expected a float 64, found FLOAT32"),
     "a value nested in another, refused by its serializer (Python names no offset)": _python_without_offset,
+    "a value a library refuses in Python (Python names the value's byte, Java the byte at fault)":
+        _python_names_the_value,
 }
 
 # Frames with two faults, where the two readers check in another order and each names the fault it
