@@ -223,7 +223,7 @@ def test_values_the_writer_refuses_are_refused_alike():
     # msgpack's nesting limit comes first (how deep the caller's stack already is).
     for value in (deep, looped):
         compiled = outcome(lambda: COMPILED_REGISTRY.serialize(value))
-        assert compiled == ("error", "SerializationError", "value is nested more than 511 levels deep or contains itself (at obj)")
+        assert compiled == ("error", "SerializationError", "value is nested more than 1024 levels deep or contains itself (at obj)")
         assert outcome(lambda: PURE_REGISTRY.serialize(value))[:2] == compiled[:2]
 
 

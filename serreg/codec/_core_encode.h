@@ -10,11 +10,12 @@
 #endif
 
 
-/* Write one value at msgpack nesting ``depth`` of its document; containers push a frame. */
+/* Write one value at msgpack nesting ``depth`` of its document (0: the document's own value);
+ * containers push a frame. */
 static int enc_value(Enc *e, PyObject *obj, int depth, int root, int inline_level) {
     PyTypeObject *type = Py_TYPE(obj);
     Out *o = &e->out;
-    if (depth > MSGPACK_MAX_NESTING) return -3;
+    if (depth >= MSGPACK_MAX_NESTING) return -3; /* 1,024 levels, the outermost 1: every reader's default (4.3) */
     if (type == e->plan_type) return enc_structs->write(e, obj, e->plan); /* the struct class met last (never a native type) */
     /* Containers first: most plain leaves inside containers never get here (enc_plain_leaf). */
     unsigned bit = type == &PyDict_Type ? N_DICT : type == &PyList_Type ? N_LIST : native_bit((PyObject *)type);
@@ -84,7 +85,7 @@ static int enc_drain(Enc *e, Py_ssize_t base) {
         PyObject *item;
         int depth = f->depth, level = f->inline_level;
         /* Plain leaves are written in a tight loop (no Python code runs meanwhile). */
-        int plain = depth <= MSGPACK_MAX_NESTING;
+        int plain = depth < MSGPACK_MAX_NESTING;
         if (f->kind == S_DICT) {
             if (f->value != NULL) {
                 item = f->value;

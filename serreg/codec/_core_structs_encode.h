@@ -87,7 +87,7 @@ static int enc_struct(Enc *e, PyObject *obj, StructPlan *plan);
 /* One field value of type t; CONVERT when its check refuses it. */
 static int enc_field(Enc *e, PyObject *v, TNode *t, int depth) {
     Out *o = &e->out;
-    if (depth > MSGPACK_MAX_NESTING) return -3;
+    if (depth >= MSGPACK_MAX_NESTING) return -3;
     switch (t->code) {
     case FT_BOOL:
         if (v != Py_True && v != Py_False) return CONVERT;

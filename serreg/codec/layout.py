@@ -17,7 +17,8 @@ STRUCT_LIST_EXT_TYPE = 2
 # Top-level bytes at least this long travel out-of-band (docs/FORMAT.md, 6.1; serreg/standard/binary.py).
 BYTES_OUT_OF_BAND_THRESHOLD = 65536
 
-# msgpack's own nesting limit for the values serreg writes; deeper values raise a clear SerializationError.
+# The canonical form's nesting limit (serreg/canonical); deeper values raise a clear SerializationError.
+# Frames are written at most serreg.limits.MSGPACK_MAX_NESTING levels deep (docs/FORMAT.md, 4.3).
 MAX_NESTING = 511
 
 

@@ -28,7 +28,7 @@ from ..structs.scope import DECODE_SCOPE, IMPLICIT_TABLES, read_instance
 from ..result import NO_BUFFERS, OutOfBandBuffers
 from ..wire.class_id import CLASS_ID_HASH_SIZE
 from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_from_pairs, refuse_timestamps
-from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE, STRUCT_LIST_EXT_TYPE
+from .layout import NESTED_EXT_TYPE, STRUCT_EXT_TYPE, STRUCT_LIST_EXT_TYPE
 from .pack_state import EncodeNested, PackState, check_whole, substitute
 from .scan import holds_any
 from .stack import READ_DEPTH, WRITE_DEPTH, roomy
@@ -101,7 +101,7 @@ class MsgpackCodec:
 
     def _new_packer(self) -> tuple[Any, ...]:
         state = PackState(self._encode_nested)
-        return Packer(default=state.nested, strict_types=True, use_bin_type=True, autoreset=True), state
+        return Packer(default=state.nested, strict_types=True, use_bin_type=True, autoreset=False), state
 
     def pack(self, obj: Any, oob: list[Any]) -> bytes:
         """Pack ``obj`` into msgpack bytes; nested buffers are appended to ``oob``. A list of struct
@@ -127,7 +127,7 @@ class MsgpackCodec:
             calls = state.calls
             plain = WRITE_DEPTH.enter_plain(obj)  # the C stack of the Packer's walk, counted on a small stack
             try:
-                packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
+                packed = _pack_one_level_down(packer, obj)
             finally:
                 WRITE_DEPTH.leave_plain(plain)
             if state.calls != calls:  # Python code ran meanwhile: the value may have changed under msgpack
@@ -302,6 +302,20 @@ def _unpack_on_heap(data: Any, ext_hook: Any, pairs_hook: Any) -> Any:
     return value
 
 
+def _pack_one_level_down(packer: Any, obj: Any) -> bytes:
+    """``obj`` packed as the one item of a list, without the list's header byte: msgpack refuses a
+    value more than 1,024 levels below the list, so ``obj`` is written at most 1,024 levels deep (its
+    own level 1), what every reader reads under its default limits (docs/FORMAT.md, 4.3). msgpack
+    empties the Packer's buffer when pack() raises; it is copied once, as pack() would copy it."""
+    packer.pack([obj])
+    try:
+        whole: memoryview
+        with packer.getbuffer() as whole, whole[1:] as value:
+            return value.tobytes()
+    finally:
+        packer.reset()
+
+
 def _extra_data(size: int, used: int) -> DeserializationError:
     """The error for a document of ``size`` bytes whose one value ends at byte ``used``: the same
     whichever msgpack reader found it (unpackb or an Unpacker on the heap), and the same words as
@@ -317,7 +331,7 @@ def _explain_pack_error(obj: Any, error: Exception) -> SerializationError:
     message = str(error)
     if "recursion limit" in message or isinstance(error, RecursionError):
         return SerializationError(
-            f"value is nested more than {MAX_NESTING} levels deep or contains itself", path="obj"
+            f"value is nested more than {MSGPACK_MAX_NESTING} levels deep or contains itself", path="obj"
         )
     if isinstance(error, UnicodeEncodeError):
         path = locate(obj, _is_unencodable_str)
