@@ -87,7 +87,10 @@ class DeserializationError(SerregError):
     themselves to ``nesting``. A serializer that knows where in its own in-band
     the fault lies (it cannot know where that in-band sits in the frame) gives
     ``in_band_offset``, counted from the first byte after the ClassIDHash; the
-    registry turns it into ``offset``.
+    registry turns it into ``offset``. ``value_print``, while ``offset`` is unknown (a value nested
+    in another, read where the codec does not count bytes), is what identifies the failing value
+    on the error path: its ClassIDHash, its in-band's length and a digest of that in-band;
+    ``Registry.deserialize`` then finds the value in the frame and names its offset.
     """
 
     def __init__(
@@ -100,6 +103,7 @@ class DeserializationError(SerregError):
         self.in_band_offset = in_band_offset
         self.nesting: list[str] = []
         self.located = False
+        self.value_print: Optional[tuple[bytes, int, bytes]] = None
 
     def __str__(self) -> str:
         details = []

@@ -26,6 +26,7 @@ from ..wire.class_id import CLASS_ID_HASH_SIZE
 from ..wire.frame import FrameView, parse_frame
 from ..wire.signing import check_key
 from .dispatch import Dispatch
+from .pinpoint import ValuePrint, value_print
 from .table import Registration, Table
 
 
@@ -103,6 +104,8 @@ class NestedDecoder:
         if state.allowed is not None and class_hash not in state.allowed:
             error = self._refusal(class_hash, offset)
             error.located = True
+            if offset is None:
+                error.value_print = value_print(class_hash, in_band)
             raise error
         depth = state.depth + 1
         if depth > state.max_depth:
@@ -112,6 +115,8 @@ class NestedDecoder:
                 offset=offset,
             )
             error.located = True
+            if offset is None:
+                error.value_print = value_print(class_hash, in_band)
             raise error
         if registration is None:
             registration = self._by_hash(class_hash, offset)
@@ -119,6 +124,8 @@ class NestedDecoder:
         try:
             return registration.serializer.deserialize(in_band, oob)
         except Exception as error:
+            if offset is None:
+                _raise_located(error, registration, offset, value_print(class_hash, in_band))
             _raise_located(error, registration, offset)
         finally:
             state.depth = depth - 1
@@ -137,12 +144,17 @@ class NestedDecoder:
         return refusal(class_hash, class_id, registration is not None and registration.fallback, offset)
 
 
-def _locate(error: DeserializationError, registration: Registration, offset: Optional[int]) -> None:
-    """Name the class ID and offset of the value ``error`` was raised in, or add it to the nesting."""
+def _locate(
+    error: DeserializationError, registration: Registration, offset: Optional[int], printed: Optional[ValuePrint]
+) -> None:
+    """Name the class ID and offset of the value ``error`` was raised in, or add it to the nesting;
+    without an offset, ``printed`` identifies the value for Registry.deserialize (pinpoint.py)."""
     if error.located:
         error.nesting.insert(0, registration.class_id)
     else:
         error.located = True
+        if offset is None and error.value_print is None:
+            error.value_print = printed
         if error.class_id is None:
             error.class_id = registration.class_id
         if error.offset is None and offset is not None:
@@ -150,14 +162,18 @@ def _locate(error: DeserializationError, registration: Registration, offset: Opt
             error.offset = offset if error.in_band_offset is None else offset + CLASS_ID_HASH_SIZE + error.in_band_offset
 
 
-def _raise_located(error: Exception, registration: Registration, offset: Optional[int]) -> NoReturn:
+def _raise_located(
+    error: Exception, registration: Registration, offset: Optional[int], printed: Optional[ValuePrint] = None
+) -> NoReturn:
     """Raise what a serializer's ``error`` becomes: a serreg error as it is (a DeserializationError
     located: class ID and offset), any other error as :func:`_deserializer_failure`, raised from it."""
     if isinstance(error, SerregError):
         if isinstance(error, DeserializationError):
-            _locate(error, registration, offset)
+            _locate(error, registration, offset, printed)
         raise error
-    raise _deserializer_failure(registration, error, offset) from error
+    failure = _deserializer_failure(registration, error, offset)
+    failure.value_print = printed
+    raise failure from error
 
 
 def _deserializer_failure(registration: Registration, error: Exception, offset: Optional[int]) -> DeserializationError:

@@ -12,9 +12,10 @@ the input to ``deserialize`` that was released, where reading it raised Python's
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Optional
 
-from ..errors import DeserializationError, LimitExceededError, SerializationError
+from ..errors import DeserializationError, LimitExceededError, SerializationError, UntrustedClassIDError
 from ..limits import Limits
 from ..owned_views import is_released
 from ..result import SerializationResult, released
@@ -23,7 +24,7 @@ from ..wire.class_id import CLASS_ID_HASH_SIZE, class_id_hash
 from ..wire.frame import FrameView
 from ..wire.in_band_faults import first_fault
 
-__all__ = ["pinpoint", "raise_refined", "refine_error", "released_input"]
+__all__ = ["ValuePrint", "pinpoint", "place_nested_value", "raise_refined", "refine_error", "released_input", "value_print"]
 
 # The codecs' words for a malformed in-band (compiled and pure word them alike). A refusal of a
 # well-formed value (an unhashable key, a serializer's own check) keeps the offset it names.
@@ -32,6 +33,10 @@ _MALFORMED = ("invalid msgpack in-band data: ", "msgpack ext type ", "nested val
 _TOO_DEEP = "msgpack containers are nested more than"
 _WELL_FORMED = ("unhashable", "ExtraData")
 _ANY_SIZE = Limits(max_frame_size=None, max_buffers=None)
+_TOO_DEEP_VALUES = "values are nested more than max_depth="
+
+# A value's ClassIDHash, its in-band's length and digest (DeserializationError.value_print).
+ValuePrint = tuple[bytes, int, bytes]
 _STRUCTS_HASH = class_id_hash(STRUCTS_CLASS_ID)
 
 
@@ -66,6 +71,47 @@ def pinpoint(error: DeserializationError, data: Any) -> None:
     error.offset = frame.in_band_offset + fault[0]
 
 
+def value_print(class_hash: bytes, in_band: Any) -> Optional[ValuePrint]:
+    """What identifies a value that failed where its offset is unknown (on the error path only)."""
+    try:
+        return (bytes(class_hash), len(memoryview(in_band).cast("B")), hashlib.blake2b(in_band, digest_size=16).digest())
+    except (TypeError, ValueError, BufferError):  # an in-band that is no buffer, or a released one
+        return None
+
+
+def place_nested_value(error: DeserializationError, data: Any) -> None:
+    """Give ``error``, raised by a value nested in the frame ``data`` whose offset its codec did not
+    know, that value's offset: the start of its in-band (plus the serializer's ``in_band_offset``),
+    or for ``max_depth`` and the allow-list the start of its section, as Java names them. The value is the first
+    nested value in stream order at its nesting level with its ClassIDHash and in-band (one read
+    in order fails at the first such value); nothing is named when none is found."""
+    printed = error.value_print
+    if error.offset is not None or printed is None or not isinstance(data, (bytes, bytearray, memoryview)):
+        return
+    try:
+        frame = FrameView(data, _ANY_SIZE, None)
+    except DeserializationError:
+        return
+    in_band = frame.in_band
+    sections: dict[int, int] = {}
+    levels: dict[int, int] = {}
+    first_fault(in_band, 0, in_band.nbytes, in_band[:CLASS_ID_HASH_SIZE] == _STRUCTS_HASH, sections, levels)
+    class_hash, size, digest = printed
+    level = len(error.nesting) + 1
+    for start, end in sections.items():
+        body = start + CLASS_ID_HASH_SIZE
+        if (levels.get(start) != level or end - body != size or in_band[start:body] != class_hash
+                or hashlib.blake2b(in_band[body:end], digest_size=16).digest() != digest):
+            continue
+        if isinstance(error, UntrustedClassIDError) or (
+            type(error) is LimitExceededError and error.message.startswith(_TOO_DEEP_VALUES)
+        ):  # the value as a whole is refused: its section's first byte, its ClassIDHash
+            error.offset = frame.in_band_offset + start
+        else:
+            error.offset = frame.in_band_offset + body + (error.in_band_offset or 0)
+        return
+
+
 def released_input(data: Any) -> Optional[str]:
     """What of the input to ``deserialize`` was released (a memoryview's ``release()``), or None:
     ``"the frame"``, or a part of a serialization result."""
@@ -81,6 +127,7 @@ def refine_error(data: Any, error: Exception) -> Exception:
     The compiled entry of ``Registry.deserialize`` calls it too (``bind_registry``)."""
     if isinstance(error, DeserializationError):
         pinpoint(error, data)
+        place_nested_value(error, data)
         return error
     if isinstance(error, (ValueError, SerializationError)):
         what = released_input(data)

@@ -7,13 +7,38 @@
  * error names them outermost first (_core_unpack.h), as their nested decoders would
  * (serreg/_registry/decode.py, _locate): an error not located yet (raised here, or by a struct reader)
  * is named by the innermost one, a located one gets them all in its nesting. */
+/* Give a failing value read in place what identifies it (DeserializationError.value_print: its
+ * ClassIDHash, its in-band's length and a 16-byte BLAKE2b of it), as the nested decoder gives one it
+ * calls (serreg/_registry/decode.py): Registry.deserialize then names its offset (pinpoint.py). */
+static void give_value_print(PyObject *error, int kind, const unsigned char *in_band, Py_ssize_t n) {
+    PyObject *hashlib = PyImport_ImportModule("hashlib");
+    PyObject *view = PyMemoryView_FromMemory((char *)in_band, n, PyBUF_READ);
+    PyObject *blake2b = hashlib == NULL ? NULL : PyObject_GetAttrString(hashlib, "blake2b");
+    PyObject *args = view == NULL ? NULL : PyTuple_Pack(1, view);
+    PyObject *size = Py_BuildValue("{s:i}", "digest_size", 16);
+    PyObject *hasher = blake2b == NULL || args == NULL || size == NULL ? NULL : PyObject_Call(blake2b, args, size);
+    Py_XDECREF(size);
+    Py_XDECREF(args);
+    Py_XDECREF(blake2b);
+    PyObject *digest = hasher == NULL ? NULL : PyObject_CallMethod(hasher, "digest", NULL);
+    PyObject *printed = digest == NULL ? NULL
+        : Py_BuildValue("(y#nO)", (const char *)kind_hash[kind], (Py_ssize_t)HASH_SIZE, n, digest);
+    if (printed == NULL || PyObject_SetAttrString(error, "value_print", printed) < 0) PyErr_Clear();
+    Py_XDECREF(printed);
+    Py_XDECREF(digest);
+    Py_XDECREF(hasher);
+    Py_XDECREF(view);
+    Py_XDECREF(hashlib);
+}
+
 static void note_open_exts(Dec *d) {
-    Py_ssize_t count = 0;
+    Py_ssize_t count = 0, at = -1;
     int innermost = K_NONE, skip = 0;
     for (Py_ssize_t i = 0; i < d->sp; i++) {
         if (d->stack[i].kind == D_EXT && d->stack[i].ext_kind < N_KINDS) {
             count++;
             innermost = d->stack[i].ext_kind;
+            at = i;
         }
     }
     if (count > 0 && decode_error_type != NULL && PyErr_Occurred()) {
@@ -28,8 +53,15 @@ static void note_open_exts(Dec *d) {
                 if ((class_id == Py_None && (id == NULL || PyObject_SetAttrString(error, "class_id", id) < 0)) ||
                     PyObject_SetAttrString(error, "located", Py_True) < 0)
                     PyErr_Clear();
-                else
+                else {
                     skip = 1;
+                    /* Its in-band ends where the next document read in place began, or where the decoder is. */
+                    Py_ssize_t end = d->doc_end;
+                    for (Py_ssize_t i = at + 1; i < d->sp; i++)
+                        if (d->stack[i].kind == D_EXT) { end = d->stack[i].saved_doc_end; break; }
+                    if (end >= d->stack[at].doc_start)
+                        give_value_print(error, innermost, d->p + d->stack[at].doc_start, end - d->stack[at].doc_start);
+                }
                 Py_XDECREF(id);
             }
             Py_XDECREF(located);

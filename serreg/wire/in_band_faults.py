@@ -71,16 +71,22 @@ def _short_hash(at: int, size: int, section: _Open) -> Fault:
 
 
 def first_fault(
-    data: memoryview, start: int, end: int, table: bool = False, sections: Optional[dict[int, int]] = None
+    data: memoryview, start: int, end: int, table: bool = False, sections: Optional[dict[int, int]] = None,
+    levels: Optional[dict[int, int]] = None,
 ) -> Optional[Fault]:
     """The first fault of the section ``data[start:end]`` (a ClassIDHash, then one msgpack value;
     with ``table``, the value is a struct table followed by the section of the frame's value,
     docs/FORMAT.md 10.1), offsets counted from the start of ``data``; None when the walk finds
-    none. ``sections``, when given, gets the start and end of every section the walk entered."""
+    none. ``sections``, when given, gets the start and end of every section the walk entered, in
+    stream order; ``levels`` (with ``sections``) the level of each: the first section's value is 1,
+    a value nested in a section or after a struct table one more than it, a struct instance's
+    payload the level of the section it is in."""
     top = _Open(start, end, 1, None, 0)
     top.then_section = table
     if sections is not None:
         sections[start] = end
+    if levels is not None:
+        levels[start] = 1
     if end - start < CLASS_ID_HASH_SIZE:
         return _short_hash(start, end - start, top)
     stack = [top]
@@ -99,6 +105,8 @@ def first_fault(
                 stack.append(_Open(pos, limit, 1, None, 0))
                 if sections is not None:
                     sections[pos] = limit
+                if levels is not None:
+                    levels[pos] = levels.get(current.start, 0) + 1
                 pos += CLASS_ID_HASH_SIZE
             elif pos != limit:
                 return (pos, f"{limit - pos} unexpected bytes after the msgpack value", section.start, limit)
@@ -159,6 +167,8 @@ def first_fault(
                 continue
             inner = _Open(pos, pos + n, 1, None, 0)
             stack.append(inner)
+            if levels is not None:
+                levels[pos] = levels.get(section.start, 0) + (ext_type == _NESTED)
             if ext_type == _NESTED:
                 if n < CLASS_ID_HASH_SIZE:
                     return _short_hash(pos, n, section)
