@@ -38,7 +38,7 @@ setup(
                 "serreg/codec/_core_top_value.h", "serreg/codec/_core_top_value_setup.h",
                 "serreg/wire/_frame_layout.h", "serreg/implicit/_walk_core.h", "serreg/codec/_core_implicit_top.h",
                 "serreg/codec/_core_implicit_class.h", "serreg/codec/_core_implicit_build.h", "serreg/codec/_core_tables.h",
-                "serreg/codec/_core_stack.h",
+                "serreg/codec/_core_stack.h", "serreg/codec/_core_copy.h", "serreg/codec/_stream_copy.h",
             ],
         ),
     ]

@@ -1,6 +1,6 @@
 """Mutated frames read by the compiled and the pure-Python reader: how often their answers differ.
 
-The differential tests (tests/test_compiled_codec.py, tests/test_compiled_structs.py) stop at the
+The differential tests (tests/test_compiled_codec.py, tests/test_compiled_structs_hostile.py) stop at the
 first frame the two readers answer differently, after a few hundred examples. This runs the same
 Hypothesis mutations of the same frames for as many examples as asked, trusted and untrusted, and
 counts instead of stopping: examples, values, errors, differences, and how often the compiled
@@ -30,7 +30,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 import test_compiled_codec as codec_tests  # noqa: E402
 import test_compiled_implicit_build as implicit_tests  # noqa: E402
-import test_compiled_structs as struct_tests  # noqa: E402
+import struct_hostile_in_bands  # noqa: E402
+import struct_registries as struct_tests  # noqa: E402
 from strategies import mutations  # noqa: E402
 
 SHOWN = 20
@@ -38,7 +39,7 @@ SHOWN = 20
 
 def main(examples: int, corpus: str) -> None:
     tests: Any = {"structs": struct_tests, "implicit": implicit_tests}.get(corpus, codec_tests)
-    frames = {"codec": codec_tests.FRAMES, "structs": struct_tests.FRAMES, "implicit": implicit_tests.FRAMES,
+    frames = {"codec": codec_tests.FRAMES, "structs": struct_hostile_in_bands.FRAMES, "implicit": implicit_tests.FRAMES,
               "hostile": list(codec_tests.HOSTILE.values()) + codec_tests.FRAMES[-2:]}[corpus]
     counts: collections.Counter[str] = collections.Counter()
     shown: list[tuple[Any, ...]] = []

@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import arrow_table_faults  # noqa: E402
 import flatbuffer_craft as fb  # noqa: E402
+import struct_hostile_in_bands  # noqa: E402
 import struct_list_faults  # noqa: E402
 import test_compiled_codec  # noqa: E402
-import test_compiled_structs  # noqa: E402
 import test_hostile_utf8  # noqa: E402
 
 __all__ = ["DEFAULT_DIR", "corpus", "write"]
@@ -129,7 +129,7 @@ def struct_faults() -> dict[str, bytes]:
     out = {f"struct list {name}": entry[0] for name, entry in struct_list_faults.FAULTS.items()}
     out.update({f"struct instance {name}": entry[0] for name, entry in struct_list_faults.INSTANCE_FAULTS.items()})
     out["struct list good"] = struct_list_faults.GOOD
-    out.update({f"structs {name}": frame for name, frame in test_compiled_structs.HOSTILE.items()})
+    out.update({f"structs {name}": frame for name, frame in struct_hostile_in_bands.HOSTILE.items()})
     # An ext 2 declaring huge counts: rows, columns.
     for header in (b"\x94\x00\xce\xff\xff\xff\xff", b"\x94\x00\xd2\x80\x00\x00\x00", b"\xdd\xff\xff\xff\xff\x00\x02"):
         payload = header + b"\x92\x01\x01\x92\x01\x01"

@@ -45,7 +45,7 @@ import msgpack
 from ._default import default_registry
 from .canonical.form import pieces_digest
 from .errors import LimitExceededError, SerregError
-from .files import TEMPORARY_PREFIX, open_regular, remove_stale_files, write_atomically
+from .shared_files import TEMPORARY_PREFIX, open_regular, remove_stale_files, write_atomically
 from .registry import Registry
 from .result import buffer_views, with_class_hash
 from .wire.class_id import CLASS_ID_HASH_SIZE

@@ -84,14 +84,20 @@ class DeserializationError(SerregError):
     (``["dict", "tuple", "numpy.ndarray"]``), when it failed inside a nested value.
     ``located`` is True once the registry has given the error the class ID and
     offset of the value that failed; the values around it then only add
-    themselves to ``nesting``.
+    themselves to ``nesting``. A serializer that knows where in its own in-band
+    the fault lies (it cannot know where that in-band sits in the frame) gives
+    ``in_band_offset``, counted from the first byte after the ClassIDHash; the
+    registry turns it into ``offset``.
     """
 
-    def __init__(self, message: str, *, offset: int | None = None, class_id: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, offset: int | None = None, class_id: str | None = None, in_band_offset: int | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.offset = offset
         self.class_id = class_id
+        self.in_band_offset = in_band_offset
         self.nesting: list[str] = []
         self.located = False
 

@@ -35,7 +35,7 @@ from typing import IO, Any, Optional, Union
 
 from ._default import default_registry
 from .errors import DeserializationError
-from .files import lock_shared, open_regular, write_atomically
+from .shared_files import lock_shared, open_regular, write_atomically
 from .limits import Limits
 from .registry import Registry
 from .result import SerializationResult

@@ -20,9 +20,9 @@ same items and a frame still refuses it as not contiguous.
 from __future__ import annotations
 
 import pickle
-from typing import Any
+from typing import Any, Optional
 
-__all__ = ["own_buffers", "shared_view"]
+__all__ = ["RELEASED_PART", "RELEASED_VALUE", "is_released", "own_buffers", "released_part", "shared_view"]
 
 
 def shared_view(buffer: Any) -> memoryview:
@@ -119,8 +119,41 @@ def own_buffers(buffers: Any, check: bool = False) -> Any:
             if check and type(buffer) is not bytes and type(buffer) is not bytearray:
                 _check_exports(buffer, i)
             continue
+        elif is_released(buffer):
+            continue  # released: refused where it is used, as a released memoryview
         owned[i] = shared_view(buffer)
     return owned
+
+
+# What serializing a memoryview or PickleBuffer whose release() was called is refused with.
+RELEASED_VALUE = "a memoryview (or PickleBuffer) that was released cannot be serialized: none of its bytes can be read"
+# What a result's part that was released is said to be, after "the ... returned a result whose PART is".
+RELEASED_PART = ("a memoryview that was released: it must stay unreleased, with the object it views, until the result "
+                 "is written or read")
+
+
+def is_released(buffer: Any) -> bool:
+    """Whether ``buffer`` is a memoryview or a PickleBuffer that was released (no byte of it can be read)."""
+    try:
+        if type(buffer) is memoryview:
+            buffer.obj
+        elif isinstance(buffer, pickle.PickleBuffer):
+            buffer.raw().release()
+    except ValueError:
+        return True
+    return False
+
+
+def released_part(in_band: Any, buffers: Any) -> Optional[str]:
+    """Which part of a result, if any, is a released memoryview or PickleBuffer: ``"in-band buffer"`` or
+    ``"out-of-band buffer i"``; None when every part can be read."""
+    if is_released(in_band):
+        return "in-band buffer"
+    if buffers and buffers.__class__ is not bytes:
+        for i, buffer in enumerate(buffers):
+            if is_released(buffer):
+                return f"out-of-band buffer {i}"
+    return None
 
 
 def _check_exports(buffer: Any, index: int) -> None:

@@ -35,6 +35,7 @@ from typing import Union, Iterator, Any, Callable, Iterable, Optional, TypeVar
 from ._registry.decode import Decoder, NestedDecoder, Settings
 from ._registry.dispatch import Dispatch
 from ._registry.encode import Encoder, NestedEncoder
+from ._registry.pinpoint import raise_refined, refine_error
 from ._registry.plugins import PluginLoader
 from ._registry.table import FALLBACK_ORIGIN, STANDARD_ORIGIN, Registration, RegisterCallback, Table
 from .canonical.form import CanonicalForm
@@ -92,7 +93,7 @@ class Registry:
         self._encoder = Encoder(nested_encoder, codec, self._canonical, table, self._structs.frames, implicit)
         self._decoder = Decoder(nested_decoder, table, self._settings)
         self._serialize_top, self._unpack_top = codec.serialize_top, codec.unpack_top
-        codec.bind_registry(self, self._settings, self._encoder.serialize, self._decoder.deserialize)
+        codec.bind_registry(self, self._settings, self._encoder.serialize, self._decoder.deserialize, refine_error)
         self._decoder.bind_codec(codec)
         self.allow_class_ids(*allowed_class_ids)
         if standard:
@@ -329,11 +330,16 @@ class Registry:
         (LimitExceededError). A serializer that decodes nested values by
         calling deserialize again inherits the rules of the outer call.
         """
-        if oob_iterator is None and trusted is None and key is None and limits is None:
-            value = self._unpack_top(data, self._settings.plain)  # a plain frame or result: one call
-            if value is not NotImplemented:
-                return value
-        return self._decoder.deserialize(data, oob_iterator, trusted, key, limits)
+        try:
+            if oob_iterator is None and trusted is None and key is None and limits is None:
+                value = self._unpack_top(data, self._settings.plain)  # a plain frame or result: one call
+                if value is not NotImplemented:
+                    return value
+            return self._decoder.deserialize(data, oob_iterator, trusted, key, limits)
+        except Exception as error:
+            if oob_iterator is None:
+                raise_refined(data, error)
+            raise
 
     def digest(self, obj: Any) -> bytes:
         """The 32-byte SHA-256 content address of ``obj``: the hash of its canonical frame.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol, Any, Iterable, List, Optional, Union
 
 from .errors import DeserializationError, SerializationError
-from .owned_views import own_buffers, shared_view
+from .owned_views import RELEASED_PART, own_buffers, released_part, shared_view
 from .wire.frame import ALIGNMENT, HEADER_SIZE, TABLE_ENTRY, compile_to_bytes, frame_pieces, join_frame, join_section, track
 from .wire.class_id import CLASS_ID_HASH_SIZE
 from .wire.signing import SIGNATURE_SIZE
@@ -141,6 +141,13 @@ class SerializationResult:
     @property
     def nbytes(self) -> int:
         """The size in bytes of the contiguous frame (what ``to_bytes`` returns)."""
+        try:
+            return self._nbytes()
+        except ValueError as error:
+            _raise_if_released(self, error)
+            raise
+
+    def _nbytes(self) -> int:
         if self._frame is not None and not self._buffers and self._key is None:
             return len(self._frame)
         self._split()
@@ -156,8 +163,16 @@ class SerializationResult:
     def to_bytes(self) -> bytes:
         """Return the contiguous frame (docs/FORMAT.md, section 4) as one bytes object.
 
-        Each buffer is copied exactly once, into the result.
+        Each buffer is copied exactly once, into the result. A buffer released
+        since (a memoryview's ``release()``) is a SerializationError naming it.
         """
+        try:
+            return self._to_bytes()
+        except ValueError as error:
+            _raise_if_released(self, error)
+            raise
+
+    def _to_bytes(self) -> bytes:
         if self._key is None:
             if not self._buffers:
                 if self._frame is not None:
@@ -172,15 +187,32 @@ class SerializationResult:
 
         The buffers are written one by one, never joined into one object first.
         """
-        pieces, total = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
+        try:
+            pieces, total = frame_pieces(self._in_band_parts(), self._buffer_views(), self._key)
+        except ValueError as error:
+            _raise_if_released(self, error)
+            raise
         for piece in pieces:
             file.write(piece)
         return total
 
     def __repr__(self) -> str:
+        if released(self) is not None:
+            return f"SerializationResult(its {released(self)} was released)"
         in_band_len = sum(len(p) for p in self._in_band_parts())
         sizes = [shared_view(b).nbytes for b in self.out_of_band_buffers]
         return f"SerializationResult(in_band={in_band_len} bytes, out_of_band={sizes})"
+
+
+def _raise_if_released(result: SerializationResult, error: ValueError) -> None:
+    """Raise the SerializationError that names the part of ``result`` that was released, if one was
+    (``error`` is what reading it raised); return when none was (``error`` is another error)."""
+    part = released(result)
+    if part is not None:
+        raise SerializationError(
+            f"the serialization result's {part} is a memoryview that was released: keep every buffer of a "
+            "result, and the object it views, unreleased until the result is written or read"
+        ) from error
 
 
 # The Python ``to_bytes``; a compiled build makes ``SerializationResult.to_bytes`` a C method of the class
@@ -299,6 +331,20 @@ def sections_and_size(result: SerializationResult) -> tuple[Any, Any, int]:
     if result._buffers or result._key is not None:
         return class_hash, in_band, result.nbytes
     return class_hash, in_band, HEADER_SIZE + (0 if class_hash is None else len(class_hash)) + (0 if in_band is None else len(in_band))
+
+
+def check_unreleased(result: SerializationResult, producer: str, value: Any) -> None:
+    """Refuse a result ``producer`` (say, "the serializer for class ID 'myapp.Point'") returned for
+    ``value`` with a part that was released, naming the part."""
+    part = released(result)
+    if part is not None:
+        raise SerializationError(f"{producer} returned a result whose {part} is {RELEASED_PART}", value=value)
+
+
+def released(result: SerializationResult) -> Optional[str]:
+    """Which part of ``result`` is a released memoryview or PickleBuffer (``"in-band buffer"``,
+    ``"out-of-band buffer i"``), or None."""
+    return released_part(result._in_band, result._buffers)
 
 
 def signing_key(result: SerializationResult) -> Optional[bytes]:

@@ -62,7 +62,7 @@ from typing import Any, Optional, Tuple
 
 from ._default import default_registry
 from .errors import DeserializationError, SerregError
-from .files import TEMPORARY_PREFIX, lock_shared, process_is_alive, remove_stale_files
+from .shared_files import TEMPORARY_PREFIX, lock_shared, process_is_alive, remove_stale_files
 from .limits import Limits
 from .mapped import create_mapped, map_frame, write_result
 from .registry import Registry

@@ -17,6 +17,8 @@ from .errors import UntrustedClassIDError
 from .standard import CODE_LOADING_CLASS_IDS, PYOBJECTS_CLASS_ID
 from .wire.class_id import class_id_hash
 
+__all__ = ["allowed_hashes", "check_allowable", "refusal"]
+
 
 def allowed_hashes(class_ids: Any) -> frozenset[Any]:
     """The ClassIDHashes of ``class_ids``: what the decoder compares, 8 bytes at a time."""

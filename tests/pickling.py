@@ -3,7 +3,7 @@
 Plain objects (dataclasses, ordinary instances) that the fallback would pickle
 whole are written as implicit structs by default (docs/FORMAT.md 10.9); the
 fallback's tests turn that off to keep looking at pickles
-(``test_implicit_structs.py`` covers the implicit structs).
+(``test_implicit_structs*.py`` cover the implicit structs).
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ The compiled codec writes a list of instances of one definition by columns and r
 Its frames are checked three ways: against bytes built here from the spec's text (kind byte and
 LEB128 varints, packed little-endian floats and bools, arrays for the other types); against the
 pure-Python codec (the same frames, values and errors for every column kind, out-of-band buffers
-in column order, hostile ext 2 payloads trusted and untrusted); and for not asking the pure codec
-at all on the common paths.
+in column order, evolved definitions and carriers); and for not asking the pure codec at all on
+the common paths. Hostile ext 2 payloads: test_compiled_struct_lists_hostile.py; the one-call
+entry: test_compiled_struct_lists_top.py.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import struct
-from typing import Annotated, Any, NamedTuple, Optional
+from typing import Annotated, Any, NamedTuple
 from unittest import mock
 
 import msgpack
@@ -22,43 +23,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import serreg
+import serreg.registry
 from serreg.codec import COMPILED
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
-from serreg.wire.class_id import class_id_hash
 
-from strategies import mutations
-from struct_shapes import Node, Pair, Point, Widths, everything, register, tree, widths
-from test_compiled_structs import COMPILED_REGISTRY, PURE_REGISTRY, Empty, Frozen, Mixed, Row, outcome, written
+from struct_list_frames import POINT_DEF, STRUCTS_HASH, ext2, int_column, leb128, table_frame
+from struct_registries import COMPILED_REGISTRY, PURE_REGISTRY, Empty, Frozen, Mixed, Row, outcome, twin_registries, written
+from struct_shapes import Node, Pair, Point, Widths, everything, tree, widths
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built (or SERREG_PURE_PYTHON=1)")
-
-STRUCTS_HASH = class_id_hash("serreg.structs")
-POINT_DEF = ["shapes.Point", [["x", "int64"], ["y", "int64"], ["z", "int64"]]]
-
-
-def leb128(u: int) -> bytes:
-    out = bytearray()
-    while u >= 0x80:
-        out.append(u & 0x7F | 0x80)
-        u >>= 7
-    out.append(u)
-    return bytes(out)
-
-
-def int_column(values: list[int]) -> bytes:
-    """An integer column as 10.3 words it: kind 0 and the values, or kind 1 and their zigzag forms."""
-    if any(v < 0 for v in values):
-        return bytes([1]) + b"".join(leb128(((v << 1) ^ (v >> 63)) & (2**64 - 1)) for v in values)
-    return bytes([0]) + b"".join(leb128(v) for v in values)
-
-
-def ext2(index: int, count: int, *columns: Any) -> msgpack.ExtType:
-    return msgpack.ExtType(2, msgpack.packb([index, count, *columns]))
-
-
-def table_frame(definitions: list[Any], inner: bytes, inner_class: str = "list") -> bytes:
-    in_band = STRUCTS_HASH + msgpack.packb(definitions) + class_id_hash(inner_class) + inner
-    return serreg.SerializationResult(in_band).to_bytes()
 
 
 def frame_of_points(points: list[Point]) -> bytes:
@@ -186,12 +159,7 @@ def test_out_of_band_buffers_follow_column_order():
         a: Any
         b: Any
 
-    registries = []
-    for codec in (None, PureMsgpackCodec):
-        with mock.patch.object(serreg.registry, "MsgpackCodec", codec or serreg.registry.MsgpackCodec):
-            registry = serreg.Registry()
-        registry.register_struct(Arrays, "t.Arrays")
-        registries.append(registry)
+    registries = twin_registries((Arrays, "t.Arrays"))
     value = [Arrays(np.arange(i, i + 3), np.full(2, float(i))) for i in range(3)]
     results = [r.serialize(value) for r in registries]
     assert results[0].to_bytes() == results[1].to_bytes()
@@ -199,79 +167,6 @@ def test_out_of_band_buffers_follow_column_order():
     assert buffers == [bytes(v.a.data) for v in value] + [bytes(v.b.data) for v in value]
     back = registries[0].deserialize(results[0].to_bytes())
     assert all((x.a == y.a).all() and (x.b == y.b).all() for x, y in zip(back, value))
-
-
-# ------------------------------------------------------------------------------ hostile ext 2
-
-WIDTHS_DEF = ["shapes.Widths", [["i8", "int8"], ["i16", "int16"], ["i32", "int32"], ["i64", "int64"], ["u8", "uint8"],
-                                ["u16", "uint16"], ["u32", "uint32"], ["u64", "uint64"], ["f32", "float32"], ["f64", "float64"]]]
-FROZEN_DEF = ["t.Frozen", [["a", "uint8"], ["b", ["optional", "float64"]], ["c", "str"]]]
-GOOD = [int_column([1]), int_column([2]), int_column([3])]
-
-
-def points(*columns: Any, count: int = 1, index: int = 0, definitions: Optional[list[Any]] = None) -> bytes:
-    return table_frame(definitions or [POINT_DEF], msgpack.packb([ext2(index, count, *columns)]))
-
-
-HOSTILE = {
-    "a point": points(*GOOD),
-    "kind byte 2": points(b"\x02\x01", *GOOD[1:]),
-    "kind 1 without a negative": points(b"\x01\x02", *GOOD[1:]),
-    "kind 1 in an unsigned column": table_frame([FROZEN_DEF], msgpack.packb([ext2(0, 1, b"\x01\x01", [None], ["c"])])),
-    "uint8 of 256": table_frame([FROZEN_DEF], msgpack.packb([ext2(0, 1, b"\x00\x80\x02", [None], ["c"])])),
-    "varint not minimal": points(b"\x00\x81\x00", *GOOD[1:]),
-    "varint beyond 64 bits": points(b"\x00" + b"\xff" * 9 + b"\x02", *GOOD[1:]),
-    "int64 column of 2**63": points(b"\x00" + leb128(2**63), *GOOD[1:]),
-    "varint cut short": points(b"\x00\x81", *GOOD[1:]),
-    "bytes left over": points(b"\x00\x01\x01", *GOOD[1:]),
-    "count 0": points(b"\x00", b"\x00", b"\x00", count=0),
-    "count beyond the bytes": points(*GOOD, count=1000),
-    "index beyond the table": points(*GOOD, index=1),
-    "too few columns": points(*GOOD[:2]),
-    "too many columns": points(*GOOD, GOOD[0]),
-    "column of another kind": points([1], *GOOD[1:]),
-    "array column of another length": table_frame([FROZEN_DEF], msgpack.packb([ext2(0, 1, int_column([1]), [None, None], ["c"])])),
-    "str column holding an int": table_frame([FROZEN_DEF], msgpack.packb([ext2(0, 1, int_column([1]), [None], [5])])),
-    "bool byte 2": table_frame([["t.B", [["b", "bool"]]]], msgpack.packb([ext2(0, 1, b"\x02")])),
-    "float64 column of 7 bytes": table_frame([["t.F", [["f", "float64"]]]], msgpack.packb([ext2(0, 1, b"\x00" * 7)])),
-    "float32 column of 8 bytes": table_frame([WIDTHS_DEF], msgpack.packb([ext2(0, 1, *[int_column([1])] * 8, b"\x00" * 8, b"\x00" * 8)])),
-    "definition without fields": table_frame([["t.Empty", []]], msgpack.packb([ext2(0, 1)])),
-    "unknown class": table_frame([["no.Such", [["x", "int8"], ["s", "str"]]]], msgpack.packb([ext2(0, 2, int_column([1, -1]), ["a", "b"])])),
-    "evolved definition": table_frame([["shapes.Point", [["y", "int32"], ["x", "int8"], ["w", "str"], ["z", "uint8"]]]],
-                                      msgpack.packb([ext2(0, 1, int_column([5]), int_column([6]), ["skipped"], int_column([7]))])),
-    "payload not an array": table_frame([POINT_DEF], msgpack.packb([msgpack.ExtType(2, msgpack.packb(7))])),
-    "empty payload": table_frame([POINT_DEF], msgpack.packb([msgpack.ExtType(2, b"")])),
-    "ext 2 outside a table": serreg.SerializationResult(class_id_hash("list") + msgpack.packb([ext2(0, 1, *GOOD)])).to_bytes(),
-}
-
-
-@pytest.mark.parametrize("name", sorted(HOSTILE))
-@pytest.mark.parametrize("trusted", [True, False])
-def test_hostile_ext_2_payloads_give_the_same_answer_from_both_codecs(name, trusted):
-    frame = HOSTILE[name]
-    compiled = outcome(lambda: COMPILED_REGISTRY.deserialize(frame, trusted=trusted))
-    assert compiled == outcome(lambda: PURE_REGISTRY.deserialize(frame, trusted=trusted))
-
-
-@pytest.mark.parametrize("max_depth", [1, 2, 3, 10])
-def test_max_depth_counts_lists_of_structs_alike(max_depth):
-    frames = [HOSTILE["a point"], COMPILED_REGISTRY.serialize([tree(), tree()]).to_bytes(),
-              COMPILED_REGISTRY.serialize([[Point(1, 2, 3)] * 3]).to_bytes()]
-    for frame in frames:
-        limits = serreg.Limits(max_depth=max_depth)
-        compiled = outcome(lambda: COMPILED_REGISTRY.deserialize(frame, trusted=False, limits=limits))
-        assert compiled == outcome(lambda: PURE_REGISTRY.deserialize(frame, trusted=False, limits=limits))
-
-
-FRAMES = sorted(HOSTILE.values()) + [COMPILED_REGISTRY.serialize(v).to_bytes() for v in (
-    [Point(i, -i, 2**40) for i in range(5)], [widths()] * 2, [Frozen(1, 2.5, "x"), Frozen(2, None, "")], [tree()])]
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mutations(FRAMES), st.booleans())
-def test_mutated_ext_2_frames_give_the_same_value_or_the_same_error(frame, trusted):
-    compiled = outcome(lambda: COMPILED_REGISTRY.deserialize(frame, trusted=trusted))
-    assert compiled == outcome(lambda: PURE_REGISTRY.deserialize(frame, trusted=trusted))
 
 
 # ------------------------------------------------------------------------------ without the pure codec
@@ -336,81 +231,3 @@ def test_a_list_mixing_a_class_and_carriers_is_written_alike():
     carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0][0]
     for value in ([carrier, carrier], [Point(1, 2, 3), carrier], [carrier, Point(1, 2, 3)], {"k": [carrier] * 3}):
         assert written(COMPILED_REGISTRY, value) == written(PURE_REGISTRY, value)
-
-
-# ------------------------------------------------------------------------------ the one-call entry
-
-
-def test_serialize_top_writes_structs_with_their_table_as_the_full_path_does():
-    carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0][0]
-    written_in_one_call = [Point(1, 2, 3), [Point(1, 2, 3)] * 3, {"a": [tree()], "b": (widths(), Row("k", 1))},
-                           [Frozen(1, None, "x"), [Frozen(2, 0.5, "")]], [1, "x", None]]
-    for value in written_in_one_call:
-        result = COMPILED_REGISTRY.codec.serialize_top(value)
-        assert type(result) is serreg.SerializationResult
-        assert result.to_bytes() == PURE_REGISTRY.serialize(value).to_bytes()
-        assert COMPILED_REGISTRY.deserialize(result.to_bytes()) == value
-    # Not plain: a carrier, a value another serializer writes (a decimal field), a value its field refuses
-    # (the full path words it).
-    for value in (carrier, [carrier], everything(), Point(2**64, 0, 0), [Row("k", 2**20)]):
-        assert COMPILED_REGISTRY.codec.serialize_top(value) is NotImplemented
-        assert written(COMPILED_REGISTRY, value) == written(PURE_REGISTRY, value)
-
-
-def _registries(**options: Any) -> list[serreg.Registry]:
-    """A compiled and a pure registry made with ``options``, with the struct classes of these tests."""
-    made = []
-    for codec in (serreg.registry.MsgpackCodec, PureMsgpackCodec):
-        with mock.patch.object(serreg.registry, "MsgpackCodec", codec):
-            registry = serreg.Registry(**options)
-        register(registry)
-        for class_id, cls in (("t.Frozen", Frozen), ("t.Row", Row)):
-            registry.register_struct(cls, class_id)
-        made.append(registry)
-    return made
-
-
-TOP_VALUES = [Point(1, 2, 3), [Point(1, 2, 3)] * 3, tree(), [tree(), tree()], {"a": [Row("k", 1)]}, widths(),
-              [Pair("a", 1)], Pair("b", 2), [[Point(1, 2, 3)], []], [Frozen(1, None, "x")] * 2]
-
-
-@pytest.mark.parametrize("max_depth", [0, 1, 2, 3, 4, 100])
-def test_unpack_top_reads_struct_frames_as_the_full_path_does(max_depth):
-    compiled, pure = _registries(limits=serreg.Limits(max_depth=max_depth))
-    for value in TOP_VALUES:
-        frame = pure.serialize(value).to_bytes()
-        result = compiled.serialize(value)
-        assert result.to_bytes() == frame
-        for data in (frame, result):
-            assert outcome(lambda: compiled.deserialize(data)) == outcome(lambda: pure.deserialize(data))
-
-
-def test_unpack_top_reads_struct_frames_in_one_call():
-    refuse = mock.Mock(side_effect=AssertionError("the full path was taken"))
-    frames = [COMPILED_REGISTRY.serialize(v).to_bytes() for v in TOP_VALUES]
-    with mock.patch.object(serreg.structs.serializers.TableSerializer, "deserialize", refuse):
-        assert [COMPILED_REGISTRY.deserialize(f) for f in frames] == TOP_VALUES
-    # Anything else is read by the full path (which words the refusal): another definition, a carrier,
-    # a value refused by its field's type, a mutated table.
-    others = [HOSTILE["evolved definition"], HOSTILE["unknown class"], HOSTILE["str column holding an int"],
-              frames[0][:40] + b"\xff" + frames[0][41:]]
-    for frame in others:
-        assert outcome(lambda: COMPILED_REGISTRY.deserialize(frame)) == outcome(lambda: PURE_REGISTRY.deserialize(frame))
-
-
-def test_a_list_of_carriers_inside_a_value_is_handed_alone_to_the_pure_codec():
-    carrier = COMPILED_REGISTRY.deserialize(table_frame([["no.Such", [["n", "int8"]]]], msgpack.packb([ext2(0, 1, b"\x00\x01")])))[0][0]
-    assert type(carrier) is serreg.StructValue
-    value = {"points": [Point(1, 2, 3)] * 2, "carriers": [carrier, carrier], "mixed": [carrier, Point(4, 5, 6)]}
-    calls = []
-    original = PureMsgpackCodec.pack
-
-    def pack(self: Any, obj: Any, oob: list[Any]) -> bytes:
-        calls.append(obj)
-        return original(self, obj, oob)
-
-    with mock.patch.object(PureMsgpackCodec, "pack", pack):
-        frame = COMPILED_REGISTRY.serialize(value).to_bytes()
-    assert calls == [value["carriers"], value["mixed"]]  # each list alone, never the whole value
-    assert frame == PURE_REGISTRY.serialize(value).to_bytes()
-    assert COMPILED_REGISTRY.deserialize(frame) == value

@@ -48,17 +48,24 @@ BAD_STRS = {
 
 
 def in_band(place: str, before: bytes, bad: bytes) -> tuple[str, bytes, str]:
-    """(class ID, in-band, where the error says it is) of a document holding ``before`` and then ``bad``."""
+    """(class ID, in-band, where the error says it is) of a document holding ``before`` and then ``bad``.
+
+    The offset named is the bad str's header (32 bytes of frame header and 8 of ClassIDHash before
+    the in-band): the first byte that is wrong, as the Java reader names it."""
     if place == "list item":  # [before, bad]
-        return "list", b"\x92" + before + bad, "class ID 'list', byte offset 32"
-    if place == "map key":  # {"k": before, bad: 1}
-        return "dict", b"\x82\xa1k" + before + bad + b"\x01", "class ID 'dict', byte offset 32"
-    if place == "map value":  # {"k": before, "v": bad}
-        return "dict", b"\x82\xa1k" + before + b"\xa1v" + bad, "class ID 'dict', byte offset 32"
-    assert place == "tuple item"  # [before, (bad,)]: the tuple's in-band is read in place by the compiled codec
-    tuple_in_band = TUPLE_HASH + b"\x91" + bad
-    assert len(tuple_in_band) < 256
-    return "list", b"\x92" + before + b"\xc7" + bytes([len(tuple_in_band)]) + b"\x00" + tuple_in_band, "class ID 'tuple', inside list"
+        data, class_id, inside = b"\x92" + before + bad, "list", ""
+    elif place == "map key":  # {"k": before, bad: 1}
+        data, class_id, inside = b"\x82\xa1k" + before + bad + b"\x01", "dict", ""
+    elif place == "map value":  # {"k": before, "v": bad}
+        data, class_id, inside = b"\x82\xa1k" + before + b"\xa1v" + bad, "dict", ""
+    else:
+        assert place == "tuple item"  # [before, (bad,)]: the tuple's in-band is read in place by the compiled codec
+        tuple_in_band = TUPLE_HASH + b"\x91" + bad
+        assert len(tuple_in_band) < 256
+        data = b"\x92" + before + b"\xc7" + bytes([len(tuple_in_band)]) + b"\x00" + tuple_in_band
+        class_id, inside = "tuple", ", inside list"
+    at = 40 + len(data) - len(bad) - (1 if place == "map key" else 0)
+    return ("list" if place == "tuple item" else class_id), data, f"class ID '{class_id}', byte offset {at}{inside}"
 
 
 def frame(class_id: str, data: bytes) -> bytes:
@@ -90,7 +97,7 @@ def test_the_example_list_after_a_decimal_is_refused_alike():
                 registry.deserialize(blob, trusted=trusted)
             messages.add(str(caught.value))
     assert messages == {"invalid msgpack in-band data: UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in "
-                        "position 0: invalid start byte (class ID 'list', byte offset 32)"}
+                        "position 0: invalid start byte (class ID 'list', byte offset 54)"}
 
 
 def test_the_same_documents_with_utf8_strs_are_read():

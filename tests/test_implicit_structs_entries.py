@@ -3,66 +3,39 @@
 ``serialize_top`` writes a top-level instance of a class the Python writer published, and ``unpack_top``
 reads a ``serreg.pyobjects`` frame starting with the prefix the Python reader published. They must give
 the bytes and values the full paths give (the pure backend's, which has no such entries), step aside
-(NotImplemented) whenever the full path would do something else, and leave every refusal to the full
-path's words.
+(NotImplemented) whenever the full path would do something else (guards, options, classes changed or
+registered after publishing), and leave every refusal to the full path's words (hostile and mutated
+instance arrays, depth limits: test_implicit_structs_entries_hostile.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import sys
 from typing import Any, Callable
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import serreg
 import serreg._registry.encode as encode
 from serreg._registry.dispatch import CROSS_LANGUAGE
 from serreg.codec import COMPILED
-from serreg.result import with_class_hash
 from serreg.structs.scope import ENCODE_SCOPE, IMPLICIT_TABLES, EncodeScope
 from serreg.wire.class_id import class_id_hash
-from serreg.wire.frame import FrameView
 
+from implicit_entries import Other, Point, in_band_of, outcome_of, warm
+from implicit_shapes import PICKLE5, PYOBJECTS, pure_registry
 from pickling import module_with_thing
-from test_implicit_structs import PICKLE5, PYOBJECTS, _pure_registry
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec's entries")
 
 
-@dataclasses.dataclass
-class Point:
-    x: Any
-    label: Any
-    tags: Any
-
-
-@dataclasses.dataclass
-class Other:
-    v: Any
-
-
-def _warm(registry: serreg.Registry, value: Any) -> bytes:
-    """The frame of ``value``, after the round trips that publish its class to the codec."""
-    for _ in range(3):
-        frame = registry.serialize(value).to_bytes()
-        registry.deserialize(frame)
-    return frame
-
-
-def _in_band(frame: bytes) -> bytes:
-    return bytes(FrameView(frame).in_band)
-
-
 def test_a_published_instance_is_written_and_read_in_one_call_with_the_full_paths_bytes():
-    compiled, pure = serreg.Registry(), _pure_registry()
+    compiled, pure = serreg.Registry(), pure_registry()
     value = Point(7, "user7", ["a", 2.5, None, {"k": (1, 2)}])
-    frame = _warm(compiled, value)
-    assert frame == _warm(pure, value)
-    assert _in_band(frame)[:8] == PYOBJECTS
+    frame = warm(compiled, value)
+    assert frame == warm(pure, value)
+    assert in_band_of(frame)[:8] == PYOBJECTS
     written = compiled.codec.serialize_top(Point(8, "user8", []))
     assert type(written) is serreg.SerializationResult
     assert written.to_bytes() == pure.serialize(Point(8, "user8", [])).to_bytes()
@@ -78,7 +51,7 @@ def test_a_published_instance_is_written_and_read_in_one_call_with_the_full_path
 ])
 def test_a_guard_set_leaves_the_instance_to_the_full_path(var, value):
     compiled = serreg.Registry()
-    _warm(compiled, Point(1, "a", []))
+    warm(compiled, Point(1, "a", []))
     token = var.set(value)
     try:
         assert compiled.codec.serialize_top(Point(2, "b", [])) is NotImplemented
@@ -89,13 +62,13 @@ def test_a_guard_set_leaves_the_instance_to_the_full_path(var, value):
 
 @pytest.mark.parametrize("option", ["implicit_structs", "whole_values"])
 def test_a_fallback_option_changed_after_publishing_is_followed(option):
-    compiled, pure = serreg.Registry(), _pure_registry()
-    _warm(compiled, Point(1, "a", []))
+    compiled, pure = serreg.Registry(), pure_registry()
+    warm(compiled, Point(1, "a", []))
     for registry in (compiled, pure):
         registry.configure_fallback(**{option: False})
     assert compiled.codec.serialize_top(Point(2, "b", [])) is NotImplemented
-    frames = [_warm(registry, Point(2, "b", [])) for registry in (compiled, pure)]
-    assert frames[0] == frames[1] and _in_band(frames[0])[:8] == PICKLE5
+    frames = [warm(registry, Point(2, "b", [])) for registry in (compiled, pure)]
+    assert frames[0] == frames[1] and in_band_of(frames[0])[:8] == PICKLE5
 
 
 def _shared() -> Point:
@@ -124,14 +97,14 @@ VALUES: dict[str, Callable[[], Any]] = {
 
 @pytest.mark.parametrize("name", VALUES)
 def test_what_the_one_call_does_not_write_is_written_by_the_full_path_alike(name):
-    compiled, pure = serreg.Registry(), _pure_registry()
-    _warm(compiled, Point(1, "a", []))
-    _warm(pure, Point(1, "a", []))
+    compiled, pure = serreg.Registry(), pure_registry()
+    warm(compiled, Point(1, "a", []))
+    warm(pure, Point(1, "a", []))
     value = VALUES[name]()
     if name not in ("a set inside",):  # a set is written by its serializer: not a plain value, yet implicit
         assert compiled.codec.serialize_top(value) is NotImplemented
     assert compiled.serialize(value).to_bytes() == pure.serialize(value).to_bytes()
-    assert _warm(compiled, Point(1, "a", [])) == _warm(pure, Point(1, "a", []))  # and back to one call
+    assert warm(compiled, Point(1, "a", [])) == warm(pure, Point(1, "a", []))  # and back to one call
 
 
 def test_a_class_written_by_value_and_then_changed_is_pickled_again():
@@ -143,11 +116,11 @@ def test_a_class_written_by_value_and_then_changed_is_pickled_again():
         return Local
 
     local = make()
-    compiled, pure = serreg.Registry(), _pure_registry()
+    compiled, pure = serreg.Registry(), pure_registry()
     # Reading it unpickles the class, which cloudpickle gives its attributes again (a new version tag):
     # the pure registry reads first, so that nothing changes the class after the compiled one published it.
-    expected = _warm(pure, local(1))
-    before = _warm(compiled, local(1))
+    expected = warm(pure, local(1))
+    before = warm(compiled, local(1))
     assert before == expected
     assert type(compiled.codec.serialize_top(local(1))) is serreg.SerializationResult
     local.added = 5  # type: ignore[attr-defined]  # cloudpickle writes the class's attributes
@@ -162,107 +135,35 @@ def test_a_class_no_longer_found_under_its_name_is_left_to_the_full_path():
     module = module_with_thing(name)
     try:
         thing = module.Thing
-        compiled, pure = serreg.Registry(), _pure_registry()
-        frame = _warm(compiled, thing(1))
-        assert frame == _warm(pure, thing(1))
+        compiled, pure = serreg.Registry(), pure_registry()
+        frame = warm(compiled, thing(1))
+        assert frame == warm(pure, thing(1))
         assert compiled.codec.unpack_top(frame, (None, None)) == thing(1)
         del module.Thing
         assert compiled.codec.serialize_top(thing(2)) is NotImplemented
         assert compiled.serialize(thing(2)).to_bytes() == pure.serialize(thing(2)).to_bytes()
         assert compiled.codec.unpack_top(frame, (None, None)) is NotImplemented
-        outcome = _outcome(compiled, frame)
-        assert outcome[0] != "value" and outcome == _outcome(pure, frame)
+        outcome = outcome_of(compiled, frame)
+        assert outcome[0] != "value" and outcome == outcome_of(pure, frame)
     finally:
         sys.modules.pop(name, None)
 
 
 def test_a_serializer_registered_after_publishing_wins():
     compiled = serreg.Registry()
-    _warm(compiled, Other(1))
+    warm(compiled, Other(1))
     compiled.register_serializer("test.Other", Other, serialize=lambda o: str(o.v).encode(),
                                  deserialize=lambda data: Other(int(bytes(data))))
     frame = compiled.serialize(Other(5)).to_bytes()
-    assert _in_band(frame)[:8] != PYOBJECTS
+    assert in_band_of(frame)[:8] != PYOBJECTS
     assert compiled.deserialize(frame) == Other(5)
-
-
-def _tail_frame(frame: bytes, tail: bytes) -> bytes:
-    """``frame``'s serreg.pyobjects section up to its instance array, then ``tail``."""
-    in_band = _in_band(frame)
-    prefix = in_band[:len(in_band) - len(_instance_array(frame))]
-    return with_class_hash(PYOBJECTS, prefix[8:] + tail, []).to_bytes()
-
-
-def _instance_array(frame: bytes) -> bytes:
-    """What follows the ClassIDHash of Point's definition: its instance array."""
-    in_band = _in_band(frame)
-    return in_band[in_band.index(class_id_hash(f"serreg.pyobject:{__name__}:Point")) + 8:]
-
-
-HOSTILE_TAILS = {
-    "too few fields": b"\x93\x00\x01\xa1a",
-    "too many fields": b"\x95\x00\x01\xa1a\x90\xc0",
-    "another definition": b"\x94\x01\x01\xa1a\x90",
-    "bytes after the array": b"\x94\x00\x01\xa1a\x90\xc0",
-    "cut short": b"\x94\x00\x01\xa1",
-    "not UTF-8": b"\x94\x00\x01\xa2\xff\xfe\x90",
-    "not an array": b"\x81\x00\x01",
-    "an unknown ext": b"\x94\x00\x01\xa1a\xd4\x05\x00",
-    "a nested value of an unknown class ID": b"\x94\x00\x01\xa1a\xc7\x09\x00" + b"\x01" * 8 + b"\xc0",
-}
-
-
-def _outcome(registry: serreg.Registry, data: bytes) -> Any:
-    try:
-        return ("value", registry.deserialize(data))
-    except serreg.SerregError as error:
-        return (type(error).__name__, str(error))
-
-
-@pytest.mark.parametrize("name", HOSTILE_TAILS)
-def test_a_hostile_instance_array_after_the_published_prefix_is_refused_in_the_full_paths_words(name):
-    compiled, pure = serreg.Registry(), _pure_registry()
-    value = Point(1, "a", [])
-    good = _warm(compiled, value)
-    _warm(pure, value)
-    assert _tail_frame(good, _instance_array(good)) == good
-    frame = _tail_frame(good, HOSTILE_TAILS[name])
-    assert compiled.codec.unpack_top(frame, (None, None)) is NotImplemented
-    outcome = _outcome(compiled, frame)
-    assert outcome[0] != "value" and outcome == _outcome(pure, frame)
-    assert compiled.deserialize(good) == value  # the prefix still read in one call
-    assert compiled.codec.unpack_top(good, (None, None)) == value
-
-
-def _nested(levels: int) -> Any:
-    value: Any = "leaf"
-    for _ in range(levels):
-        value = [value]
-    return value
-
-
-@pytest.mark.parametrize("max_depth", [1, 2, 3, 4, 6])
-def test_depth_limits_are_those_of_the_full_path(max_depth):
-    limits = serreg.Limits(max_depth=max_depth)
-    compiled, pure = serreg.Registry(limits=limits), _pure_registry()
-    pure.limits = limits
-    shallow = Point(0, "s", "flat")
-    for registry in (compiled, pure):  # publishes the frame's prefix where it can be read at all
-        for _ in range(2):
-            _outcome(registry, registry.serialize(shallow).to_bytes())
-    for levels in range(0, 7):
-        frame = compiled.serialize(Point(levels, "d", _nested(levels))).to_bytes()
-        outcome = _outcome(compiled, frame)
-        assert outcome == _outcome(pure, frame), (levels, outcome)
-        read = compiled.codec.unpack_top(frame, (max_depth, None))
-        assert (read is NotImplemented) == (outcome[0] != "value")
 
 
 def test_no_frame_is_read_in_one_call_inside_another_tables_reading():
     from serreg.structs.scope import DECODE_SCOPE, DecodeScope
 
     compiled = serreg.Registry()
-    frame = _warm(compiled, Point(1, "a", []))
+    frame = warm(compiled, Point(1, "a", []))
     assert compiled.codec.unpack_top(frame, (None, None)) == Point(1, "a", [])
     token = DECODE_SCOPE.set(DecodeScope([], [], [], []))
     try:
@@ -278,9 +179,9 @@ class Tree:
 
 
 def test_instances_of_the_same_class_inside_are_written_as_the_full_path_writes_them():
-    compiled, pure = serreg.Registry(), _pure_registry()
-    _warm(compiled, Tree(0, []))
-    _warm(pure, Tree(0, []))
+    compiled, pure = serreg.Registry(), pure_registry()
+    warm(compiled, Tree(0, []))
+    warm(pure, Tree(0, []))
     for value in (Tree(1, [Tree(2, []), Tree(3, [Tree(4, [])])]), Tree(1, {"k": Tree(2, None)}), Tree(1, (Tree(2, 3),))):
         written = compiled.codec.serialize_top(value)
         assert type(written) is serreg.SerializationResult
@@ -293,8 +194,8 @@ def test_a_class_found_again_under_its_name_in_a_new_module_object_is_still_writ
     module = module_with_thing(name)
     try:
         thing = module.Thing
-        compiled, pure = serreg.Registry(), _pure_registry()
-        assert _warm(compiled, thing(1)) == _warm(pure, thing(1))
+        compiled, pure = serreg.Registry(), pure_registry()
+        assert warm(compiled, thing(1)) == warm(pure, thing(1))
         moved = type(module)(name)
         moved.Thing = thing  # type: ignore[attr-defined]
         sys.modules[name] = moved  # sys.modules changed: looked up again, and found
@@ -308,64 +209,19 @@ def test_a_class_found_again_under_its_name_in_a_new_module_object_is_still_writ
         sys.modules.pop(name, None)
 
 
-_GOOD_VALUE = Point(-3, "ü", [1.5, None, True, {"k": [b"x", (1, 2)]}, "z" * 40])
-_COMPILED_FUZZ, _PURE_FUZZ = serreg.Registry(), _pure_registry()
-_GOOD_FRAME = _warm(_COMPILED_FUZZ, _GOOD_VALUE)
-_warm(_PURE_FUZZ, _GOOD_VALUE)
-_GOOD_TAIL = _instance_array(_GOOD_FRAME)
-
-
-@st.composite
-def _tails(draw: Any) -> bytes:
-    """The good instance array mutated (bytes flipped, set, cut, inserted, deleted), or any bytes."""
-    if draw(st.integers(0, 9)) == 0:
-        return draw(st.binary(min_size=1, max_size=64))
-    tail = bytearray(_GOOD_TAIL)
-    for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(["flip", "set", "truncate", "insert", "delete"]))
-        at = draw(st.integers(0, max(len(tail) - 1, 0)))
-        if kind == "flip" and tail:
-            tail[at] ^= 1 << draw(st.integers(0, 7))
-        elif kind == "set" and tail:
-            tail[at] = draw(st.integers(0, 255))
-        elif kind == "truncate":
-            del tail[max(at, 1):]
-        elif kind == "insert":
-            tail[at:at] = draw(st.binary(min_size=1, max_size=8))
-        elif kind == "delete":
-            del tail[at:at + draw(st.integers(1, 8))]
-    return bytes(tail) or b"\xc0"
-
-
-@settings(max_examples=int(os.environ.get("SERREG_ENTRIES_EXAMPLES", "300")), deadline=None, database=None,
-          suppress_health_check=list(HealthCheck))
-@given(_tails())
-def test_mutated_instance_arrays_after_the_published_prefix_read_as_the_pure_reader_reads_them(tail):
-    frame = _tail_frame(_GOOD_FRAME, tail)
-    compiled, pure = _seen(_outcome(_COMPILED_FUZZ, frame)), _seen(_outcome(_PURE_FUZZ, frame))
-    assert compiled == pure
-    read = _COMPILED_FUZZ.codec.unpack_top(frame, (None, None))
-    assert read is NotImplemented or _seen(("value", read)) == compiled
-
-
-def _seen(outcome: Any) -> Any:
-    """An outcome with its value as its type and repr (a NaN read back equals the other NaN)."""
-    return ("value", type(outcome[1]), repr(outcome[1])) if outcome[0] == "value" else outcome
-
-
 def test_dataclasses_switched_to_their_serializer_after_publishing_are_written_by_it():
-    compiled, pure = serreg.Registry(), _pure_registry()
-    _warm(compiled, Point(1, "a", []))
+    compiled, pure = serreg.Registry(), pure_registry()
+    warm(compiled, Point(1, "a", []))
     for registry in (compiled, pure):
         registry.configure_dataclasses()
     assert compiled.codec.serialize_top(Point(2, "b", [])) is NotImplemented
     frames = [registry.serialize(Point(2, "b", [])).to_bytes() for registry in (compiled, pure)]
-    assert frames[0] == frames[1] and _in_band(frames[0])[:8] == class_id_hash("serreg.dataclass")
+    assert frames[0] == frames[1] and in_band_of(frames[0])[:8] == class_id_hash("serreg.dataclass")
 
 
 def test_a_registry_made_untrusted_after_publishing_refuses_the_frame():
     compiled = serreg.Registry()
-    frame = _warm(compiled, Point(1, "a", []))
+    frame = warm(compiled, Point(1, "a", []))
     compiled.trusted = False
     for data in (frame, compiled.serialize(Point(1, "a", []))):
         with pytest.raises(serreg.UntrustedClassIDError):
@@ -394,13 +250,13 @@ def test_a_class_check_that_runs_code_registering_a_serializer_leaves_the_value_
 
     module.__getattr__ = module_getattr  # type: ignore[attr-defined]
     try:
-        frame = _warm(compiled, hidden(1))
+        frame = warm(compiled, hidden(1))
         assert compiled.codec.serialize_top(hidden(2)) is not NotImplemented
         assert compiled.codec.unpack_top(frame, (None, None)) == hidden(1)
         register.append("test.Other.a")
         assert compiled.codec.serialize_top(hidden(2)) is NotImplemented
-        assert compiled.serialize(hidden(2)).to_bytes() == _pure_registry().serialize(hidden(2)).to_bytes()
-        _warm(compiled, hidden(1))
+        assert compiled.serialize(hidden(2)).to_bytes() == pure_registry().serialize(hidden(2)).to_bytes()
+        warm(compiled, hidden(1))
         register.append("test.Other.b")
         assert compiled.codec.unpack_top(frame, (None, None)) is NotImplemented
         assert compiled.deserialize(frame) == hidden(1)

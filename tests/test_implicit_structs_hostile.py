@@ -17,7 +17,7 @@ import serreg
 from serreg.result import with_class_hash
 from serreg.wire.class_id import class_id_hash
 
-from test_implicit_structs import PYOBJECTS, REGISTRIES, STRUCTS, Plain, Record
+from implicit_shapes import PYOBJECTS, REGISTRIES, STRUCTS, Plain, Record
 
 _RECORD_DEFINITION = [["serreg.pyobject:t:Record", [["id", "any"], ["name", "any"], ["tags", "any"]]]]
 

@@ -1,7 +1,7 @@
 """``serreg inspect`` on hostile files: the decoder's limits, no hash flooding, no crash at any depth, one-line errors.
 
 Issue 11, sections 1 and 3: "untrusted files are safe to inspect" must hold for
-any file. The walk (serreg/inspection_walk.py) reads msgpack itself from an
+any file. The walk (serreg/inspection/walk.py) reads msgpack itself from an
 explicit stack, keeps maps as pairs, and charges what it keeps against the
 memory budget of serreg.Limits.
 """

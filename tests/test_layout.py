@@ -5,6 +5,7 @@
 - no module imports a package ``__init__`` it lives in;
 - no module imports another module's ``_private`` name or reads one off an imported module;
 - no module over 400 lines, and every module opens with a docstring;
+- every public module declares its public names in ``__all__``;
 - the core never imports the plug-ins in serreg/serializers/;
 - the namespaced standard class IDs (the fallback's included) are written in one place.
 """
@@ -169,6 +170,35 @@ def test_modules_are_small_and_say_what_they_are_for():
         lines = len(path.read_text().splitlines())
         assert lines <= MAX_LINES, f"{module} has {lines} lines (at most {MAX_LINES}): split it"
         assert ast.get_docstring(ast.parse(path.read_text())), f"{module} has no opening docstring"
+
+
+# Public modules of serreg/wire and serreg/codec still without ``__all__`` (to be given one with the next
+# change there); any other module without one fails the test below.
+NO_ALL_YET = {
+    "serreg.codec.backend", "serreg.codec.checks", "serreg.codec.layout",
+    "serreg.wire", "serreg.wire.class_id", "serreg.wire.frame", "serreg.wire.signing",
+}
+
+
+def _declares_all(tree: ast.Module) -> bool:
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            return True
+    return False
+
+
+def test_every_public_module_declares_its_public_names():
+    public = [m for m in MODULES if not any(part.startswith("_") for part in m.split("."))]
+    assert "serreg.trust" in public and "serreg._registry.encode" not in public
+    missing = [m for m in public if m not in NO_ALL_YET and not _declares_all(ast.parse(MODULES[m][0].read_text()))]
+    assert not missing, f"public modules without __all__: {missing}"
+    assert NO_ALL_YET <= set(public), "a module of NO_ALL_YET is gone or private: take it off the list"
 
 
 def test_the_core_never_imports_the_plugins():

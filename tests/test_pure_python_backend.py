@@ -25,10 +25,16 @@ MODULES = [
     "test_mutations.py",
     "test_trust.py",
     "test_structs.py",
+    "test_structs_evolution.py",
+    "test_structs_hostile.py",
+    "test_structs_vectors.py",
     "test_implicit_structs.py",
+    "test_implicit_structs_pickled.py",
+    "test_implicit_structs_options.py",
     "test_implicit_structs_hostile.py",
     "test_plain_fast_path.py",
     "test_backend_subclasses.py",
+    "test_released_buffers.py",
     "test_user_mistakes.py",
 ]
 

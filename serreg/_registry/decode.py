@@ -145,8 +145,9 @@ def _locate(error: DeserializationError, registration: Registration, offset: Opt
         error.located = True
         if error.class_id is None:
             error.class_id = registration.class_id
-        if error.offset is None:
-            error.offset = offset
+        if error.offset is None and offset is not None:
+            # The value's section starts with its ClassIDHash, then its in-band.
+            error.offset = offset if error.in_band_offset is None else offset + CLASS_ID_HASH_SIZE + error.in_band_offset
 
 
 def _raise_located(error: Exception, registration: Registration, offset: Optional[int]) -> NoReturn:

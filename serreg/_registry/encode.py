@@ -28,7 +28,8 @@ from typing import Any, Callable, Optional
 from ..canonical.form import CanonicalForm
 from ..codec import MsgpackCodec
 from ..errors import SerializationError, SerregError
-from ..result import SerializationResult, as_result, own_result_buffers, with_class_hash
+from ..owned_views import RELEASED_VALUE, is_released
+from ..result import SerializationResult, as_result, check_unreleased, own_result_buffers, with_class_hash
 from ..standard.pickle5 import PICKLED_NATIVELY, Pickle5Serializer
 from ..implicit.classes import PYOBJECTS_CLASS_ID
 from ..implicit.writer import ImplicitWriter
@@ -37,7 +38,7 @@ from ..structs.scope import ENCODE_SCOPE, IMPLICIT_TABLES
 from ..wire.class_id import class_id_hash
 from ..wire.signing import check_key
 from .dispatch import CROSS_LANGUAGE, Dispatch, describe
-from .paths import attach_path
+from .paths import attach_path, find
 from .table import STANDARD_ORIGIN, Registration, Table
 
 _PICKLED_TYPES_MAX = 1024
@@ -96,6 +97,7 @@ class NestedEncoder:
             raise failure from error
         if type(result) is not SerializationResult:
             result = as_result(result, f"the serializer for class ID {registration.class_id!r}", value)
+        check_unreleased(result, f"the serializer for class ID {registration.class_id!r}", value)
         own_result_buffers(result, f"the serializer for class ID {registration.class_id!r}", value)
         return registration.class_hash, result
 
@@ -113,6 +115,8 @@ def serializer_failure(registration: Registration, value: Any, error: Exception)
         return None
     if isinstance(error, RecursionError):
         return SerializationError("value is nested too deeply to serialize", value=value)
+    if isinstance(error, ValueError) and (released_view := find(value, is_released)) is not None:
+        return SerializationError(RELEASED_VALUE, value=released_view)  # a view of it was released: none can be read
     if registration.fallback:
         message = (
             f"nothing can serialize a {describe(type(value))}: no serializer is registered for it and "

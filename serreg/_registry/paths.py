@@ -33,9 +33,8 @@ def _children(node: Any) -> Iterator[tuple[str, Any]]:
             yield f"<member {i}>", item
 
 
-def locate(root: Any, predicate: Callable[[object], bool], root_name: str = "obj") -> Optional[str]:
-    """Return the path (``obj["rows"][3]``) of the first value, depth first, for which
-    ``predicate`` is true, or None. Cycles are visited once."""
+def _matches(root: Any, predicate: Callable[[object], bool], root_name: str) -> Iterator[tuple[str, Any]]:
+    """(path, value) of each value, depth first, for which ``predicate`` is true. Cycles are visited once."""
     stack = [(root_name, root)]
     seen = set()
     visits = 0
@@ -44,7 +43,7 @@ def locate(root: Any, predicate: Callable[[object], bool], root_name: str = "obj
         visits += 1
         try:
             if predicate(node):
-                return path
+                yield path, node
         except Exception:
             pass
         if id(node) in seen:
@@ -53,7 +52,18 @@ def locate(root: Any, predicate: Callable[[object], bool], root_name: str = "obj
         children = list(_children(node))
         for suffix, child in reversed(children):
             stack.append((path + suffix, child))
-    return None
+
+
+def locate(root: Any, predicate: Callable[[object], bool], root_name: str = "obj") -> Optional[str]:
+    """Return the path (``obj["rows"][3]``) of the first value, depth first, for which
+    ``predicate`` is true, or None. Cycles are visited once."""
+    return next((path for path, _ in _matches(root, predicate, root_name)), None)
+
+
+def find(root: Any, predicate: Callable[[object], bool]) -> Any:
+    """The first value inside ``root`` (``root`` itself included), depth first, for which
+    ``predicate`` is true, or None."""
+    return next((node for _, node in _matches(root, predicate, "obj")), None)
 
 
 def locate_identity(root: Any, target: Any, root_name: str = "obj") -> Optional[str]:

@@ -33,6 +33,8 @@ from .operations import MODES, operations
 from .payloads import PAYLOADS, user_payloads
 from .peers import PEERS, Unsupported
 
+__all__ = ["count_instructions", "unavailable"]
+
 _HELPER_C = """#include <valgrind/callgrind.h>
 void serreg_bench_dump(const char *label) { CALLGRIND_DUMP_STATS_AT(label); }
 """

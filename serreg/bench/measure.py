@@ -24,6 +24,8 @@ import time
 import tracemalloc
 from typing import Any, Callable, Optional
 
+__all__ = ["calibrate", "median", "median_of_runs", "peak_rss", "peak_traced", "rss_available", "sample"]
+
 _STATUS = "/proc/self/status"
 _CLEAR_REFS = "/proc/self/clear_refs"
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from .peers import Unsupported
 from typing import Any
 
+__all__ = ["MODES", "STEPS", "operations"]
+
 MODES = ("in_process", "frame")
 STEPS = ("serialize", "deserialize", "round_trip")
 

@@ -20,6 +20,12 @@ from .._default import deserialize
 from ..errors import DeserializationError
 from ..wire.frame import read_frame_bytes
 
+__all__ = [
+    "PAYLOADS", "ZERO_COPY", "Record", "arrow_1M", "bytes_10MB", "dataclass_1", "dataclasses_1k",
+    "dataclasses_1k_main", "describe", "ints_1k", "ndarray_100MB", "nested_mixed", "records_1k", "same_value",
+    "small_dict", "strs_10k", "user_payloads",
+]
+
 
 @dataclasses.dataclass
 class Record:

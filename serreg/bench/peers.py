@@ -28,6 +28,11 @@ from .._default import configure_dataclasses, deserialize, serialize
 from ..registry import Registry
 from .payloads import Record
 
+__all__ = [
+    "PEERS", "CloudpicklePeer", "MsgpackPeer", "MsgspecPeer", "Peer", "Pickle5Peer", "PyforyPeer", "RayPeer",
+    "SerregDataclassesPeer", "SerregPeer", "SerregStructsPeer", "Unsupported",
+]
+
 
 class Unsupported(Exception):
     """This peer cannot do this operation on this payload; the message says why."""

@@ -10,6 +10,11 @@ import json
 from .operations import MODES
 from .suite import REFERENCE, fastest_peer
 
+__all__ = [
+    "CHART_CAP", "COLUMNS", "VIA", "draw_chart", "format_details", "format_summary", "format_table",
+    "versus_fastest", "write_json",
+]
+
 VIA = {"in_process": "result", "frame": "bytes"}
 
 

@@ -20,6 +20,8 @@ from .operations import MODES, STEPS, operations
 from .payloads import PAYLOADS, ZERO_COPY, describe, same_value, user_payloads
 from .peers import PEERS, Unsupported
 
+__all__ = ["REFERENCE", "fastest_peer", "run_suite"]
+
 REFERENCE = "serreg"
 
 

@@ -33,6 +33,8 @@ from ..standard.scalars import (
 )
 from .floats import normalize_float_array, pack_float
 
+__all__ = ["STANDARD_WRITERS", "CanonicalPacker", "canonical_decimal_text"]
+
 
 class CanonicalPacker(Protocol):
     """What a writer needs of the canonical form (``serreg.canonical.form.CanonicalForm``)."""

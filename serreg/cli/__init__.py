@@ -2,7 +2,8 @@
 
 ``main`` (in ``main.py``) builds the parser from the commands ``demo``,
 ``inspect``, ``registry`` and ``bench``, each a module with
-``add_parser(commands)`` and ``run(args)``; ``common`` holds what they share.
+``add_parser(commands)`` and ``run(args)``; ``common`` holds what they share, ``inspect_text``
+the text ``inspect`` prints.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ from ..bench import PAYLOADS, PEERS, draw_chart, format_details, format_summary,
 from ..errors import SerregError
 from .common import USAGE_ERROR, report_failure
 
+__all__ = ["add_parser", "run"]
+
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(

@@ -7,6 +7,8 @@ from typing import Any
 import importlib
 import sys
 
+__all__ = ["CommandError", "add_import_option", "import_modules", "report_failure"]
+
 
 class CommandError(Exception):
     """A failure to report as one line on standard error, with exit status 1."""

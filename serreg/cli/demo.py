@@ -16,6 +16,8 @@ import time
 
 from .._default import deserialize, serialize
 
+__all__ = ["add_parser", "run"]
+
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(

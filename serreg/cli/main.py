@@ -15,6 +15,8 @@ from ..wire.frame import COMPILED as FRAME_COMPILED
 from ..wire.frame import FORMAT_VERSION
 from . import bench, demo, inspect, registry
 
+__all__ = ["COMMANDS", "build_parser", "main", "version_text"]
+
 # Each module adds its own sub-parser; add a command by adding its module here.
 COMMANDS = [demo, inspect, registry, bench]
 

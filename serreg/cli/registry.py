@@ -10,6 +10,8 @@ from .._default import default_registry
 from ..errors import SerregError
 from .common import CommandError, add_import_option, import_modules, report_failure
 
+__all__ = ["add_parser", "run"]
+
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(

@@ -91,8 +91,9 @@ typedef struct {
     PyObject *oob_scratch;  /* an empty list serialize_top collects buffers in, kept while none is met (_core_top.h) */
     Py_ssize_t snapshot_slot; /* offset of the snapshot source's "snapshot" slot; <= 0: read the attribute */
     /* Set by bind_registry (_core_entry.h): the registry's Settings (its "plain" slot at plain_slot), and
-       its full paths, Encoder.serialize(obj, False, False, None) and Decoder.deserialize(data, None x 4). */
-    PyObject *settings, *full_serialize, *full_deserialize;
+       its full paths, Encoder.serialize(obj, False, False, None) and Decoder.deserialize(data, None x 4),
+       and refine_error(data, error), which gives the error a failed deserialize raises. */
+    PyObject *settings, *full_serialize, *full_deserialize, *refine_error;
     PyObject *owner;        /* the registry bound (borrowed: only compared, never used) */
     int skip_left, skip_next; /* calls the registry's serialize sends to the full path (_core_entry.h) */
     Py_ssize_t plain_slot;
@@ -167,6 +168,7 @@ static Py_ssize_t object_slot(PyTypeObject *type, const char *name) {
 #include "_core_top.h"
 #include "_core_lean.h"
 #include "_core_top_value_setup.h"
+#include "_core_copy.h"
 #include "_core_top_value.h"
 #include "_core_entry.h"
 
@@ -194,6 +196,7 @@ static int Codec_traverse(Codec *self, visitproc visit, void *arg) {
     Py_VISIT(self->settings);
     Py_VISIT(self->full_serialize);
     Py_VISIT(self->full_deserialize);
+    Py_VISIT(self->refine_error);
     Py_VISIT(self->plain_seen);
     Py_VISIT(self->oob_scratch);
     Py_VISIT(self->top_reading);
@@ -214,6 +217,7 @@ static int Codec_clear(Codec *self) {
     Py_CLEAR(self->settings);
     Py_CLEAR(self->full_serialize);
     Py_CLEAR(self->full_deserialize);
+    Py_CLEAR(self->refine_error);
     Py_CLEAR(self->plain_seen);
     Py_CLEAR(self->oob_scratch);
     Py_CLEAR(self->top_reading);
@@ -247,9 +251,10 @@ static PyMethodDef Codec_methods[] = {
     {"unpack_top", (PyCFunction)(void (*)(void))Codec_unpack_top, METH_FASTCALL,
      "unpack_top(data, plain) -> value: the value of a plain frame or result, else NotImplemented."},
     {"bind_registry", (PyCFunction)(void (*)(void))Codec_bind_registry, METH_FASTCALL,
-     "bind_registry(registry, settings, full_serialize, full_deserialize): what registry's top_method entries call "
-     "(see _core_entry.h): settings.plain is unpack_top's plain; full_serialize(obj, False, False, None) and "
-     "full_deserialize(data, None, None, None, None) are its full paths."},
+     "bind_registry(registry, settings, full_serialize, full_deserialize, refine_error): what registry's "
+     "top_method entries call (see _core_entry.h): settings.plain is unpack_top's plain; full_serialize(obj, False, "
+     "False, None) and full_deserialize(data, None, None, None, None) are its full paths; refine_error(data, error) "
+     "is the error a failed deserialize raises."},
     TOP_VALUE_METHODS /* bind_decoder, top_value (_core_top_value_setup.h) */
     IMPLICIT_TOP_METHODS /* bind_implicit, publish_implicit, publish_implicit_read (_core_implicit_top.h) */
     {NULL, NULL, 0, NULL},
@@ -322,6 +327,7 @@ static PyMethodDef module_methods[] = {
     {"set_top_value", set_top_value, METH_VARARGS,
      "set_top_value(DecodeState, OutOfBandBuffers, NO_BUFFERS): what top_value builds a call's state from."},
     DICT_LAYOUT_METHODS
+    STREAM_COPY_METHODS
     {NULL, NULL, 0, NULL},
 };
 

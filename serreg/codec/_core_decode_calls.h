@@ -5,6 +5,12 @@
 /* A nested value this code does not read in place: decode_nested(ClassIDHash, in-band, oob, None). */
 static int dec_before_call(Dec *d) {
     if (d->plain_top) return -1;
+    if (!stack_has_room()) { /* each nested value read through Python is C stack (Limits(max_depth=None)) */
+        PyErr_SetString(limit_error_type != NULL ? limit_error_type : PyExc_RecursionError,
+                        "values are nested deeper than this thread's C stack holds (the compiled codec stops "
+                        "with 64 KiB left); read them on a thread with a larger stack (threading.stack_size)");
+        return -1;
+    }
     if (d->state != NULL && d->state != Py_None && dec_write_depth(d, d->depth) < 0) return -1;
     if (!d->called) {
         d->called = 1;

@@ -122,6 +122,9 @@ static PyObject *top_plain(Codec *self);
 static inline PyObject *entry_serialize_value(Codec *codec, PyObject *value) {
     PyObject *result = lean_serialize(codec, value); /* runs no Python code: the codec stays */
     if (result != NULL || PyErr_Occurred()) return result;
+    /* A serializer's own serialize() call inside a value being written is a level of C stack too
+       (after the lean way, which calls no Python code: a small list or dict costs nothing more). */
+    if (stack_check() < 0) return NULL;
     Py_INCREF(codec); /* the registry's codec attribute may be replaced meanwhile */
     result = serialize_top_adaptive(codec, value);
     if (result == Py_NotImplemented) {
@@ -133,6 +136,35 @@ static inline PyObject *entry_serialize_value(Codec *codec, PyObject *value) {
     return result;
 }
 
+/* The error pending after a failed deserialize of value, as the registry's refine_error(value, error) gives it
+   (the offset of a malformed in-band's first wrong byte, a released input named): the error path only. */
+static PyObject *entry_refine_error(Codec *codec, PyObject *value) __attribute__((noinline));
+static PyObject *entry_refine_error(Codec *codec, PyObject *value) {
+    if (codec->refine_error == NULL || !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
+    PyObject *type, *error, *traceback;
+    PyErr_Fetch(&type, &error, &traceback);
+    PyErr_NormalizeException(&type, &error, &traceback);
+    if (traceback != NULL) PyException_SetTraceback(error, traceback);
+    PyObject *refined = PyObject_CallFunctionObjArgs(codec->refine_error, value, error, NULL);
+    if (refined == NULL) { /* the refiner failed: its error stands */
+        Py_XDECREF(type);
+        Py_XDECREF(error);
+        Py_XDECREF(traceback);
+        return NULL;
+    }
+    if (refined == error) {
+        PyErr_Restore(type, error, traceback);
+        Py_DECREF(refined);
+        return NULL;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(error);
+    Py_XDECREF(traceback);
+    PyErr_SetObject((PyObject *)Py_TYPE(refined), refined);
+    Py_DECREF(refined);
+    return NULL;
+}
+
 static inline PyObject *entry_deserialize_value(Codec *codec, PyObject *value) {
     Py_INCREF(codec);
     /* A frame in bytes with out-of-band buffers is never plain (lean_deserialize and unpack_top read only frames
@@ -141,6 +173,7 @@ static inline PyObject *entry_deserialize_value(Codec *codec, PyObject *value) {
                        frame_le((const unsigned char *)PyBytes_AS_STRING(value) + 8, 4) != 0;
     PyObject *plain = with_buffers ? NULL : top_plain(codec), *result = plain == NULL ? NULL : lean_deserialize(codec, value, plain);
     if (result != NULL || PyErr_Occurred()) {
+        if (result == NULL) result = entry_refine_error(codec, value);
         Py_DECREF(codec);
         return result;
     }
@@ -154,6 +187,7 @@ static inline PyObject *entry_deserialize_value(Codec *codec, PyObject *value) {
         PyObject *full[5] = {value, Py_None, Py_None, Py_None, Py_None};
         result = PyObject_Vectorcall(codec->full_deserialize, full, 5, NULL);
     }
+    if (result == NULL) result = entry_refine_error(codec, value);
     Py_DECREF(codec);
     return result;
 }
@@ -335,10 +369,11 @@ static PyObject *top_plain(Codec *self) {
     return plain;
 }
 
-/* bind_registry(registry, settings, full_serialize, full_deserialize) */
+/* bind_registry(registry, settings, full_serialize, full_deserialize, refine_error) */
 static PyObject *Codec_bind_registry(Codec *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4 || !PyCallable_Check(args[2]) || !PyCallable_Check(args[3])) {
-        PyErr_SetString(PyExc_TypeError, "bind_registry(registry, settings, full_serialize, full_deserialize)");
+    if (nargs != 5 || !PyCallable_Check(args[2]) || !PyCallable_Check(args[3]) || !PyCallable_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "bind_registry(registry, settings, full_serialize, full_deserialize, refine_error)");
         return NULL;
     }
     self->owner = args[0];
@@ -347,5 +382,6 @@ static PyObject *Codec_bind_registry(Codec *self, PyObject *const *args, Py_ssiz
     Py_XSETREF(self->settings, Py_NewRef(args[0]));
     Py_XSETREF(self->full_serialize, Py_NewRef(args[1]));
     Py_XSETREF(self->full_deserialize, Py_NewRef(args[2]));
+    Py_XSETREF(self->refine_error, Py_NewRef(args[3]));
     Py_RETURN_NONE;
 }

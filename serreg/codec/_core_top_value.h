@@ -127,7 +127,7 @@ static PyObject *top_frame(Codec *self, Tables *t, PyObject *reading, PyObject *
         frame_entry(p, 0, &offset, &length);
         if (t->top_read[TOP_BYTES] && memcmp(hash, PyBytes_AS_STRING(top_hash[TOP_BYTES]), HASH_SIZE) == 0 &&
             layout->in_band_len == HASH_SIZE + 1 && hash[HASH_SIZE] == 0xc0)
-            return PyBytes_FromStringAndSize((const char *)p + offset, (Py_ssize_t)length);
+            return stream_bytes((const char *)p + offset, (Py_ssize_t)length);
         if (t->read[K_BYTEARRAY] && memcmp(hash, kind_hash[K_BYTEARRAY], HASH_SIZE) == 0)
             return PyByteArray_FromStringAndSize((const char *)p + offset, (Py_ssize_t)length);
     }
@@ -275,7 +275,7 @@ static PyObject *top_bytes_frame(Codec *self, PyObject *data) {
     if (snapshot == NULL || snapshot != self->cached_snapshot || self->tables.by_hash == NULL ||
         !self->tables.top_read[TOP_BYTES] || memcmp(p + 48, PyBytes_AS_STRING(top_hash[TOP_BYTES]), HASH_SIZE) != 0)
         Py_RETURN_NOTIMPLEMENTED; /* tables to read again, bytes taken over: top_value */
-    return PyBytes_FromStringAndSize((const char *)p + FRAME_ALIGNMENT, (Py_ssize_t)(size - FRAME_ALIGNMENT));
+    return stream_bytes((const char *)p + FRAME_ALIGNMENT, (Py_ssize_t)(size - FRAME_ALIGNMENT));
 }
 
 /* The value of a trusted frame or result read by a registered serializer; NotImplemented otherwise. */

@@ -18,15 +18,12 @@ from ..result import SerializationResult
 from ..structs.carrier import StructValue
 from .layout import NESTED_EXT_TYPE
 from .scan import holds_any
-from .stack import WriteDepth
+from .stack import WRITE_DEPTH
 
 __all__ = ["EncodeNested", "Later", "PACKED_BY_MSGPACK", "PackState", "StructList", "check_whole", "substitute"]
 
 # Runs one nested value through its serializer: (its ClassIDHash, its serializer's result).
 EncodeNested = Callable[[object], "tuple[bytes, SerializationResult]"]
-
-# The nested levels being written on each thread (each level is a Packer's recursion in C).
-_WRITE_DEPTH = WriteDepth()
 
 # What msgpack packs by itself (bytearray and memoryview aside, see scan.py).
 PACKED_BY_MSGPACK = frozenset((type(None), bool, int, float, str, bytes, list, dict))
@@ -68,9 +65,11 @@ class PackState:
             inner.append(Packer(default=self.nested, strict_types=True, use_bin_type=True, autoreset=True))
         self.level = level + 1
         calls = self.calls
+        plain = WRITE_DEPTH.enter_plain(items)  # the lists and dicts in its fields, on the Packer's walk
         try:
             packed: bytes = inner[level].pack(items)
         finally:
+            WRITE_DEPTH.leave_plain(plain)
             self.level = level
         if self.calls != calls:
             check_whole(packed)
@@ -118,7 +117,7 @@ class PackState:
     def nested(self, value: Any) -> ExtType:
         # Each call is a level of the Packer's recursion in C: counted against the thread's stack.
         self.calls += 1
-        depth = _WRITE_DEPTH
+        depth = WRITE_DEPTH
         depth.enter()
         try:
             kind = type(value)

@@ -20,6 +20,7 @@ from msgpack import Packer, Timestamp, Unpacker, unpackb
 from msgpack.exceptions import ExtraData, OutOfData, StackError
 
 from .._registry.paths import locate
+from ..owned_views import RELEASED_VALUE, is_released
 from ..errors import DeserializationError, LimitExceededError, SerializationError, SerregError
 from ..limits import DECODE_STATE, MSGPACK_MAX_NESTING
 from ..structs.lists import read_struct_list
@@ -30,7 +31,7 @@ from .checks import STRUCTURE_CHECK_THRESHOLD, TIMESTAMP, check_structure, dict_
 from .layout import MAX_NESTING, NESTED_EXT_TYPE, STRUCT_EXT_TYPE, STRUCT_LIST_EXT_TYPE
 from .pack_state import EncodeNested, PackState, check_whole, substitute
 from .scan import holds_any
-from .stack import roomy
+from .stack import READ_DEPTH, WRITE_DEPTH, roomy
 from .top import TopLevelEntries
 
 __all__ = ["DecodeNested", "MsgpackCodec", "SnapshotSource"]
@@ -124,7 +125,11 @@ class MsgpackCodec:
             if holds_any(obj, state.scan):
                 obj = substitute(obj, state.rewritten, state.struct_list, root=True, list_value=list_value)
             calls = state.calls
-            packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
+            plain = WRITE_DEPTH.enter_plain(obj)  # the C stack of the Packer's walk, counted on a small stack
+            try:
+                packed = packer.pack(obj)  # msgpack empties the Packer's buffer when pack() raises
+            finally:
+                WRITE_DEPTH.leave_plain(plain)
             if state.calls != calls:  # Python code ran meanwhile: the value may have changed under msgpack
                 check_whole(packed)
             return packed
@@ -160,6 +165,8 @@ class MsgpackCodec:
                     f"values are nested more than max_depth={state.max_depth} deep (struct instances); raise it "
                     "with serreg.Limits(max_depth=...) if such values are expected"
                 )
+            if depth > READ_DEPTH.most:
+                raise _too_deep_for_the_stack()
             state.depth = depth
         try:
             if untrusted:
@@ -221,6 +228,8 @@ class MsgpackCodec:
                 raise DeserializationError(
                     f"nested value of {len(payload)} bytes is too short to hold a ClassIDHash"
                 )
+            if state is not None and state.depth >= READ_DEPTH.most:
+                raise _too_deep_for_the_stack()
             value = decode_nested(payload[:CLASS_ID_HASH_SIZE], memoryview(payload)[CLASS_ID_HASH_SIZE:], oob, None)
             kind = type(value)
             if kind is Timestamp or ((kind is list or kind is dict) and holds_any(value, TIMESTAMP)):
@@ -313,7 +322,18 @@ def _explain_pack_error(obj: Any, error: Exception) -> SerializationError:
     if isinstance(error, UnicodeEncodeError):
         path = locate(obj, _is_unencodable_str)
         return SerializationError(f"str is not valid UTF-8 text ({error.reason}); encode it or pass bytes", path=path)
+    if isinstance(error, ValueError):
+        path = locate(obj, is_released)
+        if path is not None:
+            return SerializationError(RELEASED_VALUE, path=path)
     return SerializationError(f"msgpack could not pack the value: {type(error).__name__}: {message}", path="obj")
+
+
+def _too_deep_for_the_stack() -> LimitExceededError:
+    return LimitExceededError(
+        f"values are nested more than {READ_DEPTH.most} deep, as deep as this thread's C stack "
+        f"({READ_DEPTH.size // 1024} KiB) holds; read them on a thread with a larger stack (threading.stack_size)"
+    )
 
 
 def _is_unencodable_str(value: Any) -> bool:

@@ -10,14 +10,17 @@ uses ``unpackb`` only while the thread's stack has room for it at that depth
 (:func:`roomy`), read once per thread with ``pthread_getattr_np`` (Linux); where
 that is not available every nested level uses the Unpacker.
 
-Writing, the pure codec calls msgpack's Packer once per nested level (a value's
-serializer packs the values inside it), a few KiB of C stack a level that
-CPython 3.11's recursion limit does not count: 130 levels of a list holding a
-dict holding a tuple crashed a 256 KiB thread. :class:`WriteDepth` counts the
-levels of the calling thread and refuses one past what its stack holds at
-``WRITE_PER_LEVEL`` (the compiled codec measures its stack instead,
-``_core_stack.h``). Plain lists and dicts inside one level are written by the
-Packer's own recursion, which stops at 511 levels.
+Writing, the pure codec calls msgpack's Packer once per nested level (a value's serializer packs
+the values inside it), and the Packer walks the plain lists and dicts of a level by recursion in C:
+C stack that CPython 3.11's recursion limit does not count (130 levels of a list holding a dict
+holding a tuple, or 600 lists in one another, crashed a 256 KiB thread). :data:`WRITE_DEPTH` keeps
+an estimate of the bytes the calling thread's writing uses, ``WRITE_PER_LEVEL`` a nested level and
+``PLAIN_PER_LEVEL`` a plain list or dict level of a Packer's walk (counted, on a thread whose stack
+could not hold the Packer's deepest walk, before each pack), and refuses what would go past its
+stack less ``WRITE_RESERVE``. Reading, :data:`READ_DEPTH` does the same per nested level
+(``READ_PER_LEVEL`` on top of the levels ``unpackb`` reads). The compiled codec measures its stack
+instead (``_core_stack.h``). The figures are measured by benchmarks/stack_per_level.py
+(docs/BOUNDS.md, "The pure codec's C stack per level").
 """
 
 from __future__ import annotations
@@ -27,18 +30,36 @@ import ctypes.util
 import threading
 from typing import Any, Optional
 
+from .backend import COMPILED
+
 # Measured on CPython 3.11 x86_64: one nested level through unpackb takes 40-45 KiB of C stack;
 # the rest of a level (the serializer, the registry, the ext hook) a few KiB. The reserve covers
 # what the thread used before it called deserialize and what runs after the deepest level.
 PER_LEVEL = 48 * 1024
 RESERVE = 512 * 1024
 
-# One nested level written by the pure codec (the Packer, the serializer, the registry): about 2 KiB
-# measured; the reserve is what a thread used before it called serialize and the error's way back.
-WRITE_PER_LEVEL = 2 * 1024
-WRITE_RESERVE = 64 * 1024
-
-__all__ = ["PER_LEVEL", "RESERVE", "WRITE_PER_LEVEL", "WRITE_RESERVE", "WriteDepth", "roomy", "thread_stack_size"]
+# Measured with benchmarks/stack_per_level.py (CPython 3.11, x86_64, guards off), the C stack the
+# deepest value that did not crash used per level, on threads of 256 KiB to 1 MiB. Writing with the
+# pure codec: a nested value with the array or map its serializer packs (a tuple, an instance, a
+# dataclass) 1,106-1,139 bytes, a further list or dict in that pack 444 (a list holding a dict
+# holding a tuple: 1,978-2,016). Writing with the compiled codec, whose writer calls the pure
+# codec's Packer for the instances it writes as implicit structs (10.9): 1,560-1,608 a level.
+# Reading with the pure codec, a nested value read with a heap Unpacker: 1,165-1,440. Each figure
+# below is the largest measured plus about a third; the reserves cover what the thread used before
+# it called serialize (under 10 KiB) or deserialize (about 50 KiB), and the error's way back.
+WRITE_PER_LEVEL = 2176 if COMPILED else 1536
+PLAIN_PER_LEVEL = 640
+WRITE_RESERVE = 48 * 1024
+# Lists and dicts are counted (a walk of them before each pack, about 0.6 us per list or dict) only
+# on threads with less stack than this: on the 8 MiB of a main thread the plain levels of a pack are
+# not counted, as before (4,000 nested levels would be needed, past Python's default recursion limit).
+PLAIN_COUNTED_BELOW = 2 * 1024 * 1024
+READ_PER_LEVEL = 1920
+READ_RESERVE = 64 * 1024
+__all__ = [
+    "PER_LEVEL", "PLAIN_COUNTED_BELOW", "PLAIN_PER_LEVEL", "READ_DEPTH", "READ_PER_LEVEL", "READ_RESERVE", "RESERVE", "WRITE_DEPTH",
+    "WRITE_PER_LEVEL", "WRITE_RESERVE", "ReadDepth", "WriteDepth", "plain_depth", "roomy", "thread_stack_size",
+]
 
 _local = threading.local()
 
@@ -88,18 +109,77 @@ def roomy(depth: int) -> bool:
 
 
 class WriteDepth(threading.local):
-    """The nested levels the pure codec is writing on the calling thread (``enter`` / ``leave``)."""
+    """The C stack the pure codec's writing is estimated to use on the calling thread: ``enter`` /
+    ``leave`` a nested level, ``enter_plain`` / ``leave_plain`` the plain containers of a pack."""
 
     def __init__(self) -> None:
         size = thread_stack_size()
-        self.depth = 0
-        self.most = (size - WRITE_RESERVE) // WRITE_PER_LEVEL if size else 1 << 62
+        self.used = 0
+        self.room = size - WRITE_RESERVE if size else 1 << 62
 
     def enter(self) -> None:
-        """One level more; RecursionError when the thread's stack has no room for it."""
-        if self.depth >= self.most:
-            raise RecursionError(f"the thread's C stack has room for {self.most} nested values, not more")
-        self.depth += 1
+        """One nested level more; RecursionError when the thread's stack has no room for it."""
+        if self.used + WRITE_PER_LEVEL > self.room:
+            raise RecursionError(
+                f"the thread's C stack ({(self.room + WRITE_RESERVE) // 1024} KiB) has no room for another nested value"
+            )
+        self.used += WRITE_PER_LEVEL
 
     def leave(self) -> None:
-        self.depth -= 1
+        self.used -= WRITE_PER_LEVEL
+
+    def enter_plain(self, value: Any) -> int:
+        """Count the lists and dicts msgpack's Packer will walk into one another in ``value`` below
+        the first (the nested level that packs ``value`` counts that one); the bytes to give back
+        with ``leave_plain``. RecursionError when the thread's stack has no room for them."""
+        if self.room >= PLAIN_COUNTED_BELOW:
+            return 0  # a large stack (or one of unknown size): not counted
+        left = self.room - self.used
+        levels = max(plain_depth(value, left // PLAIN_PER_LEVEL + 2) - 1, 0)
+        cost = levels * PLAIN_PER_LEVEL
+        if cost > left:
+            raise RecursionError(
+                f"the thread's C stack ({(self.room + WRITE_RESERVE) // 1024} KiB) has no room for "
+                f"{levels + 1}{'+' if levels > left // PLAIN_PER_LEVEL else ''} lists and dicts in one another"
+            )
+        self.used += cost
+        return cost
+
+    def leave_plain(self, cost: int) -> None:
+        self.used -= cost
+
+
+def plain_depth(value: Any, cap: int) -> int:
+    """How many lists and dicts lie in one another in ``value`` (``value`` itself counted), at most
+    ``cap`` (the walk stops there); what msgpack's Packer walks by recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if type(node) is dict:
+            children: Any = node.values()
+        elif type(node) is list:
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest >= cap:
+            return cap
+        if not {list, dict}.isdisjoint(map(type, children)):
+            stack.extend((child, depth + 1) for child in children if type(child) is list or type(child) is dict)
+    return deepest
+
+
+class ReadDepth(threading.local):
+    """How many nested values the pure codec may read in one another on the calling thread: those
+    ``unpackb`` reads while :func:`roomy`, then ``READ_PER_LEVEL`` each, up to its stack less
+    ``READ_RESERVE``."""
+
+    def __init__(self) -> None:
+        size = self.size = thread_stack_size()
+        roomy_levels = max(0, (size - RESERVE) // PER_LEVEL)
+        self.most = roomy_levels + max(0, size - roomy_levels * PER_LEVEL - READ_RESERVE) // READ_PER_LEVEL if size else 1 << 62
+
+
+WRITE_DEPTH = WriteDepth()
+READ_DEPTH = ReadDepth()

@@ -72,7 +72,9 @@ class TopLevelEntries:
         self._unpack = unpack
         self._snapshots = snapshots
 
-    def bind_registry(self, registry: Any, settings: Any, full_serialize: Any, full_deserialize: Any) -> None:
+    def bind_registry(
+        self, registry: Any, settings: Any, full_serialize: Any, full_deserialize: Any, refine_error: Any
+    ) -> None:
         """Nothing to bind: the pure codec has no C methods calling it (see the compiled twin)."""
 
     def bind_decoder(self, owner: Any, located: Any, all_used: Any) -> None:

@@ -4,3 +4,5 @@
 framework (``pip install "serreg[dask]"`` or ``"serreg[ray]"``); serreg's core
 never imports them. ``common`` holds what they share.
 """
+
+__all__: list[str] = []

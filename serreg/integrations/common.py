@@ -15,6 +15,8 @@ from ..result import SerializationResult
 from ..serializer import takes
 from ..standard.pickle_views import pickle_buffer, view_of
 
+__all__ = ["classes_with_own_serializers", "from_pickle_parts", "has_own_serializer", "to_pickle_parts"]
+
 
 def has_own_serializer(registry: Registry, value: object) -> bool:
     """True when ``registry`` has a serializer of its own (not the fallback) that takes ``value``.

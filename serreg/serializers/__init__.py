@@ -11,3 +11,5 @@ imports them. A plug-in is loaded only where its library is installed
 - ``pyarrow`` (``pyarrow_canonical``, ``arrow_schema``): pyarrow.Table and
   pyarrow.RecordBatch.
 """
+
+__all__: list[str] = []

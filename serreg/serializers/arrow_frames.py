@@ -60,6 +60,7 @@ def read_batches(in_band: Any, oob: Any) -> tuple[Any, ...]:
     try:
         if unpacker.read_array_header() != 2:
             raise ValueError("not a pair")
+        schema_at = unpacker.tell()
         schema_part = unpacker.unpack()
         count = unpacker.read_array_header()
     except StackError as error:
@@ -68,13 +69,19 @@ def read_batches(in_band: Any, oob: Any) -> tuple[Any, ...]:
         raise DeserializationError(f"Arrow in-band must be [schema, batches] ({error})") from error
     except Exception as error:  # msgpack reports truncated data with its own exception types
         raise DeserializationError(f"Arrow in-band must be [schema, batches] ({type(error).__name__})") from error
-    plan = _read_schema(schema_part)
+    try:
+        plan = _read_schema(schema_part)
+    except DeserializationError as error:
+        if error.offset is None and error.in_band_offset is None:
+            error.in_band_offset = schema_at  # where the schema message starts (its msgpack header)
+        raise
     schema = plan.schema
     batches = []
     for index in range(count):
+        batch_at = unpacker.tell()
         batch_meta = _next_item(unpacker, index)
         if type(batch_meta) is not list or len(batch_meta) != 2 or type(batch_meta[1]) is not list:
-            raise DeserializationError(f"invalid Arrow batch header {batch_meta!r:.200}")
+            raise DeserializationError(f"invalid Arrow batch header {batch_meta!r:.200}", in_band_offset=batch_at)
         num_rows, nodes = batch_meta
         charge(BATCH_COST + NODE_COST * len(nodes), "Arrow batches and arrays")
         reader = NodeReader(nodes, oob)

@@ -20,6 +20,8 @@ from .arrow_extension import EXTENSION_METADATA, extension_keys
 from .arrow_ipc_check import EXTENSION_NAME, MAX_DEPTH
 from typing import Optional, Any
 
+__all__ = ["FIELD_COST", "LIST_ITEM_NAME", "METADATA_COST", "describe_schema", "schema_from_description"]
+
 # What reading a field costs in memory (pyarrow 26, CPython 3.11, measured and rounded up),
 # charged against the deserialize call's budget before it is built (serreg.limits.charge).
 FIELD_COST = 256  # a Field and its DataType (plus its name, twice)

@@ -31,6 +31,8 @@ from .arrow_schema import describe_schema
 from .arrow_validity import BitmapBudget, has_slot_storage, pushed_validity, storage_free_array
 from .pyarrow_canonical_layouts import buffer_bytes, fixed_width, is_other_layout, take, write_other
 
+__all__ = ["write_array", "write_record_batch", "write_table"]
+
 _EMPTY = memoryview(b"")
 
 

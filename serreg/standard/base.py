@@ -12,6 +12,8 @@ from ..result import SerializationResult
 from ..serializer import Serializer
 from typing import Iterator, Any
 
+__all__ = ["MsgpackValueSerializer", "StandardSerializer", "describe_value"]
+
 
 class StandardSerializer(Serializer):
     """Base of the standard serializers.

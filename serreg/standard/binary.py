@@ -14,8 +14,11 @@ from msgpack import packb
 from ..codec.checks import unpack_plain
 from ..codec.layout import BYTES_OUT_OF_BAND_THRESHOLD
 from ..errors import DeserializationError, SerializationError
+from ..owned_views import RELEASED_VALUE, is_released
 from ..result import SerializationResult
 from .base import StandardSerializer, describe_value
+
+__all__ = ["ByteArraySerializer", "BytesSerializer", "MemoryViewSerializer", "native_format"]
 
 _MSGPACK_NIL = b"\xc0"
 
@@ -74,9 +77,13 @@ class MemoryViewSerializer(StandardSerializer):
     leaf = True
 
     def accepts(self, obj: memoryview) -> bool:
+        if is_released(obj):
+            return True  # serialize says what is wrong with it
         return len(native_format(obj.format)) == 1
 
     def serialize(self, obj: memoryview) -> SerializationResult:
+        if is_released(obj):
+            raise SerializationError(RELEASED_VALUE, value=obj)
         if native_format(obj.format) in _OBJECT_FORMATS:
             raise SerializationError(
                 f"a memoryview of format {obj.format!r} holds the addresses of Python objects, not data: serialize "

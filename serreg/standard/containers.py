@@ -14,6 +14,8 @@ from ..result import SerializationResult
 from .base import StandardSerializer
 from typing import Iterator, Any
 
+__all__ = ["SetSerializer", "TupleSerializer"]
+
 
 class TupleSerializer(StandardSerializer):
     def serialize(self, obj: tuple[Any, ...]) -> SerializationResult:

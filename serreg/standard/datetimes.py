@@ -17,6 +17,11 @@ from ..result import SerializationResult
 from .base import StandardSerializer
 from typing import Union, Optional, Iterator, Any
 
+__all__ = [
+    "DateSerializer", "DateTimeSerializer", "TimeDeltaSerializer", "TimeSerializer", "decode_tz", "encode_tz",
+    "supported_tz",
+]
+
 
 def encode_tz(tzinfo: Optional[datetime.tzinfo]) -> Union[None, str, list[Any]]:
     """The wire form of a tzinfo: None, an IANA key, or [offset in microseconds, name or None]."""

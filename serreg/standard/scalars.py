@@ -19,6 +19,11 @@ from ..result import SerializationResult
 from .base import StandardSerializer, describe_value
 from typing import Iterator, Any
 
+__all__ = [
+    "MAX_INT_BYTES", "ComplexSerializer", "DecimalSerializer", "FloatSerializer", "IntSerializer",
+    "RemoteErrorSerializer", "UUIDSerializer",
+]
+
 _MSGPACK_FLOAT64 = 0xCB
 _INT_MIN = -(2**63)
 _INT_END = 2**64

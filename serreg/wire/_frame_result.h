@@ -172,11 +172,15 @@ static PyObject *to_bytes_joined(PyObject *result) {
             return Py_NewRef(frame);
         if (key == Py_None && buffers != NULL && pieces[0] != NULL && pieces[1] != NULL &&
             frame == Py_None) { /* (with a frame and buffers, the Python method reads the parts from it) */
-            if (no_buffers) return join_section(NULL, pieces, 2);
-            if (PyList_CheckExact(buffers) || PyBytes_CheckExact(buffers)) {
-                PyObject *joined = join_result(pieces, buffers);
-                if (joined != Py_NotImplemented) return joined;
-                Py_DECREF(joined);
+            if (no_buffers || PyList_CheckExact(buffers) || PyBytes_CheckExact(buffers)) {
+                PyObject *joined = no_buffers ? join_section(NULL, pieces, 2) : join_result(pieces, buffers);
+                if (joined != Py_NotImplemented) {
+                    /* A ValueError (a part released since the result was made): the Python method says which. */
+                    if (joined != NULL || !PyErr_ExceptionMatches(PyExc_ValueError)) return joined;
+                    PyErr_Clear();
+                } else {
+                    Py_DECREF(joined);
+                }
             }
         }
     }

@@ -183,6 +183,16 @@ final class ContainerReader {
         return new LinkedHashMap<>(n + n / 3 + 1);
     }
 
+    /** Counts an array or map whose header a serializer read itself (at {@code at}) as open. */
+    void open(long at) {
+        enterContainer(at);
+    }
+
+    /** Ends what {@link #open} counted. */
+    void close() {
+        nesting--;
+    }
+
     private void enterContainer(long at) {
         Limits limits = in.limits();
         if (nesting >= limits.maxMsgpackNesting()) {

@@ -369,6 +369,39 @@ public final class InBandReader extends ScalarReader {
         return c;
     }
 
+    /**
+     * Reads the header of the array a serializer reads item by item itself (its in-band's own
+     * array: a list, tuple or set), and counts the array as open against
+     * {@link Limits#maxMsgpackNesting()}, as the arrays and maps inside it are (docs/FORMAT.md
+     * section 4.3 counts every array and map open at once in one in-band, the in-band's own one
+     * too). Call {@link #closeContainer} once its items are read.
+     *
+     * @return the count the header declares, checked against the bytes left
+     */
+    public int openArray() {
+        long at = offset();
+        int n = readArrayHeader();
+        containers().open(at);
+        return n;
+    }
+
+    /**
+     * {@link #openArray} of a map (a dict's own map).
+     *
+     * @return the count of entries the header declares, checked against the bytes left
+     */
+    public int openMap() {
+        long at = offset();
+        int n = readMapHeader();
+        containers().open(at);
+        return n;
+    }
+
+    /** Ends the array or map {@link #openArray} or {@link #openMap} opened. */
+    public void closeContainer() {
+        containers.close();
+    }
+
     /** Starts a nested document read in place (see {@link ContainerReader#enterDocument}). */
     int enterDocument() {
         return containers == null ? 0 : containers.enterDocument();

@@ -124,24 +124,32 @@ final class NestedReader {
      * Reads consecutive values of the class met last (each with an ext 8 header, see
      * {@link #knownPayload}), the first's payload at {@code start}, at most {@code max}: the
      * depth limit is checked once for the run (its values are siblings, at one level) and each
-     * value is read in place, bounded to its payload, exactly as {@link #read} reads it.
+     * value is read in place, bounded to its payload, exactly as {@link #read} reads it. The
+     * class and its serializer are taken once, when the run starts: a value
+     * whose serializer reads nested values of another class changes the class met last, which
+     * then ends the run (the next value is read by {@link #read}), and never hands a value of
+     * that other class to this run's serializer. The run ends at the end of its last value's
+     * payload, kept here ({@link #payloadEnd} is the last payload met, which may be one nested
+     * inside that value).
      */
     private int readKnownRun(List<Object> into, int max, MsgpackSerializer<Object> msgpack, int start) {
         RegistrationTable.Registration registration = lastRegistration; // the one msgpack is of
+        long hash = lastHash;
         int outer = in.end();
+        int end = payloadEnd; // the payload end of the value being read (a nested read inside it moves payloadEnd)
         state.enterValue(in.offsetOf(start));
         int savedNesting = in.enterDocument();
         int read = 0;
         try {
             do {
-                int end = payloadEnd;
+                end = payloadEnd;
                 in.bound(start + ClassIdHash.SIZE, end);
                 Object value = msgpack.read(in);
                 in.expectEnd();
                 in.unbound(outer, end);
                 into.add(value);
                 read++;
-            } while (read < max && in.index() < outer && (start = knownPayload()) >= 0);
+            } while (read < max && in.index() < outer && lastHash == hash && (start = knownPayload()) >= 0);
             return read;
         } catch (DeserializationException e) {
             throw e.enclosedIn(registration.classId()); // offsets are already from this reader's start
@@ -152,7 +160,7 @@ final class NestedReader {
         } finally {
             state.exitValue();
             in.exitDocument(savedNesting);
-            in.unbound(outer, payloadEnd);
+            in.unbound(outer, end);
         }
     }
 

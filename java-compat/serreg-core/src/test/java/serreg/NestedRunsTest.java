@@ -70,10 +70,54 @@ class NestedRunsTest {
         }
     }
 
+    record Box(Object inner) {
+    }
+
+    /** Box as [inner], the inner value written and read as any value (a nested value when it is a Pair). */
+    static final class BoxSerializer extends MsgpackSerializer<Box> {
+        BoxSerializer(SerializerRegistry registry) {
+            super(registry);
+        }
+
+        @Override
+        protected void write(Box value, InBandWriter out) {
+            out.writeArrayHeader(1).writeValue(value.inner());
+        }
+
+        @Override
+        protected Box read(InBandReader in) {
+            in.readArrayHeader(1, "Box");
+            return new Box(in.readValue());
+        }
+    }
+
+    record Labelled(Object inner, String label) {
+    }
+
+    /** Labelled as [inner, label]: its payload goes on after the inner value. */
+    static final class LabelledSerializer extends MsgpackSerializer<Labelled> {
+        LabelledSerializer(SerializerRegistry registry) {
+            super(registry);
+        }
+
+        @Override
+        protected void write(Labelled value, InBandWriter out) {
+            out.writeArrayHeader(2).writeValue(value.inner()).writeString(value.label());
+        }
+
+        @Override
+        protected Labelled read(InBandReader in) {
+            in.readArrayHeader(2, "Labelled");
+            return new Labelled(in.readValue(), in.readString());
+        }
+    }
+
     private static SerializerRegistry registry() {
         SerializerRegistry registry = new SerializerRegistry();
         registry.registerSerializer("test.Pair", Pair.class, new PairSerializer(registry));
         registry.registerSerializer("test.Other", Other.class, new OtherSerializer(registry));
+        registry.registerSerializer("test.Box", Box.class, new BoxSerializer(registry));
+        registry.registerSerializer("test.Labelled", Labelled.class, new LabelledSerializer(registry));
         return registry;
     }
 
@@ -151,6 +195,51 @@ class NestedRunsTest {
         value.add(List.of(pairs(3, 100), pairs(2, 200), new Other(2)));
         assertEquals(value, registry.deserialize(registry.serializeToFrame(value)));
         assertEquals(List.of(), registry.deserialize(registry.serializeToFrame(List.of())));
+    }
+
+    /**
+     * A run of boxes whose second box holds a pair, then pairs: the pair read inside the box
+     * becomes the class met last, and the pairs after the box are pairs, not boxes (each value
+     * read by its own class's serializer, wherever a run of another class stops).
+     */
+    @Test
+    void aValueOfTheClassMetInsideARunIsReadByItsOwnSerializer() {
+        SerializerRegistry registry = registry();
+        List<Object> value = new ArrayList<>();
+        value.add(new Box(5L));
+        value.add(new Box(new Pair(1, "pair number 1")));
+        value.addAll(pairs(3, 2));
+        value.add(new Box(new Pair(9, "pair number 9")));
+        value.add(new Box("a str in a box"));
+        value.addAll(pairs(2, 10));
+        assertEquals(value, registry.deserialize(registry.serializeToFrame(value)));
+        InBandWriter out = new InBandWriter(registry);
+        for (Object item : value) {
+            out.writeValue(item);
+        }
+        InBandReader in = new InBandReader(registry, out.finish().inBand(), InBandReader.NO_BUFFERS);
+        List<Object> back = new ArrayList<>();
+        assertEquals(value.size(), in.readNestedValues(back, 100));
+        assertEquals(value, back);
+    }
+
+    /**
+     * A run whose last value holds a nested value before more of its own payload: the reader
+     * goes on after the run's last value, not after the value nested in it (whatever follows the
+     * run: a str, a value of another class, the end of the list).
+     */
+    @Test
+    void aRunEndsAfterItsLastValueNotAfterTheValueNestedInIt() {
+        SerializerRegistry registry = registry();
+        for (Object after : new Object[] {"text", new Other(3), 12L}) {
+            List<Object> value = new ArrayList<>();
+            value.add(new Labelled(5L, "first"));
+            value.add(new Labelled(new Pair(1, "pair number 1"), "holds a pair"));
+            value.add(after);
+            value.add(new Labelled(new Pair(2, "pair number 2"), "last"));
+            assertEquals(value, registry.deserialize(registry.serializeToFrame(value)), "then " + after);
+            assertEquals(List.of(value, "end"), registry.deserialize(registry.serializeToFrame(List.of(value, "end"))));
+        }
     }
 
     @Test

@@ -106,19 +106,22 @@ public final class TestFrames {
 
     /**
      * 99 nested lists (the most maxDepth=100 allows, with the list that holds them), each holding
-     * 1,024 nested arrays (the most maxMsgpackNesting allows) around the next.
+     * as many nested arrays around the next as maxMsgpackNesting allows.
      */
     public static byte[] deepestAllowedFrame() {
         return deepFrame(99);
     }
 
-    /** {@code levels} nested lists, each holding 1,024 nested arrays around the next. */
+    /**
+     * {@code levels} nested lists, each holding 1,023 nested arrays around the next: with the
+     * list's own array, 1,024 open at once in each in-band, the most docs/FORMAT.md 4.3 allows.
+     */
     public static byte[] deepFrame(int levels) {
         byte[] section = concat(ClassIdHash.of("list").toBytes(), repeat(new byte[] {(byte) 0x91}, 1024), new byte[] {(byte) 0xc0});
         for (int k = 0; k < levels; k++) {
             byte[] inner = section;
             byte[] doc = msgpack(p -> {
-                for (int i = 0; i < 1024; i++) {
+                for (int i = 0; i < 1023; i++) {
                     p.packArrayHeader(1);
                 }
                 p.packExtensionTypeHeader((byte) 0, inner.length).writePayload(inner);

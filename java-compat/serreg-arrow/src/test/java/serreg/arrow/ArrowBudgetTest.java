@@ -8,20 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.ExtensionTypeRegistry;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.types.pojo.FieldType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import serreg.DeserializationException;
 import serreg.Hostile;
 import serreg.LimitExceededException;
-import serreg.SerializerRegistry;
 import serreg.TestFrames;
 
 /**
@@ -31,21 +27,9 @@ import serreg.TestFrames;
  * are built; an extension type's deserializer never sees the frame's bytes. Each of these frames
  * made c2967a7 die of OutOfMemoryError or allocate hundreds of MiB.
  */
-class ArrowBudgetTest {
-    private RootAllocator allocator;
-    private SerializerRegistry registry;
-
-    @BeforeEach
-    void registry() {
-        allocator = new RootAllocator(64 << 20);
-        registry = new SerializerRegistry();
-        ArrowSerializers.registerWith(registry, allocator);
-    }
-
-    @AfterEach
-    void allocatorIsEmpty() {
-        assertEquals(0, allocator.getAllocatedMemory(), "every Arrow buffer was released");
-        allocator.close();
+class ArrowBudgetTest extends CappedArrowRegistry {
+    ArrowBudgetTest() {
+        super(64 << 20);
     }
 
     private DeserializationException refused(byte[] frame, String what) {
@@ -70,7 +54,7 @@ class ArrowBudgetTest {
 
     /** 3,500 null fields that all name one 32 KiB string: 46 KB of frame, 112 MiB of names once copied. */
     static byte[] sharedNameFrame() {
-        byte[] schema = ArrowHostileTest.ipcSchema(b -> {
+        byte[] schema = HostileArrowFrames.ipcSchema(b -> {
             int name = b.createString("n".repeat(32 << 10));
             int[] fields = new int[3500];
             for (int i = 0; i < fields.length; i++) {
@@ -81,23 +65,23 @@ class ArrowBudgetTest {
             }
             return org.apache.arrow.flatbuf.Schema.createFieldsVector(b, fields);
         });
-        return ArrowHostileTest.table(schema, 0, new long[0][], List.of());
+        return HostileArrowFrames.table(schema, 0, new long[0][], List.of());
     }
 
     /** One field table listed 10,000 times in the schema's field vector. */
     static byte[] sharedFieldFrame() {
-        byte[] schema = ArrowHostileTest.ipcSchema(b -> {
-            int field = ArrowHostileTest.nullField(b, "x".repeat(1000), 0);
+        byte[] schema = HostileArrowFrames.ipcSchema(b -> {
+            int field = HostileArrowFrames.nullField(b, "x".repeat(1000), 0);
             int[] fields = new int[10_000];
             java.util.Arrays.fill(fields, field);
             return org.apache.arrow.flatbuf.Schema.createFieldsVector(b, fields);
         });
-        return ArrowHostileTest.table(schema, 0, new long[0][], List.of());
+        return HostileArrowFrames.table(schema, 0, new long[0][], List.of());
     }
 
     /** Two fields with names of their own and one Int type table between them (Python refuses it too). */
     static byte[] sharedTypeFrame() {
-        byte[] schema = ArrowHostileTest.ipcSchema(b -> {
+        byte[] schema = HostileArrowFrames.ipcSchema(b -> {
             int type = org.apache.arrow.flatbuf.Int.createInt(b, 32, true);
             int[] fields = new int[2];
             for (int i = 0; i < 2; i++) {
@@ -107,7 +91,7 @@ class ArrowBudgetTest {
             }
             return org.apache.arrow.flatbuf.Schema.createFieldsVector(b, fields);
         });
-        return ArrowHostileTest.table(schema, 0, new long[][] {{0, 0, 2}, {0, 0, 2}}, List.of(new byte[0], new byte[0],
+        return HostileArrowFrames.table(schema, 0, new long[][] {{0, 0, 2}, {0, 0, 2}}, List.of(new byte[0], new byte[0],
                 new byte[0], new byte[0]));
     }
 
@@ -123,8 +107,8 @@ class ArrowBudgetTest {
     void manyEmptyBatchesAreChargedAndRefused() {
         // 200,000 empty batches of one null column in 1.4 MB: each costs Java a root, a vector and a
         // node whatever its rows, so the frame asks for far more than 32 MiB + 16 x its size.
-        byte[] schema = ArrowHostileTest.ipcSchema(b -> org.apache.arrow.flatbuf.Schema.createFieldsVector(b,
-                new int[] {ArrowHostileTest.nullField(b, "a", 0)}));
+        byte[] schema = HostileArrowFrames.ipcSchema(b -> org.apache.arrow.flatbuf.Schema.createFieldsVector(b,
+                new int[] {HostileArrowFrames.nullField(b, "a", 0)}));
         int batches = 200_000;
         byte[] inBand = TestFrames.msgpack(p -> {
             p.packArrayHeader(2).packBinaryHeader(schema.length).writePayload(schema);
@@ -154,10 +138,10 @@ class ArrowBudgetTest {
     void manyColumnsAreChargedBeforeArrowBuildsThem() {
         // 60,000 null columns with one-letter names: about 1.3 MB of schema, 60,000 Fields and vectors.
         int columns = 60_000;
-        byte[] schema = ArrowHostileTest.ipcSchema(b -> {
+        byte[] schema = HostileArrowFrames.ipcSchema(b -> {
             int[] fields = new int[columns];
             for (int i = 0; i < columns; i++) {
-                fields[i] = ArrowHostileTest.nullField(b, Integer.toString(i, 36), 0);
+                fields[i] = HostileArrowFrames.nullField(b, Integer.toString(i, 36), 0);
             }
             return org.apache.arrow.flatbuf.Schema.createFieldsVector(b, fields);
         });
@@ -165,10 +149,10 @@ class ArrowBudgetTest {
         for (int i = 0; i < columns; i++) {
             nodes[i] = new long[] {0, 0, 0};
         }
-        DeserializationException e = refused(ArrowHostileTest.table(schema, 0, nodes, List.of()), "60,000 columns");
+        DeserializationException e = refused(HostileArrowFrames.table(schema, 0, nodes, List.of()), "60,000 columns");
         assertInstanceOf(LimitExceededException.class, e);
         // With a larger budget the same frame is read.
-        Object value = registry.deserialize(ByteBuffer.wrap(ArrowHostileTest.table(schema, 0, nodes, List.of())),
+        Object value = registry.deserialize(ByteBuffer.wrap(HostileArrowFrames.table(schema, 0, nodes, List.of())),
                 serreg.Limits.DEFAULT.withMemoryPerByte(1024), false);
         assertEquals(columns, ((VectorSchemaRoot) value).getFieldVectors().size());
         Hostile.release(value);
@@ -215,7 +199,7 @@ class ArrowBudgetTest {
         ExtensionTypeRegistry.register(new Spy());
         try {
             for (String key : List.of("ARROW:extension:name", "ARROW:extension:metadata")) {
-                byte[] schema = ArrowHostileTest.ipcSchema(b -> {
+                byte[] schema = HostileArrowFrames.ipcSchema(b -> {
                     int kv = org.apache.arrow.flatbuf.KeyValue.createKeyValue(b, b.createString(key),
                             b.createString(key.endsWith("name") ? "serreg.test.spy" : "payload"));
                     int name = org.apache.arrow.flatbuf.KeyValue.createKeyValue(b, b.createString("ARROW:extension:name"),
@@ -223,9 +207,9 @@ class ArrowBudgetTest {
                     int[] entries = key.endsWith("name") ? new int[] {kv} : new int[] {kv, name};
                     int metadata = org.apache.arrow.flatbuf.Field.createCustomMetadataVector(b, entries);
                     return org.apache.arrow.flatbuf.Schema.createFieldsVector(b,
-                            new int[] {ArrowHostileTest.nullField(b, "e", metadata)});
+                            new int[] {HostileArrowFrames.nullField(b, "e", metadata)});
                 });
-                DeserializationException e = refused(ArrowHostileTest.table(schema, 0, new long[][] {{0, 0, 0}}, List.of()), key);
+                DeserializationException e = refused(HostileArrowFrames.table(schema, 0, new long[][] {{0, 0, 0}}, List.of()), key);
                 assertTrue(e.getMessage().contains("extension"), e.getMessage());
             }
             assertEquals(0, Spy.CALLS.get(), "no extension deserializer saw the frame's metadata");

@@ -36,13 +36,14 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
     @Override
     protected Map<?, ?> read(InBandReader in) {
         long at = in.offset();
-        int n = in.readMapHeader();
+        int n = in.openMap();
         Map<Object, Object> map = in.newMapForEntries(n);
         if (n <= KeyCollisionGuard.PER_KEY) { // never counted: no guard object
             for (int i = 0; i < n; i++) {
                 Object key = in.readMapKey();
                 KeyCollisionGuard.putFew(map, key, in.readValue(), "dict", at);
             }
+            in.closeContainer();
             return map;
         }
         KeyCollisionGuard guard = new KeyCollisionGuard(n, "dict", at);
@@ -50,6 +51,7 @@ public final class DictSerializer extends MsgpackSerializer<Map<?, ?>> implement
             Object key = in.readMapKey();
             guard.put(map, key, in.readValue());
         }
+        in.closeContainer();
         return map;
     }
 }

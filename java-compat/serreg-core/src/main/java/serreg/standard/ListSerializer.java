@@ -50,7 +50,7 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
         if (columns != null) {
             return columns;
         }
-        int n = in.readArrayHeader();
+        int n = in.openArray();
         List<Object> list = in.newListForItems(n);
         // A list of short ASCII strs, or of nested values, in one call; the rest (or a list of
         // anything else) value by value.
@@ -59,6 +59,7 @@ public final class ListSerializer extends MsgpackSerializer<List<?>> implements 
         for (; i < n; i++) {
             list.add(in.readValue());
         }
+        in.closeContainer();
         return list;
     }
 }

@@ -65,12 +65,13 @@ public final class SetSerializer<S> extends MsgpackSerializer<S> {
     @Override
     protected S read(InBandReader in) {
         long at = in.offset();
-        int n = in.readArrayHeader();
+        int n = in.openArray();
         Set<Object> set = new LinkedHashSet<>();
         KeyCollisionGuard guard = new KeyCollisionGuard(n, "set", at);
         for (int i = 0; i < n; i++) {
             guard.add(set, in.readValue());
         }
+        in.closeContainer();
         return build.apply(set);
     }
 }

@@ -23,11 +23,12 @@ public final class TupleSerializer extends MsgpackSerializer<Tuple> {
 
     @Override
     protected Tuple read(InBandReader in) {
-        int n = in.readArrayHeader();
+        int n = in.openArray();
         List<Object> items = InBandReader.newList(n);
         for (int i = 0; i < n; i++) {
             items.add(in.readValue());
         }
+        in.closeContainer();
         return Tuple.copyOf(items);
     }
 }

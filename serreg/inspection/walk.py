@@ -27,10 +27,10 @@ import struct
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .codec.layout import NESTED_EXT_TYPE
-from .errors import DeserializationError, LimitExceededError
-from .limits import MSGPACK_MAX_NESTING, DecodeState, Limits
-from .standard import (
+from ..codec.layout import NESTED_EXT_TYPE
+from ..errors import DeserializationError, LimitExceededError
+from ..limits import MSGPACK_MAX_NESTING, DecodeState, Limits
+from ..standard import (
     ARROW_CHUNKED_ARRAY_CLASS_ID,
     ARROW_RECORD_BATCH_CLASS_ID,
     ARROW_SCHEMA_CLASS_ID,
@@ -45,7 +45,7 @@ from .standard import (
     PYOBJECTS_CLASS_ID,
     STRUCTS_CLASS_ID,
 )
-from .wire.class_id import CLASS_ID_HASH_SIZE
+from ..wire.class_id import CLASS_ID_HASH_SIZE
 
 __all__ = ["Bin", "MapEntries", "ValueNode", "Walker"]
 
