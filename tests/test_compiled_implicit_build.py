@@ -247,3 +247,23 @@ def test_an_instance_of_a_class_read_before_is_read_in_one_call(name: str, mirro
         for source in (frame, result, registry.serialize(value)):
             read = registry.deserialize(source)
             assert type(read) is type(value) and _state(read) == _state(value)
+
+
+@pytest.mark.parametrize("name", ["record", "plain"])
+def test_an_instance_read_after_a_list_of_its_class_is_read_in_one_call(name: str) -> None:
+    """A list of instances read first leaves the reader the same table: the single instance read next
+    (by the reader's inline way) still publishes its prefix, so the reads after it take one call."""
+    from serreg.implicit.reader import PyObjectsSerializer
+
+    registry = serreg.Registry()
+    value = VALUES[name]()
+    many = [VALUES[name]() for _ in range(3)]
+    read_many = registry.deserialize(registry.serialize(many).to_bytes())
+    assert [_state(v) for v in read_many] == [_state(v) for v in many]
+    frame = registry.serialize(value).to_bytes()
+    assert _state(registry.deserialize(frame)) == _state(value)  # the inline way: the list's table, kept
+    refuse = mock.Mock(side_effect=AssertionError("the reader was called: the frame was not read in one call"))
+    with mock.patch.object(PyObjectsSerializer, "deserialize", refuse):
+        for source in (frame, registry.serialize(value)):
+            read = registry.deserialize(source)
+            assert type(read) is type(value) and _state(read) == _state(value)

@@ -107,3 +107,18 @@ def test_the_walk_grows_its_tables_past_their_first_size(count):
     if count:
         shared = [*points, points[0]]  # met again after the tables grew
         assert walk(shared, kinds)[0] == walk_python(shared, kinds)[0] == GIVE_UP
+
+
+@pytest.mark.parametrize("backend", REGISTRIES)
+def test_instances_read_after_a_list_of_their_class_read_back(backend):
+    """The list's table kept for the single instances after it: each reads back its own value, from a
+    frame and from a result (the compiled codec is told of the instance's prefix on the first)."""
+    registry = REGISTRIES[backend]
+    many = [Point(i, f"m{i}", [i]) for i in range(3)]
+    assert registry.deserialize(registry.serialize(many).to_bytes()) == many
+    for i in range(3):
+        value = Point(10 + i, f"s{i}", ["b", i])
+        result = registry.serialize(value)
+        assert registry.deserialize(result.to_bytes()) == value
+        assert registry.deserialize(result) == value
+    assert registry.deserialize(registry.serialize(many)) == many

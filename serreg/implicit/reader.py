@@ -11,7 +11,7 @@ builds it (``cls.__new__(cls)``, the fields put into its ``__dict__``).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from ..errors import DeserializationError
 from ..result import NO_BUFFERS, SerializationResult
@@ -86,6 +86,8 @@ class PyObjectsSerializer(Serializer):
         # of each implicit ClassIDHash, the serreg.structs serializer, with one class: the prefix of a
         # top-level instance of it (else b"") and that class)
         self._last: tuple[Any, ...] = (None, b"", ((), ()), None, {}, None, b"", None)
+        # The last ``_last`` whose top-level instance prefix the codec was told (``publish``).
+        self._published: Optional[tuple[Any, ...]] = None
 
     def serialize(self, obj: Any) -> SerializationResult:
         raise TypeError("serreg.pyobjects is written by the registry around a value, never on its own")
@@ -113,6 +115,12 @@ class PyObjectsSerializer(Serializer):
                         DECODE_SCOPE.reset(token)
                     if type(value) is not last[7]:
                         raise DeserializationError(_NOT_ITS_CLASS)
+                    if last is not self._published:
+                        # The table was opened by a frame of another value (a list of instances):
+                        # the codec is told now, else every such frame after would come here.
+                        self._published = last
+                        if len(classes) == 1 and classes[0] is last[7]:
+                            self._publish(last[0], top_prefix, last[7], by_name[0], last[3])
                     return value
             prefix = last[1]
             n = len(prefix)
@@ -145,6 +153,7 @@ class PyObjectsSerializer(Serializer):
                              only[1])
         value = self._value(section[offset:], oob, scope, top, tables)
         if last[6] and len(classes) == 1 and type(value) is last[7] is classes[0]:
+            self._published = last
             self._publish(snapshot, last[6], last[7], entry[1][0], scope)
         return value
 
