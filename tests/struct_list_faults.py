@@ -16,7 +16,7 @@ from typing import Any, Optional
 import msgpack
 
 import serreg
-from serreg.wire.class_id import class_id_hash
+from serreg.wire.class_id import CLASS_ID_HASH_SIZE, class_id_hash
 
 __all__ = ["AnyTwo", "FAULTS", "GOOD", "INSTANCE_FAULTS", "register_any_two"]
 
@@ -52,7 +52,11 @@ def frame(a: list[bytes], b: list[bytes], before: Optional[bytes] = None) -> byt
 
 
 _ONE = b"\x01"
-_WHERE = " (class ID 'list', inside serreg.structs)"
+# The list after the struct table, whose reader refuses the column or instance: the first byte of
+# its in-band (32-byte header, table section, the list's ClassIDHash), as Java names a value its
+# serializer refuses where no byte within it is named (docs/FORMAT.md, 4.1).
+_LIST_IN_BAND = 32 + 2 * CLASS_ID_HASH_SIZE + len(_DEFINITION)
+_WHERE = f" (class ID 'list', byte offset {_LIST_IN_BAND}, inside serreg.structs)"
 _LIST = "struct 't.AnyTwo': a list of its instances (msgpack ext 2) is not valid msgpack after byte 2 of its payload: "
 _UNHASHABLE_LIST = _LIST + "TypeError: unhashable type: 'list'" + _WHERE
 _TIMESTAMP_FIELD = "t.AnyTwo.a: msgpack ext type -1 (timestamp) is not used by serreg" + _WHERE

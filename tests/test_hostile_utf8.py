@@ -22,7 +22,7 @@ import serreg
 import serreg.registry
 from serreg import DeserializationError
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
-from serreg.wire.class_id import class_id_hash
+from serreg.wire.class_id import CLASS_ID_HASH_SIZE, class_id_hash
 
 from struct_shapes import Group, Node, Pair, register
 
@@ -154,8 +154,10 @@ def test_a_str_that_is_not_utf8_in_a_list_of_structs_is_refused_alike(trusted, n
     good = STRUCT_REGISTRIES["pure"].serialize(value).to_bytes()
     assert good.count(bytes([0xA0 + len(stand_in)]) + stand_in.encode()) == 1
     blob = good.replace(bytes([0xA0 + len(stand_in)]) + stand_in.encode(), bad_bytes)
+    # The dict's reader refuses it: named at its in-band's first byte, after the struct table (docs/FORMAT.md 4.1).
+    at = good.index(class_id_hash("dict")) + CLASS_ID_HASH_SIZE
     expected = (f"struct {class_id!r}: a list of its instances (msgpack ext 2) is not valid msgpack after byte 2 of "
-                f"its payload: UnicodeDecodeError: {words} (class ID 'dict', inside serreg.structs)")
+                f"its payload: UnicodeDecodeError: {words} (class ID 'dict', byte offset {at}, inside serreg.structs)")
     for name, registry in STRUCT_REGISTRIES.items():
         assert registry.deserialize(good, trusted=trusted) == value
         with pytest.raises(DeserializationError) as caught:
