@@ -31,16 +31,23 @@ _CLEAR_REFS = "/proc/self/clear_refs"
 
 
 def calibrate(operation: Callable[[], object], min_time: float, max_number: int = 100_000) -> int:
-    """How many calls make one sample of at least ``min_time`` seconds (the first call warms up)."""
-    start = time.perf_counter()
+    """How many calls make one sample of at least ``min_time`` seconds.
+
+    The first call only warms up (imports, caches, a class's first-time set-up) and is never what
+    decides: a slow first call would otherwise make every sample of that operation a single call,
+    timed cold after the other peers' samples, which is no peer's steady state. The garbage collector is
+    paused for the timed call, as for samples.
+    """
     operation()
-    elapsed = time.perf_counter() - start
-    if elapsed >= min_time:
-        return 1
-    # A second, timed call: the first one may have paid for imports and caches.
-    start = time.perf_counter()
-    operation()
-    elapsed = max(time.perf_counter() - start, 1e-7)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # as in sample: a collection of the whole heap must not fall into the timed call
+    try:
+        start = time.perf_counter()
+        operation()
+        elapsed = max(time.perf_counter() - start, 1e-7)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     return max(1, min(max_number, math.ceil(min_time / elapsed)))
 
 
