@@ -8,15 +8,7 @@
  * {@link refusedInJs} names what apache-arrow for JS cannot read. The numbers are
  * the type union tags and table slots of Arrow's Schema.fbs.
  */
-import type { Flatbuffer, Table } from "./ipcCheck.js";
-
-/** A little-endian scalar of a table slot. */
-export interface Scalar { readonly size: number; read(view: DataView, at: number): number }
-
-export const U8: Scalar = { size: 1, read: (v, at) => v.getUint8(at) };
-export const I16: Scalar = { size: 2, read: (v, at) => v.getInt16(at, true) };
-export const I32: Scalar = { size: 4, read: (v, at) => v.getInt32(at, true) };
-export const I64: Scalar = { size: 8, read: (v, at) => Number(v.getBigInt64(at, true)) };
+import { I16, I32, I64, U8, type Flatbuffer, type Table } from "./flatbuffer.js";
 
 const INT = 2, FLOAT = 3, DECIMAL = 7, DATE = 8, TIME = 9, TIMESTAMP = 10, INTERVAL = 11, UNION = 14;
 const FIXED_SIZE_BINARY = 15, FIXED_SIZE_LIST = 16, DURATION = 18, RUN_END_ENCODED = 22;
