@@ -16,6 +16,7 @@ import serreg
 import serreg.registry
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 
+from call_outcomes import outcome_written_by
 from struct_list_faults import register_any_two
 from struct_shapes import Color, Point, register
 
@@ -83,14 +84,7 @@ PURE_REGISTRY = _registry(PureMsgpackCodec)
 
 def outcome(call):
     """("value", its frame under the pure registry), or ("error", type, message)."""
-    try:
-        value = call()
-    except serreg.SerregError as error:
-        return ("error", type(error).__name__, str(error))
-    try:
-        return ("value", PURE_REGISTRY.serialize(value).to_bytes())
-    except serreg.SerregError as error:
-        return ("value not writable", type(error).__name__, str(error))
+    return outcome_written_by(PURE_REGISTRY, call)
 
 
 def written(registry, value):

@@ -28,6 +28,7 @@ from serreg.wire.class_id import class_id_hash
 from serreg.wire import frame as wire_frame
 from serreg.wire.frame import frame_pieces
 
+from call_outcomes import outcome_written_by
 from samples import all_values
 from strategies import mutations, values
 
@@ -40,14 +41,7 @@ with mock.patch.object(serreg.registry, "MsgpackCodec", PureMsgpackCodec):
 
 def outcome(call):
     """What a call gives: ("value", its frame under the pure registry) or ("error", type, message)."""
-    try:
-        value = call()
-    except serreg.SerregError as error:
-        return ("error", type(error).__name__, str(error))
-    try:
-        return ("value", PURE_REGISTRY.serialize(value).to_bytes())
-    except serreg.SerregError as error:  # a value the reader made but no writer writes (say, 1,025 deep)
-        return ("value not writable", type(error).__name__, str(error))
+    return outcome_written_by(PURE_REGISTRY, call)
 
 
 def test_the_registries_run_different_codecs():

@@ -20,6 +20,7 @@ import serreg.result
 from serreg.codec import COMPILED
 from serreg.codec.pure import MsgpackCodec as PureMsgpackCodec
 
+from call_outcomes import outcome_written_by
 from strategies import mutations
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled codec is not built")
@@ -180,14 +181,7 @@ FRAMES = [PURE_REGISTRY.serialize(make()).to_bytes() for make in VALUES.values()
 
 def outcome(call: Callable[[], Any]) -> tuple[Any, ...]:
     """("value", its frame under the pure registry), or ("error", type, message)."""
-    try:
-        value = call()
-    except serreg.SerregError as error:
-        return ("error", type(error).__name__, str(error))
-    try:
-        return ("value", PURE_REGISTRY.serialize(value).to_bytes())
-    except serreg.SerregError as error:
-        return ("value not writable", type(error).__name__, str(error))
+    return outcome_written_by(PURE_REGISTRY, call)
 
 
 # (ClassIDHash, in-band) of each frame: its instance array, at the end, is what the tail mutations change.
